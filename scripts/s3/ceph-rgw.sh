@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# A throwaway single-node Ceph cluster (one monitor, one in-memory OSD, one RGW)
+# on loopback, with every file under one folder. Used by the tests and the bench.
+#   ceph-rgw.sh up DIR RGW_PORT   → starts it, prints KEY=VALUE lines for the S3 endpoint
+#   ceph-rgw.sh down DIR          → stops every daemon it started and removes DIR
+# Needs Debian's radosgw, ceph-mon and ceph-osd (scripts/s3/provision.sh installs them).
+set -euo pipefail
+
+cmd=${1:?usage: ceph-rgw.sh up DIR PORT | down DIR}
+dir=${2:?DIR missing}
+
+stop_all() {
+  for pidfile in "$dir"/run/*.pid; do
+    [ -f "$pidfile" ] || continue
+    kill "$(cat "$pidfile")" 2>/dev/null || true
+  done
+  sleep 0.5
+  for pidfile in "$dir"/run/*.pid; do
+    [ -f "$pidfile" ] || continue
+    kill -9 "$(cat "$pidfile")" 2>/dev/null || true
+  done
+}
+
+if [ "$cmd" = down ]; then
+  stop_all
+  rm -rf "$dir"
+  exit 0
+fi
+
+port=${3:?RGW_PORT missing}
+for tool in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph-authtool ceph; do
+  command -v "$tool" >/dev/null || { echo "ceph-rgw.sh: $tool not found; run: bash scripts/s3/provision.sh" >&2; exit 3; }
+done
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+mon_port=$(free_port)
+fsid=$(cat /proc/sys/kernel/random/uuid)
+access_key=${CEPH_ACCESS_KEY:-TESTACCESSKEY0000001}
+secret_key=${CEPH_SECRET_KEY:-testsecretkey000000000000000000000000001}
+
+mkdir -p "$dir"/{run,log,mon,osd}
+conf="$dir/ceph.conf"
+cat >"$conf" <<CONF
+[global]
+fsid = $fsid
+mon host = v1:127.0.0.1:$mon_port
+mon initial members = a
+auth cluster required = none
+auth service required = none
+auth client required = none
+auth allow insecure global id reclaim = true
+ms bind msgr2 = false
+ms bind ipv6 = false
+public network = 127.0.0.0/8
+osd pool default size = 1
+osd pool default min size = 1
+osd pool default pg num = 8
+osd pool default pgp num = 8
+mon allow pool size one = true
+mon warn on pool no redundancy = false
+mon max pg per osd = 1000
+osd crush chooseleaf type = 0
+osd class update on start = false
+osd objectstore = memstore
+memstore device bytes = 8589934592
+run dir = $dir/run
+pid file = $dir/run/\$name.pid
+admin socket = $dir/run/\$name.asok
+log file = $dir/log/\$name.log
+mon data = $dir/mon/\$cluster-\$id
+osd data = $dir/osd/\$cluster-\$id
+keyring = $dir/keyring
+erasure code dir = /usr/lib/x86_64-linux-gnu/ceph/erasure-code
+[client.rgw]
+rgw frontends = beast endpoint=127.0.0.1:$port
+rgw dns name = localhost
+rgw enable usage log = false
+rgw thread pool size = 64
+rgw max chunk size = 4194304
+CONF
+export CEPH_CONF="$conf"
+
+ceph-authtool --create-keyring "$dir/keyring" --gen-key -n mon. --cap mon 'allow *' >/dev/null
+ceph-authtool "$dir/keyring" --gen-key -n client.admin --cap mon 'allow *' --cap osd 'allow *' --cap mgr 'allow *' >/dev/null
+monmaptool --create --addv a "[v1:127.0.0.1:$mon_port]" --fsid "$fsid" "$dir/monmap" >/dev/null
+ceph-mon --mkfs -i a --monmap "$dir/monmap" --keyring "$dir/keyring" -c "$conf"
+ceph-mon -i a -c "$conf" 2>>"$dir/log/mon-start.log"
+
+osd_uuid=$(cat /proc/sys/kernel/random/uuid)
+osd_id=$(ceph -c "$conf" osd new "$osd_uuid" --connect-timeout 20)
+mkdir -p "$dir/osd/ceph-$osd_id"
+ceph-osd -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" -c "$conf" 2>>"$dir/log/osd-mkfs.log"
+ceph-osd -i "$osd_id" -c "$conf" 2>>"$dir/log/osd-start.log"
+
+radosgw -n client.rgw -c "$conf" 2>>"$dir/log/rgw-start.log"
+radosgw-admin -c "$conf" user create --uid=test --display-name=test \
+  --access-key="$access_key" --secret-key="$secret_key" >/dev/null
+
+# Wait until RGW answers HTTP.
+for _ in $(seq 1 120); do
+  if curl -s -o /dev/null "http://127.0.0.1:$port/"; then
+    echo "STORE_ENDPOINT_URL=http://127.0.0.1:$port"
+    echo "STORE_ACCESS_KEY_ID=$access_key"
+    echo "STORE_SECRET_ACCESS_KEY=$secret_key"
+    echo "STORE_REGION=us-east-1"
+    exit 0
+  fi
+  sleep 0.25
+done
+echo "ceph-rgw.sh: radosgw did not answer on port $port; logs in $dir/log" >&2
+exit 1

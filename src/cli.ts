@@ -1,0 +1,123 @@
+#!/usr/bin/env bun
+import { defineCommand, runMain } from "citty";
+import { describeConfig, resolveConfig, type CliOptions } from "./config.ts";
+import { CallTracker } from "./lifecycle.ts";
+import { realAllowedDirs } from "./local/allowed.ts";
+import { createLogger, DEFAULT_LOG_DIRECTIVE, type Logger } from "./log.ts";
+import { registerSecrets, scrubSecrets } from "./redact.ts";
+import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
+
+const ARGS = {
+  "access-key-id": { type: "string", description: "Access key ID for storage authentication (env STORE_ACCESS_KEY_ID)" },
+  "secret-access-key": { type: "string", description: "Secret access key (env STORE_SECRET_ACCESS_KEY; prefer the env, argv is visible to other users)" },
+  "session-token": { type: "string", description: "Session token for temporary credentials (env STORE_SESSION_TOKEN)" },
+  region: { type: "string", description: "Region for storage operations (env STORE_REGION; default us-east-1)" },
+  "endpoint-url": { type: "string", description: "Custom endpoint URL for S3-compatible stores (env STORE_ENDPOINT_URL)" },
+  "log-level": { type: "string", description: `Log level or env_logger-style filter (env RUST_LOG; default ${DEFAULT_LOG_DIRECTIVE})` },
+  "allowed-dir": { type: "string", description: "A local directory tools may read and write; repeatable (env STORE_ALLOWED_DIRS)" },
+  "read-only": { type: "boolean", description: "Offer only tools that do not change the store (env STORE_READ_ONLY)" },
+  bucket: { type: "string", description: "Limit every tool to this bucket; repeatable (env STORE_BUCKETS)" },
+} as const;
+
+const REPEATABLE = new Set(["allowed-dir", "bucket"]);
+
+/** Options citty does not check: unknown names, and every value of the repeatable ones. */
+function scanRawArgs(rawArgs: string[]): { repeated: Map<string, string[]>; errors: string[] } {
+  const known = new Set([...Object.keys(ARGS), "help", "version"]);
+  const repeated = new Map<string, string[]>();
+  const errors: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const arg = rawArgs[i]!;
+    if (!arg.startsWith("-")) {
+      errors.push(`unexpected argument "${arg}"; this command takes only options (see --help).`);
+      continue;
+    }
+    const [flag, inline] = arg.replace(/^--?/, "").split(/=(.*)/s, 2) as [string, string | undefined];
+    const name = flag.replace(/^no-/, "");
+    if (!known.has(name) && name !== "h" && name !== "v") {
+      errors.push(`unknown option "--${flag}" (see --help for the options).`);
+      continue;
+    }
+    const def = ARGS[name as keyof typeof ARGS] as { type: string } | undefined;
+    if (def?.type !== "string") continue;
+    const value = inline ?? rawArgs[i + 1];
+    if (inline === undefined) i++;
+    if (value === undefined || (inline === undefined && value.startsWith("--"))) {
+      errors.push(`option --${name} needs a value.`);
+      if (value?.startsWith("--")) i--;
+      continue;
+    }
+    if (REPEATABLE.has(name)) repeated.set(name, [...(repeated.get(name) ?? []), value]);
+  }
+  return { repeated, errors };
+}
+
+async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
+  const scan = scanRawArgs(rawArgs);
+  const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
+  const cli: CliOptions = {
+    accessKeyId: str("access-key-id"),
+    secretAccessKey: str("secret-access-key"),
+    sessionToken: str("session-token"),
+    region: str("region"),
+    endpointUrl: str("endpoint-url"),
+    logLevel: str("log-level"),
+    allowedDirs: scan.repeated.get("allowed-dir"),
+    buckets: scan.repeated.get("bucket"),
+    readOnly: args["read-only"] === true,
+  };
+  const resolved = resolveConfig(cli, process.env);
+  const errors = [...scan.errors, ...(resolved.ok ? [] : resolved.errors)];
+  const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd()) : { dirs: [], errors: [] };
+  errors.push(...dirs.errors);
+  if (!resolved.ok || errors.length > 0) {
+    // Before any transport exists: stderr only, exit 1.
+    process.stderr.write(`${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`);
+    process.exit(1);
+  }
+  const config = resolved.config;
+  registerSecrets(config.credentials?.secretAccessKey, config.credentials?.sessionToken);
+  const log = createLogger(config.logLevel);
+  for (const warning of resolved.warnings) log.warn(warning);
+  log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
+
+  const [{ StdioServerTransport }, { createS3Storage }] = await Promise.all([
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("./storage/index.ts"),
+  ]);
+  const calls = new CallTracker();
+  const server = createServer(
+    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets },
+    { storage: createS3Storage(config), log, calls },
+  );
+  installShutdown(log, calls, () => server.close());
+  await server.connect(new StdioServerTransport());
+  log.info("ready on stdio");
+}
+
+/** Exits 0 when the client closes stdin or on SIGINT/SIGTERM, after in-flight calls cleaned up. */
+function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`shutting down (${why})`);
+    await calls.shutdown(5_000);
+    await close().catch(() => {});
+    process.exit(0);
+  };
+  process.stdin.on("end", () => void stop("stdin closed"));
+  process.stdin.on("close", () => void stop("stdin closed"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  // A stray rejection (e.g. from a library's background work) must not end the server.
+  process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+}
+
+const main = defineCommand({
+  meta: { name: SERVER_NAME, version: SERVER_VERSION, description: "MCP server for S3-compatible object storage (stdio transport)" },
+  args: ARGS,
+  run: ({ rawArgs, args }) => start(rawArgs, args as Record<string, unknown>),
+});
+
+void runMain(main);

@@ -1,0 +1,217 @@
+import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
+
+/** Options as they came from the command line (undefined = not given). */
+export interface CliOptions {
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+  region?: string;
+  endpointUrl?: string;
+  logLevel?: string;
+  /** Repeatable --allowed-dir. */
+  allowedDirs?: string[];
+  readOnly?: boolean;
+  /** Repeatable --bucket. */
+  buckets?: string[];
+}
+
+export type Env = Record<string, string | undefined>;
+
+export type ChecksumMode = "WHEN_REQUIRED" | "WHEN_SUPPORTED";
+
+export interface StaticCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string;
+}
+
+/** Everything the server needs, validated. Secrets live only in `credentials`. */
+export interface Config {
+  /** Undefined: the AWS SDK's default credential chain decides. */
+  credentials: StaticCredentials | undefined;
+  credentialSource: string;
+  region: string;
+  endpointUrl: string | undefined;
+  forcePathStyle: boolean;
+  checksums: ChecksumMode;
+  connectTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxAttempts: number;
+  logLevel: LogLevel;
+  /** As given (not yet resolved against the filesystem). */
+  allowedDirs: string[];
+  readOnly: boolean;
+  buckets: string[];
+}
+
+export type ConfigResult =
+  | { ok: true; config: Config; warnings: string[] }
+  | { ok: false; errors: string[] };
+
+export const DEFAULT_REGION = "us-east-1";
+
+/** Reads a STORE_* variable; an empty value counts as unset (MCP clients often pass ""). */
+function envValue(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function firstGiven(...values: (string | undefined)[]): string | undefined {
+  return values.find((v) => v !== undefined && v.trim() !== "");
+}
+
+/**
+ * Merges command-line options, the environment and defaults into one Config.
+ * Every problem is collected so the user sees all of them in one go.
+ */
+export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
+  const errors: string[] = [];
+  const warnings: string[] = [];
+
+  // Credentials: each field from the option, else its STORE_* variable; with
+  // neither key given, the AWS SDK's default chain (AWS_*, profiles, SSO, roles).
+  const accessKeyId = firstGiven(cli.accessKeyId, envValue(env, "STORE_ACCESS_KEY_ID"));
+  const secretAccessKey = firstGiven(cli.secretAccessKey, envValue(env, "STORE_SECRET_ACCESS_KEY"));
+  const sessionToken = firstGiven(cli.sessionToken, envValue(env, "STORE_SESSION_TOKEN"));
+  let credentials: StaticCredentials | undefined;
+  let credentialSource = "AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, web identity, container or instance role)";
+  if (accessKeyId && secretAccessKey) {
+    credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+    credentialSource = cli.accessKeyId || cli.secretAccessKey ? "command line" : "STORE_* environment variables";
+  } else if (accessKeyId || secretAccessKey) {
+    const missing = accessKeyId ? "secret access key (--secret-access-key or STORE_SECRET_ACCESS_KEY)" : "access key id (--access-key-id or STORE_ACCESS_KEY_ID)";
+    errors.push(`credentials: only half of a key pair was given; the ${missing} is missing. Give both, or neither to use the AWS default credential chain.`);
+  } else if (sessionToken) {
+    errors.push("credentials: a session token was given without an access key id and secret access key; give all three.");
+  }
+  if (cli.secretAccessKey) {
+    warnings.push("the secret access key was given on the command line, where other users can see it in the process list; pass it as STORE_SECRET_ACCESS_KEY in the client's env map instead.");
+  }
+  if (cli.sessionToken) {
+    warnings.push("the session token was given on the command line, where other users can see it in the process list; pass it as STORE_SESSION_TOKEN instead.");
+  }
+
+  const region =
+    firstGiven(cli.region, envValue(env, "STORE_REGION"), envValue(env, "AWS_REGION"), envValue(env, "AWS_DEFAULT_REGION")) ??
+    DEFAULT_REGION;
+  if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(region)) {
+    errors.push(`region: "${region}" is not a region name (letters, digits and hyphens, e.g. us-east-1, eu-central-1, auto).`);
+  }
+
+  const endpointRaw = firstGiven(cli.endpointUrl, envValue(env, "STORE_ENDPOINT_URL"));
+  const endpointUrl = endpointRaw === undefined ? undefined : checkEndpoint(endpointRaw.trim(), errors);
+
+  const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", endpointRaw !== undefined, errors);
+  const checksums = readChecksumMode(env, endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED", errors);
+  const connectTimeoutMs = readPositiveInt(env, "STORE_CONNECT_TIMEOUT_MS", 5_000, errors);
+  const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
+  const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
+
+  const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
+  const parsed = parseLogDirectives(directive);
+  if ("error" in parsed) errors.push(`log level: ${parsed.error}`);
+
+  const allowedDirs = cli.allowedDirs?.length ? cli.allowedDirs : splitList(envValue(env, "STORE_ALLOWED_DIRS"), pathListSeparator);
+  const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
+  const buckets = cli.buckets?.length ? cli.buckets : splitList(envValue(env, "STORE_BUCKETS"), ",");
+  for (const bucket of buckets) {
+    if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
+  }
+
+  if (errors.length > 0) return { ok: false, errors };
+  return {
+    ok: true,
+    warnings,
+    config: {
+      credentials,
+      credentialSource,
+      region,
+      endpointUrl,
+      forcePathStyle,
+      checksums,
+      connectTimeoutMs,
+      requestTimeoutMs,
+      maxAttempts,
+      logLevel: "level" in parsed ? parsed.level : "info",
+      allowedDirs,
+      readOnly,
+      buckets,
+    },
+  };
+}
+
+function checkEndpoint(raw: string, errors: string[]): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    errors.push(`endpoint URL: "${raw}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    errors.push(`endpoint URL: "${raw}" must start with http:// or https://.`);
+  }
+  if (url.username || url.password) {
+    // Never echo the URL: it carries a secret.
+    errors.push("endpoint URL: must not carry credentials (user:password@); give them as the access key id and secret access key.");
+  }
+  if (url.search || url.hash) {
+    errors.push(`endpoint URL: "${url.origin}${url.pathname}" must not have a query string or fragment.`);
+  }
+  return url.toString().replace(/\/$/, "");
+}
+
+/** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */
+const pathListSeparator = process.platform === "win32" ? ";" : ":";
+
+function splitList(value: string | undefined, separator: string): string[] {
+  return (value ?? "").split(separator).map((v) => v.trim()).filter((v) => v !== "");
+}
+
+function readBoolean(env: Env, name: string, fallback: boolean, errors: string[]): boolean {
+  const value = envValue(env, name)?.trim().toLowerCase();
+  if (value === undefined) return fallback;
+  if (["1", "true", "yes", "on"].includes(value)) return true;
+  if (["0", "false", "no", "off"].includes(value)) return false;
+  errors.push(`${name}: "${value}" is not true or false.`);
+  return fallback;
+}
+
+function readChecksumMode(env: Env, fallback: ChecksumMode, errors: string[]): ChecksumMode {
+  const value = envValue(env, "STORE_CHECKSUMS")?.trim().toLowerCase();
+  if (value === undefined) return fallback;
+  if (value === "when_required") return "WHEN_REQUIRED";
+  if (value === "when_supported") return "WHEN_SUPPORTED";
+  errors.push(`STORE_CHECKSUMS: "${value}" must be when_required or when_supported.`);
+  return fallback;
+}
+
+function readPositiveInt(env: Env, name: string, fallback: number, errors: string[]): number {
+  const value = envValue(env, name)?.trim();
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < 1) {
+    errors.push(`${name}: "${value}" must be a whole number of at least 1.`);
+    return fallback;
+  }
+  return Number(value);
+}
+
+/** The access key id as it may appear in logs: its last four characters only. */
+export function redactKeyId(keyId: string): string {
+  return `…${keyId.slice(-4)}`;
+}
+
+/** A log-safe summary of the configuration: no secret, the key id shortened. */
+export function describeConfig(config: Config): Record<string, unknown> {
+  return {
+    credentials: config.credentials ? `${config.credentialSource}, key ${redactKeyId(config.credentials.accessKeyId)}` : config.credentialSource,
+    region: config.region,
+    endpoint: config.endpointUrl ?? "AWS S3",
+    forcePathStyle: config.forcePathStyle,
+    checksums: config.checksums,
+    logLevel: config.logLevel,
+    ...(config.readOnly ? { readOnly: true } : {}),
+    ...(config.buckets.length ? { buckets: config.buckets } : {}),
+    ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
+  };
+}

@@ -1,0 +1,142 @@
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import pkg from "../package.json" with { type: "json" };
+import { ActionableError, isAbortError } from "./errors.ts";
+import { CallTracker } from "./lifecycle.ts";
+import { effectiveAllowedDirs, rootDirs } from "./local/allowed.ts";
+import { createLocalFiles } from "./local/index.ts";
+import type { Logger } from "./log.ts";
+import { scrubSecrets } from "./redact.ts";
+import type { Storage } from "./storage/index.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
+import type { ToolContext, ToolDefinition } from "./tools/types.ts";
+
+export const SERVER_NAME = pkg.name;
+export const SERVER_VERSION = pkg.version;
+
+export interface ServerOptions {
+  region: string;
+  /** Real directories the operator allowed (--allowed-dir); empty = none configured. */
+  allowedDirs: string[];
+  /** Where relative paths resolve when nothing else is allowed. */
+  cwd: string;
+  /** Hide every tool that writes to the store. */
+  readOnly: boolean;
+  /** Bucket allowlist; empty = every bucket. */
+  buckets: string[];
+}
+
+export interface ServerDeps {
+  storage: Storage;
+  log: Logger;
+  /** Lets shutdown cancel and await calls in flight; a fresh one when omitted. */
+  calls?: CallTracker;
+}
+
+const INSTRUCTIONS =
+  "Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
+  "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
+  "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
+
+/** The tools this configuration offers: read-only mode leaves out every tool that writes to the store. */
+export function selectTools(options: Pick<ServerOptions, "readOnly">): ToolDefinition[] {
+  return ALL_TOOLS.filter((tool) => !(options.readOnly && tool.writesToStore));
+}
+
+/** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
+export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
+  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  const { log } = deps;
+  const calls = deps.calls ?? new CallTracker();
+
+  // Client roots narrow the operator's directories. Until the client has
+  // answered roots/list, local operations wait; if it fails, nothing is allowed.
+  let roots: string[] | undefined;
+  let rootsReady: Promise<void> = Promise.resolve();
+  const refreshRoots = () => {
+    rootsReady = mcp.server
+      .listRoots()
+      .then(({ roots: listed }) => {
+        roots = rootDirs(listed.map((r) => r.uri));
+        log.debug(`client roots: ${roots.join(", ") || "(none)"}`);
+      })
+      .catch((err: unknown) => {
+        roots = [];
+        log.warn(`the client declares roots but roots/list failed (${(err as Error).message}); local files are off`);
+      });
+  };
+  mcp.server.oninitialized = () => {
+    if (mcp.server.getClientCapabilities()?.roots) refreshRoots();
+  };
+  mcp.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => refreshRoots());
+
+  const files = createLocalFiles(async () => {
+    await rootsReady;
+    return effectiveAllowedDirs(options.allowedDirs, roots, options.cwd);
+  });
+  const allowlist = new Set(options.buckets);
+  const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);
+  const checkBucket = (bucket: string) => {
+    if (bucketAllowed(bucket)) return;
+    throw new ActionableError({
+      resource: `s3://${bucket}`,
+      code: "BucketNotAllowed",
+      message: "This server is limited to other buckets by its configuration.",
+      hint: `use one of: ${[...allowlist].join(", ")}.`,
+    });
+  };
+
+  for (const tool of selectTools(options)) {
+    mcp.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+      async (args: Record<string, unknown>, extra) => {
+        const signal = calls.callSignal(extra.signal);
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region };
+        const started = performance.now();
+        const about = describeCall(tool.name, args);
+        try {
+          const out = await calls.track(tool.handler(args as never, ctx));
+          log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
+          return { content: out.content, structuredContent: out.structured as Record<string, unknown> };
+        } catch (err) {
+          const failure = asActionable(err);
+          const ms = Math.round(performance.now() - started);
+          if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
+          else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
+          return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true };
+        }
+      },
+    );
+  }
+  return mcp;
+}
+
+/** "get_object bucket=b key=k" for debug logs; never the file contents or secrets. */
+function describeCall(name: string, args: Record<string, unknown>): string {
+  const parts = [name];
+  if (typeof args.bucket_name === "string") parts.push(`bucket=${args.bucket_name}`);
+  if (typeof args.object_key === "string") parts.push(`key=${args.object_key}`);
+  if (typeof args.prefix === "string") parts.push(`prefix=${args.prefix}`);
+  if (typeof args.mode === "string") parts.push(`mode=${args.mode}`);
+  return parts.join(" ");
+}
+
+function asActionable(err: unknown): ActionableError {
+  if (err instanceof ActionableError) return err;
+  if (isAbortError(err)) {
+    return new ActionableError({ resource: "request", code: "Cancelled", message: "The request was cancelled.", hint: "call again if it is still wanted." });
+  }
+  return new ActionableError({
+    resource: "server",
+    code: "InternalError",
+    message: `An unexpected error occurred: ${scrubSecrets(err instanceof Error ? err.message : String(err)).slice(0, 300)}`,
+    hint: "retry once; if it happens again, report it with the server's log.",
+  });
+}

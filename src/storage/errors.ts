@@ -1,0 +1,138 @@
+import { ActionableError, isAbortError, s3Uri } from "../errors.ts";
+import { scrubSecrets } from "../redact.ts";
+
+/** What a failed storage call was about, so the error can name it. */
+export interface ErrorContext {
+  bucket?: string;
+  key?: string;
+  versionId?: string;
+  /** A hint for this call that beats the generic one for the code (e.g. storage class refused). */
+  hints?: Partial<Record<string, string>>;
+}
+
+interface SdkLikeError {
+  name?: string;
+  code?: string;
+  Code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+  $retryable?: unknown;
+}
+
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ConnectionRefused", "ConnectionClosed"]);
+
+/** Turns whatever the AWS SDK threw into one ActionableError. Never copies headers or URLs. */
+export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError {
+  if (err instanceof ActionableError) return err;
+  const resource = ctx.bucket === undefined ? "s3" : s3Uri(ctx.bucket, ctx.key);
+  if (isAbortError(err)) {
+    return new ActionableError({ resource, code: "Cancelled", message: "The request was cancelled.", hint: "nothing to do; call again if it is still wanted." });
+  }
+  const e = (typeof err === "object" && err !== null ? err : { message: String(err) }) as SdkLikeError;
+  const status = e.$metadata?.httpStatusCode;
+  const rawCode = e.Code ?? e.name ?? e.code ?? "UnknownError";
+  const networkCode = e.code && NETWORK_CODES.has(e.code) ? e.code : NETWORK_CODES.has(rawCode) ? rawCode : undefined;
+  if (networkCode || rawCode === "TimeoutError" || (rawCode === "RequestTimeout" && status === undefined)) {
+    return new ActionableError({
+      resource,
+      code: networkCode ?? "Timeout",
+      message: `The storage endpoint could not be reached or stopped answering (${scrubSecrets(e.message ?? rawCode)}).`,
+      hint: "retry later; if it keeps failing, the endpoint URL (STORE_ENDPOINT_URL) or the network is wrong, which the user has to fix.",
+      retryable: true,
+    });
+  }
+  if (rawCode === "CredentialsProviderError") {
+    return new ActionableError({
+      resource,
+      code: "NoCredentials",
+      message: "No storage credentials were found.",
+      hint: "the user must set STORE_ACCESS_KEY_ID and STORE_SECRET_ACCESS_KEY (or an AWS profile) in the MCP client configuration and restart the server.",
+    });
+  }
+  // Some servers answer HEAD errors with a bare status; name them by it.
+  const code = rawCode === "UnknownError" || rawCode === "Unknown" ? codeFromStatus(status) : normalizeCode(rawCode, status);
+  const known = describeCode(code, ctx);
+  return new ActionableError({
+    resource,
+    code,
+    status,
+    message: known?.message ?? `The store refused the request${plainMessage(e.message)}.`,
+    hint: ctx.hints?.[code] ?? known?.hint ?? (status !== undefined && status >= 500 ? "retry later." : "check the parameters against the tool description and try again."),
+    retryable: status !== undefined && (status >= 500 || status === 429),
+  });
+}
+
+function plainMessage(message: string | undefined): string {
+  // Ceph RGW sends "UnknownError" as its message; say nothing rather than that.
+  if (!message || message === "UnknownError" || message === "Unknown") return "";
+  return `: ${scrubSecrets(message).slice(0, 300)}`;
+}
+
+function normalizeCode(code: string, status: number | undefined): string {
+  if (code === "NotFound" && status === 404) return "NotFound";
+  if (code === "Forbidden") return "AccessDenied";
+  return code;
+}
+
+function codeFromStatus(status: number | undefined): string {
+  switch (status) {
+    case 400: return "BadRequest";
+    case 403: return "AccessDenied";
+    case 404: return "NotFound";
+    case 409: return "Conflict";
+    case 411: return "MissingContentLength";
+    case 416: return "InvalidRange";
+    case 429: return "SlowDown";
+    case 503: return "ServiceUnavailable";
+    default: return status !== undefined && status >= 500 ? "InternalError" : "UnknownError";
+  }
+}
+
+function describeCode(code: string, ctx: ErrorContext): { message: string; hint: string } | undefined {
+  const bucket = ctx.bucket ?? "?";
+  const parent = ctx.key?.includes("/") ? ctx.key.slice(0, ctx.key.lastIndexOf("/") + 1) : "";
+  switch (code) {
+    case "NoSuchBucket":
+      return { message: "The bucket does not exist.", hint: "call list_buckets to see the buckets these credentials can reach." };
+    case "NoSuchKey":
+    case "NotFound":
+      if (ctx.versionId !== undefined) {
+        return { message: `No object or version ${ctx.versionId} exists at this key.`, hint: "check the version_id, or call again without version_id to read the latest version." };
+      }
+      if (ctx.key === undefined) return { message: "The bucket does not exist.", hint: "call list_buckets to see the buckets these credentials can reach." };
+      return { message: "The object does not exist.", hint: `call list_objects with bucket_name "${bucket}" and prefix "${parent}" to see which keys exist.` };
+    case "NoSuchVersion":
+      return { message: `Version ${ctx.versionId ?? "?"} does not exist.`, hint: "check the version_id, or call again without version_id to read the latest version." };
+    case "AccessDenied":
+    case "AllAccessDisabled":
+      return { message: "These credentials are not allowed to do this.", hint: "use a bucket and key these credentials may access, or ask the user to grant the permission." };
+    case "InvalidAccessKeyId":
+      return { message: "The store does not know the configured access key id.", hint: "the user must fix STORE_ACCESS_KEY_ID (or the endpoint it belongs to) and restart the server; retrying will not help." };
+    case "SignatureDoesNotMatch":
+      return { message: "The request signature was rejected: the secret access key (or the region) does not match the access key id.", hint: "the user must fix STORE_SECRET_ACCESS_KEY or STORE_REGION and restart the server; retrying will not help." };
+    case "ExpiredToken":
+    case "TokenRefreshRequired":
+    case "InvalidToken":
+      return { message: "The session token is expired or invalid.", hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server." };
+    case "BucketNotEmpty":
+      return { message: "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.", hint: `call list_objects on "${bucket}" to see what it holds; the objects must be removed by other means before the bucket can be deleted.` };
+    case "BucketAlreadyOwnedByYou":
+      return { message: "The bucket already exists and belongs to these credentials.", hint: "use the existing bucket; there is nothing to create." };
+    case "BucketAlreadyExists":
+      return { message: "The bucket name is taken by another account (bucket names are global on many stores).", hint: "choose a different, more specific bucket name." };
+    case "InvalidBucketName":
+      return { message: "The store rejected the bucket name.", hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit." };
+    case "InvalidStorageClass":
+      return { message: "The store does not offer this storage class.", hint: "call again without storage_class, or with STANDARD." };
+    case "EntityTooLarge":
+      return { message: "The object is larger than the store accepts.", hint: "the file cannot be stored as one object here." };
+    case "SlowDown":
+    case "ServiceUnavailable":
+    case "InternalError":
+      return { message: "The store is overloaded or failing.", hint: "retry later." };
+    case "MissingContentLength":
+      return { message: "The store demanded a content length for a streamed upload.", hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server." };
+    default:
+      return undefined;
+  }
+}

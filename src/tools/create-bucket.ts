@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { ActionableError } from "../errors.ts";
+import { bucketNameProblem } from "./bucket-naming.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const createBucket = defineTool({
+  name: "create_bucket",
+  title: "Create bucket",
+  description:
+    "Creates a new, empty bucket in the configured region. Bucket names are 3-63 characters of lowercase letters, digits, dots and hyphens, " +
+    "starting and ending with a letter or digit; on AWS they are global, so a common name may already be taken. Fails if the bucket already exists.",
+  inputSchema: z
+    .object({
+      bucket_name: z.string().min(1, "bucket_name must not be empty").max(255).describe('Name of the bucket to create, e.g. "team-reports-2024".'),
+    })
+    .strict(),
+  outputSchema: z.object({ bucket: z.string(), region: z.string(), location: z.string().nullable() }),
+  // Not idempotent: a second call fails with BucketAlreadyOwnedByYou.
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  writesToStore: true,
+  async handler(args, ctx) {
+    const problem = bucketNameProblem(args.bucket_name);
+    if (problem) {
+      throw new ActionableError({
+        resource: "bucket_name",
+        code: "InvalidBucketName",
+        message: `"${args.bucket_name}" is not a valid bucket name: it ${problem}.`,
+        hint: "choose a name that follows the rule, e.g. lowercase words joined by hyphens.",
+      });
+    }
+    ctx.checkBucket(args.bucket_name);
+    const { location } = await ctx.storage.createBucket(args.bucket_name, ctx.signal);
+    return textOutput(`Created bucket s3://${args.bucket_name} in ${ctx.region}.`, {
+      bucket: args.bucket_name,
+      region: ctx.region,
+      location,
+    });
+  },
+});

@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { bucketName } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const MAX_KEYS = 1000;
+
+export const listObjects = defineTool({
+  name: "list_objects",
+  title: "List objects",
+  description:
+    `Lists objects in a bucket, optionally only those whose key starts with prefix. Returns at most max_keys objects (default and maximum ${MAX_KEYS}) per call; ` +
+    "when is_truncated is true, call again with the same parameters and continuation_token set to next_continuation_token to get the next page. " +
+    'Set delimiter to "/" to browse like folders: keys below the next "/" are grouped into common_prefixes, which you can pass back as prefix.',
+  inputSchema: z
+    .object({
+      bucket_name: bucketName,
+      prefix: z.string().max(1024).optional().describe('Only list keys that start with this, e.g. "logs/2024/". Omit for all keys.'),
+      max_keys: z
+        .number()
+        .int("max_keys must be a whole number")
+        .min(1, "max_keys must be at least 1")
+        .max(MAX_KEYS, `max_keys must be at most ${MAX_KEYS}`)
+        .optional()
+        .describe(`Objects per page, 1-${MAX_KEYS}; default ${MAX_KEYS}.`),
+      continuation_token: z.string().min(1).optional().describe("next_continuation_token from the previous page, to continue a listing."),
+      delimiter: z.string().min(1).max(16).optional().describe('Group keys by this separator, usually "/", to list one "folder" level at a time.'),
+    })
+    .strict(),
+  outputSchema: z.object({
+    bucket: z.string(),
+    prefix: z.string().nullable(),
+    objects: z.array(
+      z.object({
+        key: z.string(),
+        size: z.number(),
+        last_modified: z.string().nullable(),
+        etag: z.string().nullable(),
+        storage_class: z.string().nullable(),
+      }),
+    ),
+    common_prefixes: z.array(z.string()),
+    is_truncated: z.boolean(),
+    next_continuation_token: z.string().nullable(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  writesToStore: false,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const page = await ctx.storage.listObjects(
+      {
+        bucket: args.bucket_name,
+        maxKeys: args.max_keys ?? MAX_KEYS,
+        ...(args.prefix ? { prefix: args.prefix } : {}),
+        ...(args.delimiter ? { delimiter: args.delimiter } : {}),
+        ...(args.continuation_token ? { continuationToken: args.continuation_token } : {}),
+      },
+      ctx.signal,
+    );
+    const where = `s3://${args.bucket_name}/${args.prefix ?? ""}`;
+    const lines = [
+      `${page.objects.length} object(s)${page.common_prefixes.length ? ` and ${page.common_prefixes.length} prefix(es)` : ""} in ${where}:`,
+      ...page.common_prefixes.map((p) => `${p}\t(prefix)`),
+      ...page.objects.map((o) => `${o.key}\t${o.size} B\t${o.last_modified ?? "-"}${o.storage_class && o.storage_class !== "STANDARD" ? `\t${o.storage_class}` : ""}`),
+      page.is_truncated
+        ? `More objects follow: call list_objects again with continuation_token "${page.next_continuation_token}".`
+        : "End of listing.",
+    ];
+    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...page });
+  },
+});

@@ -1,0 +1,60 @@
+import type { z } from "zod";
+import type { LocalFiles } from "../local/index.ts";
+import type { Logger } from "../log.ts";
+import type { Storage } from "../storage/index.ts";
+
+/** What a tool handler may use; tools never import the AWS SDK or node:fs. */
+export interface ToolContext {
+  storage: Storage;
+  files: LocalFiles;
+  /** Whether the operator's bucket allowlist (if any) admits this bucket. */
+  bucketAllowed(bucket: string): boolean;
+  /** Throws an ActionableError when the bucket is outside the operator's allowlist. */
+  checkBucket(bucket: string): void;
+  /** Aborted when the client cancels the request. */
+  signal: AbortSignal;
+  log: Logger;
+  region: string;
+}
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** MCP content blocks a tool may return besides its text summary. */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | { type: "image"; data: string; mimeType: string }
+  | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } };
+
+export interface ToolOutput<S> {
+  /** Content for the model; the server appends nothing. */
+  content: ContentBlock[];
+  structured: S;
+}
+
+/** One tool, as data: the server registers it, tests read it. */
+export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: In;
+  outputSchema: Out;
+  annotations: ToolAnnotations;
+  /** Changes the store (not just local files): left out in read-only mode. */
+  writesToStore: boolean;
+  handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;
+}
+
+/** Keeps each tool's argument and result types while typing the list loosely. */
+export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(tool: ToolDefinition<In, Out>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/** A result whose content is one text block. */
+export function textOutput<S>(text: string, structured: S): ToolOutput<S> {
+  return { content: [{ type: "text", text }], structured };
+}
