@@ -120,4 +120,32 @@ const main = defineCommand({
   run: ({ rawArgs, args }) => start(rawArgs, args as Record<string, unknown>),
 });
 
-void runMain(main);
+/** Plain help text (no colours: it is often read through a client's log viewer). */
+function helpText(): string {
+  const rows: [string, string][] = Object.entries(ARGS).map(([name, def]) => [
+    def.type === "string" ? `--${name} <value>` : `--${name}`,
+    def.description,
+  ]);
+  rows.push(["--help", "Print this help and exit"], ["--version", "Print the version and exit"]);
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  return [
+    `${SERVER_NAME} ${SERVER_VERSION}: MCP server for S3-compatible object storage, over stdio.`,
+    "",
+    `Usage: ${SERVER_NAME} [options]`,
+    "With no options, everything comes from the environment. Options beat STORE_* variables,",
+    "which beat the AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, roles).",
+    "",
+    "Options:",
+    ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
+    "",
+    "More variables: STORE_FORCE_PATH_STYLE, STORE_CHECKSUMS, STORE_CONNECT_TIMEOUT_MS,",
+    "STORE_REQUEST_TIMEOUT_MS, STORE_MAX_ATTEMPTS (see the README).",
+    "",
+  ].join("\n");
+}
+
+void runMain(main, {
+  showUsage: async () => {
+    process.stdout.write(helpText());
+  },
+});

@@ -38,11 +38,12 @@ export function parseLogDirectives(spec: string): { level: LogLevel } | { error:
     if (directive === "") continue;
     const eq = directive.indexOf("=");
     if (eq === -1) {
-      // A bare word is either a level or a target name meaning "trace for it".
+      // A bare word is a level, or our own target name (env_logger: all of it).
+      // Any other bare word is far more likely a mistyped level than a target.
       const level = asLevel(directive);
       if (level) bare = level;
       else if (isOurTarget(directive)) ours = "trace";
-      else if (!/^[A-Za-z_][\w:-]*$/.test(directive)) return { error: badDirective(directive) };
+      else return { error: badDirective(directive) };
       continue;
     }
     const target = directive.slice(0, eq).trim();

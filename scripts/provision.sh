@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what this project needs on a Debian machine that has node and npm,
+# skipping whatever is already there. Idempotent; safe to run before every command.
+#   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
+#   provision.sh test   the above + Ceph RGW, for the test suite and the bench
+set -euo pipefail
+cd "$(dirname "$0")/.."
+want=$(node -p 'require("./package.json").packageManager.split("@")[1]')
+
+if ! command -v bun >/dev/null || [ "$(bun --version)" != "$want" ]; then
+  echo "provision: installing bun $want from npm" >&2
+  npm install -g --no-fund --no-audit --allow-scripts=bun "bun@$want" >&2 2>/dev/null \
+    || npm install -g --no-fund --no-audit "bun@$want" >&2
+fi
+bun install --frozen-lockfile >&2
+
+if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
+  need=()
+  for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
+  [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); command -v hyperfine >/dev/null || need+=(hyperfine); }
+  if [ ${#need[@]} -gt 0 ]; then
+    echo "provision: installing ${need[*]} with apt-get" >&2
+    sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo
+    $sudo_cmd apt-get update -qq >&2
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq --no-install-recommends \
+      "${need[@]}" >&2
+  fi
+fi

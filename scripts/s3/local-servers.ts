@@ -1,0 +1,86 @@
+/**
+ * Starts and stops the local S3 servers used by the tests, the demo and the
+ * bench: Ceph RGW (a real S3 implementation: versions, ranges, error codes)
+ * and fauxqs (an in-memory emulator from npm that starts in under a second).
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export interface S3Server {
+  name: string;
+  endpoint: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
+  stop(): Promise<void>;
+}
+
+const root = resolve(import.meta.dir, "../..");
+
+export function freePort(): number {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = server.port;
+  server.stop(true);
+  return port;
+}
+
+/** A throwaway single-node Ceph cluster with RGW on loopback (~12 s). */
+export async function startCephRgw(): Promise<S3Server> {
+  const dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
+  const port = freePort();
+  const script = join(root, "scripts/s3/ceph-rgw.sh");
+  const up = Bun.spawnSync(["bash", script, "up", dir, String(port)], { stdout: "pipe", stderr: "pipe" });
+  if (up.exitCode !== 0) {
+    Bun.spawnSync(["bash", script, "down", dir]);
+    throw new Error(
+      `Ceph RGW did not start (exit ${up.exitCode}): ${up.stderr.toString().trim().slice(-2000)}\n` +
+        "Provision it with: bash scripts/provision.sh test   (installs Debian's radosgw, ceph-mon and ceph-osd)",
+    );
+  }
+  const vars = Object.fromEntries(
+    up.stdout.toString().trim().split("\n").map((line) => line.split(/=(.*)/s, 2) as [string, string]),
+  );
+  return {
+    name: "ceph-rgw",
+    endpoint: vars.STORE_ENDPOINT_URL!,
+    accessKeyId: vars.STORE_ACCESS_KEY_ID!,
+    secretAccessKey: vars.STORE_SECRET_ACCESS_KEY!,
+    region: vars.STORE_REGION!,
+    stop: async () => {
+      Bun.spawnSync(["bash", script, "down", dir]);
+    },
+  };
+}
+
+/** fauxqs, the in-memory S3 emulator from npm (~0.5 s). */
+export async function startFauxqs(): Promise<S3Server> {
+  const port = freePort();
+  const cli = join(root, "node_modules/fauxqs/dist/cli.js");
+  const proc = Bun.spawn([process.execPath, cli], {
+    env: { ...process.env, FAUXQS_PORT: String(port), FAUXQS_HOST: "127.0.0.1" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) break;
+    const ok = await fetch(endpoint, { signal: AbortSignal.timeout(500) }).then(() => true, () => false);
+    if (ok) {
+      return {
+        name: "fauxqs",
+        endpoint,
+        accessKeyId: "demo-access-key",
+        secretAccessKey: "demo-secret-key-not-secret",
+        region: "us-east-1",
+        stop: async () => {
+          proc.kill();
+          await proc.exited;
+        },
+      };
+    }
+    await Bun.sleep(100);
+  }
+  proc.kill();
+  throw new Error(`fauxqs did not start: ${await new Response(proc.stderr).text()}\nRun: bun install`);
+}

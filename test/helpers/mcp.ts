@@ -1,0 +1,81 @@
+/** MCP clients for tests: over stdio to the compiled binary, or in memory to createServer. */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { Config } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { createServer, type ServerOptions } from "../../src/server.ts";
+import { createS3Storage } from "../../src/storage/index.ts";
+import { s3 } from "./s3.ts";
+
+export const BINARY = resolve(import.meta.dir, "../../dist/store-mcp-server");
+
+export function requireBinary(): string {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first (bun run test does it).`);
+  return BINARY;
+}
+
+/** Starts the compiled binary as an MCP client would, and connects to it. */
+export async function connectBinary(opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+  const transport = new StdioClientTransport({
+    command: requireBinary(),
+    args: opts.args ?? [],
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
+    cwd: opts.cwd,
+    stderr: "pipe",
+  });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const client = new Client({ name: "store-mcp-test", version: "1.0.0" });
+  await client.connect(transport);
+  return { client, stderr: () => stderr, close: () => client.close() };
+}
+
+/** The test server's configuration, as resolveConfig would produce it. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  const server = s3();
+  return {
+    credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey },
+    credentialSource: "test",
+    region: server.region,
+    endpointUrl: server.endpoint,
+    forcePathStyle: true,
+    checksums: "WHEN_REQUIRED",
+    connectTimeoutMs: 5000,
+    requestTimeoutMs: 30000,
+    maxAttempts: 3,
+    logLevel: "error",
+    allowedDirs: [],
+    readOnly: false,
+    buckets: [],
+    ...overrides,
+  };
+}
+
+/** createServer wired to the test S3 server, connected to a Client in memory. */
+export async function connectInMemory(options: Partial<ServerOptions> = {}, config: Partial<Config> = {}): Promise<Client> {
+  const cfg = testConfig(config);
+  const server = createServer(
+    { region: cfg.region, allowedDirs: [], cwd: process.cwd(), readOnly: false, buckets: [], ...options },
+    { storage: createS3Storage(cfg), log: createLogger("error") },
+  );
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const client = new Client({ name: "store-mcp-test", version: "1.0.0" });
+  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+  return client;
+}
+
+/** Calls a tool and returns its result typed loosely for assertions. */
+export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent?: Record<string, any> }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent?: Record<string, any> };
+}
+
+/** All text blocks of a result, joined. */
+export function textOf(result: CallToolResult): string {
+  return result.content.map((c) => (c.type === "text" ? c.text : "")).join("\n");
+}

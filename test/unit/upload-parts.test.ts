@@ -1,0 +1,17 @@
+import { expect, test } from "bun:test";
+import { MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
+
+test("part size: 8 MiB floor, grows so 5 TiB fits in 10,000 parts", () => {
+  expect(partSizeFor(0)).toBe(MIN_PART_SIZE);
+  expect(partSizeFor(1024 ** 3)).toBe(MIN_PART_SIZE);
+  const fiveTiB = 5 * 1024 ** 4;
+  const part = partSizeFor(fiveTiB);
+  expect(Math.ceil(fiveTiB / part)).toBeLessThanOrEqual(MAX_PARTS);
+  expect(part % (1024 * 1024)).toBe(0);
+  expect(part).toBeLessThanOrEqual(5 * 1024 ** 3); // S3's largest part
+});
+
+test("queue size shrinks as parts grow, so buffered bytes stay bounded", () => {
+  expect(queueSizeFor(8 * 1024 * 1024)).toBe(4);
+  expect(queueSizeFor(600 * 1024 * 1024)).toBe(1);
+});
