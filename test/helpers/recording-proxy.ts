@@ -1,0 +1,29 @@
+/** An HTTP proxy in front of the test S3 server that records each request's method, path and Range. */
+export interface Recorded {
+  method: string;
+  path: string;
+  range: string | null;
+}
+
+export function startRecordingProxy(target: string): { endpoint: string; requests: Recorded[]; stop(): void } {
+  const requests: Recorded[] = [];
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    async fetch(req) {
+      const url = new URL(req.url);
+      requests.push({ method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range") });
+      const upstream = new URL(url.pathname + url.search, target);
+      const headers = new Headers(req.headers);
+      // Keep the client's Host header: it is part of the SigV4 signature.
+      return fetch(upstream, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+        redirect: "manual",
+        decompress: false,
+      } as RequestInit);
+    },
+  });
+  return { endpoint: `http://127.0.0.1:${server.port}`, requests, stop: () => server.stop(true) };
+}

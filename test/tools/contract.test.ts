@@ -1,0 +1,70 @@
+/** The tools/list contract: names, schemas and annotations, as a client sees them. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { connectInMemory } from "../helpers/mcp.ts";
+
+let client: Client;
+beforeAll(async () => {
+  client = await connectInMemory();
+});
+afterAll(() => client.close());
+
+const SPEC_PARAMETERS: Record<string, string[]> = {
+  list_buckets: [],
+  list_objects: ["bucket_name", "prefix"],
+  upload_file: ["local_file_path", "bucket_name", "object_key", "content_type", "storage_class", "cache_control"],
+  get_object: ["bucket_name", "object_key", "version_id", "mode", "local_path", "max_content_size"],
+  create_bucket: ["bucket_name"],
+  delete_bucket: ["bucket_name"],
+};
+const REQUIRED: Record<string, string[]> = {
+  list_buckets: [],
+  list_objects: ["bucket_name"],
+  upload_file: ["local_file_path", "bucket_name", "object_key"],
+  get_object: ["bucket_name", "object_key"],
+  create_bucket: ["bucket_name"],
+  delete_bucket: ["bucket_name"],
+};
+
+test("every tool of the spec is listed with the spec's parameters and required fields", async () => {
+  const { tools } = await client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(SPEC_PARAMETERS).sort());
+  for (const tool of tools) {
+    const props = Object.keys(tool.inputSchema.properties ?? {});
+    for (const p of SPEC_PARAMETERS[tool.name]!) expect(props).toContain(p);
+    expect((tool.inputSchema.required ?? []).sort()).toEqual(REQUIRED[tool.name]!.sort());
+    // Unknown parameters are refused, not silently dropped.
+    expect(tool.inputSchema.additionalProperties).toBe(false);
+  }
+});
+
+test("every tool sets all four annotations explicitly, a title, and an output schema", async () => {
+  const { tools } = await client.listTools();
+  for (const tool of tools) {
+    for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const) {
+      expect(typeof tool.annotations?.[hint]).toBe("boolean");
+    }
+    expect(tool.title ?? tool.annotations?.title).toBeTruthy();
+    expect(tool.outputSchema?.type).toBe("object");
+  }
+  const by = Object.fromEntries(tools.map((t) => [t.name, t.annotations!]));
+  expect(by.list_buckets!.readOnlyHint).toBe(true);
+  expect(by.list_objects!.readOnlyHint).toBe(true);
+  expect(by.get_object!.readOnlyHint).toBe(false);
+  expect(by.upload_file!.destructiveHint).toBe(true);
+  expect(by.delete_bucket!.destructiveHint).toBe(true);
+});
+
+test("every input field carries a description", async () => {
+  const { tools } = await client.listTools();
+  for (const tool of tools) {
+    for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+      expect({ tool: tool.name, name, description: typeof (schema as { description?: unknown }).description }).toEqual({ tool: tool.name, name, description: "string" });
+    }
+  }
+});
+
+test("snapshot of tools/list (a contract change must be deliberate)", async () => {
+  const { tools } = await client.listTools();
+  expect(tools).toMatchSnapshot();
+});
