@@ -5,6 +5,8 @@
 #   ceph-rgw.sh down DIR          → stops every daemon it started and removes DIR
 # Needs Debian's radosgw, ceph-mon and ceph-osd (scripts/s3/provision.sh installs them).
 set -euo pipefail
+# Ceph daemons misbehave when started with fd 0 closed (some spawners close it): give them /dev/null.
+exec </dev/null
 
 cmd=${1:?usage: ceph-rgw.sh up DIR PORT | down DIR}
 dir=${2:?DIR missing}
@@ -14,7 +16,15 @@ stop_all() {
     [ -f "$pidfile" ] || continue
     kill "$(cat "$pidfile")" 2>/dev/null || true
   done
-  sleep 0.5
+  # Wait for them to go (their ports and pid files), then force what is left.
+  for _ in $(seq 1 20); do
+    alive=0
+    for pidfile in "$dir"/run/*.pid; do
+      [ -f "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null && alive=1
+    done
+    [ $alive = 0 ] && return 0
+    sleep 0.1
+  done
   for pidfile in "$dir"/run/*.pid; do
     [ -f "$pidfile" ] || continue
     kill -9 "$(cat "$pidfile")" 2>/dev/null || true
@@ -28,6 +38,7 @@ if [ "$cmd" = down ]; then
 fi
 
 port=${3:?RGW_PORT missing}
+trap 'echo "ceph-rgw.sh: failed (exit $?) at line $LINENO: $BASH_COMMAND; logs in $dir/log" >&2' ERR
 for tool in ceph-mon ceph-osd radosgw radosgw-admin monmaptool ceph-authtool ceph; do
   command -v "$tool" >/dev/null || { echo "ceph-rgw.sh: $tool not found; run: bash scripts/s3/provision.sh" >&2; exit 3; }
 done

@@ -26,20 +26,27 @@ export function freePort(): number {
 }
 
 /** A throwaway single-node Ceph cluster with RGW on loopback (~12 s). */
-export async function startCephRgw(): Promise<S3Server> {
-  const dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
-  const port = freePort();
+export async function startCephRgw(attempts = 4): Promise<S3Server> {
   const script = join(root, "scripts/s3/ceph-rgw.sh");
-  const up = Bun.spawnSync(["bash", script, "up", dir, String(port)], { stdout: "pipe", stderr: "pipe" });
-  if (up.exitCode !== 0) {
+  let dir = "";
+  let up: ReturnType<typeof Bun.spawnSync> | undefined;
+  // A fresh cluster occasionally fails to form on a loaded machine: try again from scratch.
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
+    up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], { stdout: "pipe", stderr: "pipe" });
+    if (up.exitCode === 0) break;
+    process.stderr.write(`ceph-rgw: attempt ${attempt} failed: ${up.stderr.toString().trim().slice(-500)}\n`);
     Bun.spawnSync(["bash", script, "down", dir]);
+    await Bun.sleep(1000);
+  }
+  if (!up?.success) {
     throw new Error(
-      `Ceph RGW did not start (exit ${up.exitCode}): ${up.stderr.toString().trim().slice(-2000)}\n` +
+      `Ceph RGW did not start (exit ${up?.exitCode}): ${up?.stderr?.toString().trim().slice(-2000)}\n` +
         "Provision it with: bash scripts/provision.sh test   (installs Debian's radosgw, ceph-mon and ceph-osd)",
     );
   }
   const vars = Object.fromEntries(
-    up.stdout.toString().trim().split("\n").map((line) => line.split(/=(.*)/s, 2) as [string, string]),
+    (up.stdout ?? "").toString().trim().split("\n").map((line) => line.split(/=(.*)/s, 2) as [string, string]),
   );
   return {
     name: "ceph-rgw",

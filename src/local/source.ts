@@ -1,8 +1,12 @@
-import { constants, createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { close, constants, createReadStream, fstat, open } from "node:fs";
+import { promisify } from "node:util";
 import type { Readable } from "node:stream";
 import { ActionableError } from "../errors.ts";
 import type { CheckedPath } from "./sandbox.ts";
+
+const openFd = promisify(open);
+const fstatFd = promisify(fstat);
+const closeFd = promisify(close);
 
 export interface UploadSource {
   stream: Readable;
@@ -15,15 +19,18 @@ export interface UploadSource {
  * after the check, and the opened descriptor itself must be a regular file.
  */
 export async function openUploadSource(file: CheckedPath): Promise<UploadSource> {
-  let handle;
+  let fd: number;
   try {
-    handle = await open(file.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    fd = await openFd(file.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (err) {
     throw localError(file.given, err, "read");
   }
-  const stat = await handle.stat();
+  const stat = await fstatFd(fd).catch(async (err: unknown) => {
+    await closeFd(fd).catch(() => {});
+    throw localError(file.given, err, "read");
+  });
   if (!stat.isFile()) {
-    await handle.close();
+    await closeFd(fd).catch(() => {});
     throw new ActionableError({
       resource: file.given,
       code: stat.isDirectory() ? "LocalPathIsDirectory" : "NotARegularFile",
@@ -31,14 +38,19 @@ export async function openUploadSource(file: CheckedPath): Promise<UploadSource>
       hint: "give the path of one regular file (list the directory's files yourself and upload them one by one).",
     });
   }
-  const stream = createReadStream("", { fd: handle.fd, autoClose: false, highWaterMark: 1024 * 1024 });
+  // The stream owns the descriptor from here on and closes it exactly once.
+  const stream = createReadStream("", { fd, autoClose: true, highWaterMark: 1024 * 1024 });
+  // Read errors reach the uploader through iteration; never as an uncaught 'error' event.
+  stream.on("error", () => {});
   return {
     stream,
     size: stat.size,
-    close: async () => {
-      stream.destroy();
-      await handle.close().catch(() => {});
-    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        if (stream.closed) return resolve();
+        stream.once("close", () => resolve());
+        stream.destroy();
+      }),
   };
 }
 

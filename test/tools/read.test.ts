@@ -62,7 +62,7 @@ describe("get_object read", () => {
   });
 
   test("an empty object reads as empty text", async () => {
-    await put("empty.txt", "", "text/plain");
+    await put("empty.txt", new Uint8Array(0), "text/plain");
     const r = await call(client, "get_object", { bucket_name: bucket, object_key: "empty.txt" });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ size: 0, returned_bytes: 0, truncated: false });
