@@ -35,7 +35,7 @@ export async function startCephRgw(attempts = 4): Promise<S3Server> {
     dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
     up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], { stdout: "pipe", stderr: "pipe" });
     if (up.exitCode === 0) break;
-    process.stderr.write(`ceph-rgw: attempt ${attempt} failed: ${up.stderr.toString().trim().slice(-500)}\n`);
+    process.stderr.write(`ceph-rgw: attempt ${attempt} failed: ${up.stderr?.toString().trim().slice(-500)}\n`);
     Bun.spawnSync(["bash", script, "down", dir]);
     await Bun.sleep(1000);
   }
