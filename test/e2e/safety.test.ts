@@ -1,0 +1,78 @@
+/** The path fence and read-only mode through the compiled binary, as a client would meet them. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3Env } from "../helpers/s3.ts";
+
+let client: Client;
+let close: () => Promise<void>;
+let bucket: string;
+let base: string;
+let allowed: string;
+
+beforeAll(async () => {
+  base = tempDir("e2e-safety");
+  allowed = join(base, "allowed");
+  mkdirSync(allowed);
+  mkdirSync(join(base, "allowed-evil"));
+  writeFileSync(join(base, "outside.txt"), "outside secret");
+  writeFileSync(join(allowed, "inside.txt"), "inside");
+  writeFileSync(join(allowed, "target.txt"), "target must survive");
+  symlinkSync(join(allowed, "target.txt"), join(allowed, "link.txt"));
+  symlinkSync(join(base, "outside.txt"), join(allowed, "out-link.txt"));
+  bucket = await freshBucket("e2esafe");
+  ({ client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", allowed], cwd: base }));
+  await call(client, "upload_file", { local_file_path: "inside.txt", bucket_name: bucket, object_key: "obj.txt" });
+});
+afterAll(() => close());
+
+test("uploads from outside the allowed directory are refused", async () => {
+  for (const [path, code] of [
+    ["../outside.txt", "LocalPathNotAllowed"],
+    [join(base, "outside.txt"), "LocalPathNotAllowed"],
+    [join(base, "allowed-evil", "x"), "LocalPathNotAllowed"],
+    ["out-link.txt", "LocalSymlinkRefused"],
+    ["~/.ssh/id_ed25519", "LocalPathNotAllowed"],
+  ]) {
+    const r = await call(client, "upload_file", { local_file_path: path, bucket_name: bucket, object_key: "stolen" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain(code!);
+  }
+  const listed = await call(client, "list_objects", { bucket_name: bucket });
+  expect(listed.structuredContent!.objects.map((o: { key: string }) => o.key)).toEqual(["obj.txt"]);
+});
+
+test("downloads cannot land outside; nothing is written there", async () => {
+  for (const path of ["../planted.txt", join(base, "planted.txt"), join(base, "allowed-evil", "planted.txt"), "out-link.txt", "~/.bashrc-planted"]) {
+    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "obj.txt", mode: "download", local_path: path, overwrite: true });
+    expect(r.isError).toBe(true);
+  }
+  expect(readdirSync(base).sort()).toEqual(["allowed", "allowed-evil", "outside.txt"]);
+  expect(readFileSync(join(base, "outside.txt"), "utf8")).toBe("outside secret");
+});
+
+test("overwrite over a symlink replaces the link, never its target", async () => {
+  const r = await call(client, "get_object", { bucket_name: bucket, object_key: "obj.txt", mode: "download", local_path: "link.txt", overwrite: true });
+  expect(r.isError).toBeFalsy();
+  expect(lstatSync(join(allowed, "link.txt")).isSymbolicLink()).toBe(false);
+  expect(readFileSync(join(allowed, "link.txt"), "utf8")).toBe("inside");
+  expect(readFileSync(join(allowed, "target.txt"), "utf8")).toBe("target must survive");
+});
+
+test("--read-only hides the writing tools from tools/list", async () => {
+  const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
+  try {
+    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["get_object", "list_buckets", "list_objects"]);
+  } finally {
+    await ro.close();
+  }
+  const roEnv = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" } });
+  try {
+    expect((await roEnv.client.listTools()).tools.length).toBe(3);
+  } finally {
+    await roEnv.close();
+  }
+});
