@@ -1,0 +1,83 @@
+/** Cancellation and shutdown through the compiled binary: work stops, nothing partial is left. */
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { beforeAll, expect, test } from "bun:test";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes, tempDir } from "../helpers/files.ts";
+import { connectBinary, requireBinary } from "../helpers/mcp.ts";
+import { INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+
+const SIZE = 96 * 1024 * 1024;
+let bucket: string;
+let dir: string;
+
+beforeAll(async () => {
+  bucket = await freshBucket("cancel");
+  dir = tempDir("cancel");
+  const data = randomBytes(SIZE, 5);
+  writeFileSync(join(dir, "huge.bin"), data);
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "huge.bin", Body: data }));
+}, 120_000);
+
+test("a cancelled download stops, leaves nothing at local_path and no temp file", async () => {
+  const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+  try {
+    const controller = new AbortController();
+    const pending = client.callTool(
+      { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "dl/huge.bin" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await Bun.sleep(250);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await Bun.sleep(1000); // the server's clean-up runs after the cancel notification
+    expect(readdirSync(dir).includes("dl") ? readdirSync(join(dir, "dl")) : []).toEqual([]);
+    // The server still serves.
+    const r = await client.callTool({ name: "list_buckets", arguments: {} });
+    expect(r.isError).toBeFalsy();
+  } finally {
+    await close();
+  }
+}, 60_000);
+
+test("a cancelled multipart upload is aborted: no object, no multipart upload left", async () => {
+  const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+  try {
+    const controller = new AbortController();
+    const pending = client.callTool(
+      { name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: "cancelled.bin" } },
+      undefined,
+      { signal: controller.signal },
+    );
+    await Bun.sleep(400);
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    let uploads: unknown[] = [];
+    for (let i = 0; i < 20; i++) {
+      await Bun.sleep(250);
+      uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+      if (uploads.length === 0) break;
+    }
+    expect(uploads).toEqual([]);
+    const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "cancelled" }))).Contents ?? [];
+    expect(objects).toEqual([]);
+  } finally {
+    await close();
+  }
+}, 60_000);
+
+test("SIGTERM during a download: the process exits 0 and leaves no partial file", async () => {
+  const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "", ...s3Env() } });
+  const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "term/huge.bin" } } };
+  for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");
+  proc.stdin.flush();
+  await Bun.sleep(200);
+  proc.kill("SIGTERM");
+  expect(await proc.exited).toBe(0);
+  // Either the download finished before the signal (a whole file) or nothing is there: never a part.
+  const left = readdirSync(dir).includes("term") ? readdirSync(join(dir, "term")) : [];
+  expect(left.filter((f) => f !== "huge.bin")).toEqual([]);
+  if (left.includes("huge.bin")) expect(statSync(join(dir, "term/huge.bin")).size).toBe(SIZE);
+}, 60_000);
