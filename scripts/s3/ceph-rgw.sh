@@ -101,7 +101,13 @@ osd_uuid=$(cat /proc/sys/kernel/random/uuid)
 osd_id=$(ceph -c "$conf" osd new "$osd_uuid" --connect-timeout 20)
 mkdir -p "$dir/osd/ceph-$osd_id"
 ceph-osd -i "$osd_id" --mkfs --osd-uuid "$osd_uuid" -c "$conf" 2>>"$dir/log/osd-mkfs.log"
-ceph-osd -i "$osd_id" -c "$conf" 2>>"$dir/log/osd-start.log"
+# On a busy machine the first OSD start now and then fails its first monitor
+# command ("wrong fsid"); a second start a moment later succeeds.
+for try in 1 2 3 4 5; do
+  if ceph-osd -i "$osd_id" -c "$conf" 2>>"$dir/log/osd-start.log"; then break; fi
+  [ "$try" = 5 ] && { echo "ceph-rgw.sh: ceph-osd did not start; see $dir/log/osd.$osd_id.log" >&2; exit 1; }
+  sleep 1
+done
 
 radosgw -n client.rgw -c "$conf" 2>>"$dir/log/rgw-start.log"
 radosgw-admin -c "$conf" user create --uid=test --display-name=test \
