@@ -7,11 +7,6 @@ export class CallTracker {
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<unknown>>();
 
-  /** Aborted when the server shuts down. */
-  get shutdownSignal(): AbortSignal {
-    return this.stopping.signal;
-  }
-
   /** A signal for one call: aborted by the client's cancel or by shutdown. */
   callSignal(clientSignal: AbortSignal): AbortSignal {
     return AbortSignal.any([clientSignal, this.stopping.signal]);
