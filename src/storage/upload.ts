@@ -1,5 +1,6 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { S3Handle } from "./client.ts";
+import { CreateAttempts } from "./orphaned-uploads.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 
 const MiB = 1024 * 1024;
@@ -38,13 +39,23 @@ export async function uploadObject({ client, sdk }: S3Handle, req: UploadRequest
   const onCallerAbort = () => stop.abort(signal?.reason);
   if (signal?.aborted) onCallerAbort();
   signal?.addEventListener("abort", onCallerAbort, { once: true });
+  const creation = new CreateAttempts();
+  let uploadId: string | undefined;
   const guardedClient = Object.create(client, {
     send: {
       value: async (command: object, options?: object) => {
         if (command instanceof sdk.AbortMultipartUploadCommand) return client.send(command, options);
+        const isCreate = command instanceof sdk.CreateMultipartUploadCommand;
+        if (isCreate) creation.started();
         try {
-          return await client.send(command as never, { ...options, abortSignal: stop.signal });
+          const out = await client.send(command as never, { ...options, abortSignal: stop.signal });
+          if (isCreate) {
+            creation.ended(out);
+            uploadId = (out as { UploadId?: string }).UploadId;
+          }
+          return out;
         } catch (err) {
+          if (isCreate) creation.ended(err);
           stop.abort(err);
           throw err;
         }
@@ -79,5 +90,6 @@ export async function uploadObject({ client, sdk }: S3Handle, req: UploadRequest
     return { etag: head.ETag ?? null, version_id: out.VersionId ?? head.VersionId ?? null };
   } finally {
     signal?.removeEventListener("abort", onCallerAbort);
+    await creation.abortOrphans({ client, sdk }, req.bucket, req.key, uploadId);
   }
 }
