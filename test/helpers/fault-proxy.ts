@@ -17,6 +17,8 @@ export type Fault =
   | { kind: "delay"; ms: number }
   /** Forward, but drop the connection once `afterBytes` have gone this way (with `once`, only the first such connection). */
   | { kind: "cut"; direction: "request" | "response"; afterBytes: number; once?: boolean }
+  /** Forward at most this many bytes a second each way, per connection (to keep a transfer in flight). */
+  | { kind: "throttle"; bytesPerSecond: number }
   /** Answer the next `count` requests with this status and S3 error code, then pass. */
   | { kind: "http-error"; status: number; code: string; count: number };
 
@@ -64,6 +66,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         setTimeout(() => forward(client, undefined), current.ms);
         return;
       case "cut":
+      case "throttle":
         forward(client, current);
         return;
       default:
@@ -71,7 +74,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
   });
 
-  function forward(client: Socket, cut: Extract<Fault, { kind: "cut" }> | undefined): void {
+  function forward(client: Socket, fault: Extract<Fault, { kind: "cut" | "throttle" }> | undefined): void {
     if (client.destroyed) return;
     const server = connect(Number(upstream.port), upstream.hostname);
     open.add(server);
@@ -82,14 +85,16 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     server.on("error", () => client.destroy());
     client.on("close", () => server.destroy());
     // With `once`, the first connection to reach the limit is cut and the rest pass.
+    const cut = fault?.kind === "cut" ? fault : undefined;
     const cutsAtStart = cutsAtSet;
     const armed = () => !(cut?.once && stats.cuts > cutsAtStart);
-    pipe(client, server, cut?.direction === "request" ? cut.afterBytes : Infinity, armed);
-    pipe(server, client, cut?.direction === "response" ? cut.afterBytes : Infinity, armed);
+    const rate = fault?.kind === "throttle" ? fault.bytesPerSecond : Infinity;
+    pipe(client, server, { limit: cut?.direction === "request" ? cut.afterBytes : Infinity, armed, rate });
+    pipe(server, client, { limit: cut?.direction === "response" ? cut.afterBytes : Infinity, armed, rate });
     client.resume();
   }
 
-  function pipe(from: Socket, to: Socket, limit: number, armed: () => boolean): void {
+  function pipe(from: Socket, to: Socket, { limit, armed, rate }: { limit: number; armed: () => boolean; rate: number }): void {
     let sent = 0;
     let reached = false;
     from.on("data", (chunk: Buffer) => {
@@ -113,10 +118,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
     function forwardChunk(chunk: Buffer): void {
       sent += chunk.length;
-      if (!to.write(chunk)) {
-        from.pause();
-        to.once("drain", () => from.resume());
-      }
+      const full = !to.write(chunk);
+      if (full || rate !== Infinity) from.pause();
+      const wait = rate === Infinity ? 0 : (chunk.length / rate) * 1000;
+      const resume = () => setTimeout(() => from.resume(), wait);
+      if (full) to.once("drain", resume);
+      else if (rate !== Infinity) resume();
     }
   }
 
