@@ -16,17 +16,17 @@ export const INITIALIZE = {
 export const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 
 /**
- * Sends `messages` one per line, waits until every request (a message with an
+ * Sends `messages` one per line (a string goes out as it is, for malformed input), waits until every request (a message with an
  * id) is answered, then closes stdin and waits for the process to exit.
  */
-export async function rawSession(args: string[], env: Record<string, string>, messages: object[], timeoutMs = 30_000): Promise<RawRun> {
+export async function rawSession(args: string[], env: Record<string, string>, messages: (object | string)[], timeoutMs = 30_000): Promise<RawRun> {
   const proc = Bun.spawn([requireBinary(), ...args], {
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
   });
-  const expected = new Set(messages.filter((m) => "id" in m).map((m) => (m as { id: unknown }).id));
+  const expected = new Set(messages.filter((m) => typeof m === "object" && "id" in m).map((m) => (m as { id: unknown }).id));
   const lines: string[] = [];
   const stderrText = new Response(proc.stderr).text();
   const reader = (async () => {
@@ -49,7 +49,7 @@ export async function rawSession(args: string[], env: Record<string, string>, me
     }
     if (buffer) lines.push(buffer);
   })();
-  for (const m of messages) proc.stdin.write(JSON.stringify(m) + "\n");
+  for (const m of messages) proc.stdin.write((typeof m === "string" ? m : JSON.stringify(m)) + "\n");
   if (expected.size === 0) proc.stdin.end();
   const timer = setTimeout(() => proc.kill(), timeoutMs);
   const exitCode = await proc.exited;
