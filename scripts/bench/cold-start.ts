@@ -1,0 +1,32 @@
+/** Cold start: spawn → initialize answered → tools/list answered, then stdin closed. */
+import { median } from "./measure.ts";
+
+const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
+const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
+
+/** One start: ms from spawn until the tools/list answer is read. */
+export async function coldStartOnce(cmd: string[], env: Record<string, string>): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
+  proc.stdin.write([INIT, INITIALIZED, LIST].map((m) => JSON.stringify(m)).join("\n") + "\n");
+  proc.stdin.flush();
+  let seen = "";
+  for await (const chunk of proc.stdout) {
+    seen += new TextDecoder().decode(chunk);
+    if (seen.includes('"id":2')) break;
+  }
+  const took = performance.now() - started;
+  if (!seen.includes('"tools"')) throw new Error(`${cmd.join(" ")} did not answer tools/list: ${seen.slice(0, 300)}`);
+  proc.stdin.end();
+  await proc.exited;
+  return took;
+}
+
+/** Median of `runs` starts, after one warm-up start (page cache). */
+export async function coldStart(cmd: string[], env: Record<string, string>, runs: number): Promise<number> {
+  await coldStartOnce(cmd, env);
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) times.push(await coldStartOnce(cmd, env));
+  return median(times);
+}

@@ -1,0 +1,152 @@
+/**
+ * `bun run bench`: measures the compiled server against references taken in
+ * the same run (Bun's floor, a Node bundle of the same code, rclone) on a
+ * throwaway Ceph RGW, prints the figures and writes scripts/bench/results.md.
+ * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file).
+ */
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { compile } from "../lib/compile.ts";
+import { startCephRgw } from "../s3/local-servers.ts";
+import { coldStart } from "./cold-start.ts";
+import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
+import { writeReport, type Figures } from "./report.ts";
+import { startServer } from "./server-session.ts";
+import { measureTransfer, type TransferFigures } from "./transfers.ts";
+
+const root = resolve(import.meta.dir, "../..");
+const quick = process.env.BENCH_QUICK === "1";
+const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
+const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
+
+const binary = join(work, "store-mcp-server");
+const floorBinary = join(work, "floor");
+const nodeBundle = join(work, "server.mjs");
+log("building the server, the floor binary and the Node bundle");
+await compile({ outfile: binary });
+await build(["build", "--compile", "--minify", "--bytecode", "--format=esm", join(import.meta.dir, "floor-server.ts"), "--outfile", floorBinary]);
+await build(["build", "--target=node", "--format=esm", "--minify", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
+
+log("starting Ceph RGW");
+const s3 = await startCephRgw();
+try {
+  const serverEnv = { STORE_ENDPOINT_URL: s3.endpoint, STORE_ACCESS_KEY_ID: s3.accessKeyId, STORE_SECRET_ACCESS_KEY: s3.secretAccessKey, STORE_REGION: s3.region, STORE_LOG_LEVEL: "error" };
+  const rcloneEnv = {
+    RCLONE_CONFIG_BENCH_TYPE: "s3",
+    RCLONE_CONFIG_BENCH_PROVIDER: "Ceph",
+    RCLONE_CONFIG_BENCH_ENDPOINT: s3.endpoint,
+    RCLONE_CONFIG_BENCH_ACCESS_KEY_ID: s3.accessKeyId,
+    RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY: s3.secretAccessKey,
+    RCLONE_CONFIG_BENCH_REGION: s3.region,
+  };
+  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  for (const b of ["bench", "bench-list", "bench-list-1k"]) await sdk.send(new CreateBucketCommand({ Bucket: b }));
+
+  const figures: Figures = { quick, transfers: [] } as unknown as Figures;
+  const plainEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv };
+
+  log("cold start");
+  const starts = quick ? 7 : 21;
+  figures.coldStartMs = await coldStart([binary], plainEnv, starts);
+  figures.floorColdStartMs = await coldStart([floorBinary], plainEnv, starts);
+  figures.nodeColdStartMs = await coldStart(["node", nodeBundle], plainEnv, quick ? 3 : 9);
+  figures.binaryMb = statSync(binary).size / 2 ** 20;
+  figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
+
+  log("idle memory");
+  const idle = await startServer(binary, serverEnv, work);
+  figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
+  await idle.call("list_buckets");
+  figures.afterFirstCallRssMb = procMemoryMb(idle.pid, "VmRSS");
+  await idle.close();
+
+  const dir = join(work, "files");
+  mkdirSync(join(dir, "down"), { recursive: true });
+  const sizes = quick ? [256] : [256, 1024];
+  for (const sizeMiB of sizes) {
+    log(`transfers of ${sizeMiB} MiB`);
+    writeRandomFile(join(dir, `f${sizeMiB}.bin`), sizeMiB);
+    const setup = { binary, serverEnv, rcloneEnv, bucket: "bench", dir, runs: quick ? 1 : 3 };
+    figures.transfers.push(await measureTransfer(setup, `f${sizeMiB}.bin`, sizeMiB));
+  }
+
+  log("ranged read and listing");
+  writeRandomFile(join(dir, "f1.bin"), 1);
+  await sdk.send(new PutObjectCommand({ Bucket: "bench", Key: "one.bin", Body: await Bun.file(join(dir, "f1.bin")).bytes() }));
+  await seedListing(sdk);
+  const server = await startServer(binary, serverEnv, dir);
+  try {
+    const reads = quick ? 5 : 15;
+    const readFirstMiB = (key: string) => () => server.call("get_object", { bucket_name: "bench", object_key: key, max_content_size: 1_048_576 }).then(() => {});
+    await readFirstMiB("one.bin")();
+    figures.rangedBigMs = median(await timeRuns(reads, readFirstMiB("ours-256.bin")));
+    figures.rangedSmallMs = median(await timeRuns(reads, readFirstMiB("one.bin")));
+
+    const lists = quick ? 3 : 7;
+    figures.listPageMs = median(await timeRuns(lists, async () => void (await server.call("list_objects", { bucket_name: "bench-list", max_keys: 1000 }))));
+    figures.listAllMs = median(await timeRuns(lists, () => pageThrough(server.call, "bench-list")));
+    figures.rcloneList1kMs = median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list-1k"], rcloneEnv))));
+    figures.rcloneList10kMs = median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list"], rcloneEnv))));
+  } finally {
+    await server.close();
+  }
+
+  figures.machine = await describeMachine();
+  const report = writeReport(figures, join(import.meta.dir, quick ? "results-quick.md" : "results.md"));
+  process.stdout.write(report);
+} finally {
+  await s3.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+
+async function build(args: string[]): Promise<void> {
+  await timedCommand([process.execPath, ...args]);
+}
+
+function writeRandomFile(path: string, sizeMiB: number): void {
+  const chunk = new Uint8Array(2 ** 20);
+  const out = Bun.file(path).writer();
+  for (let i = 0; i < sizeMiB; i++) {
+    crypto.getRandomValues(chunk.subarray(0, 65536));
+    for (let j = 65536; j < chunk.length; j += 65536) chunk.copyWithin(j, 0, 65536);
+    chunk[0] = i & 0xff; // each MiB differs
+    out.write(chunk);
+  }
+  out.end();
+}
+
+/** 10,000 keys in bench-list and 1,000 in bench-list-1k, 32 PUTs at a time. */
+async function seedListing(sdk: S3Client): Promise<void> {
+  const puts: (() => Promise<unknown>)[] = [];
+  for (let i = 0; i < 10_000; i++) puts.push(() => sdk.send(new PutObjectCommand({ Bucket: "bench-list", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })));
+  for (let i = 0; i < 1_000; i++) puts.push(() => sdk.send(new PutObjectCommand({ Bucket: "bench-list-1k", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })));
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < puts.length) await puts[next++]!();
+  }));
+}
+
+async function pageThrough(call: (name: string, args: Record<string, unknown>) => Promise<{ structuredContent?: Record<string, any> }>, bucket: string): Promise<void> {
+  let token: string | undefined;
+  let seen = 0;
+  do {
+    const page = await call("list_objects", { bucket_name: bucket, max_keys: 1000, ...(token ? { continuation_token: token } : {}) });
+    seen += page.structuredContent?.objects.length ?? 0;
+    token = page.structuredContent?.next_continuation_token ?? undefined;
+  } while (token);
+  if (seen !== 10_000) throw new Error(`paging saw ${seen} keys, expected 10000`);
+}
+
+async function describeMachine(): Promise<string> {
+  const cpu = (await Bun.file("/proc/cpuinfo").text()).match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
+  const memGb = Math.round(Number((await Bun.file("/proc/meminfo").text()).match(/MemTotal:\s+(\d+)/)?.[1]) / 2 ** 20);
+  const os = (await Bun.file("/etc/os-release").text()).match(/PRETTY_NAME="(.+)"/)?.[1] ?? process.platform;
+  const rclone = Bun.spawnSync(["rclone", "version"]).stdout.toString().split("\n")[0];
+  const node = Bun.spawnSync(["node", "--version"]).stdout.toString().trim();
+  const ceph = Bun.spawnSync(["ceph", "--version"]).stdout.toString().match(/version ([\d.]+)/)?.[1];
+  return `${os}, ${navigator.hardwareConcurrency} × ${cpu}, ${memGb} GiB RAM; bun ${Bun.version}, node ${node}, ${rclone}, Ceph RGW ${ceph} (memstore, loopback)`;
+}
+
+export type { TransferFigures };

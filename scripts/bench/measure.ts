@@ -1,0 +1,46 @@
+/** Small measuring tools for the bench: medians, process memory, timed commands. */
+import { readFileSync } from "node:fs";
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** A field of /proc/PID/status in MB (VmHWM: peak resident set; VmRSS: now). */
+export function procMemoryMb(pid: number, field: "VmHWM" | "VmRSS"): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = Number(status.match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))?.[1]);
+  return kb / 1024;
+}
+
+/** Runs `runs` times and returns each wall time in ms. */
+export async function timeRuns(runs: number, once: (i: number) => Promise<void>): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    await once(i);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/**
+ * Runs a command to completion; throws with its stderr when it fails. Returns
+ * the wall time in ms. The machine's AWS_* settings are left out (a CA bundle
+ * meant for other endpoints breaks rclone's plain-HTTP transport).
+ */
+export async function timedCommand(cmd: string[], env: Record<string, string> = {}): Promise<number> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("AWS_")));
+  const started = performance.now();
+  const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe", env: { ...base, RCLONE_CONFIG: "/dev/null", ...env } });
+  const code = await proc.exited;
+  const took = performance.now() - started;
+  if (code !== 0) throw new Error(`${cmd.join(" ")} failed (${code}): ${await new Response(proc.stderr).text()}`);
+  return took;
+}
+
+export function round(value: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(value * f) / f;
+}
