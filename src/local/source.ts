@@ -1,36 +1,33 @@
-import { close, constants, createReadStream, fstat, open } from "node:fs";
-import { promisify } from "node:util";
-import type { Readable } from "node:stream";
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { ActionableError } from "../errors.ts";
 import type { CheckedPath } from "./sandbox.ts";
 
-const openFd = promisify(open);
-const fstatFd = promisify(fstat);
-const closeFd = promisify(close);
-
 export interface UploadSource {
-  stream: Readable;
   size: number;
+  /** Reads at `position` into `into`; returns the bytes read, 0 at the end. Read errors name the given path. */
+  readAt(into: Uint8Array, position: number): Promise<number>;
   close(): Promise<void>;
 }
 
 /**
- * Opens a checked path for streaming. O_NOFOLLOW refuses a symlink swapped in
- * after the check, and the opened descriptor itself must be a regular file.
+ * Opens a checked path for reading at offsets (each upload part reads its own
+ * range). O_NOFOLLOW refuses a symlink swapped in after the check, and the
+ * opened descriptor itself must be a regular file.
  */
 export async function openUploadSource(file: CheckedPath): Promise<UploadSource> {
-  let fd: number;
+  let handle: FileHandle;
   try {
-    fd = await openFd(file.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    handle = await open(file.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
   } catch (err) {
     throw localError(file.given, err, "read");
   }
-  const stat = await fstatFd(fd).catch(async (err: unknown) => {
-    await closeFd(fd).catch(() => {});
+  const stat = await handle.stat().catch(async (err: unknown) => {
+    await handle.close().catch(() => {});
     throw localError(file.given, err, "read");
   });
   if (!stat.isFile()) {
-    await closeFd(fd).catch(() => {});
+    await handle.close().catch(() => {});
     throw new ActionableError({
       resource: file.given,
       code: stat.isDirectory() ? "LocalPathIsDirectory" : "NotARegularFile",
@@ -38,19 +35,17 @@ export async function openUploadSource(file: CheckedPath): Promise<UploadSource>
       hint: "give the path of one regular file (list the directory's files yourself and upload them one by one).",
     });
   }
-  // The stream owns the descriptor from here on and closes it exactly once.
-  const stream = createReadStream("", { fd, autoClose: true, highWaterMark: 1024 * 1024 });
-  // Read errors reach the uploader through iteration; never as an uncaught 'error' event.
-  stream.on("error", () => {});
+  let closed: Promise<void> | undefined;
   return {
-    stream,
     size: stat.size,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (stream.closed) return resolve();
-        stream.once("close", () => resolve());
-        stream.destroy();
-      }),
+    readAt: async (into, position) => {
+      try {
+        return (await handle.read(into, 0, into.length, position)).bytesRead;
+      } catch (err) {
+        throw localError(file.given, err, "read");
+      }
+    },
+    close: () => (closed ??= handle.close().catch(() => {})),
   };
 }
 

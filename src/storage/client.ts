@@ -3,9 +3,17 @@ import type { Config } from "../config.ts";
 
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
 
-/** The S3 client plus the SDK module it came from (commands are classes in it). */
+/** The S3 clients plus the SDK module they came from (commands are classes in it). */
 export interface S3Handle {
   client: S3Client;
+  /**
+   * For request bodies we hold in memory (PutObject, UploadPart): Bun's fetch
+   * sends them faster and with fewer copies than its node:http (bench: 208 vs
+   * 170 MiB/s, 136 vs 193 MB peak for a 256 MiB upload). Everything else,
+   * downloads above all, goes through `client`, whose timeout is per idle
+   * socket rather than per request.
+   */
+  uploadClient: S3Client;
   sdk: S3Sdk;
 }
 
@@ -26,11 +34,12 @@ export function lazyS3Client(config: Config): () => Promise<S3Handle> {
 }
 
 async function buildClient(config: Config): Promise<S3Handle> {
-  const [sdk, { NodeHttpHandler }] = await Promise.all([
+  const [sdk, { NodeHttpHandler }, { FetchHttpHandler }] = await Promise.all([
     import("@aws-sdk/client-s3"),
     import("@smithy/node-http-handler"),
+    import("@smithy/fetch-http-handler"),
   ]);
-  const client = new sdk.S3Client({
+  const options = {
     region: config.region,
     ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
     ...(config.credentials ? { credentials: config.credentials } : {}),
@@ -41,6 +50,9 @@ async function buildClient(config: Config): Promise<S3Handle> {
     responseChecksumValidation: config.checksums,
     maxAttempts: config.maxAttempts,
     retryMode: "standard",
+  } as const;
+  const client = new sdk.S3Client({
+    ...options,
     requestHandler: new NodeHttpHandler({
       connectionTimeout: config.connectTimeoutMs,
       // Idle time on an open socket, not a cap on a whole (possibly huge) transfer.
@@ -49,5 +61,10 @@ async function buildClient(config: Config): Promise<S3Handle> {
       httpsAgent: { keepAlive: true, maxSockets: 16 },
     }),
   });
-  return { client, sdk };
+  const uploadClient = new sdk.S3Client({
+    ...options,
+    // A whole-request limit here, but each request carries one part (8 MiB by default).
+    requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs) }),
+  });
+  return { client, uploadClient, sdk };
 }

@@ -46,7 +46,8 @@ export interface ObjectAddress {
 export interface UploadRequest {
   bucket: string;
   key: string;
-  body: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>;
+  /** Reads the source at `position` into `into`; returns the bytes read, 0 at the end. */
+  readAt(into: Uint8Array, position: number): Promise<number>;
   size: number;
   contentType: string;
   storageClass?: string;

@@ -1,4 +1,5 @@
-import type { S3Client } from "@aws-sdk/client-s3";
+import type { CompletedPart } from "@aws-sdk/client-s3";
+import { ActionableError, s3Uri } from "../errors.ts";
 import type { S3Handle } from "./client.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
@@ -25,71 +26,149 @@ export function queueSizeFor(partSize: number): number {
 }
 
 /**
- * Streams a body to S3 with lib-storage: one PutObject when it fits in one part,
- * multipart above that. Whatever fails or is cancelled, a started multipart
- * upload is aborted before this returns, so nothing is left behind.
+ * Uploads a local file: one PutObject when it fits in one part, multipart
+ * above that. Each concurrent part reads straight from the file at its offset
+ * into one buffer reused for every part it sends, so memory is bounded by
+ * queue × part size whatever the file size. (This replaced @aws-sdk/lib-storage:
+ * its stream chunking ran at 48 MiB/s with a 340 MB peak here; see
+ * scripts/bench/results.md.)
  */
-export async function uploadObject({ client, sdk }: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
-  const { Upload } = await import("@aws-sdk/lib-storage");
-  // lib-storage sends its commands without an abort signal and keeps uploading
-  // other parts after one fails. This controller is aborted by the caller's
-  // signal or by the first failed request, so every later request fails fast;
-  // AbortMultipartUpload alone is exempt, so the cleanup always goes out.
+export async function uploadObject(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
+  const partSize = partSizeFor(req.size);
+  if (req.size <= partSize) return putSingle(s3, req, signal);
+  return putMultipart(s3, req, partSize, signal);
+}
+
+/**
+ * The client to send request bodies with: the fetch-based one, except for keys
+ * with "." or ".." path segments, which fetch's URL parsing would collapse
+ * (sending a different path than was signed, or than was meant).
+ */
+export function bodyClient({ client, uploadClient }: S3Handle, key: string): S3Handle["client"] {
+  return /(^|\/)\.\.?(\/|$)/.test(key) ? client : uploadClient;
+}
+
+async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
+  const { sdk } = s3;
+  const uploadClient = bodyClient(s3, req.key);
+  const body = Buffer.allocUnsafe(req.size);
+  await readFully(req, body, 0);
+  signal?.throwIfAborted();
+  const out = await uploadClient.send(new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size }), { abortSignal: signal });
+  return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
+}
+
+/**
+ * Whatever fails or is cancelled, every part in flight is stopped and settled
+ * and the multipart upload aborted before this returns: nothing is left
+ * behind for the store to keep (and bill).
+ */
+async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal?: AbortSignal): Promise<UploadResult> {
+  const { client, sdk } = s3;
+  const uploadClient = bodyClient(s3, req.key);
+  // The first failure or the caller's cancel stops every other part at once.
   const stop = new AbortController();
   const onCallerAbort = () => stop.abort(signal?.reason);
   if (signal?.aborted) onCallerAbort();
   signal?.addEventListener("abort", onCallerAbort, { once: true });
+  // With flexible checksums on (AWS), parts carry CRC32s that Complete must repeat.
+  const checksummed = (await client.config.requestChecksumCalculation()) === "WHEN_SUPPORTED";
   const creation = new CreateAttempts();
   let uploadId: string | undefined;
-  const guardedClient = Object.create(client, {
-    send: {
-      value: async (command: object, options?: object) => {
-        if (command instanceof sdk.AbortMultipartUploadCommand) return client.send(command, options);
-        const isCreate = command instanceof sdk.CreateMultipartUploadCommand;
-        if (isCreate) creation.started();
-        try {
-          const out = await client.send(command as never, { ...options, abortSignal: stop.signal });
-          if (isCreate) {
-            creation.ended(out);
-            uploadId = (out as { UploadId?: string }).UploadId;
-          }
-          return out;
-        } catch (err) {
-          if (isCreate) creation.ended(err);
-          stop.abort(err);
-          throw err;
-        }
-      },
-    },
-  }) as S3Client;
-
-  const partSize = partSizeFor(req.size);
-  const upload = new Upload({
-    client: guardedClient,
-    partSize,
-    queueSize: queueSizeFor(partSize),
-    leavePartsOnError: false,
-    params: {
-      Bucket: req.bucket,
-      Key: req.key,
-      Body: req.body as never,
-      ContentLength: req.size,
-      ContentType: req.contentType,
-      ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
-      ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
-    },
-  });
   try {
-    const out = await upload.done();
-    if (out.ETag) return { etag: out.ETag, version_id: out.VersionId ?? null };
-    // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag: ask for it.
-    const head = await client.send(
-      new sdk.HeadObjectCommand({ Bucket: req.bucket, Key: req.key, ...(out.VersionId ? { VersionId: out.VersionId } : {}) }),
-      { abortSignal: signal },
+    creation.started();
+    try {
+      const created = await client.send(
+        new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+        { abortSignal: stop.signal },
+      );
+      creation.ended(created);
+      uploadId = created.UploadId;
+    } catch (err) {
+      creation.ended(err);
+      throw err;
+    }
+    if (!uploadId) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "NoUploadId", message: "The store started a multipart upload without an upload id.", hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads." });
+    const id = uploadId;
+
+    const count = Math.ceil(req.size / partSize);
+    const parts: CompletedPart[] = new Array(count);
+    let next = 0;
+    let firstError: unknown;
+    const worker = async () => {
+      const buffer = Buffer.allocUnsafe(partSize);
+      while (next < count && !stop.signal.aborted) {
+        const index = next++;
+        const start = index * partSize;
+        const body = buffer.subarray(0, Math.min(partSize, req.size - start));
+        await readFully(req, body, start);
+        stop.signal.throwIfAborted();
+        const out = await uploadClient.send(
+          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body.length, ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+          { abortSignal: stop.signal },
+        );
+        parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
+      }
+    };
+    const settled = await Promise.allSettled(
+      Array.from({ length: Math.min(queueSizeFor(partSize), count) }, () =>
+        worker().catch((err: unknown) => {
+          if (!stop.signal.aborted) {
+            firstError = err;
+            stop.abort(err);
+          }
+          throw err;
+        }),
+      ),
     );
-    return { etag: head.ETag ?? null, version_id: out.VersionId ?? head.VersionId ?? null };
+    if (settled.some((s) => s.status === "rejected")) throw firstError ?? signal?.reason ?? new Error("upload stopped");
+    stop.signal.throwIfAborted();
+
+    const done = await client.send(
+      new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, MultipartUpload: { Parts: parts } }),
+      { abortSignal: stop.signal },
+    );
+    uploadId = undefined; // completed: nothing to abort
+    if (done.ETag) return { etag: done.ETag, version_id: done.VersionId ?? null };
+    // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag: ask for it.
+    const head = await client.send(new sdk.HeadObjectCommand({ Bucket: req.bucket, Key: req.key, ...(done.VersionId ? { VersionId: done.VersionId } : {}) }), { abortSignal: signal });
+    return { etag: head.ETag ?? null, version_id: done.VersionId ?? head.VersionId ?? null };
+  } catch (err) {
+    stop.abort(err);
+    if (uploadId) {
+      // No signal: the clean-up must go out even when the call was cancelled.
+      await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId })).catch(() => {});
+    }
+    throw err;
   } finally {
     signal?.removeEventListener("abort", onCallerAbort);
-    await creation.abortOrphans({ client, sdk }, req.bucket, req.key, uploadId);
+    await creation.abortOrphans(s3, req.bucket, req.key, uploadId);
+  }
+}
+
+function objectParams(req: UploadRequest) {
+  return {
+    Bucket: req.bucket,
+    Key: req.key,
+    ContentType: req.contentType,
+    ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
+    ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
+  };
+}
+
+/** Fills `into` from the source at `position`; a file that shrank meanwhile is an error, not a short object. */
+async function readFully(req: UploadRequest, into: Uint8Array, position: number): Promise<void> {
+  let filled = 0;
+  while (filled < into.length) {
+    const n = await req.readAt(into.subarray(filled), position + filled);
+    if (n === 0) {
+      throw new ActionableError({
+        resource: s3Uri(req.bucket, req.key),
+        code: "LocalFileChanged",
+        message: `The local file got shorter while it was being uploaded (${position + filled} of ${req.size} bytes).`,
+        hint: "wait until the file is no longer being written, then upload it again. Nothing was stored.",
+      });
+    }
+    filled += n;
   }
 }

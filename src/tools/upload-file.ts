@@ -55,7 +55,7 @@ export const uploadFile = defineTool({
         {
           bucket: args.bucket_name,
           key: args.object_key,
-          body: source.stream,
+          readAt: source.readAt,
           size: source.size,
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),

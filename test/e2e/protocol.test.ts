@@ -97,6 +97,8 @@ describe("keys that are valid but awkward round-trip exactly", () => {
     "rtl-עברית-عربي.txt",
     "double//slash.txt",
     "dot./..hidden/./x.txt",
+    "a/../b/./c.txt",
+    "./leading-dot-segment.txt",
     `${Array.from({ length: 60 }, (_, i) => `d${i}`).join("/")}/deep.txt`,
     `${"k".repeat(1000)}.txt`,
   ];

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
+import { bodyClient, MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
 
 test("part size: 8 MiB floor, grows so 5 TiB fits in 10,000 parts", () => {
   expect(partSizeFor(0)).toBe(MIN_PART_SIZE);
@@ -14,4 +14,10 @@ test("part size: 8 MiB floor, grows so 5 TiB fits in 10,000 parts", () => {
 test("queue size shrinks as parts grow, so buffered bytes stay bounded", () => {
   expect(queueSizeFor(8 * 1024 * 1024)).toBe(4);
   expect(queueSizeFor(600 * 1024 * 1024)).toBe(1);
+});
+
+test("keys with . or .. path segments are sent by the client whose URLs are not normalized", () => {
+  const handle = { client: "node", uploadClient: "fetch", sdk: {} } as never;
+  for (const key of ["./a", "a/./b", "a/../b", "..", "a/..", "."]) expect(bodyClient(handle, key) as unknown).toBe("node");
+  for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"]) expect(bodyClient(handle, key) as unknown).toBe("fetch");
 });
