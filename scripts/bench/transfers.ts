@@ -45,9 +45,9 @@ export async function measureTransfer(setup: TransferSetup, file: string, sizeMi
   // Interleaved, so drift on a shared machine hits both sides alike.
   for (let i = 0; i < setup.runs; i++) {
     up.push(await serverTransfer(setup, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: ours }));
-    rcloneUp.push(await timedCommand(["rclone", "copyto", join(setup.dir, file), `bench:${setup.bucket}/${theirs}`], setup.rcloneEnv));
+    rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${theirs}`], setup.rcloneEnv));
     down.push(await serverTransfer(setup, "get_object", { bucket_name: setup.bucket, object_key: ours, mode: "download", local_path: `down/${ours}`, overwrite: true }));
-    rcloneDown.push(await timedCommand(["rclone", "copyto", `bench:${setup.bucket}/${theirs}`, join(setup.dir, "down", theirs)], setup.rcloneEnv));
+    rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${theirs}`, join(setup.dir, "down", theirs)], setup.rcloneEnv));
   }
   return {
     sizeMiB,

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { link, mkdir, open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { ActionableError } from "../errors.ts";
+import { memoryPacer } from "../memory.ts";
 import type { CheckedPath } from "./sandbox.ts";
 import { localError } from "./source.ts";
 
@@ -37,6 +38,7 @@ export async function writeFileAtomically(
   let moved = false;
   try {
     const hash = createHash("sha256");
+    const pace = memoryPacer();
     let bytes = 0;
     for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();
@@ -47,6 +49,7 @@ export async function writeFileAtomically(
         written += bytesWritten;
       }
       bytes += chunk.length;
+      pace(chunk.length);
     }
     opts.signal?.throwIfAborted();
     await handle.close();

@@ -12,7 +12,7 @@ test("part size: 8 MiB floor, grows so 5 TiB fits in 10,000 parts", () => {
 });
 
 test("queue size shrinks as parts grow, so buffered bytes stay bounded", () => {
-  expect(queueSizeFor(8 * 1024 * 1024)).toBe(4);
+  expect(queueSizeFor(8 * 1024 * 1024)).toBe(3);
   expect(queueSizeFor(600 * 1024 * 1024)).toBe(1);
 });
 

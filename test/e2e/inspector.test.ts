@@ -1,0 +1,51 @@
+/** A client no one here wrote: the official MCP Inspector, in CLI mode, against the compiled binary. */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { beforeAll, expect, test } from "bun:test";
+import { join, resolve } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { requireBinary } from "../helpers/mcp.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+
+const INSPECTOR = resolve(import.meta.dir, "../../node_modules/.bin/mcp-inspector");
+let bucket: string;
+
+beforeAll(async () => {
+  bucket = await freshBucket("inspector");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "notes/hello.txt", Body: "Hello from the Inspector test.\n", ContentType: "text/plain" }));
+}, 60_000);
+
+/** Runs `mcp-inspector --cli … <binary>` and returns its parsed JSON output. */
+function inspector(args: string[]): any {
+  const home = tempDir("inspector-home");
+  const env = Object.entries(s3Env()).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  // The target goes first: --tool-arg takes every value after it.
+  const out = Bun.spawnSync([INSPECTOR, "--cli", requireBinary(), ...env, ...args], {
+    cwd: home,
+    env: { PATH: process.env.PATH ?? "", HOME: home, MCP_CATALOG_PATH: join(home, "mcp.json") },
+    timeout: 60_000,
+  });
+  const stdout = out.stdout.toString();
+  if (out.exitCode !== 0) throw new Error(`inspector exited ${out.exitCode}: ${out.stderr.toString().slice(-2000)}\n${stdout}`);
+  return JSON.parse(stdout);
+}
+
+test("the Inspector lists our six tools with their input schemas", () => {
+  const listed = inspector(["--method", "tools/list"]);
+  const names = listed.tools.map((t: { name: string }) => t.name).sort();
+  expect(names).toEqual(["create_bucket", "delete_bucket", "get_object", "list_buckets", "list_objects", "upload_file"]);
+  const getObject = listed.tools.find((t: { name: string }) => t.name === "get_object");
+  expect(getObject.inputSchema.required).toEqual(["bucket_name", "object_key"]);
+}, 60_000);
+
+test("the Inspector calls list_buckets and sees the test bucket", () => {
+  const result = inspector(["--method", "tools/call", "--tool-name", "list_buckets"]);
+  expect(result.isError).toBeFalsy();
+  expect(result.structuredContent.buckets.map((b: { name: string }) => b.name)).toContain(bucket);
+}, 60_000);
+
+test("the Inspector calls get_object and reads the object's text", () => {
+  const result = inspector(["--method", "tools/call", "--tool-name", "get_object", "--tool-arg", `bucket_name=${bucket}`, "object_key=notes/hello.txt"]);
+  expect(result.isError).toBeFalsy();
+  expect(result.content[0].text).toContain("Hello from the Inspector test.");
+  expect(result.structuredContent.content_type).toBe("text/plain");
+}, 60_000);
