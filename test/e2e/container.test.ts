@@ -1,0 +1,65 @@
+/**
+ * The container image, run exactly as an MCP client's config runs it:
+ * `podman run -i --rm -e STORE_… IMAGE` (host network, to reach the local
+ * Ceph RGW). Fails, never skips, when the image cannot be built.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { beforeAll, expect, test } from "bun:test";
+import { buildImage, IMAGE, podmanEnv } from "../helpers/container.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+
+let env: Record<string, string>;
+let bucket: string;
+const STORE_VARS = ["STORE_ACCESS_KEY_ID", "STORE_SECRET_ACCESS_KEY", "STORE_REGION", "STORE_ENDPOINT_URL"];
+
+beforeAll(async () => {
+  env = podmanEnv();
+  buildImage(env);
+  bucket = await freshBucket("container");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "inside.txt", Body: "read from inside a container\n", ContentType: "text/plain" }));
+}, 120_000);
+
+function runArgs(name: string): string[] {
+  return ["run", "-i", "--rm", "--pull=never", "--network", "host", "--name", name, ...STORE_VARS.flatMap((v) => ["-e", v]), IMAGE];
+}
+
+test("the image runs as a non-root user with the binary as its entrypoint", () => {
+  const out = Bun.spawnSync(["podman", "image", "inspect", "--format", "{{.Config.User}} {{json .Config.Entrypoint}}", IMAGE], { env: { ...process.env, ...env } });
+  expect(out.stdout.toString().trim()).toBe('65532:65532 ["/usr/local/bin/store-mcp-server"]');
+});
+
+test("a client config's `podman run -i --rm -e …`: tools/list, list_buckets and get_object over stdio", async () => {
+  const transport = new StdioClientTransport({ command: "podman", args: runArgs(`store-mcp-it-${process.pid}`), env: { PATH: process.env.PATH ?? "", ...env, ...s3Env() }, stderr: "pipe" });
+  const client = new Client({ name: "container-test", version: "1" });
+  await client.connect(transport);
+  try {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(["create_bucket", "delete_bucket", "get_object", "list_buckets", "list_objects", "upload_file"]);
+    const listed = (await client.callTool({ name: "list_buckets", arguments: {} })) as { structuredContent: { buckets: { name: string }[] } };
+    expect(listed.structuredContent.buckets.map((b) => b.name)).toContain(bucket);
+    const read = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "inside.txt" } })) as { content: { text: string }[] };
+    expect(read.content[0]!.text).toContain("read from inside a container");
+  } finally {
+    await client.close();
+  }
+  // --rm left nothing behind.
+  const left = Bun.spawnSync(["podman", "ps", "-a", "--filter", `name=store-mcp-it-${process.pid}`, "--format", "{{.Names}}"], { env: { ...process.env, ...env } });
+  expect(left.stdout.toString().trim()).toBe("");
+}, 60_000);
+
+test("SIGTERM to the container (PID 1 is the server): it exits 0 at once", async () => {
+  const name = `store-mcp-term-${process.pid}`;
+  const proc = Bun.spawn(["podman", ...runArgs(name)], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", ...env, ...s3Env() } });
+  proc.stdin.write(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } }) + "\n");
+  proc.stdin.flush();
+  const reader = proc.stdout.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  expect(first).toContain('"serverInfo"');
+  const started = Date.now();
+  Bun.spawnSync(["podman", "kill", "--signal", "TERM", name], { env: { ...process.env, ...env } });
+  expect(await proc.exited).toBe(0);
+  // podman's default stop timeout is 10 s: well under it means the server itself handled the signal.
+  expect(Date.now() - started).toBeLessThan(5000);
+}, 60_000);
