@@ -37,9 +37,9 @@ test("a client config's `podman run -i --rm -e …`: tools/list, list_buckets an
   try {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(["create_bucket", "delete_bucket", "get_object", "list_buckets", "list_objects", "upload_file"]);
-    const listed = (await client.callTool({ name: "list_buckets", arguments: {} })) as { structuredContent: { buckets: { name: string }[] } };
+    const listed = (await client.callTool({ name: "list_buckets", arguments: {} })) as unknown as { structuredContent: { buckets: { name: string }[] } };
     expect(listed.structuredContent.buckets.map((b) => b.name)).toContain(bucket);
-    const read = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "inside.txt" } })) as { content: { text: string }[] };
+    const read = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "inside.txt" } })) as unknown as { content: { text: string }[] };
     expect(read.content[0]!.text).toContain("read from inside a container");
   } finally {
     await client.close();
