@@ -1,5 +1,6 @@
 /** Turns the bench figures into a Markdown table with each target and whether it is met. */
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { round } from "./measure.ts";
 import type { TransferFigures } from "./transfers.ts";
 
@@ -67,7 +68,13 @@ Machine: ${f.machine}.
 Each time is a median over several runs; each reference was measured in the same run. Transfer ratios are rclone's time over ours (≥ 1 means at least as fast); the others are ours over the reference.
 
 ${table}
-`;
+${history()}`;
   writeFileSync(path, text);
   return text;
+}
+
+/** The hand-kept record of design changes and their before/after figures, appended to every report. */
+function history(): string {
+  const file = join(import.meta.dir, "history.md");
+  return existsSync(file) ? `\n${readFileSync(file, "utf8")}` : "";
 }

@@ -73,7 +73,8 @@ mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd class update on start = false
 osd objectstore = memstore
-memstore device bytes = 8589934592
+# RAM is only used as objects arrive; the bench writes ~8 GB in all.
+memstore device bytes = 12884901888
 run dir = $dir/run
 pid file = $dir/run/\$name.pid
 admin socket = $dir/run/\$name.asok
@@ -88,6 +89,11 @@ rgw dns name = localhost
 rgw enable usage log = false
 rgw thread pool size = 64
 rgw max chunk size = 4194304
+# Overwritten and deleted objects' data is garbage-collected after 2 hours by
+# default; in memstore that fills the OSD during the bench. Collect at once.
+rgw gc obj min wait = 0
+rgw gc processor period = 5
+rgw gc processor max time = 5
 CONF
 export CEPH_CONF="$conf"
 

@@ -63,7 +63,7 @@ async function buildClient(config: Config): Promise<S3Handle> {
   });
   const uploadClient = new sdk.S3Client({
     ...options,
-    // A whole-request limit here, but each request carries one part (8 MiB by default).
+    // A whole-request limit here, but each request carries one part (5 MiB by default).
     requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs) }),
   });
   return { client, uploadClient, sdk };

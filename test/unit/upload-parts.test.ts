@@ -1,7 +1,7 @@
 import { expect, test } from "bun:test";
 import { bodyClient, MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
 
-test("part size: 8 MiB floor, grows so 5 TiB fits in 10,000 parts", () => {
+test("part size: 5 MiB floor (S3 minimum), grows so 5 TiB fits in 10,000 parts", () => {
   expect(partSizeFor(0)).toBe(MIN_PART_SIZE);
   expect(partSizeFor(1024 ** 3)).toBe(MIN_PART_SIZE);
   const fiveTiB = 5 * 1024 ** 4;
