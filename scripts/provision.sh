@@ -2,7 +2,8 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + Ceph RGW, for the test suite and the bench
+#   provision.sh test   the above + Ceph RGW, ruby (formula check) and podman + runc (container test)
+#   provision.sh bench  the above minus ruby/podman + rclone (the bench's reference client)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=$(node -p 'require("./package.json").packageManager.split("@")[1]')
@@ -18,7 +19,7 @@ if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()
   for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
   [ "${1:-}" = test ] && { command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); }
-  [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); command -v hyperfine >/dev/null || need+=(hyperfine); }
+  [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); }
   if [ ${#need[@]} -gt 0 ]; then
     echo "provision: installing ${need[*]} with apt-get" >&2
     sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo

@@ -7,20 +7,23 @@ const CLOCK_MARGIN_MS = 10_000;
  * Watches CreateMultipartUpload. When the store received one but its answer
  * was lost (a reset or a timeout), the SDK retries and the store ends up with
  * an upload whose id no one knows: S3 keeps its parts, and bills for them,
- * until someone aborts it. Only a creation that took more than one attempt can
- * leave one, and only then is the store asked.
+ * until someone aborts it. The same when the creation failed or was cancelled
+ * after the request went out. Only such a creation can leave one, and only
+ * then is the store asked.
  */
 export class CreateAttempts {
   private attempts = 0;
+  private failed = false;
   private startedAt = 0;
   private endedAt = 0;
 
-  /** Records one CreateMultipartUpload send: call before, then with its outcome. */
+  /** Records one CreateMultipartUpload send: call before, then with its outcome (the output, or the error with failed). */
   started(): void {
     this.startedAt = Date.now();
   }
-  ended(outcome: unknown): void {
+  ended(outcome: unknown, failed = false): void {
     this.endedAt = Date.now();
+    this.failed ||= failed;
     this.attempts = Math.max(this.attempts, (outcome as { $metadata?: { attempts?: number } } | undefined)?.$metadata?.attempts ?? 1);
   }
 
@@ -30,7 +33,7 @@ export class CreateAttempts {
    * aborted). Best effort: a failure here does not change the call's result.
    */
   async abortOrphans({ client, sdk }: S3Handle, bucket: string, key: string, keep: string | undefined): Promise<number> {
-    if (this.attempts <= 1) return 0;
+    if (this.attempts <= 1 && !this.failed) return 0;
     const from = this.startedAt - CLOCK_MARGIN_MS;
     const to = this.endedAt + CLOCK_MARGIN_MS;
     let aborted = 0;

@@ -95,7 +95,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
       creation.ended(created);
       uploadId = created.UploadId;
     } catch (err) {
-      creation.ended(err);
+      creation.ended(err, true);
       throw err;
     }
     if (!uploadId) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "NoUploadId", message: "The store started a multipart upload without an upload id.", hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads." });
