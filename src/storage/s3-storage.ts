@@ -1,7 +1,8 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import { iso, metaOf, readAtMost } from "./bodies.ts";
+import { openObjectBody } from "./download.ts";
 import type { Config } from "../config.ts";
 import { lazyS3Client, type S3Handle } from "./client.ts";
-import { ActionableError, s3Uri } from "../errors.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
 import type { ObjectAddress, ObjectMeta, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
@@ -96,13 +97,7 @@ export function createS3Storage(config: Config): Storage {
         return { meta: metaOf(out), bytes };
       }),
 
-    openObjectStream: (addr, signal) =>
-      call(errorContext(addr), async ({ client, sdk }) => {
-        const out = await client.send(new sdk.GetObjectCommand(objectParams(addr)), { abortSignal: signal });
-        const meta = metaOf(out);
-        const ctx = errorContext(addr);
-        return { meta, body: checkedBody(out.Body as AsyncIterable<Uint8Array> | undefined, out.ContentLength, ctx) };
-      }),
+    openObjectStream: (addr, signal) => call(errorContext(addr), (s3) => openObjectBody(s3, addr, errorContext(addr), signal)),
 
     uploadObject: (req, signal) =>
       call(
@@ -120,65 +115,3 @@ function errorContext(addr: ObjectAddress): ErrorContext {
   return { bucket: addr.bucket, key: addr.key, ...(addr.versionId ? { versionId: addr.versionId } : {}) };
 }
 
-function metaOf(out: GetObjectCommandOutput): ObjectMeta {
-  // "bytes 0-99/12345" → 12345; without a Content-Range the length is the whole object.
-  const total = out.ContentRange?.match(/\/(\d+)$/)?.[1];
-  return {
-    content_type: out.ContentType ?? null,
-    size: total !== undefined ? Number(total) : (out.ContentLength ?? 0),
-    etag: out.ETag ?? null,
-    last_modified: iso(out.LastModified),
-    version_id: out.VersionId ?? null,
-  };
-}
-
-/** Collects up to `max` bytes and then stops reading, closing the connection's stream. */
-async function readAtMost(body: AsyncIterable<Uint8Array> | undefined, max: number): Promise<Uint8Array> {
-  if (!body) return new Uint8Array(0);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    const room = max - total;
-    chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
-    total += Math.min(chunk.length, room);
-    if (total >= max) break; // leaving the loop destroys the rest of the stream
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.length;
-  }
-  return out;
-}
-
-/**
- * The body of a GET, with failures while streaming turned into storage errors
- * and a body that ends short of its Content-Length reported, not accepted.
- */
-async function* checkedBody(body: AsyncIterable<Uint8Array> | undefined, expected: number | undefined, ctx: ErrorContext): AsyncIterable<Uint8Array> {
-  let received = 0;
-  try {
-    if (body) {
-      for await (const chunk of body) {
-        received += chunk.length;
-        yield chunk;
-      }
-    }
-  } catch (err) {
-    throw toStorageError(err, ctx);
-  }
-  if (expected !== undefined && received !== expected) {
-    throw new ActionableError({
-      resource: s3Uri(ctx.bucket ?? "", ctx.key),
-      code: "IncompleteBody",
-      message: `The connection ended after ${received} of ${expected} bytes.`,
-      hint: "retry the download.",
-      retryable: true,
-    });
-  }
-}
-
-function iso(date: Date | undefined): string | null {
-  return date ? date.toISOString() : null;
-}
