@@ -6,6 +6,8 @@ import { memoryPacer } from "../memory.ts";
 import type { CheckedPath } from "./sandbox.ts";
 import { localError } from "./source.ts";
 
+const WRITE_BATCH = 1024 * 1024;
+
 export interface WriteResult {
   bytes: number;
   sha256: string;
@@ -39,18 +41,31 @@ export async function writeFileAtomically(
   try {
     const hash = createHash("sha256");
     const pace = memoryPacer();
+    const out = handle;
+    // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
+    let batch: Uint8Array[] = [];
+    let batched = 0;
+    const flush = async () => {
+      const { bytesWritten } = await out.writev(batch);
+      // A short write is rare on a regular file; finish it plainly.
+      if (bytesWritten < batched) {
+        const rest = Buffer.concat(batch).subarray(bytesWritten);
+        for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w)).bytesWritten;
+      }
+      batch = [];
+      batched = 0;
+    };
     let bytes = 0;
     for await (const chunk of chunks) {
       opts.signal?.throwIfAborted();
       hash.update(chunk);
-      let written = 0;
-      while (written < chunk.length) {
-        const { bytesWritten } = await handle.write(chunk, written, chunk.length - written);
-        written += bytesWritten;
-      }
+      batch.push(chunk);
+      batched += chunk.length;
+      if (batched >= WRITE_BATCH) await flush();
       bytes += chunk.length;
       pace(chunk.length);
     }
+    if (batched > 0) await flush();
     opts.signal?.throwIfAborted();
     await handle.close();
     handle = undefined;

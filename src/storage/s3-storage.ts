@@ -1,6 +1,5 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { iso, metaOf, readAtMost } from "./bodies.ts";
-import { openObjectBody } from "./download.ts";
+import { checkedBody, iso, metaOf, readAtMost } from "./bodies.ts";
 import type { Config } from "../config.ts";
 import { lazyS3Client, type S3Handle } from "./client.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
@@ -97,7 +96,13 @@ export function createS3Storage(config: Config): Storage {
         return { meta: metaOf(out), bytes };
       }),
 
-    openObjectStream: (addr, signal) => call(errorContext(addr), (s3) => openObjectBody(s3, addr, errorContext(addr), signal)),
+    // One stream: 4 parallel 8 MiB ranges were measured slower here (0.94× rclone
+    // instead of 1.15-1.5×) and held 244 MB instead of 109 (scripts/bench/history.md).
+    openObjectStream: (addr, signal) =>
+      call(errorContext(addr), async ({ client, sdk }) => {
+        const out = await client.send(new sdk.GetObjectCommand(objectParams(addr)), { abortSignal: signal });
+        return { meta: metaOf(out), body: checkedBody(out.Body as AsyncIterable<Uint8Array> | undefined, out.ContentLength, errorContext(addr)) };
+      }),
 
     uploadObject: (req, signal) =>
       call(
