@@ -18,7 +18,7 @@ bun install --frozen-lockfile >&2
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()
   for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
-  [ "${1:-}" = test ] && { command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); }
+  [ "${1:-}" = test ] && { command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); }
   [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); }
   if [ ${#need[@]} -gt 0 ]; then
     echo "provision: installing ${need[*]} with apt-get" >&2

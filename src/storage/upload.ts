@@ -133,7 +133,9 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         }),
       ),
     );
-    if (settled.some((s) => s.status === "rejected")) throw firstError ?? signal?.reason ?? new Error("upload stopped");
+    const rejected = settled.find((s): s is PromiseRejectedResult => s.status === "rejected");
+    // The first real failure; when the caller cancelled, the parts' abort errors.
+    if (rejected) throw firstError ?? rejected.reason;
     stop.signal.throwIfAborted();
 
     const done = await client.send(
