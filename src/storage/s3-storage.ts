@@ -3,7 +3,7 @@ import { checkedBody, iso, metaOf, readAtMost } from "./bodies.ts";
 import type { Config } from "../config.ts";
 import { lazyS3Client, type S3Handle } from "./client.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
-import type { ObjectAddress, ObjectMeta, Storage } from "./types.ts";
+import type { ObjectAddress, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
