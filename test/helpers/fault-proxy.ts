@@ -53,10 +53,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       case "http-error":
         if (errorsLeft > 0) {
-          answerWithError(client, current.status, current.code, () => {
-            errorsLeft--;
-            stats.errorsAnswered++;
-          });
+          // Reserved at accept time, so concurrent connections never get more than `count` errors.
+          errorsLeft--;
+          answerWithError(client, current.status, current.code, () => stats.errorsAnswered++);
           return;
         }
         forward(client, undefined);
