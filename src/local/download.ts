@@ -1,106 +1,133 @@
 import { createHash, randomBytes } from "node:crypto";
-import { link, mkdir, open, rename, unlink } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { constants, linkSync, renameSync, unlinkSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
 import { ActionableError } from "../errors.ts";
 import { memoryPacer } from "../memory.ts";
-import type { CheckedPath } from "./sandbox.ts";
-import { localError } from "./source.ts";
+import type { Dir, Parent } from "./beneath.ts";
+import { localError } from "./errors.ts";
+import { entryStat } from "./beneath.ts";
+import { withTargetParent, type AllowedDirs, type WalkMode } from "./sandbox.ts";
 
 const WRITE_BATCH = 1024 * 1024;
+/** Bytes of the target's name kept in the temp name, so it fits NAME_MAX (255) with room to spare. */
+const TEMP_NAME_PREFIX_BYTES = 100;
+const O_CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 export interface WriteResult {
   bytes: number;
   sha256: string;
+  /** The real path written. */
+  path: string;
+}
+
+/** `.name.<random>.partial`, with the name cut to whole UTF-8 characters within 100 bytes. */
+export function tempNameFor(name: string): string {
+  let prefix = "";
+  let bytes = 0;
+  for (const char of name) {
+    bytes += Buffer.byteLength(char, "utf8");
+    if (bytes > TEMP_NAME_PREFIX_BYTES) break;
+    prefix += char;
+  }
+  return `.${prefix}.${randomBytes(6).toString("hex")}.partial`;
 }
 
 /**
- * Streams `chunks` into a temp file created exclusively beside the target, then
- * moves it into place: rename when overwriting (a symlink is replaced, never
+ * Streams `chunks` into a temp file created exclusively in the target's
+ * directory (held open, see beneath.ts), then moves it into place within that
+ * same directory: rename when overwriting (a symlink is replaced, never
  * followed), link when not (fails if the file appeared meanwhile). On any
- * failure the temp file is removed and the target is untouched.
+ * failure the temp file is removed from that directory and the target is untouched.
  */
 export async function writeFileAtomically(
-  target: CheckedPath,
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode,
   chunks: AsyncIterable<Uint8Array>,
   opts: { overwrite: boolean; signal?: AbortSignal },
 ): Promise<WriteResult> {
-  const dir = dirname(target.path);
-  try {
-    await mkdir(dir, { recursive: true });
-  } catch (err) {
-    throw localError(target.given, err, "write");
-  }
-  const temp = join(dir, `.${basename(target.path).slice(0, 100)}.${randomBytes(6).toString("hex")}.partial`);
-  let handle;
-  try {
-    handle = await open(temp, "wx", 0o644);
-  } catch (err) {
-    throw localError(target.given, err, "write");
-  }
-  let moved = false;
-  try {
-    const hash = createHash("sha256");
-    const pace = memoryPacer();
-    const out = handle;
-    // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
-    let batch: Uint8Array[] = [];
-    let batched = 0;
-    const flush = async () => {
-      const { bytesWritten } = await out.writev(batch);
-      // A short write is rare on a regular file; finish it plainly.
-      if (bytesWritten < batched) {
-        const rest = Buffer.concat(batch).subarray(bytesWritten);
-        for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w)).bytesWritten;
-      }
-      batch = [];
-      batched = 0;
-    };
-    let bytes = 0;
-    for await (const chunk of chunks) {
-      opts.signal?.throwIfAborted();
-      hash.update(chunk);
-      batch.push(chunk);
-      batched += chunk.length;
-      if (batched >= WRITE_BATCH) await flush();
-      bytes += chunk.length;
-      pace(chunk.length);
+  return withTargetParent(given, allowed, mode, async (parent, exists) => {
+    if (exists && !opts.overwrite) throw existsError(given);
+    const { dir, name } = parent;
+    const temp = tempNameFor(name);
+    let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
+    let moved = false;
+    try {
+      const written = await writeAll(handle, chunks, opts.signal);
+      await handle.close();
+      handle = undefined;
+      moveIntoPlace(dir, temp, name, given, opts.overwrite);
+      moved = true;
+      return { ...written, path: join(dir.real, name) };
+    } catch (err) {
+      throw localError(given, err, "write");
+    } finally {
+      await handle?.close().catch(() => {});
+      if (!moved) removeQuietly(dir, temp);
     }
-    if (batched > 0) await flush();
-    opts.signal?.throwIfAborted();
-    await handle.close();
-    handle = undefined;
-    await moveIntoPlace(temp, target, opts.overwrite);
-    moved = true;
-    return { bytes, sha256: hash.digest("hex") };
-  } catch (err) {
-    throw err instanceof ActionableError || (err as Error).name === "AbortError" ? err : localError(target.given, err, "write");
-  } finally {
-    await handle?.close().catch(() => {});
-    if (!moved) await unlink(temp).catch(() => {});
+  });
+}
+
+async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash("sha256");
+  const pace = memoryPacer();
+  // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
+  let batch: Uint8Array[] = [];
+  let batched = 0;
+  const flush = async () => {
+    const { bytesWritten } = await out.writev(batch);
+    // A short write is rare on a regular file; finish it plainly.
+    if (bytesWritten < batched) {
+      const rest = Buffer.concat(batch).subarray(bytesWritten);
+      for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w)).bytesWritten;
+    }
+    batch = [];
+    batched = 0;
+  };
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    signal?.throwIfAborted();
+    hash.update(chunk);
+    batch.push(chunk);
+    batched += chunk.length;
+    if (batched >= WRITE_BATCH) await flush();
+    bytes += chunk.length;
+    pace(chunk.length);
+  }
+  if (batched > 0) await flush();
+  signal?.throwIfAborted();
+  return { bytes, sha256: hash.digest("hex") };
+}
+
+function removeQuietly(dir: Dir, name: string): void {
+  try {
+    unlinkSync(dir.at(name));
+  } catch {
+    // Already gone, or the directory was swapped (path mode): never unlink elsewhere.
   }
 }
 
-async function moveIntoPlace(temp: string, target: CheckedPath, overwrite: boolean): Promise<void> {
+function moveIntoPlace(dir: Dir, temp: string, name: string, given: string, overwrite: boolean): void {
   if (overwrite) {
-    await rename(temp, target.path);
+    renameSync(dir.at(temp), dir.at(name));
     return;
   }
   try {
     // link() never replaces: EEXIST if something is at the target by now.
-    await link(temp, target.path);
+    linkSync(dir.at(temp), dir.at(name));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "EEXIST") throw existsError(target.given);
+    if (code === "EEXIST") throw existsError(given);
     // File systems without hard links: check, then rename (a narrow race remains there).
     if (code === "EPERM" || code === "ENOTSUP" || code === "EOPNOTSUPP" || code === "EMLINK") {
-      const exists = await open(target.path, "r").then((h) => h.close().then(() => true), () => false);
-      if (exists) throw existsError(target.given);
-      await rename(temp, target.path);
+      if (entryStat(dir, name)) throw existsError(given);
+      renameSync(dir.at(temp), dir.at(name));
       return;
     }
     throw err;
   }
-  await unlink(temp);
+  removeQuietly(dir, temp);
 }
 
 export function existsError(given: string): ActionableError {
@@ -111,3 +138,5 @@ export function existsError(given: string): ActionableError {
     hint: "call again with overwrite: true to replace it, or choose another local_path.",
   });
 }
+
+export type { Parent };

@@ -1,31 +1,33 @@
 /** The local-files layer: the only code that touches the local filesystem for tools. */
 import { existsError, writeFileAtomically, type WriteResult } from "./download.ts";
-import { checkExistingPath, checkTargetPath, type AllowedDirs, type CheckedPath } from "./sandbox.ts";
+import { checkTargetPath, type AllowedDirs, type CheckedPath, type WalkMode } from "./sandbox.ts";
+import { platformMode } from "./beneath.ts";
 import { openUploadSource, type UploadSource } from "./source.ts";
 
 export type { AllowedDirs, CheckedPath, UploadSource, WriteResult };
 
 export interface LocalFiles {
   /** Checks `given` against the allowed directories and opens it for streaming. */
-  openForUpload(given: string): Promise<UploadSource & { path: string }>;
+  openForUpload(given: string): Promise<UploadSource>;
   /** Checks a download target; refuses an existing file unless `overwrite`. */
   checkDownloadTarget(given: string, overwrite: boolean): Promise<CheckedPath>;
-  /** Streams into a checked target atomically; computes sha256 on the way. */
+  /** Streams into the target atomically, checking the whole path again as it goes; computes sha256 on the way. */
   writeDownload(target: CheckedPath, chunks: AsyncIterable<Uint8Array>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<WriteResult>;
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */
-export function createLocalFiles(allowed: () => Promise<AllowedDirs>): LocalFiles {
+export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: WalkMode = platformMode()): LocalFiles {
   return {
     async openForUpload(given) {
-      const checked = await checkExistingPath(given, await allowed());
-      return { ...(await openUploadSource(checked)), path: checked.path };
+      return openUploadSource(given, await allowed(), mode);
     },
     async checkDownloadTarget(given, overwrite) {
-      const checked = await checkTargetPath(given, await allowed());
+      const checked = await checkTargetPath(given, await allowed(), mode);
       if (checked.exists && !overwrite) throw existsError(given);
       return checked;
     },
-    writeDownload: writeFileAtomically,
+    async writeDownload(target, chunks, opts) {
+      return writeFileAtomically(target.given, await allowed(), mode, chunks, opts);
+    },
   };
 }

@@ -1,7 +1,11 @@
-import { lstat, realpath } from "node:fs/promises";
+import { constants, readlinkSync } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ActionableError } from "../errors.ts";
+import { join, resolve, sep } from "node:path";
+import { entryStat, followLink, isInside, platformMode, refuse, walkToParent, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
+import { localError } from "./errors.ts";
+
+export { isInside, type WalkMode };
 
 /**
  * Where local files may be read and written. `dirs` are real (symlink-free)
@@ -12,9 +16,9 @@ export interface AllowedDirs {
   problem?: string;
 }
 
-/** A path checked against the allowed directories, free of symlinks up to its parent. */
+/** A path checked against the allowed directories. */
 export interface CheckedPath {
-  /** The real, absolute path to use. */
+  /** The real, absolute path (as the walk reached it), for results. */
   path: string;
   /** What the caller wrote, for messages. */
   given: string;
@@ -22,12 +26,8 @@ export interface CheckedPath {
 
 const HOW_TO_ALLOW =
   "the user must allow a directory with --allowed-dir DIR (or STORE_ALLOWED_DIRS) in the MCP client configuration, or share it as a client root.";
-
-/** True when `child` is `root` or lies below it; separator-safe (`/data-evil` is not in `/data`). */
-export function isInside(root: string, child: string): boolean {
-  const rel = relative(root, child);
-  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
-}
+const MAX_SYMLINK_HOPS = 40;
+const O_READ = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 /** `~` and `~/x` → the home directory; relative paths → against the first allowed dir. */
 export function absolutize(given: string, base: string): string {
@@ -35,10 +35,6 @@ export function absolutize(given: string, base: string): string {
   if (p === "~") p = homedir();
   else if (p.startsWith("~/") || p.startsWith(`~${sep}`)) p = join(homedir(), p.slice(2));
   return resolve(base, p);
-}
-
-function refuse(given: string, code: string, message: string, hint: string): never {
-  throw new ActionableError({ resource: given, code, message, hint });
 }
 
 function outside(given: string, allowed: AllowedDirs): never {
@@ -50,6 +46,7 @@ function outside(given: string, allowed: AllowedDirs): never {
   );
 }
 
+/** The absolute, normalized path, refused unless it lies lexically inside an allowed directory. */
 function lexicalCheck(given: string, allowed: AllowedDirs): string {
   if (allowed.dirs.length === 0) {
     refuse(given, "LocalFilesDisabled", allowed.problem ?? "No local directory is allowed.", HOW_TO_ALLOW);
@@ -61,66 +58,122 @@ function lexicalCheck(given: string, allowed: AllowedDirs): string {
   return abs;
 }
 
-/** An existing file to read: every symlink on the way must stay inside. */
-export async function checkExistingPath(given: string, allowed: AllowedDirs): Promise<CheckedPath> {
-  const abs = lexicalCheck(given, allowed);
-  let real: string;
+function scopeOf(given: string, allowed: AllowedDirs, mode: WalkMode): WalkScope {
+  return { given, allowed: allowed.dirs, mode };
+}
+
+/** Runs `use` on the parent of `abs`, closing the directory it holds afterwards; fs errors become local errors. */
+async function withParent<T>(abs: string, scope: WalkScope, create: boolean, use: (parent: Parent) => Promise<T> | T): Promise<T> {
+  let parent: Parent | undefined;
   try {
-    real = await realpath(abs);
+    parent = walkToParent(abs, scope, create);
+    return await use(parent);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      const dangling = await lstat(abs).then((s) => s.isSymbolicLink(), () => false);
-      if (dangling) refuse(given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "give the path of a real file.");
-      refuse(given, "LocalFileNotFound", "No file exists at this path.", "check the path; relative paths start from " + allowed.dirs[0] + ".");
-    }
-    if (code === "EACCES") refuse(given, "LocalAccessDenied", "The server may not read this path.", "choose a readable file.");
-    if (code === "ELOOP") refuse(given, "LocalSymlinkRefused", "The path has a symlink loop.", "give the path of a real file.");
-    throw err;
+    throw localError(scope.given, err, create ? "write" : "read");
+  } finally {
+    parent?.dir.close();
   }
-  if (!allowed.dirs.some((d) => isInside(d, real))) {
-    refuse(given, "LocalSymlinkRefused", "The path leads through a symlink to a place outside the allowed directories.", "use a file that really lies inside an allowed directory.");
-  }
-  return { path: real, given };
+}
+
+function notRegular(given: string, kind: "directory" | "other"): never {
+  if (kind === "directory") refuse(given, "LocalPathIsDirectory", "The path is a directory; upload_file uploads one file.", "give the path of one regular file (list the directory's files yourself and upload them one by one).");
+  return refuse(given, "NotARegularFile", "The path is not a regular file (a FIFO, socket or device); it was not opened.", "give the path of a regular file.");
+}
+
+/** An opened upload source. */
+export interface OpenedFile extends CheckedPath {
+  handle: FileHandle;
+  size: number;
 }
 
 /**
- * A file to create or replace: its nearest existing ancestor must really lie
- * inside; an existing final symlink must point inside and not dangle (it is
- * then replaced as a link, never followed). Returns the path with the real
- * ancestor substituted, so nothing later resolves through a symlink.
+ * Opens an existing regular file for reading. Symlinks are followed only
+ * while they stay inside; FIFOs and devices are refused before they are
+ * opened (and opened non-blocking, should one be swapped in); a file with
+ * more than one hard link is refused, since another of its names may lie
+ * outside the allowed directories.
  */
-export async function checkTargetPath(given: string, allowed: AllowedDirs): Promise<CheckedPath & { exists: boolean }> {
-  const abs = lexicalCheck(given, allowed);
-  const stat = await lstat(abs).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT" || err.code === "ENOTDIR") return undefined;
-    throw err;
-  });
-  if (stat?.isDirectory()) {
-    refuse(given, "LocalPathIsDirectory", "The path is a directory.", "give a file path inside it, e.g. " + join(given, "name.ext") + ".");
-  }
-  if (stat?.isSymbolicLink()) {
-    const target = await realpath(abs).catch(() => undefined);
-    if (target === undefined) refuse(given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "choose another local_path.");
-    if (!allowed.dirs.some((d) => isInside(d, target))) {
-      refuse(given, "LocalSymlinkRefused", "The path is a symlink that points outside the allowed directories.", "choose another local_path.");
-    }
-  }
-  // Walk up to the nearest existing ancestor and check where it really is.
-  let ancestor = dirname(abs);
-  const missing: string[] = [];
-  for (;;) {
-    const real = await realpath(ancestor).catch(() => undefined);
-    if (real !== undefined) {
-      if (!allowed.dirs.some((d) => isInside(d, real))) {
-        refuse(given, "LocalSymlinkRefused", "A directory on this path is a symlink that leads outside the allowed directories.", "use a path that really lies inside an allowed directory.");
+export async function openForReading(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<OpenedFile> {
+  let abs = lexicalCheck(given, allowed);
+  const scope = scopeOf(given, allowed, mode);
+  for (let hops = 0, viaLink = false; hops <= MAX_SYMLINK_HOPS; hops++) {
+    const step = await withParent(abs, scope, false, async (parent): Promise<OpenedFile | string> => {
+      const st = parent.missing.length === 0 ? entryStat(parent.dir, parent.name) : undefined;
+      if (!st) {
+        if (viaLink) refuse(given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "give the path of a real file.");
+        refuse(given, "LocalFileNotFound", "No file exists at this path.", `check the path; relative paths start from ${allowed.dirs[0]}.`);
       }
-      const parent = join(real, ...missing.reverse());
-      return { path: join(parent, relative(dirname(abs), abs)), given, exists: stat !== undefined };
-    }
-    const up = dirname(ancestor);
-    if (up === ancestor) outside(given, allowed);
-    missing.push(relative(up, ancestor));
-    ancestor = up;
+      if (st.isSymbolicLink()) return followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
+      if (!st.isFile()) notRegular(given, st.isDirectory() ? "directory" : "other");
+      const handle = await open(parent.dir.at(parent.name), O_READ);
+      try {
+        const opened = await handle.stat();
+        if (!opened.isFile()) notRegular(given, opened.isDirectory() ? "directory" : "other");
+        if (opened.nlink > 1) {
+          refuse(given, "LocalHardLinkRefused", `The file has ${opened.nlink} hard links; another of its names may lie outside the allowed directories, so it is not read.`, "copy the file (a real copy, not a link) inside an allowed directory and upload the copy.");
+        }
+        return { handle, size: opened.size, path: join(parent.dir.real, parent.name), given };
+      } catch (err) {
+        await handle.close().catch(() => {});
+        throw err;
+      }
+    });
+    if (typeof step !== "string") return step;
+    abs = step;
+    viaLink = true;
   }
+  return refuse(given, "LocalSymlinkRefused", "The path has a symlink loop (more than 40 links).", "give the path of a real file.");
+}
+
+/** Checks an existing file for reading (opens and closes it): what upload_file will meet. */
+export async function checkExistingPath(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<CheckedPath> {
+  const opened = await openForReading(given, allowed, mode);
+  await opened.handle.close();
+  return { path: opened.path, given };
+}
+
+/**
+ * Whether something is at the target, refusing a directory, a symlink that
+ * dangles or leads outside (an existing symlink inside is replaced as a link
+ * on overwrite, never followed).
+ */
+export async function inspectTarget(parent: Parent, scope: WalkScope): Promise<boolean> {
+  if (parent.missing.length > 0) return false;
+  const st = entryStat(parent.dir, parent.name);
+  if (!st) return false;
+  if (st.isDirectory()) refuse(scope.given, "LocalPathIsDirectory", "The path is a directory.", `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`);
+  if (st.isSymbolicLink()) {
+    let abs = followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
+    for (let hops = 0; ; hops++) {
+      if (hops > MAX_SYMLINK_HOPS || !scope.allowed.some((d) => isInside(d, abs))) {
+        refuse(scope.given, "LocalSymlinkRefused", "The path is a symlink that points outside the allowed directories (or loops).", "choose another local_path.");
+      }
+      const next = await withParent(abs, scope, false, (p) => {
+        const target = p.missing.length === 0 ? entryStat(p.dir, p.name) : undefined;
+        if (!target) refuse(scope.given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "choose another local_path.");
+        return target.isSymbolicLink() ? followLink(p.dir, readlinkSync(p.dir.at(p.name)), []) : undefined;
+      });
+      if (next === undefined) break;
+      abs = next;
+    }
+  }
+  return true;
+}
+
+/** A download target, checked without creating anything. */
+export async function checkTargetPath(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<CheckedPath & { exists: boolean }> {
+  const abs = lexicalCheck(given, allowed);
+  const scope = scopeOf(given, allowed, mode);
+  return withParent(abs, scope, false, async (parent) => ({
+    path: join(parent.dir.real, ...parent.missing, parent.name),
+    given,
+    exists: await inspectTarget(parent, scope),
+  }));
+}
+
+/** Walks to a download target's parent, creating missing directories, and runs `use` while holding it. */
+export async function withTargetParent<T>(given: string, allowed: AllowedDirs, mode: WalkMode, use: (parent: Parent, exists: boolean) => Promise<T>): Promise<T> {
+  const abs = lexicalCheck(given, allowed);
+  const scope = scopeOf(given, allowed, mode);
+  return withParent(abs, scope, true, async (parent) => use(parent, await inspectTarget(parent, scope)));
 }

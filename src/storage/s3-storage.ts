@@ -101,7 +101,8 @@ export function createS3Storage(config: Config): Storage {
     openObjectStream: (addr, signal) =>
       call(errorContext(addr), async ({ client, sdk }) => {
         const out = await client.send(new sdk.GetObjectCommand(objectParams(addr)), { abortSignal: signal });
-        return { meta: metaOf(out), body: checkedBody(out.Body as AsyncIterable<Uint8Array> | undefined, out.ContentLength, errorContext(addr)) };
+        const raw = out.Body as (AsyncIterable<Uint8Array> & { destroy?(): void }) | undefined;
+        return { meta: metaOf(out), body: checkedBody(raw, out.ContentLength, errorContext(addr)), discard: () => raw?.destroy?.() };
       }),
 
     uploadObject: (req, signal) =>

@@ -66,7 +66,7 @@ export interface Storage {
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
   /** The first `maxBytes` bytes of an object, fetched with a ranged GET. */
   readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
-  /** The whole object as a stream; the caller must consume or cancel it. */
-  openObjectStream(addr: ObjectAddress, signal?: AbortSignal): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array> }>;
+  /** The whole object as a stream; the caller must call `discard` when done with it, consumed or not (it frees the connection). */
+  openObjectStream(addr: ObjectAddress, signal?: AbortSignal): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array>; discard(): void }>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
 }

@@ -122,19 +122,24 @@ async function download(args: Args, ctx: ToolContext) {
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
-  const { meta, body } = await ctx.storage.openObjectStream(address(args), ctx.signal);
-  const written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal });
+  const { meta, body, discard } = await ctx.storage.openObjectStream(address(args), ctx.signal);
+  let written;
+  try {
+    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal });
+  } finally {
+    discard(); // a refused target must not keep the connection
+  }
   const structured: Result = {
     bucket: args.bucket_name,
     key: args.object_key,
     mode: "download",
     ...meta,
-    local_path: target.path,
+    local_path: written.path,
     bytes: written.bytes,
     sha256: written.sha256,
   };
   const version = meta.version_id ? ` (version ${meta.version_id})` : "";
-  return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${target.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
+  return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
 }
 
 function address(args: Args) {

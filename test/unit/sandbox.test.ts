@@ -32,7 +32,8 @@ async function code(p: Promise<unknown>): Promise<string> {
   }
 }
 
-describe("reading (upload sources)", () => {
+for (const mode of ["fd", "path"] as const) {
+describe(`reading (upload sources), ${mode} mode`, () => {
   test.each([
     ["ok.txt", "ok"],
     [join(allowed, "ok.txt"), "ok"],
@@ -49,11 +50,11 @@ describe("reading (upload sources)", () => {
     ["missing.txt", "LocalFileNotFound"],
     ["", "InvalidLocalPath"],
   ])("%p → %p", async (path, expected) => {
-    expect(await code(checkExistingPath(path, dirs))).toBe(expected);
+    expect(await code(checkExistingPath(path, dirs, mode))).toBe(expected);
   });
 });
 
-describe("writing (download targets)", () => {
+describe(`writing (download targets), ${mode} mode`, () => {
   test.each([
     ["new.txt", "ok"],
     ["deep/new/dirs/file.txt", "ok"],
@@ -68,14 +69,15 @@ describe("writing (download targets)", () => {
     ["a\0b", "InvalidLocalPath"],
     ["~/.bashrc", "LocalPathNotAllowed"],
   ])("%p → %p", async (path, expected) => {
-    expect(await code(checkTargetPath(path, dirs))).toBe(expected);
+    expect(await code(checkTargetPath(path, dirs, mode))).toBe(expected);
   });
 
   test("a new path keeps the real ancestor and reports whether the file exists", async () => {
-    expect(await checkTargetPath("deep/x.txt", dirs)).toEqual({ path: join(allowed, "deep/x.txt"), given: "deep/x.txt", exists: false });
-    expect((await checkTargetPath("ok.txt", dirs)).exists).toBe(true);
+    expect(await checkTargetPath("deep/x.txt", dirs, mode)).toEqual({ path: join(allowed, "deep/x.txt"), given: "deep/x.txt", exists: false });
+    expect((await checkTargetPath("ok.txt", dirs, mode)).exists).toBe(true);
   });
 });
+}
 
 describe("allowed directories", () => {
   test("isInside is separator-safe", () => {
