@@ -4,7 +4,7 @@ import { describeConfig, resolveConfig, type CliOptions } from "./config.ts";
 import { CallTracker } from "./lifecycle.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, DEFAULT_LOG_DIRECTIVE, type Logger } from "./log.ts";
-import { registerSecrets, scrubSecrets } from "./redact.ts";
+import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
 import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
 
 const ARGS = {
@@ -17,6 +17,7 @@ const ARGS = {
   "allowed-dir": { type: "string", description: "A local directory tools may read and write; repeatable (env STORE_ALLOWED_DIRS)" },
   "read-only": { type: "boolean", description: "Offer only tools that do not change the store (env STORE_READ_ONLY)" },
   bucket: { type: "string", description: "Limit every tool to this bucket; repeatable (env STORE_BUCKETS)" },
+  "allow-broad-dirs": { type: "boolean", description: "Allow / , the home directory, its ancestors and system directories as allowed dirs (env STORE_ALLOW_BROAD_DIRS)" },
 } as const;
 
 const REPEATABLE = new Set(["allowed-dir", "bucket"]);
@@ -29,7 +30,8 @@ function scanRawArgs(rawArgs: string[]): { repeated: Map<string, string[]>; erro
   for (let i = 0; i < rawArgs.length; i++) {
     const arg = rawArgs[i]!;
     if (!arg.startsWith("-")) {
-      errors.push(`unexpected argument "${arg}"; this command takes only options (see --help).`);
+      // Not echoed: a stray value is often a secret that lost its option name.
+      errors.push(`unexpected argument #${i + 1} (its value is not shown); this command takes only options (see --help).`);
       continue;
     }
     const [flag, inline] = arg.replace(/^--?/, "").split(/=(.*)/s, 2) as [string, string | undefined];
@@ -47,12 +49,18 @@ function scanRawArgs(rawArgs: string[]): { repeated: Map<string, string[]>; erro
       if (value?.startsWith("--")) i--;
       continue;
     }
+    if (REPEATABLE.has(name) && value.trim() === "") {
+      errors.push(`option --${name} was given an empty value (an unset variable in the client's configuration?); name a directory or leave the option out.`);
+      continue;
+    }
     if (REPEATABLE.has(name)) repeated.set(name, [...(repeated.get(name) ?? []), value]);
   }
   return { repeated, errors };
 }
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
+  // First of all: nothing below may echo a credential, not even a configuration error.
+  registerStartupCredentials(rawArgs, process.env);
   const scan = scanRawArgs(rawArgs);
   const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
   const cli: CliOptions = {
@@ -65,10 +73,11 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
     allowedDirs: scan.repeated.get("allowed-dir"),
     buckets: scan.repeated.get("bucket"),
     readOnly: args["read-only"] === true,
+    allowBroadDirs: args["allow-broad-dirs"] === true,
   };
   const resolved = resolveConfig(cli, process.env);
   const errors = [...scan.errors, ...(resolved.ok ? [] : resolved.errors)];
-  const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd()) : { dirs: [], errors: [] };
+  const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
   if (!resolved.ok || errors.length > 0) {
     // Before any transport exists: stderr only, exit 1.
@@ -76,7 +85,6 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
     process.exit(1);
   }
   const config = resolved.config;
-  registerSecrets(config.credentials?.secretAccessKey, config.credentials?.sessionToken);
   const log = createLogger(config.logLevel);
   for (const warning of resolved.warnings) log.warn(warning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
@@ -87,7 +95,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   ]);
   const calls = new CallTracker();
   const server = createServer(
-    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets },
+    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs },
     { storage: createS3Storage(config), log, calls },
   );
   installShutdown(log, calls, () => server.close());

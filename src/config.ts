@@ -1,4 +1,5 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
+import { maskUrlUserinfo } from "./redact.ts";
 
 /** Options as they came from the command line (undefined = not given). */
 export interface CliOptions {
@@ -13,6 +14,7 @@ export interface CliOptions {
   readOnly?: boolean;
   /** Repeatable --bucket. */
   buckets?: string[];
+  allowBroadDirs?: boolean;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -36,12 +38,16 @@ export interface Config {
   checksums: ChecksumMode;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** The overall deadline of a call that is not a streaming transfer, retries included. */
+  operationTimeoutMs: number;
   maxAttempts: number;
   logLevel: LogLevel;
   /** As given (not yet resolved against the filesystem). */
   allowedDirs: string[];
   readOnly: boolean;
   buckets: string[];
+  /** The operator's opt-in to allowed dirs that are /, home, its ancestors or system directories. */
+  allowBroadDirs: boolean;
 }
 
 export type ConfigResult =
@@ -49,6 +55,8 @@ export type ConfigResult =
   | { ok: false; errors: string[] };
 
 export const DEFAULT_REGION = "us-east-1";
+/** Half of the 60 s most MCP clients wait for a tool call: our error arrives before their timeout. */
+export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
 
 /** Reads a STORE_* variable; an empty value counts as unset (MCP clients often pass ""). */
 function envValue(env: Env, name: string): string | undefined {
@@ -106,6 +114,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const connectTimeoutMs = readPositiveInt(env, "STORE_CONNECT_TIMEOUT_MS", 5_000, errors);
   const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
   const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
+  const operationTimeoutMs = readPositiveInt(env, "STORE_OPERATION_TIMEOUT_MS", DEFAULT_OPERATION_TIMEOUT_MS, errors);
 
   const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
   const parsed = parseLogDirectives(directive);
@@ -113,6 +122,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
 
   const allowedDirs = cli.allowedDirs?.length ? cli.allowedDirs : splitList(envValue(env, "STORE_ALLOWED_DIRS"), pathListSeparator);
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
+  const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
   const buckets = cli.buckets?.length ? cli.buckets : splitList(envValue(env, "STORE_BUCKETS"), ",");
   for (const bucket of buckets) {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
@@ -131,25 +141,29 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       checksums,
       connectTimeoutMs,
       requestTimeoutMs,
+      operationTimeoutMs,
       maxAttempts,
       logLevel: "level" in parsed ? parsed.level : "info",
       allowedDirs,
       readOnly,
       buckets,
+      allowBroadDirs,
     },
   };
 }
 
 function checkEndpoint(raw: string, errors: string[]): string | undefined {
   let url: URL;
+  // Echoed without userinfo, even when it does not parse (user:secret@ is a credential).
+  const shown = maskUrlUserinfo(raw).replace(/^([^/:]*:?[^@/]*)@/, "[redacted]@");
   try {
     url = new URL(raw);
   } catch {
-    errors.push(`endpoint URL: "${raw}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
+    errors.push(`endpoint URL: "${shown}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    errors.push(`endpoint URL: "${raw}" must start with http:// or https://.`);
+    errors.push(`endpoint URL: "${shown}" must start with http:// or https://.`);
   }
   if (url.username || url.password) {
     // Never echo the URL: it carries a secret.

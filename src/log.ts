@@ -1,4 +1,5 @@
 import { createConsola, type ConsolaInstance } from "consola/basic";
+import { scrubSecrets } from "./redact.ts";
 
 /** Our log target in env_logger-style directives (`store_mcp_server=debug`). */
 export const LOG_TARGET = "store_mcp_server";
@@ -63,12 +64,17 @@ function badDirective(directive: string): string {
   return `log level "${directive}" is not understood: use one of ${LOG_LEVELS.join(", ")}, optionally as ${LOG_TARGET}=LEVEL (e.g. "debug" or "warn,${LOG_TARGET}=debug")`;
 }
 
-/** A logger that writes only to stderr: stdout carries the MCP protocol. */
+/** stderr, with every line scrubbed of registered secrets on its way out. */
+const scrubbedStderr = {
+  write: (text: string) => process.stderr.write(scrubSecrets(String(text))),
+} as unknown as NodeJS.WriteStream;
+
+/** A logger that writes only to stderr (stdout carries the MCP protocol), never a secret. */
 export function createLogger(level: LogLevel): Logger {
   return createConsola({
     level: CONSOLA_LEVEL[level],
-    stdout: process.stderr,
-    stderr: process.stderr,
+    stdout: scrubbedStderr,
+    stderr: scrubbedStderr,
     formatOptions: { date: true, colors: false, compact: true },
   });
 }

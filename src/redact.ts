@@ -1,13 +1,65 @@
 /**
  * Last line of defence against leaking credentials into logs and tool results:
- * the configured secrets are registered once at start-up and every outgoing
- * error text is passed through scrubSecrets.
+ * every credential the process can learn of (command line, STORE_* and AWS_*
+ * variables, and whatever the AWS default chain resolves at request time) is
+ * registered, in the forms a store or a library may echo it in, and every
+ * outgoing error text and log line is passed through scrubSecrets.
  */
 const secrets = new Set<string>();
+let ordered: string[] = [];
+
+/** The forms a value can come back in: raw, URL-encoded (either hex case), JSON- and XML-escaped. */
+function encodedForms(value: string): string[] {
+  const url = encodeURIComponent(value);
+  const forms = [
+    value,
+    url,
+    url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+    url.replace(/%20/g, "+"),
+    JSON.stringify(value).slice(1, -1),
+    value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&apos;"),
+  ];
+  return [...new Set(forms)];
+}
+
+function add(value: string | undefined, minLength: number): void {
+  if (!value || value.length < minLength || secrets.has(value)) return;
+  for (const form of encodedForms(value)) secrets.add(form);
+  // Longest first, so a secret that contains another is replaced whole.
+  ordered = [...secrets].sort((a, b) => b.length - a.length);
+}
 
 /** Registers values that must never appear in any output (secret key, session token). */
 export function registerSecrets(...values: (string | undefined)[]): void {
-  for (const value of values) if (value && value.length >= 4) secrets.add(value);
+  for (const value of values) add(value, 4);
+}
+
+/**
+ * Access key ids are not secrets on their own, but no output needs one whole
+ * (logs show the last four characters). Short ids are left alone: scrubbing
+ * "admin" or "test" everywhere would garble ordinary text.
+ */
+export function registerKeyIds(...values: (string | undefined)[]): void {
+  for (const value of values) add(value, 12);
+}
+
+/** Registers every credential named on the command line or in the environment, before anything is echoed. */
+export function registerStartupCredentials(argv: string[], env: Record<string, string | undefined>): void {
+  const secretFlags = new Set(["--secret-access-key", "--session-token"]);
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = inline ?? argv[i + 1];
+    if (secretFlags.has(flag)) registerSecrets(value);
+    if (flag === "--access-key-id") registerKeyIds(value);
+  }
+  registerSecrets(env.STORE_SECRET_ACCESS_KEY, env.STORE_SESSION_TOKEN, env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN, env.AWS_SECURITY_TOKEN);
+  registerKeyIds(env.STORE_ACCESS_KEY_ID, env.AWS_ACCESS_KEY_ID);
+}
+
+/** Registers credentials resolved at request time (the AWS default chain: profiles, SSO, roles). */
+export function registerResolvedCredentials(identity: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }): void {
+  registerSecrets(identity.secretAccessKey, identity.sessionToken);
+  registerKeyIds(identity.accessKeyId);
 }
 
 // Signed-request material that SDK errors can carry in URLs or header dumps.
@@ -21,7 +73,18 @@ const SIGNATURE_PATTERNS: RegExp[] = [
 /** Replaces secrets and signatures in a text with [redacted]. */
 export function scrubSecrets(text: string): string {
   let out = text;
-  for (const secret of secrets) out = out.split(secret).join("[redacted]");
+  for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join("[redacted]");
   for (const pattern of SIGNATURE_PATTERNS) out = out.replace(pattern, "$1=[redacted]");
   return out;
+}
+
+/** userinfo in anything that looks like a URL, even one that does not parse: `https://[redacted]@host`. */
+export function maskUrlUserinfo(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s]*@/gi, "$1[redacted]@");
+}
+
+/** A model- or user-supplied value for a log line: secrets scrubbed, control characters escaped, length bounded. */
+export function logValue(value: string, max = 300): string {
+  const json = JSON.stringify(scrubSecrets(value.length > max ? `${value.slice(0, max)}…` : value));
+  return json;
 }

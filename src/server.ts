@@ -6,7 +6,7 @@ import { CallTracker } from "./lifecycle.ts";
 import { effectiveAllowedDirs, rootDirs } from "./local/allowed.ts";
 import { createLocalFiles } from "./local/index.ts";
 import type { Logger } from "./log.ts";
-import { scrubSecrets } from "./redact.ts";
+import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
@@ -24,6 +24,8 @@ export interface ServerOptions {
   readOnly: boolean;
   /** Bucket allowlist; empty = every bucket. */
   buckets: string[];
+  /** The operator opted in to broad directories (/, home, system dirs) for the working-directory default and roots. */
+  allowBroadDirs?: boolean;
 }
 
 export interface ServerDeps {
@@ -58,7 +60,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       .listRoots()
       .then(({ roots: listed }) => {
         roots = rootDirs(listed.map((r) => r.uri));
-        log.debug(`client roots: ${roots.join(", ") || "(none)"}`);
+        log.debug(`client roots: ${roots.map((r) => logValue(r)).join(", ") || "(none)"}`);
       })
       .catch((err: unknown) => {
         roots = [];
@@ -72,7 +74,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
 
   const files = createLocalFiles(async () => {
     await rootsReady;
-    return effectiveAllowedDirs(options.allowedDirs, roots, options.cwd);
+    return effectiveAllowedDirs(options.allowedDirs, roots, options.cwd, options.allowBroadDirs);
   });
   const allowlist = new Set(options.buckets);
   const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);
@@ -118,13 +120,17 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   return mcp;
 }
 
-/** "get_object bucket=b key=k" for debug logs; never the file contents or secrets. */
-function describeCall(name: string, args: Record<string, unknown>): string {
+/**
+ * `get_object bucket="b" key="k"` for debug logs; never file contents. Values
+ * come from the model: quoted and escaped (a newline cannot forge a log line)
+ * and scrubbed of secrets.
+ */
+export function describeCall(name: string, args: Record<string, unknown>): string {
   const parts = [name];
-  if (typeof args.bucket_name === "string") parts.push(`bucket=${args.bucket_name}`);
-  if (typeof args.object_key === "string") parts.push(`key=${args.object_key}`);
-  if (typeof args.prefix === "string") parts.push(`prefix=${args.prefix}`);
-  if (typeof args.mode === "string") parts.push(`mode=${args.mode}`);
+  for (const [field, label] of [["bucket_name", "bucket"], ["object_key", "key"], ["prefix", "prefix"], ["mode", "mode"]] as const) {
+    const value = args[field];
+    if (typeof value === "string") parts.push(`${label}=${logValue(value)}`);
+  }
   return parts.join(" ");
 }
 

@@ -1,19 +1,25 @@
 /** What comes back from a GET: its metadata, and its body read safely. */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { ActionableError, s3Uri } from "../errors.ts";
-import { toStorageError, type ErrorContext } from "./errors.ts";
 import type { ObjectMeta } from "./types.ts";
 
+/** Metadata of a GET answer; `size` is -1 when the store sent neither a Content-Range nor a Content-Length. */
 export function metaOf(out: GetObjectCommandOutput): ObjectMeta {
   // "bytes 0-99/12345" → 12345; without a Content-Range the length is the whole object.
   const total = out.ContentRange?.match(/\/(\d+)$/)?.[1];
   return {
     content_type: out.ContentType ?? null,
-    size: total !== undefined ? Number(total) : (out.ContentLength ?? 0),
+    size: total !== undefined ? Number(total) : (out.ContentLength ?? -1),
     etag: out.ETag ?? null,
     last_modified: iso(out.LastModified),
     version_id: out.VersionId ?? null,
   };
+}
+
+/** Whether a (possibly ranged) answer carries the whole object. */
+export function isWhole(out: GetObjectCommandOutput): boolean {
+  const range = out.ContentRange?.match(/^bytes (\d+)-(\d+)\/(\d+)$/);
+  if (!out.ContentRange) return true;
+  return !!range && Number(range[1] ?? -1) === 0 && Number(range[2] ?? -2) + 1 === Number(range[3] ?? -1);
 }
 
 /** Collects up to `max` bytes and then stops reading, closing the connection's stream. */
@@ -34,33 +40,6 @@ export async function readAtMost(body: AsyncIterable<Uint8Array> | undefined, ma
     offset += c.length;
   }
   return out;
-}
-
-/**
- * The body of a GET, with failures while streaming turned into storage errors
- * and a body that ends short of its Content-Length reported, not accepted.
- */
-export async function* checkedBody(body: AsyncIterable<Uint8Array> | undefined, expected: number | undefined, ctx: ErrorContext): AsyncIterable<Uint8Array> {
-  let received = 0;
-  try {
-    if (body) {
-      for await (const chunk of body) {
-        received += chunk.length;
-        yield chunk;
-      }
-    }
-  } catch (err) {
-    throw toStorageError(err, ctx);
-  }
-  if (expected !== undefined && received !== expected) {
-    throw new ActionableError({
-      resource: s3Uri(ctx.bucket ?? "", ctx.key),
-      code: "IncompleteBody",
-      message: `The connection ended after ${received} of ${expected} bytes.`,
-      hint: "retry the download.",
-      retryable: true,
-    });
-  }
 }
 
 export function iso(date: Date | undefined): string | null {

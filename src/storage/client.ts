@@ -1,5 +1,6 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../config.ts";
+import { guardClient } from "./guards.ts";
 
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -57,8 +58,11 @@ async function buildClient(config: Config): Promise<S3Handle> {
       connectionTimeout: config.connectTimeoutMs,
       // Idle time on an open socket, not a cap on a whole (possibly huge) transfer.
       socketTimeout: config.requestTimeoutMs,
-      httpAgent: { keepAlive: true, maxSockets: 16 },
-      httpsAgent: { keepAlive: true, maxSockets: 16 },
+      // Throw (not just warn) when a per-request time to first byte runs out (see deadline.ts).
+      throwOnRequestTimeout: true,
+      // No queue for a free socket: a wait there would be reported as an unreachable endpoint.
+      httpAgent: { keepAlive: true, maxSockets: Infinity },
+      httpsAgent: { keepAlive: true, maxSockets: Infinity },
     }),
   });
   const uploadClient = new sdk.S3Client({
@@ -66,5 +70,7 @@ async function buildClient(config: Config): Promise<S3Handle> {
     // A whole-request limit here, but each request carries one part (5 MiB by default).
     requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs) }),
   });
+  guardClient(client);
+  guardClient(uploadClient);
   return { client, uploadClient, sdk };
 }

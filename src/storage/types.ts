@@ -26,6 +26,8 @@ export interface ObjectPage {
   common_prefixes: string[];
   is_truncated: boolean;
   next_continuation_token: string | null;
+  /** The store sent more than max_keys; the page was cut, so its continuation may skip keys. */
+  store_ignored_max_keys?: boolean;
 }
 
 export interface ObjectMeta {

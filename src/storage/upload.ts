@@ -2,6 +2,8 @@ import type { CompletedPart } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../errors.ts";
 import { memoryPacer } from "../memory.ts";
 import type { S3Handle } from "./client.ts";
+import { createHash } from "node:crypto";
+import { etagMd5 } from "./integrity.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 
@@ -64,7 +66,12 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal)
   const body = Buffer.allocUnsafe(req.size);
   await readFully(req, body, 0);
   signal?.throwIfAborted();
-  const out = await uploadClient.send(new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size }), { abortSignal: signal });
+  const md5 = createHash("md5").update(body).digest();
+  const out = await uploadClient.send(
+    new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size, ContentMD5: md5.toString("base64") }),
+    { abortSignal: signal },
+  );
+  checkEtag(out, md5, req, "object");
   return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
 }
 
@@ -114,10 +121,12 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         const body = buffer.subarray(0, Math.min(partSize, req.size - start));
         await readFully(req, body, start);
         stop.signal.throwIfAborted();
+        const md5 = createHash("md5").update(body).digest();
         const out = await uploadClient.send(
-          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body.length, ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body.length, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
           { abortSignal: stop.signal },
         );
+        checkEtag(out, md5, req, `part ${index + 1}`);
         parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
         pace(body.length);
       }
@@ -158,6 +167,24 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     signal?.removeEventListener("abort", onCallerAbort);
     await creation.abortOrphans(s3, req.bucket, req.key, uploadId);
   }
+}
+
+/**
+ * The store's ETag for what we sent must be its MD5, where the ETag is one
+ * (not for KMS or customer-key encryption). Content-MD5 already asked the store
+ * to check; this catches a store, or a proxy, that answers for other bytes.
+ */
+function checkEtag(out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string }, md5: Buffer, req: UploadRequest, what: string): void {
+  const promised = etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm });
+  const sent = md5.toString("hex");
+  if (promised === undefined || promised === sent) return;
+  throw new ActionableError({
+    resource: s3Uri(req.bucket, req.key),
+    code: "IntegrityCheckFailed",
+    message: `The store answered the upload of the ${what} with ETag ${promised}, but the MD5 of the bytes sent is ${sent}: what it stored may not be the file.`,
+    hint: "upload the file again; if it repeats, the store or a proxy in front of it is corrupting data.",
+    retryable: true,
+  });
 }
 
 function objectParams(req: UploadRequest) {

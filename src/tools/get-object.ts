@@ -134,6 +134,7 @@ async function download(args: Args, ctx: ToolContext) {
     key: args.object_key,
     mode: "download",
     ...meta,
+    size: written.bytes, // verified against the Content-Length (or a checksum) on the way
     local_path: written.path,
     bytes: written.bytes,
     sha256: written.sha256,

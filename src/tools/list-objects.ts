@@ -64,7 +64,9 @@ export const listObjects = defineTool({
       page.is_truncated
         ? `More objects follow: call list_objects again with continuation_token "${page.next_continuation_token}".`
         : "End of listing.",
+      ...(page.store_ignored_max_keys ? ["Warning: the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)."] : []),
     ];
-    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...page });
+    const { store_ignored_max_keys: _ignored, ...structured } = page;
+    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured });
   },
 });

@@ -86,6 +86,33 @@ describe("unreachable or silent endpoint", () => {
     expect(took).toBeLessThan(10_000);
   });
 
+  test("a blackholed endpoint with the default attempts and idle timeout fails at the operation deadline", async () => {
+    // Before the deadline existed: 3 attempts × 60 s idle = 189 s, long after any client gave up.
+    const client = await binaryThroughProxy({ STORE_OPERATION_TIMEOUT_MS: "4000", STORE_REQUEST_TIMEOUT_MS: "60000", STORE_CONNECT_TIMEOUT_MS: "5000" });
+    proxy.set({ kind: "blackhole" });
+    const started = Date.now();
+    const r = await call(client, "list_buckets");
+    const took = Date.now() - started;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("Timeout");
+    expect(textOf(r)).toContain("STORE_OPERATION_TIMEOUT_MS");
+    expect(took).toBeGreaterThanOrEqual(3_900);
+    expect(took).toBeLessThan(8_000);
+  }, 20_000);
+
+  test("many transfers in flight do not make a listing wait for a free socket", async () => {
+    const client = await binaryThroughProxy();
+    proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
+    const downloads = Array.from({ length: 20 }, (_, i) =>
+      call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: join(dir, `many-${i}.bin`) }),
+    );
+    await Bun.sleep(500);
+    const listed = await call(client, "list_objects", { bucket_name: bucket });
+    expect(listed.isError).toBeFalsy();
+    const results = await Promise.all(downloads);
+    for (const r of results) expect(r.isError).toBeFalsy();
+  }, 60_000);
+
   test("a slow (but answering) endpoint is waited for", async () => {
     const client = await binaryThroughProxy();
     proxy.set({ kind: "delay", ms: 700 });

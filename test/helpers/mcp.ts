@@ -19,7 +19,7 @@ export function requireBinary(): string {
 }
 
 /** Starts the compiled binary as an MCP client would, and connects to it. */
-export async function connectBinary(opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+export async function connectBinary(opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<{ client: Client; stderr: () => string; close: () => Promise<void>; pid: number }> {
   const transport = new StdioClientTransport({
     command: requireBinary(),
     args: opts.args ?? [],
@@ -33,7 +33,7 @@ export async function connectBinary(opts: { args?: string[]; env?: Record<string
   });
   const client = new Client({ name: "store-mcp-test", version: "1.0.0" });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  return { client, stderr: () => stderr, close: () => client.close(), pid: transport.pid! };
 }
 
 /** The test server's configuration, as resolveConfig would produce it. */
@@ -48,11 +48,13 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     checksums: "WHEN_REQUIRED",
     connectTimeoutMs: 5000,
     requestTimeoutMs: 30000,
+    operationTimeoutMs: 30000,
     maxAttempts: 3,
     logLevel: "error",
     allowedDirs: [],
     readOnly: false,
     buckets: [],
+    allowBroadDirs: false,
     ...overrides,
   };
 }

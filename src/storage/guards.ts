@@ -1,0 +1,82 @@
+/**
+ * Middleware on every S3 client that protects the process from the store:
+ * answers that are not object bodies are read up to a cap (a hostile or broken
+ * store could otherwise send gigabytes of XML to be parsed whole), and the
+ * credentials each request was signed with, wherever they came from, are
+ * registered for scrubbing before any error can echo them.
+ */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { Transform, type Readable } from "node:stream";
+import { ActionableError, s3Uri } from "../errors.ts";
+import { registerResolvedCredentials } from "../redact.ts";
+
+/** The most a listing, error or other non-object answer may be: a full 1,000-key page of 1 KiB keys, escaped, fits. */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
+interface Exchange {
+  request?: { hostname?: string; port?: number; protocol?: string };
+  input?: { Bucket?: string; Key?: string };
+}
+
+type Body = Readable | ReadableStream<Uint8Array> | undefined;
+
+function tooLarge(command: string, exchange: Exchange, cap: number): ActionableError {
+  const req = exchange.request ?? {};
+  const store = `${req.protocol ?? "http:"}//${req.hostname ?? "?"}${req.port ? `:${req.port}` : ""}`;
+  return new ActionableError({
+    resource: exchange.input?.Bucket ? s3Uri(exchange.input.Bucket, exchange.input.Key) : "s3",
+    code: "ResponseTooLarge",
+    message: `The store at ${store} answered ${command.replace(/Command$/, "")} with more than ${cap} bytes, which no well-behaved S3 store sends; the answer was dropped unread.`,
+    hint: "use a smaller max_keys or a narrower prefix; if it persists, the endpoint is not a working S3 store (check STORE_ENDPOINT_URL).",
+  });
+}
+
+/** Passes at most `cap` bytes of `body` on, then fails it with `error()`. Node streams and web streams alike. */
+export function capBody(body: Body, cap: number, error: () => Error): Body {
+  if (!body) return body;
+  let seen = 0;
+  if (typeof (body as ReadableStream).getReader === "function") {
+    return (body as ReadableStream<Uint8Array>).pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform(chunk, controller) {
+          seen += chunk.byteLength;
+          if (seen > cap) controller.error(error());
+          else controller.enqueue(chunk);
+        },
+      }),
+    );
+  }
+  const source = body as Readable;
+  const capped = new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > cap) {
+        source.destroy();
+        done(error());
+      } else done(null, chunk);
+    },
+  });
+  source.on("error", (err) => capped.destroy(err));
+  return source.pipe(capped);
+}
+
+/** Installs the guards on a client. */
+export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const smithy = (context as { __smithy_context?: { selectedHttpAuthScheme?: { identity?: Record<string, string> } } }).__smithy_context;
+      const identity = smithy?.selectedHttpAuthScheme?.identity;
+      if (identity) registerResolvedCredentials(identity);
+      const result = await next(args);
+      const response = result.response as { statusCode?: number; body?: Body };
+      const command = (context as { commandName?: string }).commandName ?? "request";
+      // Object bodies stream to their caller, which bounds them; everything else is capped.
+      if (response && !(command === "GetObjectCommand" && (response.statusCode ?? 500) < 300)) {
+        response.body = capBody(response.body, cap, () => tooLarge(command, args as Exchange, cap));
+      }
+      return result;
+    },
+    // Innermost: below the deserializer, so it sees the raw answer before it is parsed.
+    { step: "deserialize", priority: "low", name: "storeMcpResponseGuard" },
+  );
+}

@@ -1,0 +1,116 @@
+/**
+ * What a GET answer promises about its body, and a stream that holds the body
+ * to it: the Content-Length always, the MD5 of a single-part ETag and the
+ * store's checksum headers when they cover the whole object. A body that breaks
+ * a promise is an error before anything it carried is kept.
+ */
+import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import { createHash, type Hash } from "node:crypto";
+import { ActionableError, isAbortError, s3Uri } from "../errors.ts";
+import { toStorageError, type ErrorContext } from "./errors.ts";
+
+export interface Promises {
+  /** Bytes the body must have (Content-Length), when sent. */
+  length: number | undefined;
+  /** MD5 (hex) the whole body must have: a single-part ETag of an object not encrypted with KMS or a customer key. */
+  md5: string | undefined;
+  /** Whole-object checksums the store sent: algorithm (node:crypto name or crc32) → base64. */
+  checksums: [string, string][];
+}
+
+const MD5_ETAG = /^"?([0-9a-f]{32})"?$/i;
+
+/** The MD5 an ETag stands for, or undefined when it is not one (multipart `-N`, KMS or SSE-C encryption). */
+export function etagMd5(etag: string | undefined | null, encryption?: { sse?: string; customerKey?: string }): string | undefined {
+  if (!etag || encryption?.customerKey || (encryption?.sse && encryption.sse.startsWith("aws:kms"))) return undefined;
+  return MD5_ETAG.exec(etag)?.[1]?.toLowerCase();
+}
+
+/** What `out` promises; `whole` when the answer is the whole object (not a range of it). */
+export function promisesOf(out: GetObjectCommandOutput, whole: boolean): Promises {
+  const checksums: [string, string][] = [];
+  if (whole && out.ChecksumType !== "COMPOSITE") {
+    for (const [algorithm, value] of [["sha256", out.ChecksumSHA256], ["sha1", out.ChecksumSHA1], ["crc32", out.ChecksumCRC32]] as const) {
+      if (value && !value.includes("-")) checksums.push([algorithm, value]);
+    }
+  }
+  return {
+    length: out.ContentLength,
+    md5: whole ? etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm }) : undefined,
+    checksums,
+  };
+}
+
+function fail(ctx: ErrorContext, code: string, message: string, hint: string, retryable = false): ActionableError {
+  return new ActionableError({ resource: s3Uri(ctx.bucket ?? "", ctx.key), code, message, hint, retryable });
+}
+
+/** Refuses up front an answer whose completeness nothing could prove. */
+export function requireVerifiable(promises: Promises, ctx: ErrorContext): void {
+  if (promises.length === undefined && promises.md5 === undefined && promises.checksums.length === 0) {
+    throw fail(ctx, "UnverifiableBody", "The store sent the object without a Content-Length or a checksum, so whether it arrived whole cannot be checked; nothing was kept.", "retry; if it keeps happening, the endpoint (or a proxy in front of it) is not behaving like an S3 store.");
+  }
+}
+
+class Crc32 {
+  private static table = (() => {
+    const t = new Uint32Array(256);
+    for (let n = 0; n < 256; n++) {
+      let c = n;
+      for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+      t[n] = c >>> 0;
+    }
+    return t;
+  })();
+  private crc = 0xffffffff;
+  update(bytes: Uint8Array): void {
+    let c = this.crc;
+    for (let i = 0; i < bytes.length; i++) c = Crc32.table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+    this.crc = c;
+  }
+  digestBase64(): string {
+    const out = Buffer.alloc(4);
+    out.writeUInt32BE((this.crc ^ 0xffffffff) >>> 0);
+    return out.toString("base64");
+  }
+}
+
+/**
+ * Passes the body through, counting and hashing it, and fails at the end (or
+ * at the first error) when it broke a promise. A failure while reading is
+ * reported as an incomplete body with the count received.
+ */
+export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined, promises: Promises, ctx: ErrorContext): AsyncIterable<Uint8Array> {
+  const md5 = promises.md5 ? createHash("md5") : undefined;
+  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [alg, value, alg === "crc32" ? new Crc32() : createHash(alg)]);
+  let received = 0;
+  try {
+    if (body) {
+      for await (const chunk of body) {
+        received += chunk.length;
+        if (promises.length !== undefined && received > promises.length) break;
+        md5?.update(chunk);
+        for (const [, , h] of hashes) h.update(chunk);
+        yield chunk;
+      }
+    }
+  } catch (err) {
+    if (isAbortError(err) || err instanceof ActionableError) throw toStorageError(err, ctx);
+    const of = promises.length !== undefined ? ` of ${promises.length}` : "";
+    const timedOut = /timeout|timed out/i.test(String((err as Error)?.message)) || (err as Error)?.name === "TimeoutError";
+    throw fail(ctx, "IncompleteBody", `The ${timedOut ? "store stopped sending" : "connection broke"} after ${received}${of} bytes of the object; nothing partial was kept.`, "retry the call.", true);
+  }
+  if (promises.length !== undefined && received !== promises.length) {
+    throw fail(ctx, "IncompleteBody", `The store promised ${promises.length} bytes but sent ${received}; nothing partial was kept.`, "retry the call.", true);
+  }
+  const digest = md5?.digest("hex");
+  if (digest !== undefined && digest !== promises.md5) {
+    throw fail(ctx, "IntegrityCheckFailed", `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+  }
+  for (const [alg, value, h] of hashes) {
+    const got = h instanceof Crc32 ? h.digestBase64() : h.digest("base64");
+    if (got !== value) {
+      throw fail(ctx, "IntegrityCheckFailed", `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * A hostile or broken store (test/helpers/fake-s3.ts) through the compiled
+ * binary: answers are bounded, bodies are verified against what the store
+ * promised, and the server keeps serving with its memory in bounds.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { fakeEnv, listBucketsXml, listObjectsXml, peakRss, startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+
+let fake: FakeS3;
+let dir: string;
+let session: Awaited<ReturnType<typeof connectBinary>>;
+
+beforeAll(async () => {
+  fake = await startFakeS3();
+  dir = tempDir("hostile");
+  mkdirSync(join(dir, "in"));
+  await Bun.write(join(dir, "in", "up.txt"), "upload me");
+  session = await connectBinary({ env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "3000" }), args: ["--allowed-dir", dir] });
+});
+afterAll(async () => {
+  await session.close();
+  await fake.stop();
+});
+
+const md5 = (s: string | Uint8Array) => createHash("md5").update(s).digest("hex");
+const MiB = 1024 * 1024;
+
+test("a 32 MiB listing is refused unread, names the store, and memory stays under 200 MB", async () => {
+  const huge = listObjectsXml("b", Array.from({ length: 200_000 }, (_, i) => `key-${i}-${"x".repeat(100)}`));
+  expect(huge.length).toBeGreaterThan(32 * MiB);
+  fake.handle(() => ({ body: huge }));
+  const r = await call(session.client, "list_objects", { bucket_name: "b" });
+  expect(r.isError).toBe(true);
+  expect(textOf(r)).toContain("ResponseTooLarge");
+  expect(textOf(r)).toContain(fake.endpoint);
+  expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(10_000);
+
+  fake.handle(() => ({ body: listBucketsXml(Array.from({ length: 400_000 }, (_, i) => `bucket-${i}-${"y".repeat(60)}`)) }));
+  const b = await call(session.client, "list_buckets", {});
+  expect(b.isError).toBe(true);
+  expect(textOf(b)).toContain("ResponseTooLarge");
+  expect(peakRss(session.pid)).toBeLessThan(200 * MiB);
+});
+
+test("results never exceed what was asked: max_keys, and a bucket-count limit", async () => {
+  fake.handle(() => ({ body: listObjectsXml("b", Array.from({ length: 50 }, (_, i) => `k${i}`)) }));
+  const r = await call(session.client, "list_objects", { bucket_name: "b", max_keys: 5 });
+  expect(r.isError).toBeFalsy();
+  expect(r.structuredContent!.objects.length).toBe(5);
+  expect(r.structuredContent!.is_truncated).toBe(true);
+
+  fake.handle(() => ({ body: listBucketsXml(Array.from({ length: 5000 }, (_, i) => `bucket-${i}`)) }));
+  const b = await call(session.client, "list_buckets", {});
+  expect(b.structuredContent!.buckets.length).toBe(1000);
+  expect(b.structuredContent!.truncated).toBe(true);
+  expect(textOf(b)).toContain("5000");
+});
+
+test("a corrupted body of the right length is refused; nothing lands at local_path", async () => {
+  const good = "the real content, 37 bytes long.....";
+  const bad = good.replace("real", "FAKE");
+  fake.handle(() => ({ headers: { etag: `"${md5(good)}"`, "content-type": "text/plain" }, body: bad }));
+  const read = await call(session.client, "get_object", { bucket_name: "b", object_key: "k.txt" });
+  expect(read.isError).toBe(true);
+  expect(textOf(read)).toContain("IntegrityCheckFailed");
+  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "k.txt", mode: "download", local_path: "in/k.txt" });
+  expect(down.isError).toBe(true);
+  expect(textOf(down)).toContain("IntegrityCheckFailed");
+  expect(readdirSync(join(dir, "in"))).toEqual(["up.txt"]);
+});
+
+test("a store checksum header that does not match is refused", async () => {
+  const body = "checksummed body";
+  const wrong = createHash("sha256").update("something else").digest("base64");
+  fake.handle(() => ({ headers: { etag: `"abc-2"`, "x-amz-checksum-sha256": wrong }, body }));
+  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "c.bin", mode: "download", local_path: "in/c.bin" });
+  expect(down.isError).toBe(true);
+  expect(textOf(down)).toContain("IntegrityCheckFailed");
+  expect(existsSync(join(dir, "in", "c.bin"))).toBe(false);
+});
+
+test("a short close-delimited body is not reported as an empty object", async () => {
+  const whole = "0123456789".repeat(100);
+  fake.handle(() => ({ headers: { etag: `"${md5(whole)}"`, "content-type": "text/plain" }, body: whole.slice(0, 400), framing: "close" }));
+  const read = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt" });
+  expect(read.isError).toBe(true);
+  expect(read.structuredContent?.size).not.toBe(0);
+  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt", mode: "download", local_path: "in/short.txt" });
+  expect(down.isError).toBe(true);
+  expect(existsSync(join(dir, "in", "short.txt"))).toBe(false);
+  // Without any checksum, a body without a length cannot be verified: refused, not guessed.
+  fake.handle(() => ({ headers: { etag: `"abc-3"`, "content-type": "text/plain" }, body: whole, framing: "close" }));
+  const unverifiable = await call(session.client, "get_object", { bucket_name: "b", object_key: "nolength.txt", mode: "download", local_path: "in/nolength.txt" });
+  expect(unverifiable.isError).toBe(true);
+  expect(textOf(unverifiable)).toContain("UnverifiableBody");
+});
+
+test("a body cut before its Content-Length is reported as incomplete, not as an unreachable endpoint", async () => {
+  const whole = "z".repeat(100_000);
+  fake.handle(() => ({ headers: { etag: `"${md5(whole)}"` }, body: whole, cutAfter: 40_000 }));
+  for (const args of [{}, { mode: "download", local_path: "in/cut.bin" }]) {
+    const r = await call(session.client, "get_object", { bucket_name: "b", object_key: "cut.bin", ...args });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("IncompleteBody");
+    expect(textOf(r)).not.toContain("could not be reached");
+  }
+  expect(existsSync(join(dir, "in", "cut.bin"))).toBe(false);
+});
+
+test("an upload whose returned ETag is not the MD5 of what was sent is an error", async () => {
+  fake.handle((req) => (req.method === "PUT" ? { headers: { etag: `"${md5("not what was sent")}"` } } : { status: 404, body: xml("<Error><Code>NoSuchKey</Code></Error>") }));
+  const r = await call(session.client, "upload_file", { local_file_path: "in/up.txt", bucket_name: "b", object_key: "up.txt" });
+  expect(r.isError).toBe(true);
+  expect(textOf(r)).toContain("IntegrityCheckFailed");
+  // What was sent carried its MD5, so a real store checks the body itself too.
+  const put = fake.requests.findLast((q) => q.method === "PUT")!;
+  expect(put.headers["content-md5"]).toBe(createHash("md5").update("upload me").digest("base64"));
+});
+
+test("a listing that trickles fails at the operation deadline, and the server keeps serving", async () => {
+  fake.handle(() => ({ body: listObjectsXml("b", Array.from({ length: 100 }, (_, i) => `k${i}`)), trickle: { bytes: 10, everyMs: 200 } }));
+  const started = Date.now();
+  const r = await call(session.client, "list_objects", { bucket_name: "b" });
+  const took = Date.now() - started;
+  expect(r.isError).toBe(true);
+  expect(textOf(r)).toContain("Timeout");
+  expect(took).toBeLessThan(8_000);
+  fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
+  const after = await call(session.client, "list_objects", { bucket_name: "b" });
+  expect(after.structuredContent!.objects[0].key).toBe("alive");
+}, 20_000);
