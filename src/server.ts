@@ -1,9 +1,9 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import pkg from "../package.json" with { type: "json" };
 import { ActionableError, isAbortError } from "./errors.ts";
 import { CallTracker } from "./lifecycle.ts";
-import { effectiveAllowedDirs, rootDirs } from "./local/allowed.ts";
+import { trackClientRoots } from "./client-roots.ts";
+import { effectiveAllowedDirs } from "./local/allowed.ts";
 import { createLocalFiles } from "./local/index.ts";
 import type { Logger } from "./log.ts";
 import { logValue, scrubSecrets } from "./redact.ts";
@@ -51,30 +51,12 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
 
-  // Client roots narrow the operator's directories. Until the client has
-  // answered roots/list, local operations wait; if it fails, nothing is allowed.
-  let roots: string[] | undefined;
-  let rootsReady: Promise<void> = Promise.resolve();
-  const refreshRoots = () => {
-    rootsReady = mcp.server
-      .listRoots()
-      .then(({ roots: listed }) => {
-        roots = rootDirs(listed.map((r) => r.uri));
-        log.debug(`client roots: ${roots.map((r) => logValue(r)).join(", ") || "(none)"}`);
-      })
-      .catch((err: unknown) => {
-        roots = [];
-        log.warn(`the client declares roots but roots/list failed (${(err as Error).message}); local files are off`);
-      });
-  };
-  mcp.server.oninitialized = () => {
-    if (mcp.server.getClientCapabilities()?.roots) refreshRoots();
-  };
-  mcp.server.setNotificationHandler(RootsListChangedNotificationSchema, async () => refreshRoots());
-
+  // Client roots narrow the operator's directories (see client-roots.ts).
+  const clientRoots = trackClientRoots(mcp.server, log);
   const files = createLocalFiles(async () => {
-    await rootsReady;
-    return effectiveAllowedDirs(options.allowedDirs, roots, options.cwd, options.allowBroadDirs);
+    const state = await clientRoots();
+    if (state && "problem" in state) return { dirs: [], problem: state.problem };
+    return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
   });
   const allowlist = new Set(options.buckets);
   const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);

@@ -59,9 +59,10 @@ export async function rawSession(args: string[], env: Record<string, string>, me
 }
 
 /** Runs the binary with arguments and no stdin traffic (for --help, --version, config errors). */
-export function runBinary(args: string[], env: Record<string, string> = {}): { stdout: string; stderr: string; exitCode: number | null } {
+export function runBinary(args: string[], env: Record<string, string> = {}, cwd?: string): { stdout: string; stderr: string; exitCode: number | null } {
   const out = Bun.spawnSync([requireBinary(), ...args], {
     stdin: "ignore",
+    cwd,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
     timeout: 15_000,
   });

@@ -1,0 +1,115 @@
+/** Allowed directories that would open too much, and secrets that could leak, through the compiled binary. */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { fakeEnv, startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { rawSession, runBinary, INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
+import { s3Env } from "../helpers/s3.ts";
+
+describe("allowed directories", () => {
+  test("an empty --allowed-dir is a configuration error, in either spelling", () => {
+    for (const args of [["--allowed-dir", ""], ["--allowed-dir="]]) {
+      const r = runBinary(args, s3Env());
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain("empty");
+      expect(r.stdout).toBe("");
+    }
+  });
+
+  test("/, the home directory, its ancestors and system directories are refused unless --allow-broad-dirs", () => {
+    const home = tempDir("home");
+    for (const [args, cwd] of [[["--allowed-dir", "."], "/"], [["--allowed-dir", "/etc"], undefined], [["--allowed-dir", home], undefined], [["--allowed-dir", dirname(home)], undefined], [["--allowed-dir", "/usr"], undefined]] as const) {
+      const r = runBinary([...args], { ...s3Env(), HOME: home }, cwd);
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toContain("too broad");
+      expect(r.stderr).toContain("--allow-broad-dirs");
+    }
+    const opted = runBinary(["--allowed-dir", "/etc", "--allow-broad-dirs"], s3Env());
+    expect(opted.exitCode).toBe(0);
+  });
+
+  test("the working-directory default follows the same rule: ~/.aws/credentials cannot be uploaded from home or /etc", async () => {
+    const home = tempDir("home-default");
+    mkdirSync(join(home, ".aws"));
+    writeFileSync(join(home, ".aws", "credentials"), "[default]\naws_secret_access_key = nope\n");
+    for (const cwd of [home, dirname(home), "/etc"]) {
+      const { client, close } = await connectBinary({ env: { ...s3Env(), HOME: home }, cwd });
+      try {
+        const r = await call(client, "upload_file", { local_file_path: join(home, ".aws", "credentials"), bucket_name: "any", object_key: "stolen" });
+        expect(r.isError).toBe(true);
+        expect(textOf(r)).toContain("LocalFilesDisabled");
+        expect(textOf(r)).toContain("too broad");
+      } finally {
+        await close();
+      }
+    }
+  });
+});
+
+describe("secrets", () => {
+  let fake: FakeS3;
+  beforeAll(async () => {
+    fake = await startFakeS3();
+  });
+  afterAll(() => fake.stop());
+
+  test("configuration errors never echo a secret: URL userinfo (even unparseable), stray values", () => {
+    const secret = "EndpointPassw0rd-do-not-print";
+    for (const url of [`http://user:${secret}@exa mple.com`, `ftp://user:${secret}@example.com`, `user:${secret}@example.com`]) {
+      const r = runBinary(["--endpoint-url", url], s3Env());
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).not.toContain(secret);
+    }
+    const stray = runBinary(["--secret-acess-key", "TypoedSecretValue-123456"], s3Env());
+    expect(stray.exitCode).toBe(1);
+    expect(stray.stderr).not.toContain("TypoedSecretValue-123456");
+    const flagged = runBinary(["--secret-access-key", "RealSecretValue-987654", "--region", "not a region!"], { ...s3Env(), STORE_SECRET_ACCESS_KEY: "" });
+    expect(flagged.exitCode).toBe(1);
+    expect(flagged.stderr).not.toContain("RealSecretValue-987654");
+  });
+
+  test("debug call logs escape and scrub model-supplied keys: no forged line, no secret", async () => {
+    const env = fakeEnv(fake);
+    fake.handle(() => ({ status: 404, body: xml("<Error><Code>NoSuchKey</Code></Error>") }));
+    const key = `logs/${env.STORE_SECRET_ACCESS_KEY}\nFORGED store_mcp_server: admin logged in`;
+    const run = await rawSession(["--log-level", "debug"], env, [
+      INITIALIZE,
+      INITIALIZED,
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: "b", object_key: key } } },
+    ]);
+    expect(run.stderr).toContain("get_object");
+    expect(run.stderr).not.toContain(env.STORE_SECRET_ACCESS_KEY!);
+    expect(run.stderr.split("\n").some((line) => line.startsWith("FORGED"))).toBe(false);
+  });
+
+  test("encoded session tokens, AWS_* and profile credentials, and whole key ids are scrubbed from results", async () => {
+    const token = "FwoGZXIvYXdzE/token+with=special/chars";
+    const profileSecret = "ProfileOnlySecret/abc+def=ghi0123";
+    const home = tempDir("profile");
+    mkdirSync(join(home, ".aws"));
+    writeFileSync(join(home, ".aws", "credentials"), `[default]\naws_access_key_id = AKIAPROFILEKEY000042\naws_secret_access_key = ${profileSecret}\n`);
+    fake.handle(() => ({
+      status: 403,
+      body: xml(`<Error><Code>AccessDenied</Code><Message>denied for ${encodeURIComponent(token)} ${encodeURIComponent(profileSecret)} ${profileSecret} key AKIAPROFILEKEY000042 AKIASTOREKEYID000042</Message></Error>`),
+    }));
+    const withToken = await connectBinary({ env: { ...fakeEnv(fake), STORE_ACCESS_KEY_ID: "AKIASTOREKEYID000042", STORE_SESSION_TOKEN: token } });
+    try {
+      const text = textOf(await call(withToken.client, "list_buckets"));
+      expect(text).toContain("AccessDenied");
+      expect(text).not.toContain(encodeURIComponent(token));
+      expect(text).not.toContain("AKIASTOREKEYID000042");
+    } finally {
+      await withToken.close();
+    }
+    const fromProfile = await connectBinary({ env: { STORE_ENDPOINT_URL: fake.endpoint, STORE_REGION: "us-east-1", HOME: home, AWS_EC2_METADATA_DISABLED: "true" } });
+    try {
+      const text = textOf(await call(fromProfile.client, "list_buckets"));
+      expect(text).toContain("AccessDenied");
+      for (const leaked of [profileSecret, encodeURIComponent(profileSecret), "AKIAPROFILEKEY000042"]) expect(text).not.toContain(leaked);
+    } finally {
+      await fromProfile.close();
+    }
+  });
+});
