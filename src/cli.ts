@@ -89,17 +89,14 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   for (const warning of resolved.warnings) log.warn(warning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
-  const [{ StdioServerTransport }, { createS3Storage }] = await Promise.all([
-    import("@modelcontextprotocol/sdk/server/stdio.js"),
-    import("./storage/index.ts"),
-  ]);
+  const [{ StdioTransport }, { createS3Storage }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
   const server = createServer(
     { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs },
     { storage: createS3Storage(config), log, calls },
   );
   installShutdown(log, calls, () => server.close());
-  await server.connect(new StdioServerTransport());
+  await server.connect(new StdioTransport(log));
   log.info("ready on stdio");
 }
 

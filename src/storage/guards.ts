@@ -60,6 +60,25 @@ export function capBody(body: Body, cap: number, error: () => Error): Body {
   return source.pipe(capped);
 }
 
+/**
+ * A body with neither a Content-Length nor chunked framing ends when the
+ * connection closes, so a cut cannot be told from the end: such an object
+ * body is refused before anything is read.
+ */
+function closeDelimited(headers: Record<string, string>): boolean {
+  const get = (name: string) => Object.entries(headers).find(([k]) => k.toLowerCase() === name)?.[1];
+  return get("content-length") === undefined && !/chunked/i.test(get("transfer-encoding") ?? "");
+}
+
+function unverifiable(exchange: Exchange): ActionableError {
+  return new ActionableError({
+    resource: exchange.input?.Bucket ? s3Uri(exchange.input.Bucket, exchange.input.Key) : "s3",
+    code: "UnverifiableBody",
+    message: "The store sent the object with neither a Content-Length nor chunked framing, so whether it arrived whole cannot be checked; nothing was kept.",
+    hint: "retry; if it keeps happening, the endpoint (or a proxy in front of it) is not behaving like an S3 store.",
+  });
+}
+
 /** Installs the guards on a client. */
 export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
   client.middlewareStack.add(
@@ -68,11 +87,16 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
       const result = await next(args);
-      const response = result.response as { statusCode?: number; body?: Body };
+      const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const command = (context as { commandName?: string }).commandName ?? "request";
-      // Object bodies stream to their caller, which bounds them; everything else is capped.
-      if (response && !(command === "GetObjectCommand" && (response.statusCode ?? 500) < 300)) {
+      const objectBody = command === "GetObjectCommand" && (response?.statusCode ?? 500) < 300;
+      // Object bodies stream to their caller, which bounds and verifies them; everything else is capped.
+      if (response && !objectBody) {
         response.body = capBody(response.body, cap, () => tooLarge(command, args as Exchange, cap));
+      }
+      if (objectBody && closeDelimited(response.headers ?? {})) {
+        (response.body as { destroy?(): void } | undefined)?.destroy?.();
+        throw unverifiable(args as Exchange);
       }
       return result;
     },

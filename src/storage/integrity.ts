@@ -45,13 +45,6 @@ function fail(ctx: ErrorContext, code: string, message: string, hint: string, re
   return new ActionableError({ resource: s3Uri(ctx.bucket ?? "", ctx.key), code, message, hint, retryable });
 }
 
-/** Refuses up front an answer whose completeness nothing could prove. */
-export function requireVerifiable(promises: Promises, ctx: ErrorContext): void {
-  if (promises.length === undefined && promises.md5 === undefined && promises.checksums.length === 0) {
-    throw fail(ctx, "UnverifiableBody", "The store sent the object without a Content-Length or a checksum, so whether it arrived whole cannot be checked; nothing was kept.", "retry; if it keeps happening, the endpoint (or a proxy in front of it) is not behaving like an S3 store.");
-  }
-}
-
 class Crc32 {
   private static table = (() => {
     const t = new Uint32Array(256);

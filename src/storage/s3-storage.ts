@@ -5,7 +5,7 @@ import { s3Uri } from "../errors.ts";
 import { lazyS3Client, type S3Handle } from "./client.ts";
 import { deadlineError, startDeadline } from "./deadline.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
-import { promisesOf, requireVerifiable, verifiedBody } from "./integrity.ts";
+import { promisesOf, verifiedBody } from "./integrity.ts";
 import type { ObjectAddress, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
 
@@ -114,7 +114,6 @@ export function createS3Storage(config: Config): Storage {
         }
         const ctx = errorContext(addr);
         const promises = promisesOf(out, isWhole(out));
-        requireVerifiable(promises, ctx);
         const bytes = await readAtMost(verifiedBody(out.Body as AsyncIterable<Uint8Array> | undefined, promises, ctx), maxBytes);
         const meta = metaOf(out);
         return { meta: meta.size < 0 ? { ...meta, size: bytes.length } : meta, bytes };
@@ -129,12 +128,6 @@ export function createS3Storage(config: Config): Storage {
         const raw = out.Body as (AsyncIterable<Uint8Array> & { destroy?(): void }) | undefined;
         const ctx = errorContext(addr);
         const promises = promisesOf(out, true);
-        try {
-          requireVerifiable(promises, ctx);
-        } catch (err) {
-          raw?.destroy?.();
-          throw err;
-        }
         return { meta: metaOf(out), body: verifiedBody(raw, promises, ctx), discard: () => raw?.destroy?.() };
       }),
 

@@ -89,11 +89,12 @@ test("a short close-delimited body is not reported as an empty object", async ()
   fake.handle(() => ({ headers: { etag: `"${md5(whole)}"`, "content-type": "text/plain" }, body: whole.slice(0, 400), framing: "close" }));
   const read = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt" });
   expect(read.isError).toBe(true);
+  expect(textOf(read)).toContain("UnverifiableBody");
   expect(read.structuredContent?.size).not.toBe(0);
   const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt", mode: "download", local_path: "in/short.txt" });
   expect(down.isError).toBe(true);
   expect(existsSync(join(dir, "in", "short.txt"))).toBe(false);
-  // Without any checksum, a body without a length cannot be verified: refused, not guessed.
+  // Without a length or chunked framing, a body cannot be verified: refused, not guessed.
   fake.handle(() => ({ headers: { etag: `"abc-3"`, "content-type": "text/plain" }, body: whole, framing: "close" }));
   const unverifiable = await call(session.client, "get_object", { bucket_name: "b", object_key: "nolength.txt", mode: "download", local_path: "in/nolength.txt" });
   expect(unverifiable.isError).toBe(true);

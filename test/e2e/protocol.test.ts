@@ -51,6 +51,23 @@ describe("what the client sends", () => {
     expect(lines[6].result).toEqual({});
   }, 60_000);
 
+  test("a message over 10 MiB is refused with a JSON-RPC error and logged; the server keeps serving", async () => {
+    const pad = "x".repeat(11 * 1024 * 1024);
+    const run = await rawSession([], s3Env(), [
+      INITIALIZE,
+      INITIALIZED,
+      { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "list_buckets", arguments: { pad } } },
+      `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"reason":"${pad}"}}`,
+      { jsonrpc: "2.0", id: 8, method: "tools/list" },
+    ]);
+    expect(run.exitCode).toBe(0);
+    const byId = Object.fromEntries(run.stdoutLines.map((l) => JSON.parse(l)).filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+    expect(byId[7].error.code).toBe(-32600);
+    expect(byId[7].error.message).toContain("too large");
+    expect(byId[8].result.tools.length).toBeGreaterThan(0);
+    expect(run.stderr).toContain("refused a message of");
+  }, 60_000);
+
   test("50 concurrent calls mixing uploads, reads, downloads and listings: every one answered correctly", async () => {
     const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
     try {

@@ -1,0 +1,147 @@
+/**
+ * MCP over stdin/stdout, one JSON message a line. Unlike the SDK's transport,
+ * which drops the whole connection when one message passes 10 MiB, a line
+ * over the limit is skipped as it streams in (never held whole), answered
+ * with a JSON-RPC error when its id can be read, and logged; the session
+ * goes on. Lines are gathered as chunks and joined once, not re-copied on
+ * every read.
+ */
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { Logger } from "../log.ts";
+
+/** The largest message accepted from the client: the SDK clients' own limit. */
+export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** How much of a refused message is kept to find its id. */
+const HEAD_BYTES = 64 * 1024;
+const INVALID_REQUEST = -32600;
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** Set while a line over the limit streams past: its first bytes, for the id. */
+  private oversized: Buffer | undefined;
+  private oversizedBytes = 0;
+
+  constructor(
+    private readonly log: Logger,
+    private readonly stdin: NodeJS.ReadableStream = process.stdin,
+    private readonly stdout: NodeJS.WritableStream = process.stdout,
+    private readonly maxBytes = MAX_MESSAGE_BYTES,
+  ) {}
+
+  private readonly onData = (chunk: Buffer) => {
+    let start = 0;
+    for (let nl = chunk.indexOf(10, start); nl >= 0; nl = chunk.indexOf(10, start)) {
+      this.take(chunk.subarray(start, nl));
+      this.endLine();
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.take(chunk.subarray(start));
+  };
+
+  private readonly onError = (error: Error) => this.onerror?.(error);
+
+  async start(): Promise<void> {
+    this.stdin.on("data", this.onData);
+    this.stdin.on("error", this.onError);
+  }
+
+  private take(part: Buffer): void {
+    if (part.length === 0) return;
+    if (this.oversized) {
+      this.oversizedBytes += part.length;
+      return;
+    }
+    this.parts.push(part);
+    this.size += part.length;
+    if (this.size > this.maxBytes) {
+      this.oversized = Buffer.concat(this.parts).subarray(0, HEAD_BYTES);
+      this.oversizedBytes = this.size;
+      this.parts = [];
+      this.size = 0;
+    }
+  }
+
+  private endLine(): void {
+    if (this.oversized) {
+      this.refuse(this.oversized, this.oversizedBytes);
+      this.oversized = undefined;
+      this.oversizedBytes = 0;
+      return;
+    }
+    const line = Buffer.concat(this.parts).toString("utf8").replace(/\r$/, "");
+    this.parts = [];
+    this.size = 0;
+    if (line.trim() === "") return;
+    let message: JSONRPCMessage;
+    try {
+      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+    } catch (error) {
+      this.onerror?.(error as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  private refuse(head: Buffer, bytes: number): void {
+    const id = topLevelId(head.toString("utf8"));
+    this.log.warn(`refused a message of ${bytes} bytes from the client (the limit is ${this.maxBytes})${id === undefined ? "" : `; answered id ${JSON.stringify(id)} with an error`}`);
+    if (id === undefined) return;
+    void this.send({
+      jsonrpc: "2.0",
+      id,
+      error: { code: INVALID_REQUEST, message: `Request too large: ${bytes} bytes, over the server's limit of ${this.maxBytes} bytes per message. Send less data in one call.` },
+    } as JSONRPCMessage);
+  }
+
+  async close(): Promise<void> {
+    this.stdin.off("data", this.onData);
+    this.stdin.off("error", this.onError);
+    this.parts = [];
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(JSON.stringify(message) + "\n")) resolve();
+      else this.stdout.once("drain", resolve);
+    });
+  }
+}
+
+/**
+ * The `id` member of the outermost object in the first bytes of a JSON text,
+ * or undefined. A small scanner, since the text is cut and will not parse.
+ */
+export function topLevelId(text: string): string | number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end < 0) return undefined;
+      const key = text.slice(i, end + 1);
+      i = end;
+      if (depth !== 1) continue;
+      const after = /^\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)/.exec(text.slice(end + 1, end + 200));
+      if (!after) continue;
+      if (JSON.parse(key) === "id") return JSON.parse(after[1]!) as string | number;
+    }
+  }
+  return undefined;
+}
+
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === "\\") i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
