@@ -2,6 +2,7 @@
 import { defineCommand, runMain } from "citty";
 import { describeConfig, resolveConfig, type CliOptions } from "./config.ts";
 import { CallTracker } from "./lifecycle.ts";
+import { SendLeases } from "./memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, DEFAULT_LOG_DIRECTIVE, type Logger } from "./log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
@@ -91,12 +92,13 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
 
   const [{ StdioTransport }, { createS3Storage }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
+  const leases = new SendLeases();
   const server = createServer(
     { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs },
-    { storage: createS3Storage(config), log, calls },
+    { storage: createS3Storage(config), log, calls, leases },
   );
   installShutdown(log, calls, () => server.close());
-  await server.connect(new StdioTransport(log));
+  await server.connect(new StdioTransport(log, process.stdin, process.stdout, undefined, leases));
   log.info("ready on stdio");
 }
 

@@ -17,3 +17,88 @@ export function memoryPacer(everyBytes = EVERY_BYTES): (bytes: number) => void {
     gc(true);
   };
 }
+
+/**
+ * A budget on the bytes that calls in flight may hold at once (a read's
+ * buffer, its decoded text, its base64, its serialized answer). A call
+ * reserves its share before it starts and waits, in arrival order, while the
+ * budget is spent; a share larger than the whole budget waits for all of it.
+ */
+export class ByteBudget {
+  private used = 0;
+  private readonly waiting: { bytes: number; admit: () => void }[] = [];
+
+  constructor(readonly limit: number) {}
+
+  /** Waits until `bytes` fit, takes them, and returns the function that gives them back. */
+  async reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
+    const share = Math.min(bytes, this.limit);
+    if (share <= 0) return () => {};
+    if (this.waiting.length === 0 && this.used + share <= this.limit) {
+      this.used += share;
+    } else {
+      signal?.throwIfAborted();
+      await new Promise<void>((resolve, reject) => {
+        const entry = { bytes: share, admit: resolve };
+        this.waiting.push(entry);
+        signal?.addEventListener(
+          "abort",
+          () => {
+            const i = this.waiting.indexOf(entry);
+            if (i < 0) return; // already admitted
+            this.waiting.splice(i, 1);
+            reject(signal.reason);
+            this.wake();
+          },
+          { once: true },
+        );
+      });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.used -= share;
+      this.wake();
+    };
+  }
+
+  /** Admits waiters in arrival order while their shares fit (taking the share on their behalf). */
+  private wake(): void {
+    while (this.waiting.length > 0 && this.used + this.waiting[0]!.bytes <= this.limit) {
+      const next = this.waiting.shift()!;
+      this.used += next.bytes;
+      next.admit();
+    }
+  }
+}
+
+/**
+ * A reservation that outlives its call: a result is still in memory, then
+ * serialized, then queued on stdout, after the handler returns. The server
+ * hands the release over under the request id, and the transport settles it
+ * once the answer is written out (or it is settled at the latest after
+ * `maxHoldMs`, should no answer ever be sent).
+ */
+export class SendLeases {
+  private readonly held = new Map<string | number, () => void>();
+
+  constructor(private readonly maxHoldMs = 60_000) {}
+
+  hold(id: string | number, release: () => void): void {
+    this.held.get(id)?.();
+    const timer = setTimeout(() => this.sent(id), this.maxHoldMs);
+    timer.unref?.();
+    this.held.set(id, () => {
+      clearTimeout(timer);
+      release();
+    });
+  }
+
+  /** The answer to `id` has been written out. */
+  sent(id: string | number): void {
+    const release = this.held.get(id);
+    this.held.delete(id);
+    release?.();
+  }
+}

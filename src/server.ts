@@ -2,6 +2,8 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import pkg from "../package.json" with { type: "json" };
 import { ActionableError, isAbortError } from "./errors.ts";
 import { CallTracker } from "./lifecycle.ts";
+import { ByteBudget, type SendLeases } from "./memory.ts";
+import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "./response-budget.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { effectiveAllowedDirs } from "./local/allowed.ts";
 import { createLocalFiles } from "./local/index.ts";
@@ -31,9 +33,22 @@ export interface ServerOptions {
 export interface ServerDeps {
   storage: Storage;
   log: Logger;
+  /** Bytes calls in flight may hold at once; a fresh budget of READ_MEMORY_BUDGET when omitted. */
+  memory?: ByteBudget;
+  /** When the transport reports answers as written: reservations are held until then, not just until the handler returns. */
+  leases?: SendLeases;
   /** Lets shutdown cancel and await calls in flight; a fresh one when omitted. */
   calls?: CallTracker;
 }
+
+/**
+ * Bytes all calls in flight may hold at once, from the start of a call until
+ * its answer is written out. A maximum read (10 MiB) holds about four times
+ * its size (buffer, text, escapes or base64, serialized answer), so three run
+ * at a time and the rest queue: 50 parallel maximum reads peaked at 280-320 MB
+ * here (test/e2e/response-budget.test.ts asserts under 512 MB).
+ */
+export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 
 const INSTRUCTIONS =
   "Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
@@ -50,6 +65,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
+  const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);
 
   // Client roots narrow the operator's directories (see client-roots.ts).
   const clientRoots = trackClientRoots(mcp.server, log);
@@ -82,19 +98,31 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
       async (args: Record<string, unknown>, extra) => {
         const signal = calls.callSignal(extra.signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region };
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES };
         const started = performance.now();
         const about = describeCall(tool.name, args);
+        let release: (() => void) | undefined;
+        let handedOver = false;
         try {
+          release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));
+          const result = { content: out.content, structuredContent: out.structured as Record<string, unknown> };
+          // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
+          if (!fitsResponse(result)) throw responseTooLarge(tool.name);
           log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
-          return { content: out.content, structuredContent: out.structured as Record<string, unknown> };
+          if (release && deps.leases && !signal.aborted) {
+            deps.leases.hold(extra.requestId, release);
+            handedOver = true;
+          }
+          return result;
         } catch (err) {
           const failure = asActionable(err);
           const ms = Math.round(performance.now() - started);
           if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
           else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
           return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true };
+        } finally {
+          if (!handedOver) release?.();
         }
       },
     );
@@ -114,6 +142,15 @@ export function describeCall(name: string, args: Record<string, unknown>): strin
     if (typeof value === "string") parts.push(`${label}=${logValue(value)}`);
   }
   return parts.join(" ");
+}
+
+function responseTooLarge(tool: string): ActionableError {
+  return new ActionableError({
+    resource: tool,
+    code: "ResponseTooLarge",
+    message: `The result would be larger than ${MAX_RESPONSE_BYTES} bytes, more than MCP clients can read in one message.`,
+    hint: "ask for less in one call (a smaller max_keys or max_content_size), or use get_object mode download for whole objects.",
+  });
 }
 
 function asActionable(err: unknown): ActionableError {

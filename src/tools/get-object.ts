@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../errors.ts";
-import { present } from "./object-content.ts";
+import { fitJsonText } from "../response-budget.ts";
+import { present, type Presented } from "./object-content.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
 
@@ -40,7 +41,7 @@ const outputSchema = z.object({
   etag: z.string().nullable(),
   last_modified: z.string().nullable(),
   returned_bytes: z.number().optional().describe("Read mode: bytes of content in this result."),
-  truncated: z.boolean().optional().describe("Read mode: true when the object is larger than max_content_size."),
+  truncated: z.boolean().optional().describe("Read mode: true when not all of the object is returned (larger than max_content_size, or cut to fit one response)."),
   encoding: z.enum(["utf-8", "base64", "none"]).optional().describe("Read mode: how the content is returned (none: binary content omitted)."),
   local_path: z.string().optional().describe("Download mode: the file written."),
   bytes: z.number().optional().describe("Download mode: bytes written."),
@@ -63,6 +64,8 @@ export const getObject = defineTool({
   // Not read-only: download mode writes local files (and may replace one with overwrite).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   writesToStore: false,
+  // Read mode holds the bytes, their text or base64, and the serialized answer at once.
+  heldBytes: (args) => ((args.mode ?? "read") === "read" ? 4 * (args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE) : 0),
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const mode = args.mode ?? "read";
@@ -84,15 +87,16 @@ export const getObject = defineTool({
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
   const { meta, bytes } = await ctx.storage.readObjectHead(address(args), max, ctx.signal);
-  const truncated = meta.size > bytes.length;
-  const shown = present(meta.content_type, bytes, truncated);
+  const { shown, cutToFit } = fitToBudget(present(meta.content_type, bytes, meta.size > bytes.length), ctx.contentBudget);
+  const truncated = meta.size > bytes.length || cutToFit;
   const uri = s3Uri(args.bucket_name, args.object_key);
+  const next = cutToFit
+    ? `one response carries at most about ${ctx.contentBudget} bytes of content (what MCP clients can read); use mode "download" with a local_path for the whole object.`
+    : `call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`;
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
-    (truncated
-      ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `first ${shown.returnedBytes} bytes shown`}; call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`
-      : ".");
+    (truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `first ${shown.returnedBytes} bytes shown`}; ${next}` : ".");
   const content: ContentBlock[] = [];
   if (shown.kind === "text") content.push({ type: "text", text: shown.text });
   else if (shown.kind === "image") content.push({ type: "image", data: shown.base64, mimeType: shown.mimeType });
@@ -141,6 +145,23 @@ async function download(args: Args, ctx: ToolContext) {
   };
   const version = meta.version_id ? ` (version ${meta.version_id})` : "";
   return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
+}
+
+/**
+ * Keeps the content within the response budget: text is cut on a character
+ * boundary where its JSON form (escapes included) would pass it; an image or
+ * binary whose base64 would pass it is omitted, as half of one is of no use.
+ */
+function fitToBudget(shown: Presented, budget: number): { shown: Presented; cutToFit: boolean } {
+  if (shown.kind === "text") {
+    const fit = fitJsonText(shown.text, budget);
+    if (!fit.cut) return { shown, cutToFit: false };
+    return { shown: { ...shown, text: fit.text, returnedBytes: Buffer.byteLength(fit.text, "utf8") }, cutToFit: true };
+  }
+  if ((shown.kind === "image" || shown.kind === "binary") && shown.base64.length + 2 > budget) {
+    return { shown: { kind: "omitted", returnedBytes: 0, encoding: "none" }, cutToFit: true };
+  }
+  return { shown, cutToFit: false };
 }
 
 function address(args: Args) {

@@ -15,6 +15,8 @@ export interface ToolContext {
   signal: AbortSignal;
   log: Logger;
   region: string;
+  /** Bytes of serialized content (text, base64) one result may carry; more must be cut or omitted. */
+  contentBudget: number;
 }
 
 export interface ToolAnnotations {
@@ -46,6 +48,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   annotations: ToolAnnotations;
   /** Changes the store (not just local files): left out in read-only mode. */
   writesToStore: boolean;
+  /** Bytes a call with these arguments may hold in memory at once; reserved from the server's budget before it runs. */
+  heldBytes?(args: z.output<In>): number;
   handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;
 }
 

@@ -9,6 +9,7 @@
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { Logger } from "../log.ts";
+import { memoryPacer, type SendLeases } from "../memory.ts";
 
 /** The largest message accepted from the client: the SDK clients' own limit. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -22,6 +23,8 @@ export class StdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private parts: Buffer[] = [];
+  /** Collects after every 16 MiB of answers: a large read leaves its bytes, text and JSON behind as garbage. */
+  private readonly pace = memoryPacer(16 * 1024 * 1024);
   private size = 0;
   /** Set while a line over the limit streams past: its first bytes, for the id. */
   private oversized: Buffer | undefined;
@@ -32,6 +35,8 @@ export class StdioTransport implements Transport {
     private readonly stdin: NodeJS.ReadableStream = process.stdin,
     private readonly stdout: NodeJS.WritableStream = process.stdout,
     private readonly maxBytes = MAX_MESSAGE_BYTES,
+    /** Told when each answer has been handed to the OS, so its memory reservation can end. */
+    private readonly leases?: SendLeases,
   ) {}
 
   private readonly onData = (chunk: Buffer) => {
@@ -107,8 +112,15 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
+    const id = "result" in message || "error" in message ? (message as { id?: string | number }).id : undefined;
+    const json = JSON.stringify(message) + "\n";
     return new Promise((resolve) => {
-      if (this.stdout.write(JSON.stringify(message) + "\n")) resolve();
+      const written = this.stdout.write(json, () => {
+        if (id !== undefined) this.leases?.sent(id);
+        // Large answers leave large garbage (the result, its JSON, the encoded bytes): collect it in step.
+        this.pace(json.length);
+      });
+      if (written) resolve();
       else this.stdout.once("drain", resolve);
     });
   }
