@@ -61,7 +61,20 @@ export function isInside(root: string, child: string): boolean {
 
 /** Opens an allowed directory itself (a real path the operator or the client gave). */
 function openDir(path: string, mode: WalkMode): Dir {
-  return mode === "fd" ? fdDir(openSync(path, O_DIR), path) : pathDir(path);
+  if (mode === "path") return pathDir(path);
+  const dir = fdDir(openSync(path, O_DIR), path);
+  try {
+    lstatSync(dir.at("."));
+  } catch {
+    dir.close();
+    throw new ActionableError({
+      resource: path,
+      code: "LocalFilesUnavailable",
+      message: "/proc is not mounted, and the server walks local paths through /proc/self/fd so that no swapped directory can lead outside.",
+      hint: "the user must run the server where /proc is mounted (every normal Linux host and container has it).",
+    });
+  }
+  return dir;
 }
 
 function fdDir(fd: number, real: string): Dir {
