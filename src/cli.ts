@@ -6,7 +6,9 @@ import { SendLeases } from "./memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, DEFAULT_LOG_DIRECTIVE, type Logger } from "./log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
+import { selectionProblems } from "./policy.ts";
 import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
 
 const ARGS = {
   "access-key-id": { type: "string", description: "Access key ID for storage authentication (env STORE_ACCESS_KEY_ID)" },
@@ -18,6 +20,8 @@ const ARGS = {
   "allowed-dir": { type: "string", description: "A local directory tools may read and write; repeatable (env STORE_ALLOWED_DIRS)" },
   "read-only": { type: "boolean", description: "Offer only tools that do not change the store (env STORE_READ_ONLY)" },
   bucket: { type: "string", description: "Limit every tool to this bucket; repeatable (env STORE_BUCKETS)" },
+  "allow-delete": { type: "boolean", description: "Offer delete_object and delete_objects (env STORE_ALLOW_DELETE)" },
+  tools: { type: "string", description: "Offer only these tools: comma list of names or groups read, write, delete, admin (env STORE_TOOLS)" },
   "allow-broad-dirs": { type: "boolean", description: "Allow / , the home directory, its ancestors and system directories as allowed dirs (env STORE_ALLOW_BROAD_DIRS)" },
 } as const;
 
@@ -75,11 +79,14 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
     buckets: scan.repeated.get("bucket"),
     readOnly: args["read-only"] === true,
     allowBroadDirs: args["allow-broad-dirs"] === true,
+    allowDelete: args["allow-delete"] === true,
+    tools: str("tools"),
   };
   const resolved = resolveConfig(cli, process.env);
   const errors = [...scan.errors, ...(resolved.ok ? [] : resolved.errors)];
   const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
+  if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, ALL_TOOLS));
   if (!resolved.ok || errors.length > 0) {
     // Before any transport exists: stderr only, exit 1.
     process.stderr.write(`${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`);
@@ -94,7 +101,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const calls = new CallTracker();
   const leases = new SendLeases();
   const server = createServer(
-    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs },
+    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools },
     { storage: createS3Storage(config), log, calls, leases },
   );
   installShutdown(log, calls, () => server.close());
@@ -146,7 +153,8 @@ function helpText(): string {
     ...rows.map(([flag, text]) => `  ${flag.padEnd(width)}  ${text}`),
     "",
     "More variables: STORE_FORCE_PATH_STYLE, STORE_CHECKSUMS, STORE_CONNECT_TIMEOUT_MS,",
-    "STORE_REQUEST_TIMEOUT_MS, STORE_MAX_ATTEMPTS (see the README).",
+    "STORE_REQUEST_TIMEOUT_MS, STORE_OPERATION_TIMEOUT_MS, STORE_MAX_ATTEMPTS,",
+    "STORE_MULTIPART_COPY_THRESHOLD (see the README).",
     "",
   ].join("\n");
 }

@@ -15,6 +15,9 @@ export interface CliOptions {
   /** Repeatable --bucket. */
   buckets?: string[];
   allowBroadDirs?: boolean;
+  allowDelete?: boolean;
+  /** --tools, as given: a comma list of tool names and groups. */
+  tools?: string;
 }
 
 export type Env = Record<string, string | undefined>;
@@ -40,6 +43,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** The overall deadline of a call that is not a streaming transfer, retries included. */
   operationTimeoutMs: number;
+  /** Objects larger than this are copied in parts (UploadPartCopy); S3 allows one CopyObject up to 5 GiB. */
+  multipartCopyThreshold: number;
   maxAttempts: number;
   logLevel: LogLevel;
   /** As given (not yet resolved against the filesystem). */
@@ -48,6 +53,10 @@ export interface Config {
   buckets: string[];
   /** The operator's opt-in to allowed dirs that are /, home, its ancestors or system directories. */
   allowBroadDirs: boolean;
+  /** Register the tools that delete objects (--allow-delete). */
+  allowDelete: boolean;
+  /** Tool names and groups to offer; empty: all (checked against the tool list by the CLI). */
+  tools: string[];
 }
 
 export type ConfigResult =
@@ -115,6 +124,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
   const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
   const operationTimeoutMs = readPositiveInt(env, "STORE_OPERATION_TIMEOUT_MS", DEFAULT_OPERATION_TIMEOUT_MS, errors);
+  const multipartCopyThreshold = Math.min(readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors), 5 * 1024 ** 3);
 
   const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
   const parsed = parseLogDirectives(directive);
@@ -123,6 +133,8 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const allowedDirs = cli.allowedDirs?.length ? cli.allowedDirs : splitList(envValue(env, "STORE_ALLOWED_DIRS"), pathListSeparator);
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
   const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
+  const allowDelete = cli.allowDelete || readBoolean(env, "STORE_ALLOW_DELETE", false, errors);
+  const tools = splitList(firstGiven(cli.tools, envValue(env, "STORE_TOOLS")), ",");
   const buckets = cli.buckets?.length ? cli.buckets : splitList(envValue(env, "STORE_BUCKETS"), ",");
   for (const bucket of buckets) {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
@@ -142,12 +154,15 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       connectTimeoutMs,
       requestTimeoutMs,
       operationTimeoutMs,
+      multipartCopyThreshold,
       maxAttempts,
       logLevel: "level" in parsed ? parsed.level : "info",
       allowedDirs,
       readOnly,
       buckets,
       allowBroadDirs,
+      allowDelete,
+      tools,
     },
   };
 }
@@ -225,6 +240,8 @@ export function describeConfig(config: Config): Record<string, unknown> {
     checksums: config.checksums,
     logLevel: config.logLevel,
     ...(config.readOnly ? { readOnly: true } : {}),
+    ...(config.allowDelete ? { allowDelete: true } : {}),
+    ...(config.tools.length ? { tools: config.tools } : {}),
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
   };

@@ -10,6 +10,8 @@ import { createLocalFiles } from "./local/index.ts";
 import type { Logger } from "./log.ts";
 import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
+import { callRefusal, toolsFor, type PolicyOptions } from "./policy.ts";
+import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
 
@@ -24,6 +26,10 @@ export interface ServerOptions {
   cwd: string;
   /** Hide every tool that writes to the store. */
   readOnly: boolean;
+  /** Register delete_object and delete_objects (--allow-delete). */
+  allowDelete?: boolean;
+  /** Tool names and groups to offer (--tools); empty or absent: all. */
+  tools?: string[];
   /** Bucket allowlist; empty = every bucket. */
   buckets: string[];
   /** The operator opted in to broad directories (/, home, system dirs) for the working-directory default and roots. */
@@ -55,9 +61,13 @@ const INSTRUCTIONS =
   "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
   "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
 
-/** The tools this configuration offers: read-only mode leaves out every tool that writes to the store. */
-export function selectTools(options: Pick<ServerOptions, "readOnly">): ToolDefinition[] {
-  return ALL_TOOLS.filter((tool) => !(options.readOnly && tool.writesToStore));
+function policyOf(options: ServerOptions): PolicyOptions {
+  return { readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, tools: options.tools ?? [] };
+}
+
+/** The tools this configuration offers (policy.ts decides). */
+export function selectTools(options: ServerOptions): ToolDefinition[] {
+  return toolsFor(ALL_TOOLS, policyOf(options));
 }
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
@@ -86,7 +96,17 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     });
   };
 
-  for (const tool of selectTools(options)) {
+  const policy = policyOf(options);
+  const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
+    if (!mcp.server.getClientCapabilities()?.elicitation) return undefined;
+    const answer = await mcp.server.elicitInput({
+      message,
+      requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Delete", description: "Yes, delete them" } }, required: ["confirm"] },
+    });
+    return answer.action === "accept" && answer.content?.confirm === true;
+  };
+
+  for (const tool of toolsFor(ALL_TOOLS, policy)) {
     mcp.registerTool(
       tool.name,
       {
@@ -94,16 +114,18 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         description: tool.description,
         inputSchema: tool.inputSchema,
         outputSchema: tool.outputSchema,
-        annotations: { title: tool.title, ...tool.annotations },
+        annotations: tool.annotations,
       },
       async (args: Record<string, unknown>, extra) => {
         const signal = calls.callSignal(extra.signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES };
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser };
         const started = performance.now();
         const about = describeCall(tool.name, args);
         let release: (() => void) | undefined;
         let handedOver = false;
         try {
+          const refusal = callRefusal(tool, args, policy);
+          if (refusal) throw refusal;
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));
           const result = { content: out.content, structuredContent: out.structured as Record<string, unknown> };
@@ -127,6 +149,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
     );
   }
+  installSdkHooks(mcp);
   return mcp;
 }
 

@@ -15,6 +15,12 @@ export interface S3Handle {
    * socket rather than per request.
    */
   uploadClient: S3Client;
+  /**
+   * Only signs presigned URLs (no connection is opened). Never adds flexible
+   * checksums: a URL signed with an x-amz-checksum for an empty body would
+   * refuse the upload a person makes with it.
+   */
+  presignClient: S3Client;
   sdk: S3Sdk;
 }
 
@@ -70,7 +76,8 @@ async function buildClient(config: Config): Promise<S3Handle> {
     // A whole-request limit here, but each request carries one part (5 MiB by default).
     requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs) }),
   });
+  const presignClient = new sdk.S3Client({ ...options, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
   guardClient(client);
   guardClient(uploadClient);
-  return { client, uploadClient, sdk };
+  return { client, uploadClient, presignClient, sdk };
 }

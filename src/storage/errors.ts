@@ -130,6 +130,10 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
     case "ServiceUnavailable":
     case "InternalError":
       return { message: "The store is overloaded or failing.", hint: "retry later." };
+    case "PreconditionFailed":
+      return { message: "A condition of the request did not hold.", hint: "check the object's current state (head_object) and call again." };
+    case "NotImplemented":
+      return { message: "The store does not implement a feature this request uses (for example conditional writes, if_absent).", hint: "call again without that option (e.g. without if_absent, if replacing is acceptable)." };
     case "MissingContentLength":
       return { message: "The store demanded a content length for a streamed upload.", hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server." };
     default:

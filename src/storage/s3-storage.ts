@@ -1,41 +1,23 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { isWhole, iso, metaOf, readAtMost } from "./bodies.ts";
 import type { Config } from "../config.ts";
-import { s3Uri } from "../errors.ts";
 import { lazyS3Client, type S3Handle } from "./client.ts";
-import { deadlineError, startDeadline } from "./deadline.ts";
-import { toStorageError, type ErrorContext } from "./errors.ts";
+import { createObjectStore } from "./objects.ts";
+import { errorContext, objectParams, operationRunner } from "./operation.ts";
+import { toStorageError } from "./errors.ts";
 import { promisesOf, verifiedBody } from "./integrity.ts";
-import type { ObjectAddress, Storage } from "./types.ts";
+import type { Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
-
-/** Options for one SDK send: the abort signal and the per-attempt time to first byte. */
-interface SendOptions {
-  abortSignal: AbortSignal;
-  requestTimeout: number;
-}
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {
   const getClient = lazyS3Client(config);
 
-  /**
-   * Runs one call that is not a streaming transfer under the operation
-   * deadline, and turns any failure into an ActionableError about `ctx`.
-   */
-  async function operation<T>(ctx: ErrorContext, signal: AbortSignal | undefined, fn: (s3: S3Handle, send: SendOptions) => Promise<T>): Promise<T> {
-    const deadline = startDeadline(config.operationTimeoutMs, config.maxAttempts, signal);
-    try {
-      return await deadline.race(getClient().then((s3) => fn(s3, { abortSignal: deadline.signal, requestTimeout: deadline.attemptTimeoutMs })));
-    } catch (err) {
-      if (deadline.expired()) throw deadlineError(ctx.bucket === undefined ? "s3" : s3Uri(ctx.bucket, ctx.key), config.operationTimeoutMs);
-      throw toStorageError(err, ctx);
-    } finally {
-      deadline.dispose();
-    }
-  }
+  const operation = operationRunner(config, getClient);
 
   return {
+    ...createObjectStore(config, getClient, operation),
+
     listBuckets: (signal) =>
       operation({}, signal, async ({ client, sdk }, send) => {
         const out = await client.send(new sdk.ListBucketsCommand({}), send);
@@ -101,15 +83,15 @@ export function createS3Storage(config: Config): Storage {
         };
       }),
 
-    readObjectHead: (addr, maxBytes, signal) =>
+    readObjectHead: (addr, maxBytes, signal, offset = 0) =>
       operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
         const get = (range?: string) => client.send(new sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
         let out: GetObjectCommandOutput;
         try {
-          out = await get(`bytes=0-${maxBytes - 1}`);
+          out = await get(`bytes=${offset}-${offset + maxBytes - 1}`);
         } catch (err) {
           // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
-          if ((err as { name?: string }).name !== "InvalidRange" && (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416) throw err;
+          if (offset > 0 || ((err as { name?: string }).name !== "InvalidRange" && (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416)) throw err;
           out = await get();
         }
         const ctx = errorContext(addr);
@@ -140,12 +122,4 @@ export function createS3Storage(config: Config): Storage {
       }
     },
   };
-}
-
-function objectParams(addr: ObjectAddress) {
-  return { Bucket: addr.bucket, Key: addr.key, ...(addr.versionId ? { VersionId: addr.versionId } : {}) };
-}
-
-function errorContext(addr: ObjectAddress): ErrorContext {
-  return { bucket: addr.bucket, key: addr.key, ...(addr.versionId ? { versionId: addr.versionId } : {}) };
 }

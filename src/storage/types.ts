@@ -61,14 +61,116 @@ export interface UploadResult {
   version_id: string | null;
 }
 
-export interface Storage {
+export interface Storage extends ObjectStore {
   listBuckets(signal?: AbortSignal): Promise<BucketInfo[]>;
   createBucket(bucket: string, signal?: AbortSignal): Promise<{ location: string | null }>;
   deleteBucket(bucket: string, signal?: AbortSignal): Promise<void>;
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
-  /** The first `maxBytes` bytes of an object, fetched with a ranged GET. */
-  readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
+  /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
+  readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
   /** The whole object as a stream; the caller must call `discard` when done with it, consumed or not (it frees the connection). */
   openObjectStream(addr: ObjectAddress, signal?: AbortSignal): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array>; discard(): void }>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
+}
+
+/** What HeadObject tells about an object, without its body. */
+export interface ObjectHead {
+  size: number | null;
+  content_type: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  version_id: string | null;
+  storage_class: string | null;
+  cache_control: string | null;
+  content_encoding: string | null;
+  content_disposition: string | null;
+  metadata: Record<string, string>;
+  /** Checksums the store reports, by algorithm (crc32, crc32c, crc64nvme, sha1, sha256). */
+  checksums: Record<string, string>;
+  delete_marker: boolean;
+}
+
+export interface WriteOptions {
+  contentType?: string;
+  cacheControl?: string;
+  storageClass?: string;
+  metadata?: Record<string, string>;
+  /** Write only if nothing exists at the key (If-None-Match: *). */
+  ifAbsent?: boolean;
+}
+
+export interface PutRequest extends WriteOptions {
+  bucket: string;
+  key: string;
+  body: Uint8Array;
+}
+
+export interface CopyRequest extends WriteOptions {
+  source: ObjectAddress;
+  bucket: string;
+  key: string;
+  /** COPY keeps the source's metadata and headers; REPLACE uses the ones given. */
+  metadataDirective: "COPY" | "REPLACE";
+}
+
+export interface CopyResult extends UploadResult {
+  size: number;
+  multipart: boolean;
+  source_version_id: string | null;
+}
+
+export interface DeleteResult {
+  /** True when the delete created (or removed) a delete marker. */
+  delete_marker: boolean;
+  version_id: string | null;
+}
+
+export interface DeleteManyResult {
+  deleted: { key: string; delete_marker: boolean }[];
+  failed: { key: string; code: string; message: string }[];
+}
+
+export interface VersionsRequest {
+  bucket: string;
+  prefix?: string;
+  maxKeys: number;
+  keyMarker?: string;
+  versionIdMarker?: string;
+}
+
+export interface VersionInfo {
+  key: string;
+  version_id: string | null;
+  is_latest: boolean;
+  is_delete_marker: boolean;
+  size: number | null;
+  last_modified: string | null;
+  etag: string | null;
+}
+
+export interface VersionsPage {
+  versions: VersionInfo[];
+  is_truncated: boolean;
+  next_key_marker: string | null;
+  next_version_id_marker: string | null;
+}
+
+export interface PresignRequest extends ObjectAddress {
+  method: "GET" | "PUT";
+  expiresIn: number;
+  contentType?: string;
+  responseContentDisposition?: string;
+}
+
+export interface ObjectStore {
+  headObject(addr: ObjectAddress, signal?: AbortSignal): Promise<ObjectHead>;
+  putObject(req: PutRequest, signal?: AbortSignal): Promise<UploadResult>;
+  copyObject(req: CopyRequest, signal?: AbortSignal): Promise<CopyResult>;
+  deleteObject(addr: ObjectAddress, signal?: AbortSignal): Promise<DeleteResult>;
+  /** Deletes these keys (latest versions) in batches of 1,000. */
+  deleteObjects(bucket: string, keys: string[], signal?: AbortSignal): Promise<DeleteManyResult>;
+  /** Keys under a prefix, at most `limit` (and whether more exist). */
+  listKeys(bucket: string, prefix: string, limit: number, signal?: AbortSignal): Promise<{ keys: string[]; more: boolean }>;
+  listObjectVersions(req: VersionsRequest, signal?: AbortSignal): Promise<VersionsPage>;
+  presign(req: PresignRequest): Promise<{ url: string; headers: Record<string, string> }>;
 }

@@ -174,7 +174,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
  * (not for KMS or customer-key encryption). Content-MD5 already asked the store
  * to check; this catches a store, or a proxy, that answers for other bytes.
  */
-function checkEtag(out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string }, md5: Buffer, req: UploadRequest, what: string): void {
+export function checkEtag(out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string }, md5: Buffer, req: { bucket: string; key: string }, what: string): void {
   const promised = etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm });
   const sent = md5.toString("hex");
   if (promised === undefined || promised === sent) return;

@@ -7,16 +7,17 @@ export const createBucket = defineTool({
   name: "create_bucket",
   title: "Create bucket",
   description:
-    "Creates a new, empty bucket in the configured region. Bucket names are 3-63 characters of lowercase letters, digits, dots and hyphens, " +
-    "starting and ending with a letter or digit; on AWS they are global, so a common name may already be taken. Fails if the bucket already exists.",
+    "Creates an empty bucket in the configured region. Names: 3-63 lowercase letters, digits, dots, hyphens, starting and ending with a letter or digit; " +
+    "global on AWS. Fails if it exists.",
   inputSchema: z
     .object({
-      bucket_name: z.string().min(1, "bucket_name must not be empty").max(255).describe('Name of the bucket to create, e.g. "team-reports-2024".'),
+      bucket_name: z.string().min(1, "bucket_name must not be empty").max(255).describe('e.g. "team-reports-2024".'),
     })
     .strict(),
   outputSchema: z.object({ bucket: z.string(), region: z.string(), location: z.string().nullable() }),
   // Not idempotent: a second call fails with BucketAlreadyOwnedByYou.
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  group: "admin",
   writesToStore: true,
   async handler(args, ctx) {
     const problem = bucketNameProblem(args.bucket_name);

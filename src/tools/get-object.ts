@@ -18,16 +18,17 @@ const inputSchema = z
     mode: z
       .enum(["read", "download"], { error: 'mode must be "read" (return the content) or "download" (save to local_path)' })
       .optional()
-      .describe('"read" (default): return the content in the result. "download": stream it to local_path and return only a summary.'),
-    local_path: z.string().min(1, "local_path must not be empty").max(4096).optional().describe("Required with mode \"download\": the local file to write, e.g. \"./downloads/report.pdf\". Missing folders are created."),
+      .describe('"read" (default) returns the content; "download" saves it to local_path.'),
+    local_path: z.string().min(1, "local_path must not be empty").max(4096).optional().describe('Download mode: the file to write, e.g. "./out/report.pdf".'),
     max_content_size: z
       .number()
       .int("max_content_size must be a whole number of bytes")
       .min(1, "max_content_size must be at least 1")
       .max(MAX_CONTENT_SIZE_CAP, `max_content_size must be at most ${MAX_CONTENT_SIZE_CAP} (10 MiB); use mode "download" for larger objects`)
       .optional()
-      .describe(`Read mode: the most bytes to return, default ${DEFAULT_MAX_CONTENT_SIZE} (1 MiB), at most ${MAX_CONTENT_SIZE_CAP}. Only this many bytes are fetched; a larger object comes back truncated.`),
-    overwrite: z.boolean().optional().describe("Download mode: replace an existing file at local_path. Default false: an existing file is never touched."),
+      .describe(`Read mode: bytes to fetch and return, default ${DEFAULT_MAX_CONTENT_SIZE}.`),
+    overwrite: z.boolean().optional().describe("Download mode: replace an existing file (default false)."),
+    offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read mode: first byte, default 0; pass next_offset to read on."),
   })
   .strict();
 
@@ -37,15 +38,17 @@ const outputSchema = z.object({
   mode: z.enum(["read", "download"]),
   version_id: z.string().nullable(),
   content_type: z.string().nullable(),
-  size: z.number().describe("Size of the whole object in bytes."),
+  size: z.number(),
   etag: z.string().nullable(),
   last_modified: z.string().nullable(),
-  returned_bytes: z.number().optional().describe("Read mode: bytes of content in this result."),
-  truncated: z.boolean().optional().describe("Read mode: true when not all of the object is returned (larger than max_content_size, or cut to fit one response)."),
-  encoding: z.enum(["utf-8", "base64", "none"]).optional().describe("Read mode: how the content is returned (none: binary content omitted)."),
-  local_path: z.string().optional().describe("Download mode: the file written."),
-  bytes: z.number().optional().describe("Download mode: bytes written."),
-  sha256: z.string().optional().describe("Download mode: SHA-256 of the bytes written, hex."),
+  returned_bytes: z.number().optional(),
+  truncated: z.boolean().optional(),
+  encoding: z.enum(["utf-8", "base64", "none"]).optional(),
+  offset: z.number().optional(),
+  next_offset: z.number().nullable().optional(),
+  local_path: z.string().optional(),
+  bytes: z.number().optional(),
+  sha256: z.string().optional(),
 });
 
 type Args = z.output<typeof inputSchema>;
@@ -55,14 +58,14 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object. mode "read" (default) returns its content: text as text, PNG/JPEG/GIF/WebP as an image, other binary as an embedded resource; ' +
-    `only the first max_content_size bytes (default 1 MiB) are fetched, and a larger object comes back with truncated: true. ` +
-    'mode "download" streams the whole object to local_path (inside the directories the server may write) and returns its size and sha256; ' +
-    "an existing file is kept unless overwrite is true. version_id reads an older version of a versioned object.",
+    'Reads an object. mode "read" (default) returns content: text, PNG/JPEG/GIF/WebP as an image, other binary as a resource; only max_content_size bytes ' +
+    "(default 1 MiB) from offset are fetched, and truncated: true with next_offset means more follows. " +
+    'mode "download" streams the whole object to local_path (in an allowed directory) and returns its sha256; an existing file is kept unless overwrite.',
   inputSchema,
   outputSchema,
   // Not read-only: download mode writes local files (and may replace one with overwrite).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "read",
   writesToStore: false,
   // Read mode holds the bytes, their text or base64, and the serialized answer at once.
   heldBytes: (args) => ((args.mode ?? "read") === "read" ? 4 * (args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE) : 0),
@@ -86,17 +89,32 @@ export const getObject = defineTool({
 
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
-  const { meta, bytes } = await ctx.storage.readObjectHead(address(args), max, ctx.signal);
-  const { shown, cutToFit } = fitToBudget(present(meta.content_type, bytes, meta.size > bytes.length), ctx.contentBudget);
-  const truncated = meta.size > bytes.length || cutToFit;
+  const offset = args.offset ?? 0;
+  const { meta, bytes: fetched } = await ctx.storage.readObjectHead(address(args), max, ctx.signal, offset).catch((err: unknown) => {
+    if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(args, offset);
+    throw err;
+  });
+  const moreAfter = meta.size > offset + fetched.length;
+  let presented = present(meta.content_type, fetched, moreAfter);
+  // A window that starts inside a character skips its continuation bytes: text windows start on a character boundary.
+  const skip = offset > 0 && presented.kind === "text" ? leadingContinuationBytes(fetched) : 0;
+  const bytes = skip ? fetched.subarray(skip) : fetched;
+  if (skip) presented = present(meta.content_type, bytes, moreAfter);
+  const { shown, cutToFit } = fitToBudget(presented, ctx.contentBudget);
+  const truncated = moreAfter || cutToFit;
+  const start = offset + skip;
+  const nextOffset = truncated && shown.kind === "text" ? start + shown.returnedBytes : null;
   const uri = s3Uri(args.bucket_name, args.object_key);
-  const next = cutToFit
-    ? `one response carries at most about ${ctx.contentBudget} bytes of content (what MCP clients can read); use mode "download" with a local_path for the whole object.`
-    : `call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`;
+  const next =
+    nextOffset !== null
+      ? `call again with offset ${nextOffset} for the next part, or use mode "download" with a local_path for the whole object.`
+      : cutToFit
+        ? `one response carries at most about ${ctx.contentBudget} bytes of content (what MCP clients can read); use mode "download" with a local_path for the whole object.`
+        : `call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`;
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
-    (truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `first ${shown.returnedBytes} bytes shown`}; ${next}` : ".");
+    (truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}` : ".");
   const content: ContentBlock[] = [];
   if (shown.kind === "text") content.push({ type: "text", text: shown.text });
   else if (shown.kind === "image") content.push({ type: "image", data: shown.base64, mimeType: shown.mimeType });
@@ -110,6 +128,8 @@ async function read(args: Args, ctx: ToolContext) {
     returned_bytes: shown.returnedBytes,
     truncated,
     encoding: shown.encoding,
+    offset: start,
+    next_offset: nextOffset,
   };
   return { content, structured };
 }
@@ -122,6 +142,9 @@ async function download(args: Args, ctx: ToolContext) {
       message: 'mode "download" needs local_path, the file to save the object to.',
       hint: 'call again with local_path, e.g. "./downloads/' + (args.object_key.split("/").pop() || "object") + '", or use mode "read".',
     });
+  }
+  if (args.offset !== undefined) {
+    throw new ActionableError({ resource: "offset", code: "InvalidParameter", message: 'offset is only used with mode "read"; a download saves the whole object.', hint: "leave offset out, or use mode read to page through the object." });
   }
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
@@ -162,6 +185,23 @@ function fitToBudget(shown: Presented, budget: number): { shown: Presented; cutT
     return { shown: { kind: "omitted", returnedBytes: 0, encoding: "none" }, cutToFit: true };
   }
   return { shown, cutToFit: false };
+}
+
+/** UTF-8 continuation bytes (10xxxxxx) at the start of a window: the tail of a character that began before it. */
+function leadingContinuationBytes(bytes: Uint8Array): number {
+  let n = 0;
+  while (n < 3 && n < bytes.length && (bytes[n]! & 0xc0) === 0x80) n++;
+  return n;
+}
+
+function pastTheEnd(args: Args, offset: number): ActionableError {
+  return new ActionableError({
+    resource: s3Uri(args.bucket_name, args.object_key),
+    code: "InvalidRange",
+    status: 416,
+    message: `offset ${offset} is at or past the end of the object.`,
+    hint: "call head_object for its size and use a smaller offset; the previous window was the last when next_offset was null.",
+  });
 }
 
 function address(args: Args) {

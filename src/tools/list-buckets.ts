@@ -8,14 +8,15 @@ export const listBuckets = defineTool({
   name: "list_buckets",
   title: "List buckets",
   description:
-    `Lists the buckets the configured credentials can see, with their creation dates (at most ${MAX_BUCKETS}; truncated is true when there are more). Start here to find out which buckets exist. Takes no parameters.`,
+    `Lists the buckets these credentials can see (at most ${MAX_BUCKETS}), with creation dates. Start here.`,
   inputSchema: z.object({}).strict(),
   outputSchema: z.object({
     buckets: z.array(z.object({ name: z.string(), creation_date: z.string().nullable() })),
-    count: z.number().int(),
-    truncated: z.boolean().optional().describe(`True when the store listed more than ${MAX_BUCKETS} buckets and only the first ${MAX_BUCKETS} are returned.`),
+    count: z.number(),
+    truncated: z.boolean().optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  group: "read",
   writesToStore: false,
   async handler(_args, ctx) {
     const all = (await ctx.storage.listBuckets(ctx.signal)).filter((b) => ctx.bucketAllowed(b.name));

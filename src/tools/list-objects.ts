@@ -8,22 +8,21 @@ export const listObjects = defineTool({
   name: "list_objects",
   title: "List objects",
   description:
-    `Lists objects in a bucket, optionally only those whose key starts with prefix. Returns at most max_keys objects (default and maximum ${MAX_KEYS}) per call; ` +
-    "when is_truncated is true, call again with the same parameters and continuation_token set to next_continuation_token to get the next page. " +
-    'Set delimiter to "/" to browse like folders: keys below the next "/" are grouped into common_prefixes, which you can pass back as prefix.',
+    `Lists objects in a bucket (under prefix), at most max_keys (default and maximum ${MAX_KEYS}) a call; when is_truncated, call again with continuation_token = next_continuation_token. ` +
+    'delimiter "/" browses like folders: deeper keys are grouped into common_prefixes, usable as prefix.',
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).optional().describe('Only list keys that start with this, e.g. "logs/2024/". Omit for all keys.'),
+      prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "logs/2024/".'),
       max_keys: z
         .number()
         .int("max_keys must be a whole number")
         .min(1, "max_keys must be at least 1")
         .max(MAX_KEYS, `max_keys must be at most ${MAX_KEYS}`)
         .optional()
-        .describe(`Objects per page, 1-${MAX_KEYS}; default ${MAX_KEYS}.`),
-      continuation_token: z.string().min(1).optional().describe("next_continuation_token from the previous page, to continue a listing."),
-      delimiter: z.string().min(1).max(16).optional().describe('Group keys by this separator, usually "/", to list one "folder" level at a time.'),
+        .describe(`Default ${MAX_KEYS}.`),
+      continuation_token: z.string().min(1).optional().describe("next_continuation_token of the previous page."),
+      delimiter: z.string().min(1).max(16).optional().describe('Usually "/": list one folder level.'),
     })
     .strict(),
   outputSchema: z.object({
@@ -43,6 +42,7 @@ export const listObjects = defineTool({
     next_continuation_token: z.string().nullable(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  group: "read",
   writesToStore: false,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);

@@ -7,16 +7,43 @@ export const bucketName = z
   .min(1, "bucket_name must not be empty")
   .max(255, "bucket_name is at most 255 characters")
   .refine((s) => !s.includes("/"), "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)")
-  .describe("Name of the bucket, e.g. \"my-data\" (no s3:// and no key).");
+  .describe('Bucket name, e.g. "my-data".');
 
 export const objectKey = z
   .string()
   .min(1, "object_key must not be empty")
   .refine((s) => Buffer.byteLength(s, "utf8") <= 1024, "object_key is at most 1024 bytes (UTF-8)")
-  .describe("Key of the object inside the bucket, e.g. \"reports/2024/q1.csv\" (no leading slash needed; it would be part of the key).");
+  .describe('Object key, e.g. "reports/q1.csv".');
 
 export const versionId = z
   .string()
   .min(1, "version_id must not be empty")
   .max(1024)
-  .describe("Read this exact version of a versioned object (as listed by the store). Omit for the latest version.");
+  .describe("Omit for the latest version.");
+
+/** A header value: one line, bounded. */
+export const headerValue = (what: string) =>
+  z
+    .string()
+    .min(1, `${what} must not be empty`)
+    .max(1024)
+    .refine((s) => !/[\r\n\0]/.test(s), `${what} must be a single line`);
+
+export const contentType = headerValue("content_type")
+  .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
+  .describe('MIME type, e.g. "application/pdf". Omit to detect it from the name.');
+
+export const storageClass = z
+  .string()
+  .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR")
+  .describe("e.g. STANDARD (default), STANDARD_IA, GLACIER_IR; stores differ.");
+
+export const cacheControl = headerValue("cache_control").describe('Cache-Control header to store, e.g. "max-age=3600".');
+
+/** S3 user metadata: lowercase-insensitive names, at most 2 KB in all. */
+export const metadata = z
+  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"), headerValue("a metadata value"))
+  .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= 2048, "metadata is at most 2 KB in all (S3's limit)")
+  .describe('User metadata, e.g. {"author": "ana"}; at most 2 KB.');
+
+export const ifAbsent = z.boolean().describe("true: fail rather than replace an existing object (conditional write).");

@@ -17,6 +17,12 @@ export interface ToolContext {
   region: string;
   /** Bytes of serialized content (text, base64) one result may carry; more must be cut or omitted. */
   contentBudget: number;
+  /**
+   * Asks the user (not the model) to confirm, where the client supports
+   * elicitation: true (accepted), false (declined or cancelled), or
+   * undefined when the client cannot ask.
+   */
+  confirmWithUser(message: string): Promise<boolean | undefined>;
 }
 
 export interface ToolAnnotations {
@@ -38,6 +44,9 @@ export interface ToolOutput<S> {
   structured: S;
 }
 
+/** What a tool does, for the policy: --tools selects by group; "delete" needs --allow-delete; "admin" manages buckets. */
+export type ToolGroup = "read" | "write" | "delete" | "admin";
+
 /** One tool, as data: the server registers it, tests read it. */
 export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extends z.ZodObject = z.ZodObject> {
   name: string;
@@ -46,8 +55,11 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   inputSchema: In;
   outputSchema: Out;
   annotations: ToolAnnotations;
+  group: ToolGroup;
   /** Changes the store (not just local files): left out in read-only mode. */
   writesToStore: boolean;
+  /** For a tool offered in read-only mode: whether this call would let anyone write (refused then). */
+  writes?(args: z.output<In>): boolean;
   /** Bytes a call with these arguments may hold in memory at once; reserved from the server's budget before it runs. */
   heldBytes?(args: z.output<In>): number;
   handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;

@@ -1,37 +1,21 @@
 import { z } from "zod";
-import { bucketName, objectKey } from "./schemas.ts";
+import { bucketName, cacheControl, contentType, objectKey, storageClass } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
-
-const headerValue = (what: string) =>
-  z
-    .string()
-    .min(1, `${what} must not be empty`)
-    .max(1024)
-    .refine((s) => !/[\r\n\0]/.test(s), `${what} must be a single line`);
 
 export const uploadFile = defineTool({
   name: "upload_file",
   title: "Upload file",
   description:
-    "Uploads one local file to s3://bucket_name/object_key, streaming it (large files go up in parts, up to 5 TiB). " +
-    "REPLACES an existing object at that key without asking (on a versioned bucket the old one stays as an older version). " +
-    "The content type is detected from the file name (then the key) when content_type is omitted. " +
-    "local_file_path must be a regular file inside the directories the server may read; relative paths start from the first of them.",
+    "Uploads one local file (in an allowed directory; relative paths start there) to s3://bucket_name/object_key, streamed, in parts when large (up to 5 TiB). " +
+    "REPLACES an existing object at that key. content_type is detected from the file name when omitted.",
   inputSchema: z
     .object({
-      local_file_path: z.string().min(1, "local_file_path must not be empty").max(4096).describe("Path of the local file to upload, e.g. \"./report.pdf\" or \"/home/me/data/report.pdf\"."),
-      bucket_name: bucketName.describe("Bucket to upload into."),
-      object_key: objectKey.describe("Key to store the file under, e.g. \"reports/2024/report.pdf\". An existing object there is replaced."),
-      content_type: headerValue("content_type")
-        .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
-        .optional()
-        .describe("MIME type, e.g. \"application/pdf\". Omit to detect it from the file name."),
-      storage_class: z
-        .string()
-        .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR")
-        .optional()
-        .describe("Storage class, e.g. STANDARD (the default), STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR. Not every store offers every class."),
-      cache_control: headerValue("cache_control").optional().describe("Cache-Control header to store with the object, e.g. \"max-age=3600\"."),
+      local_file_path: z.string().min(1, "local_file_path must not be empty").max(4096).describe('Local file, e.g. "./report.pdf".'),
+      bucket_name: bucketName,
+      object_key: objectKey.describe('Key to store it under, e.g. "reports/q1.pdf".'),
+      content_type: contentType.optional(),
+      storage_class: storageClass.optional(),
+      cache_control: cacheControl.optional(),
     })
     .strict(),
   outputSchema: z.object({
@@ -45,6 +29,7 @@ export const uploadFile = defineTool({
   }),
   // Destructive: it silently replaces whatever object had this key.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "write",
   writesToStore: true,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);

@@ -49,12 +49,15 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     connectTimeoutMs: 5000,
     requestTimeoutMs: 30000,
     operationTimeoutMs: 30000,
+    multipartCopyThreshold: 5 * 1024 ** 3,
     maxAttempts: 3,
     logLevel: "error",
     allowedDirs: [],
     readOnly: false,
     buckets: [],
     allowBroadDirs: false,
+    allowDelete: false,
+    tools: [],
     ...overrides,
   };
 }

@@ -5,7 +5,7 @@ import { connectInMemory } from "../helpers/mcp.ts";
 
 let client: Client;
 beforeAll(async () => {
-  client = await connectInMemory();
+  client = await connectInMemory({ allowDelete: true });
 });
 afterAll(() => client.close());
 
@@ -17,7 +17,24 @@ const SPEC_PARAMETERS: Record<string, string[]> = {
   create_bucket: ["bucket_name"],
   delete_bucket: ["bucket_name"],
 };
+/** The object toolkit (issue #13): every tool with every parameter it names. */
+const TOOLKIT_PARAMETERS: Record<string, string[]> = {
+  head_object: ["bucket_name", "object_key", "version_id"],
+  put_object: ["bucket_name", "object_key", "content", "encoding", "content_type", "cache_control", "storage_class", "metadata", "if_absent"],
+  copy_object: ["source_bucket", "source_key", "source_version_id", "bucket_name", "object_key", "metadata_directive", "content_type", "cache_control", "storage_class", "if_absent"],
+  delete_object: ["bucket_name", "object_key", "version_id"],
+  delete_objects: ["bucket_name", "keys", "prefix", "dry_run", "confirm", "max_objects"],
+  presign_url: ["bucket_name", "object_key", "method", "expires_in", "version_id", "content_type", "response_content_disposition"],
+  list_object_versions: ["bucket_name", "prefix", "max_keys", "key_marker", "version_id_marker"],
+};
 const REQUIRED: Record<string, string[]> = {
+  head_object: ["bucket_name", "object_key"],
+  put_object: ["bucket_name", "object_key", "content"],
+  copy_object: ["source_bucket", "source_key", "bucket_name", "object_key"],
+  delete_object: ["bucket_name", "object_key"],
+  delete_objects: ["bucket_name"],
+  presign_url: ["bucket_name", "object_key"],
+  list_object_versions: ["bucket_name"],
   list_buckets: [],
   list_objects: ["bucket_name"],
   upload_file: ["local_file_path", "bucket_name", "object_key"],
@@ -26,12 +43,13 @@ const REQUIRED: Record<string, string[]> = {
   delete_bucket: ["bucket_name"],
 };
 
-test("every tool of the spec is listed with the spec's parameters and required fields", async () => {
+test("every tool of the spec is listed with the spec's parameters and required fields; the toolkit with its own", async () => {
   const { tools } = await client.listTools();
-  expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(SPEC_PARAMETERS).sort());
+  const expected = { ...SPEC_PARAMETERS, ...TOOLKIT_PARAMETERS };
+  expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort());
   for (const tool of tools) {
     const props = Object.keys(tool.inputSchema.properties ?? {});
-    for (const p of SPEC_PARAMETERS[tool.name]!) expect(props).toContain(p);
+    for (const p of expected[tool.name]!) expect(props).toContain(p);
     expect((tool.inputSchema.required ?? []).sort()).toEqual(REQUIRED[tool.name]!.sort());
     // Unknown parameters are refused, not silently dropped.
     expect(tool.inputSchema.additionalProperties).toBe(false);
@@ -62,6 +80,11 @@ test("every input field carries a description", async () => {
       expect({ tool: tool.name, name, description: typeof (schema as { description?: unknown }).description }).toEqual({ tool: tool.name, name, description: "string" });
     }
   }
+});
+
+test("tools/list with every tool enabled stays within 20 KB of JSON", async () => {
+  const listed = await client.listTools();
+  expect(JSON.stringify(listed).length).toBeLessThanOrEqual(20_000);
 });
 
 test("snapshot of tools/list (a contract change must be deliberate)", async () => {

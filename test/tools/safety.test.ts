@@ -17,10 +17,23 @@ describe("read-only mode", () => {
   test("tools that write to the store are absent from tools/list and cannot be called", async () => {
     const client = await connectInMemory({ readOnly: true });
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(["get_object", "list_buckets", "list_objects"]);
-    const r = await call(client, "upload_file", { local_file_path: "x", bucket_name: "b", object_key: "k" });
-    expect(r.isError).toBe(true);
-    expect(textOf(r)).toContain("not found");
+    expect(names).toEqual(["get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url"]);
+    for (const [tool, args] of [
+      ["upload_file", { local_file_path: "x", bucket_name: "b", object_key: "k" }],
+      ["put_object", { bucket_name: "b", object_key: "k", content: "x" }],
+      ["copy_object", { source_bucket: "b", source_key: "k", bucket_name: "b", object_key: "k2" }],
+      ["delete_object", { bucket_name: "b", object_key: "k" }],
+    ] as const) {
+      const r = await call(client, tool, args);
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain("not found");
+    }
+    // presign_url stays for GET; a PUT link would let anyone write: refused.
+    const put = await call(client, "presign_url", { bucket_name: "b", object_key: "k", method: "PUT" });
+    expect(put.isError).toBe(true);
+    expect(textOf(put)).toContain("ReadOnlyMode");
+    const get = await call(client, "presign_url", { bucket_name: "b", object_key: "k" });
+    expect(get.isError).toBeFalsy();
     await client.close();
   });
 });

@@ -1,0 +1,103 @@
+/**
+ * Server-side copy: no byte passes through this process. One CopyObject up to
+ * the threshold (S3 allows 5 GiB), a multipart copy (UploadPartCopy ranges)
+ * above it. The source is pinned to the ETag seen first, so a source replaced
+ * mid-copy fails the copy instead of mixing two objects; a failed multipart
+ * copy is aborted before the error is returned.
+ */
+import type { CompletedPart } from "@aws-sdk/client-s3";
+import type { S3Handle } from "./client.ts";
+import { headOf, refuseIfPresent, writeParams } from "./objects.ts";
+import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
+import { partSizeFor } from "./upload.ts";
+
+/** S3's limit for one CopyObject. */
+export const MAX_SINGLE_COPY = 5 * 1024 ** 3;
+const MiB = 1024 * 1024;
+/** Parts copied at once: each is work on the store, not here. */
+const PARTS_IN_FLIGHT = 4;
+
+/** `bucket/key?versionId=v`, with the key's segments URL-encoded, as CopySource wants it. */
+export function copySource(addr: ObjectAddress): string {
+  const key = addr.key.split("/").map(encodeURIComponent).join("/");
+  return `${addr.bucket}/${key}${addr.versionId ? `?versionId=${encodeURIComponent(addr.versionId)}` : ""}`;
+}
+
+/**
+ * Part size for a multipart copy: at least S3's rule (5 MiB, 10,000 parts) and
+ * large enough to need few requests (512 MiB), but below the threshold so a
+ * test-sized threshold still makes several parts.
+ */
+export function copyPartSize(size: number, threshold: number): number {
+  const preferred = Math.max(5 * MiB, Math.min(512 * MiB, Math.floor(threshold / 2 / MiB) * MiB));
+  return Math.max(partSizeFor(size), preferred);
+}
+
+/** What the destination gets: the source's headers (COPY) or the ones given (REPLACE). */
+function destinationHeaders(req: CopyRequest, source: ObjectHead) {
+  if (req.metadataDirective === "REPLACE") return writeParams(req);
+  return writeParams({
+    contentType: source.content_type ?? undefined,
+    cacheControl: source.cache_control ?? undefined,
+    metadata: source.metadata,
+    storageClass: req.storageClass,
+    ifAbsent: req.ifAbsent,
+  });
+}
+
+export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: number, signal?: AbortSignal): Promise<CopyResult> {
+  const { client, sdk } = s3;
+  if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, { abortSignal: signal ?? new AbortController().signal, requestTimeout: 30_000 });
+  const source = headOf(await client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), { abortSignal: signal }));
+  const size = source.size ?? 0;
+  const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
+  // Pin the version too where the store has one, so every part reads the same object.
+  const from = copySource({ ...req.source, ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}) });
+  if (size <= threshold) {
+    const out = await client.send(
+      new sdk.CopyObjectCommand({
+        Bucket: req.bucket,
+        Key: req.key,
+        CopySource: from,
+        ...pin,
+        MetadataDirective: req.metadataDirective,
+        ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
+      }),
+      { abortSignal: signal },
+    );
+    return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
+  }
+
+  const headers = destinationHeaders(req, source);
+  const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
+  const created = await client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), { abortSignal: signal });
+  const uploadId = created.UploadId!;
+  try {
+    const partSize = copyPartSize(size, threshold);
+    const count = Math.ceil(size / partSize);
+    const parts: CompletedPart[] = new Array(count);
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const index = next++;
+        const start = index * partSize;
+        const end = Math.min(size, start + partSize) - 1;
+        const out = await client.send(
+          new sdk.UploadPartCopyCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: index + 1, CopySource: from, CopySourceRange: `bytes=${start}-${end}`, ...pin }),
+          { abortSignal: signal },
+        );
+        parts[index] = { PartNumber: index + 1, ETag: out.CopyPartResult?.ETag };
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
+    const done = await client.send(
+      new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...(IfNoneMatch ? { IfNoneMatch } : {}) }),
+      { abortSignal: signal },
+    );
+    return { etag: done.ETag || null, version_id: done.VersionId ?? null, size, multipart: true, source_version_id: source.version_id };
+  } catch (err) {
+    // No signal: the clean-up must go out even when the call was cancelled.
+    await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId })).catch(() => {});
+    throw err;
+  }
+}

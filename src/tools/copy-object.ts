@@ -1,0 +1,70 @@
+import { z } from "zod";
+import { s3Uri } from "../errors.ts";
+import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, storageClass, versionId } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const copyObject = defineTool({
+  name: "copy_object",
+  title: "Copy object",
+  description:
+    "Copies an object on the store (server-side, across buckets too; over 5 GiB in parts). REPLACES an existing destination unless if_absent. " +
+    "To move, copy then delete the source.",
+  inputSchema: z
+    .object({
+      source_bucket: bucketName,
+      source_key: objectKey,
+      source_version_id: versionId.optional(),
+      bucket_name: bucketName.describe("Destination bucket."),
+      object_key: objectKey.describe("Destination key."),
+      metadata_directive: z.enum(["COPY", "REPLACE"]).optional().describe('"COPY" (default) keeps the source\'s type and metadata; "REPLACE" uses those given.'),
+      content_type: contentType.optional().describe("With REPLACE."),
+      cache_control: cacheControl.optional().describe("With REPLACE."),
+      metadata: metadata.optional().describe("With REPLACE."),
+      storage_class: storageClass.optional(),
+      if_absent: ifAbsent.optional(),
+    })
+    .strict(),
+  outputSchema: z.object({
+    source: z.string(),
+    bucket: z.string(),
+    key: z.string(),
+    size: z.number(),
+    etag: z.string().nullable(),
+    version_id: z.string().nullable(),
+    source_version_id: z.string().nullable(),
+    multipart: z.boolean(),
+  }),
+  // Destructive: it replaces an existing destination (unless if_absent).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "write",
+  writesToStore: true,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.source_bucket);
+    ctx.checkBucket(args.bucket_name);
+    const replace = args.metadata_directive === "REPLACE";
+    const out = await ctx.storage.copyObject(
+      {
+        source: { bucket: args.source_bucket, key: args.source_key, ...(args.source_version_id ? { versionId: args.source_version_id } : {}) },
+        bucket: args.bucket_name,
+        key: args.object_key,
+        metadataDirective: replace ? "REPLACE" : "COPY",
+        ...(replace ? { contentType: args.content_type, cacheControl: args.cache_control, metadata: args.metadata } : {}),
+        storageClass: args.storage_class,
+        ifAbsent: args.if_absent,
+      },
+      ctx.signal,
+    );
+    const source = s3Uri(args.source_bucket, args.source_key);
+    const ignored = !replace && (args.content_type || args.cache_control || args.metadata) ? " (content_type, cache_control and metadata apply only with metadata_directive REPLACE; the source's were kept)" : "";
+    return textOutput(`Copied ${source} (${out.size} bytes${out.multipart ? ", in parts" : ""}) to ${s3Uri(args.bucket_name, args.object_key)}${out.version_id ? `, version ${out.version_id}` : ""}${ignored}.`, {
+      source,
+      bucket: args.bucket_name,
+      key: args.object_key,
+      size: out.size,
+      etag: out.etag,
+      version_id: out.version_id,
+      source_version_id: out.source_version_id,
+      multipart: out.multipart,
+    });
+  },
+});

@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { s3Uri } from "../errors.ts";
+import { bucketName, objectKey } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const deleteObject = defineTool({
+  name: "delete_object",
+  title: "Delete object",
+  description:
+    "Deletes one object. Versioned bucket: adds a delete marker (older versions stay, restorable); with version_id removes that version PERMANENTLY. " +
+    "Unversioned: gone for good. Confirm with the user first.",
+  inputSchema: z
+    .object({
+      bucket_name: bucketName,
+      object_key: objectKey,
+      version_id: z.string().min(1).max(1024).optional().describe("Remove this version permanently."),
+    })
+    .strict(),
+  outputSchema: z.object({ bucket: z.string(), key: z.string(), version_id: z.string().nullable(), delete_marker: z.boolean(), permanent: z.boolean() }),
+  // Not idempotent: in a versioned bucket each call adds another delete marker.
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+  group: "delete",
+  writesToStore: true,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const out = await ctx.storage.deleteObject({ bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) }, ctx.signal);
+    const uri = s3Uri(args.bucket_name, args.object_key);
+    const permanent = args.version_id !== undefined || !out.delete_marker;
+    const text = args.version_id
+      ? `Permanently removed version ${args.version_id} of ${uri}${out.delete_marker ? " (it was a delete marker: the previous version is current again)" : ""}.`
+      : out.delete_marker
+        ? `Deleted ${uri} by adding delete marker ${out.version_id}. Older versions remain: to restore, copy_object the wanted version (see list_object_versions) onto the key, or delete_object this marker's version_id.`
+        : `Deleted ${uri}. (The bucket keeps no versions, so this cannot be undone.)`;
+    return textOutput(text, { bucket: args.bucket_name, key: args.object_key, version_id: out.version_id, delete_marker: out.delete_marker, permanent });
+  },
+});

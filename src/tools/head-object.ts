@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { s3Uri } from "../errors.ts";
+import { bucketName, objectKey, versionId } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const headObject = defineTool({
+  name: "head_object",
+  title: "Object metadata",
+  description:
+    "An object's metadata without its content: size, type, ETag, dates, version, storage class, headers, user metadata, checksums, and whether it is a delete marker.",
+  inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, version_id: versionId.optional() }).strict(),
+  outputSchema: z.object({
+    bucket: z.string(),
+    key: z.string(),
+    size: z.number().nullable(),
+    content_type: z.string().nullable(),
+    etag: z.string().nullable(),
+    last_modified: z.string().nullable(),
+    version_id: z.string().nullable(),
+    storage_class: z.string().nullable(),
+    cache_control: z.string().nullable(),
+    content_encoding: z.string().nullable(),
+    content_disposition: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    checksums: z.record(z.string(), z.string()),
+    delete_marker: z.boolean(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  group: "read",
+  writesToStore: false,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const head = await ctx.storage.headObject({ bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) }, ctx.signal);
+    const uri = s3Uri(args.bucket_name, args.object_key);
+    const text = head.delete_marker
+      ? `${uri}${head.version_id ? ` version ${head.version_id}` : ""} is a delete marker: the object is deleted. Older versions may remain (list_object_versions).`
+      : `${uri}: ${head.size} bytes, ${head.content_type ?? "unknown type"}, ETag ${head.etag ?? "-"}, modified ${head.last_modified ?? "-"}` +
+        `${head.version_id ? `, version ${head.version_id}` : ""}, ${head.storage_class}` +
+        `${Object.keys(head.metadata).length ? `, metadata ${JSON.stringify(head.metadata)}` : ""}.`;
+    return textOutput(text, { bucket: args.bucket_name, key: args.object_key, ...head });
+  },
+});
