@@ -1,7 +1,7 @@
 /**
  * The demo: starts the embedded in-memory S3 emulator (fauxqs), launches the
- * compiled binary over stdio with a real MCP client, and drives it through all
- * six tools, printing a transcript. Stops everything it started.
+ * compiled binary over stdio with a real MCP client, and drives it through the
+ * six spec tools and the object toolkit, printing a transcript. Stops everything it started.
  *   bun run demo          (builds the binary first)
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -35,7 +35,7 @@ try {
   out(bold(`store-mcp-server demo: in-memory S3 emulator at ${s3.endpoint}, local files in ${work}`));
   const transport = new StdioClientTransport({
     command: binary,
-    args: ["--allowed-dir", work],
+    args: ["--allowed-dir", work, "--allow-delete"],
     env: {
       PATH: process.env.PATH ?? "",
       STORE_ENDPOINT_URL: s3.endpoint,
@@ -82,11 +82,21 @@ try {
   out(indent(`downloaded file identical to the original: ${same}`));
   await step("Download again without overwrite (refused, file untouched)", "get_object", { bucket_name: bucket, object_key: "data/archive.bin", mode: "download", local_path: "downloads/archive.bin" });
   await step("A missing key gives an actionable error", "get_object", { bucket_name: bucket, object_key: "docs/missing.md" });
+  await step("Write text the model produced (no local file)", "put_object", { bucket_name: bucket, object_key: "docs/summary.md", content: "# Summary\n\nAll six tools work.\n", metadata: { author: "demo" } });
+  await step("Look at its metadata without reading it", "head_object", { bucket_name: bucket, object_key: "docs/summary.md" });
+  await step("Copy it on the store (no bytes through the server)", "copy_object", { source_bucket: bucket, source_key: "docs/summary.md", bucket_name: bucket, object_key: "archive/summary.md" });
+  await step("Write only if absent (refused: it exists)", "put_object", { bucket_name: bucket, object_key: "docs/summary.md", content: "overwrite?", if_absent: true });
+  const link = await step("Share a download link", "presign_url", { bucket_name: bucket, object_key: "archive/summary.md", expires_in: 600 });
+  const fetched = await fetch((link.structuredContent as { url: string }).url);
+  out(indent(`fetching the link without credentials: HTTP ${fetched.status}, ${JSON.stringify(await fetched.text())}`));
+  await step("Read a text object in windows (offset)", "get_object", { bucket_name: bucket, object_key: "docs/notes.md", max_content_size: 24, offset: 24 });
+  await step("Delete many objects: a dry run first", "delete_objects", { bucket_name: bucket, prefix: "archive/" });
+  await step("Delete them (confirmed)", "delete_objects", { bucket_name: bucket, prefix: "archive/", confirm: true });
   await step("Delete a bucket that still holds objects (refused)", "delete_bucket", { bucket_name: bucket });
   await step("Create an empty bucket", "create_bucket", { bucket_name: "scratch-bucket" });
   await step("Delete the empty bucket", "delete_bucket", { bucket_name: "scratch-bucket" });
   out();
-  out(bold(dl.isError || !same ? "Demo finished with a problem (see above)." : "Demo finished: every tool exercised through the compiled binary over stdio."));
+  out(bold(dl.isError || !same ? "Demo finished with a problem (see above)." : "Demo finished: the tools exercised through the compiled binary over stdio."));
   if (dl.isError || !same) process.exitCode = 1;
 } finally {
   await client?.close().catch(() => {});

@@ -115,7 +115,7 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
     case "InvalidToken":
       return { message: "The session token is expired or invalid.", hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server." };
     case "BucketNotEmpty":
-      return { message: "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.", hint: `call list_objects on "${bucket}" to see what it holds; the objects must be removed by other means before the bucket can be deleted.` };
+      return { message: "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.", hint: `call list_objects on "${bucket}" to see what it holds; the objects must be deleted first (delete_objects, offered with --allow-delete; in a versioned bucket also every version).` };
     case "BucketAlreadyOwnedByYou":
       return { message: "The bucket already exists and belongs to these credentials.", hint: "use the existing bucket; there is nothing to create." };
     case "BucketAlreadyExists":
