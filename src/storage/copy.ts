@@ -7,7 +7,7 @@
  */
 import type { CompletedPart } from "@aws-sdk/client-s3";
 import type { S3Handle } from "./client.ts";
-import { headOf, refuseIfPresent, writeParams } from "./objects.ts";
+import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 import { partSizeFor } from "./upload.ts";
 

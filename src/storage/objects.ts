@@ -1,69 +1,17 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
-import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
 import type { Config } from "../config.ts";
 import { iso } from "./bodies.ts";
+import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import type { S3Handle } from "./client.ts";
 import { copyObject } from "./copy.ts";
 import { toStorageError } from "./errors.ts";
 import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
-import type { ObjectAddress, ObjectHead, ObjectStore, VersionInfo, WriteOptions } from "./types.ts";
+import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
 import { bodyClient, checkEtag } from "./upload.ts";
-
-const CHECKSUM_FIELDS = [["crc32", "ChecksumCRC32"], ["crc32c", "ChecksumCRC32C"], ["crc64nvme", "ChecksumCRC64NVME"], ["sha1", "ChecksumSHA1"], ["sha256", "ChecksumSHA256"]] as const;
-const IF_ABSENT_HINT = "an object already exists at this key and if_absent was set; nothing was written. Choose another key, or call again without if_absent to replace it.";
-
-/**
- * if_absent sends If-None-Match: * (S3 then refuses atomically), and asks
- * first: some stores ignore the header on some operations (Ceph RGW 16 on
- * CopyObject), and must not replace an object because of it.
- */
-export async function refuseIfPresent({ client, sdk }: S3Handle, bucket: string, key: string, send?: SendOptions): Promise<void> {
-  const present = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), send).then(
-    () => true,
-    (err: { $metadata?: { httpStatusCode?: number } }) => {
-      if (err.$metadata?.httpStatusCode === 404) return false;
-      throw err;
-    },
-  );
-  if (present) throw Object.assign(new Error("PreconditionFailed"), { name: "PreconditionFailed", $metadata: { httpStatusCode: 412 } });
-}
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;
-
-export function headOf(out: HeadObjectCommandOutput): ObjectHead {
-  const checksums: Record<string, string> = {};
-  for (const [name, field] of CHECKSUM_FIELDS) {
-    const value = (out as unknown as Record<string, unknown>)[field];
-    if (typeof value === "string") checksums[name] = value;
-  }
-  return {
-    size: out.ContentLength ?? null,
-    content_type: out.ContentType ?? null,
-    etag: out.ETag ?? null,
-    last_modified: iso(out.LastModified),
-    version_id: out.VersionId ?? null,
-    storage_class: out.StorageClass ?? "STANDARD",
-    cache_control: out.CacheControl ?? null,
-    content_encoding: out.ContentEncoding ?? null,
-    content_disposition: out.ContentDisposition ?? null,
-    metadata: out.Metadata ?? {},
-    checksums,
-    delete_marker: out.DeleteMarker ?? false,
-  };
-}
-
-/** Headers of a write, shared by put and copy. */
-export function writeParams(opts: WriteOptions) {
-  return {
-    ...(opts.contentType ? { ContentType: opts.contentType } : {}),
-    ...(opts.cacheControl ? { CacheControl: opts.cacheControl } : {}),
-    ...(opts.storageClass ? { StorageClass: opts.storageClass as never } : {}),
-    ...(opts.metadata ? { Metadata: opts.metadata } : {}),
-    ...(opts.ifAbsent ? { IfNoneMatch: "*" } : {}),
-  };
-}
 
 /**
  * The version id of the delete marker a failed HEAD ran into, or undefined.
@@ -166,12 +114,15 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
           ...(out.DeleteMarkers ?? []).map((m) => entry(m, true, null, null)),
         ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : (b.last_modified ?? "").localeCompare(a.last_modified ?? "")));
         const versions = all.slice(0, req.maxKeys);
-        const truncated = (out.IsTruncated ?? false) || versions.length < all.length;
+        const cut = versions.length < all.length;
+        const truncated = (out.IsTruncated ?? false) || cut;
+        // A page cut to max_keys continues after its last entry (S3's marker semantics), not after the store's.
+        const last = versions.at(-1);
         return {
           versions,
           is_truncated: truncated,
-          next_key_marker: truncated ? (out.NextKeyMarker ?? null) : null,
-          next_version_id_marker: truncated ? (out.NextVersionIdMarker ?? null) : null,
+          next_key_marker: !truncated ? null : cut ? (last?.key ?? null) : (out.NextKeyMarker ?? null),
+          next_version_id_marker: !truncated ? null : cut ? (last?.version_id ?? null) : (out.NextVersionIdMarker ?? null),
         };
       }),
 

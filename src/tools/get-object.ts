@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../errors.ts";
-import { fitJsonText } from "../response-budget.ts";
-import { present, type Presented } from "./object-content.ts";
+import { fitToBudget, leadingContinuationBytes, present } from "./object-content.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
 
@@ -168,30 +167,6 @@ async function download(args: Args, ctx: ToolContext) {
   };
   const version = meta.version_id ? ` (version ${meta.version_id})` : "";
   return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
-}
-
-/**
- * Keeps the content within the response budget: text is cut on a character
- * boundary where its JSON form (escapes included) would pass it; an image or
- * binary whose base64 would pass it is omitted, as half of one is of no use.
- */
-function fitToBudget(shown: Presented, budget: number): { shown: Presented; cutToFit: boolean } {
-  if (shown.kind === "text") {
-    const fit = fitJsonText(shown.text, budget);
-    if (!fit.cut) return { shown, cutToFit: false };
-    return { shown: { ...shown, text: fit.text, returnedBytes: Buffer.byteLength(fit.text, "utf8") }, cutToFit: true };
-  }
-  if ((shown.kind === "image" || shown.kind === "binary") && shown.base64.length + 2 > budget) {
-    return { shown: { kind: "omitted", returnedBytes: 0, encoding: "none" }, cutToFit: true };
-  }
-  return { shown, cutToFit: false };
-}
-
-/** UTF-8 continuation bytes (10xxxxxx) at the start of a window: the tail of a character that began before it. */
-function leadingContinuationBytes(bytes: Uint8Array): number {
-  let n = 0;
-  while (n < 3 && n < bytes.length && (bytes[n]! & 0xc0) === 0x80) n++;
-  return n;
 }
 
 function pastTheEnd(args: Args, offset: number): ActionableError {

@@ -2,6 +2,7 @@
  * How get_object (read mode) presents bytes to the model: text, an image, an
  * embedded binary resource, or only a summary. Pure functions, unit-tested.
  */
+import { fitJsonText } from "../response-budget.ts";
 
 const TEXT_TYPES = new Set([
   "application/json", "application/xml", "application/yaml", "application/x-yaml", "application/toml",
@@ -84,4 +85,28 @@ export function present(contentType: string | null, bytes: Uint8Array, truncated
   const base64 = Buffer.from(bytes).toString("base64");
   if (image) return { kind: "image", mimeType: image, base64, returnedBytes: bytes.length, encoding: "base64" };
   return { kind: "binary", mimeType: type || "application/octet-stream", base64, returnedBytes: bytes.length, encoding: "base64" };
+}
+
+/**
+ * Keeps the content within the response budget: text is cut on a character
+ * boundary where its JSON form (escapes included) would pass it; an image or
+ * binary whose base64 would pass it is omitted, as half of one is of no use.
+ */
+export function fitToBudget(shown: Presented, budget: number): { shown: Presented; cutToFit: boolean } {
+  if (shown.kind === "text") {
+    const fit = fitJsonText(shown.text, budget);
+    if (!fit.cut) return { shown, cutToFit: false };
+    return { shown: { ...shown, text: fit.text, returnedBytes: Buffer.byteLength(fit.text, "utf8") }, cutToFit: true };
+  }
+  if ((shown.kind === "image" || shown.kind === "binary") && shown.base64.length + 2 > budget) {
+    return { shown: { kind: "omitted", returnedBytes: 0, encoding: "none" }, cutToFit: true };
+  }
+  return { shown, cutToFit: false };
+}
+
+/** UTF-8 continuation bytes (10xxxxxx) at the start of a window: the tail of a character that began before it. */
+export function leadingContinuationBytes(bytes: Uint8Array): number {
+  let n = 0;
+  while (n < 3 && n < bytes.length && (bytes[n]! & 0xc0) === 0x80) n++;
+  return n;
 }

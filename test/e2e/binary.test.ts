@@ -55,14 +55,14 @@ describe("command line", () => {
 });
 
 describe("over stdio against Ceph RGW", () => {
-  test("initialize, six tools, list_buckets shows a bucket made through the SDK", async () => {
+  test("initialize, the default tools (no delete tools without --allow-delete), list_buckets shows a bucket made through the SDK", async () => {
     const bucket = uniqueBucket("e2e-list");
     await sdkClient().send(new CreateBucketCommand({ Bucket: bucket }));
     const { client, close } = await connectBinary({ env: s3Env() });
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "store-mcp-server", version: pkg.version });
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(["create_bucket", "delete_bucket", "get_object", "list_buckets", "list_objects", "upload_file"]);
+      expect(tools).toEqual(["copy_object", "create_bucket", "delete_bucket", "get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "put_object", "upload_file"]);
       const result = await call(client, "list_buckets");
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent!.buckets.map((b: { name: string }) => b.name)).toContain(bucket);

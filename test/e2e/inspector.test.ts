@@ -29,10 +29,10 @@ function inspector(args: string[]): any {
   return JSON.parse(stdout);
 }
 
-test("the Inspector lists our six tools with their input schemas", () => {
+test("the Inspector lists our tools (the six of the spec and the toolkit) with their input schemas", () => {
   const listed = inspector(["--method", "tools/list"]);
   const names = listed.tools.map((t: { name: string }) => t.name).sort();
-  expect(names).toEqual(["create_bucket", "delete_bucket", "get_object", "list_buckets", "list_objects", "upload_file"]);
+  expect(names).toEqual(["copy_object", "create_bucket", "delete_bucket", "get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "put_object", "upload_file"]);
   const getObject = listed.tools.find((t: { name: string }) => t.name === "get_object");
   expect(getObject.inputSchema.required).toEqual(["bucket_name", "object_key"]);
 }, 60_000);

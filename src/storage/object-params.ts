@@ -1,0 +1,60 @@
+/** What put, copy and head share: mapping answers and write headers, and the if_absent check (one HEAD). */
+import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
+import { iso } from "./bodies.ts";
+import type { S3Handle } from "./client.ts";
+import type { SendOptions } from "./operation.ts";
+import type { ObjectHead, WriteOptions } from "./types.ts";
+
+const CHECKSUM_FIELDS = [["crc32", "ChecksumCRC32"], ["crc32c", "ChecksumCRC32C"], ["crc64nvme", "ChecksumCRC64NVME"], ["sha1", "ChecksumSHA1"], ["sha256", "ChecksumSHA256"]] as const;
+
+export function headOf(out: HeadObjectCommandOutput): ObjectHead {
+  const checksums: Record<string, string> = {};
+  for (const [name, field] of CHECKSUM_FIELDS) {
+    const value = (out as unknown as Record<string, unknown>)[field];
+    if (typeof value === "string") checksums[name] = value;
+  }
+  return {
+    size: out.ContentLength ?? null,
+    content_type: out.ContentType ?? null,
+    etag: out.ETag ?? null,
+    last_modified: iso(out.LastModified),
+    version_id: out.VersionId ?? null,
+    storage_class: out.StorageClass ?? "STANDARD",
+    cache_control: out.CacheControl ?? null,
+    content_encoding: out.ContentEncoding ?? null,
+    content_disposition: out.ContentDisposition ?? null,
+    metadata: out.Metadata ?? {},
+    checksums,
+    delete_marker: out.DeleteMarker ?? false,
+  };
+}
+
+/** Headers of a write, shared by put and copy. */
+export function writeParams(opts: WriteOptions) {
+  return {
+    ...(opts.contentType ? { ContentType: opts.contentType } : {}),
+    ...(opts.cacheControl ? { CacheControl: opts.cacheControl } : {}),
+    ...(opts.storageClass ? { StorageClass: opts.storageClass as never } : {}),
+    ...(opts.metadata ? { Metadata: opts.metadata } : {}),
+    ...(opts.ifAbsent ? { IfNoneMatch: "*" } : {}),
+  };
+}
+
+export const IF_ABSENT_HINT = "an object already exists at this key and if_absent was set; nothing was written. Choose another key, or call again without if_absent to replace it.";
+
+/**
+ * if_absent sends If-None-Match: * (S3 then refuses atomically), and asks
+ * first: some stores ignore the header on some operations (Ceph RGW 16 on
+ * CopyObject), and must not replace an object because of it.
+ */
+export async function refuseIfPresent({ client, sdk }: S3Handle, bucket: string, key: string, send?: SendOptions): Promise<void> {
+  const present = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), send).then(
+    () => true,
+    (err: { $metadata?: { httpStatusCode?: number } }) => {
+      if (err.$metadata?.httpStatusCode === 404) return false;
+      throw err;
+    },
+  );
+  if (present) throw Object.assign(new Error("PreconditionFailed"), { name: "PreconditionFailed", $metadata: { httpStatusCode: 412 } });
+}
+
