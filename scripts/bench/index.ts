@@ -55,8 +55,9 @@ try {
   figures.binaryMb = statSync(binary).size / 2 ** 20;
   figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
 
-  log("idle memory");
-  const idle = await startServer(binary, serverEnv, work);
+  log("idle memory, tools/list size");
+  const idle = await startServer(binary, serverEnv, work, ["--allow-delete"]);
+  figures.toolsListBytes = idle.toolsListBytes;
   figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
   await idle.call("list_buckets");
   figures.afterFirstCallRssMb = procMemoryMb(idle.pid, "VmRSS");

@@ -21,6 +21,8 @@ export interface Figures {
   listAllMs: number;
   rcloneList1kMs: number;
   rcloneList10kMs: number;
+  /** The tools/list answer with every tool enabled (--allow-delete), JSON bytes. */
+  toolsListBytes: number;
 }
 
 type Row = [figure: string, value: string, reference: string, ratio: string, target: string, met: string];
@@ -49,6 +51,7 @@ export function rows(f: Figures): Row[] {
     ["ranged read: first 1 MiB of the 256 MiB object", ms(f.rangedBigMs), `1 MiB object ${ms(f.rangedSmallMs)}`, x(f.rangedBigMs / f.rangedSmallMs), "≤ 1.3", met(f.rangedBigMs / f.rangedSmallMs <= 1.3)],
     ["list one page of 1,000 keys (10,000-key bucket)", ms(f.listPageMs), `rclone lsf 1,000 keys ${ms(f.rcloneList1kMs)}`, x(f.listPageMs / f.rcloneList1kMs), "≤ 1.2×", met(f.listPageMs / f.rcloneList1kMs <= 1.2)],
     ["page through all 10,000 keys", ms(f.listAllMs), `rclone lsf 10,000 keys ${ms(f.rcloneList10kMs)}`, x(f.listAllMs / f.rcloneList10kMs), "≤ 1.2×", met(f.listAllMs / f.rcloneList10kMs <= 1.2)],
+    ["tools/list with every tool enabled (JSON)", `${round(f.toolsListBytes / 1000, 1)} KB`, "", "", "≤ 20 KB", met(f.toolsListBytes <= 20_000)],
     ["idle memory after tools/list (VmRSS)", mb(f.idleRssMb), `after the first S3 call ${mb(f.afterFirstCallRssMb)}`, "", "", ""],
     ["binary size", mb(f.binaryMb), `Bun floor ${mb(f.floorBinaryMb)}`, x(f.binaryMb / f.floorBinaryMb), "", ""],
   );
