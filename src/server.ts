@@ -3,6 +3,7 @@ import pkg from "../package.json" with { type: "json" };
 import { ActionableError, isAbortError } from "./errors.ts";
 import { CallTracker } from "./lifecycle.ts";
 import { ByteBudget, type SendLeases } from "./memory.ts";
+import { NO_PROGRESS, progressReporter } from "./progress.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "./response-budget.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { effectiveAllowedDirs } from "./local/allowed.ts";
@@ -118,7 +119,12 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
       async (args: Record<string, unknown>, extra) => {
         const signal = calls.callSignal(extra.signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser };
+        const token = extra._meta?.progressToken;
+        const progress =
+          token === undefined
+            ? NO_PROGRESS
+            : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress };
         const started = performance.now();
         const about = describeCall(tool.name, args);
         let release: (() => void) | undefined;
@@ -144,6 +150,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
           return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true };
         } finally {
+          progress.close(); // nothing after the answer
           if (!handedOver) release?.();
         }
       },

@@ -14,6 +14,13 @@ const WRITE_BATCH = 1024 * 1024;
 const TEMP_NAME_PREFIX_BYTES = 100;
 const O_CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
+export interface WriteOptions {
+  overwrite: boolean;
+  signal?: AbortSignal;
+  /** Told the bytes written so far, after each batch. */
+  onProgress?: (done: number) => void;
+}
+
 export interface WriteResult {
   bytes: number;
   sha256: string;
@@ -45,7 +52,7 @@ export async function writeFileAtomically(
   allowed: AllowedDirs,
   mode: WalkMode,
   chunks: AsyncIterable<Uint8Array>,
-  opts: { overwrite: boolean; signal?: AbortSignal },
+  opts: WriteOptions,
 ): Promise<WriteResult> {
   return withTargetParent(given, allowed, mode, async (parent, exists) => {
     if (exists && !opts.overwrite) throw existsError(given);
@@ -54,7 +61,7 @@ export async function writeFileAtomically(
     let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
     let moved = false;
     try {
-      const written = await writeAll(handle, chunks, opts.signal);
+      const written = await writeAll(handle, chunks, opts.signal, opts.onProgress);
       await handle.close();
       handle = undefined;
       moveIntoPlace(dir, temp, name, given, opts.overwrite);
@@ -69,12 +76,13 @@ export async function writeFileAtomically(
   });
 }
 
-async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
+async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash("sha256");
   const pace = memoryPacer();
   // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
   let batch: Uint8Array[] = [];
   let batched = 0;
+  let bytes = 0;
   const flush = async () => {
     const { bytesWritten } = await out.writev(batch);
     // A short write is rare on a regular file; finish it plainly.
@@ -84,15 +92,15 @@ async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, sign
     }
     batch = [];
     batched = 0;
+    onProgress?.(bytes);
   };
-  let bytes = 0;
   for await (const chunk of chunks) {
     signal?.throwIfAborted();
     hash.update(chunk);
     batch.push(chunk);
     batched += chunk.length;
-    if (batched >= WRITE_BATCH) await flush();
     bytes += chunk.length;
+    if (batched >= WRITE_BATCH) await flush();
     pace(chunk.length);
   }
   if (batched > 0) await flush();

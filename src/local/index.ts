@@ -1,5 +1,5 @@
 /** The local-files layer: the only code that touches the local filesystem for tools. */
-import { existsError, writeFileAtomically, type WriteResult } from "./download.ts";
+import { existsError, writeFileAtomically, type WriteOptions, type WriteResult } from "./download.ts";
 import { checkTargetPath, type AllowedDirs, type CheckedPath, type WalkMode } from "./sandbox.ts";
 import { platformMode } from "./beneath.ts";
 import { openUploadSource, type UploadSource } from "./source.ts";
@@ -12,7 +12,7 @@ export interface LocalFiles {
   /** Checks a download target; refuses an existing file unless `overwrite`. */
   checkDownloadTarget(given: string, overwrite: boolean): Promise<CheckedPath>;
   /** Streams into the target atomically, checking the whole path again as it goes; computes sha256 on the way. */
-  writeDownload(target: CheckedPath, chunks: AsyncIterable<Uint8Array>, opts: { overwrite: boolean; signal?: AbortSignal }): Promise<WriteResult>;
+  writeDownload(target: CheckedPath, chunks: AsyncIterable<Uint8Array>, opts: WriteOptions): Promise<WriteResult>;
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */

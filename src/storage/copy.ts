@@ -53,6 +53,7 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: numb
   const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
   // Pin the version too where the store has one, so every part reads the same object.
   const from = copySource({ ...req.source, ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}) });
+  req.onProgress?.(0, size);
   if (size <= threshold) {
     const out = await client.send(
       new sdk.CopyObjectCommand({
@@ -65,6 +66,7 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: numb
       }),
       { abortSignal: signal },
     );
+    req.onProgress?.(size, size);
     return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
   }
 
@@ -77,6 +79,7 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: numb
     const count = Math.ceil(size / partSize);
     const parts: CompletedPart[] = new Array(count);
     let next = 0;
+    let copied = 0;
     const worker = async () => {
       while (next < count) {
         const index = next++;
@@ -87,6 +90,8 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: numb
           { abortSignal: signal },
         );
         parts[index] = { PartNumber: index + 1, ETag: out.CopyPartResult?.ETag };
+        copied += end - start + 1;
+        req.onProgress?.(copied, size);
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));

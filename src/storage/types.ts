@@ -54,6 +54,8 @@ export interface UploadRequest {
   contentType: string;
   storageClass?: string;
   cacheControl?: string;
+  /** Told the bytes stored so far, after each part. */
+  onProgress?: (done: number) => void;
 }
 
 export interface UploadResult {
@@ -111,6 +113,8 @@ export interface CopyRequest extends WriteOptions {
   key: string;
   /** COPY keeps the source's metadata and headers; REPLACE uses the ones given. */
   metadataDirective: "COPY" | "REPLACE";
+  /** Told the object's size once known, then the bytes copied so far after each part. */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface CopyResult extends UploadResult {

@@ -72,6 +72,7 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal)
     { abortSignal: signal },
   );
   checkEtag(out, md5, req, "object");
+  req.onProgress?.(req.size);
   return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
 }
 
@@ -111,6 +112,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     const count = Math.ceil(req.size / partSize);
     const parts: CompletedPart[] = new Array(count);
     let next = 0;
+    let uploaded = 0;
     let firstError: unknown;
     const pace = memoryPacer();
     const worker = async () => {
@@ -128,6 +130,8 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         );
         checkEtag(out, md5, req, `part ${index + 1}`);
         parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
+        uploaded += body.length;
+        req.onProgress?.(uploaded);
         pace(body.length);
       }
     };

@@ -42,6 +42,7 @@ export const copyObject = defineTool({
     ctx.checkBucket(args.source_bucket);
     ctx.checkBucket(args.bucket_name);
     const replace = args.metadata_directive === "REPLACE";
+    let sink: ((done: number) => void) | undefined;
     const out = await ctx.storage.copyObject(
       {
         source: { bucket: args.source_bucket, key: args.source_key, ...(args.source_version_id ? { versionId: args.source_version_id } : {}) },
@@ -51,6 +52,7 @@ export const copyObject = defineTool({
         ...(replace ? { contentType: args.content_type, cacheControl: args.cache_control, metadata: args.metadata } : {}),
         storageClass: args.storage_class,
         ifAbsent: args.if_absent,
+        onProgress: (done, total) => (sink ??= ctx.progress.start(total, `copying s3://${args.source_bucket}/${args.source_key}`))(done),
       },
       ctx.signal,
     );

@@ -151,7 +151,8 @@ async function download(args: Args, ctx: ToolContext) {
   const { meta, body, discard } = await ctx.storage.openObjectStream(address(args), ctx.signal);
   let written;
   try {
-    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal });
+    const onProgress = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
+    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal, onProgress });
   } finally {
     discard(); // a refused target must not keep the connection
   }

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { LocalFiles } from "../local/index.ts";
 import type { Logger } from "../log.ts";
+import type { ProgressReporter } from "../progress.ts";
 import type { Storage } from "../storage/index.ts";
 
 /** What a tool handler may use; tools never import the AWS SDK or node:fs. */
@@ -23,6 +24,8 @@ export interface ToolContext {
    * undefined when the client cannot ask.
    */
   confirmWithUser(message: string): Promise<boolean | undefined>;
+  /** Progress for transfers (a no-op unless the client asked with a progress token). */
+  progress: ProgressReporter;
 }
 
 export interface ToolAnnotations {

@@ -45,6 +45,7 @@ export const uploadFile = defineTool({
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
           ...(args.cache_control ? { cacheControl: args.cache_control } : {}),
+          onProgress: ctx.progress.start(source.size, `uploading ${args.local_file_path} to s3://${args.bucket_name}/${args.object_key}`),
         },
         ctx.signal,
       );

@@ -95,9 +95,13 @@ describe("copy_object", () => {
   test("above the threshold it copies in parts, byte-identical, keeping the content type", async () => {
     const bytes = randomBytes(13 * MiB + 123, 11);
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "large.bin", Body: bytes, ContentType: "application/x-test" }));
-    const r = await call(client, "copy_object", { source_bucket: bucket, source_key: "large.bin", bucket_name: other, object_key: "large-copy.bin" });
+    const updates: { progress: number; total?: number }[] = [];
+    const r = (await client.callTool({ name: "copy_object", arguments: { source_bucket: bucket, source_key: "large.bin", bucket_name: other, object_key: "large-copy.bin" } }, undefined, { onprogress: (p) => updates.push(p) })) as Awaited<ReturnType<typeof call>>;
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent!.multipart).toBe(true);
+    // Progress with a token: the object's size as total, bytes copied so far.
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.every((u) => u.total === bytes.length && u.progress <= bytes.length)).toBe(true);
     const out = await sdkClient().send(new GetObjectCommand({ Bucket: other, Key: "large-copy.bin" }));
     expect(out.ContentType).toBe("application/x-test");
     expect(sha256(await out.Body!.transformToByteArray())).toBe(sha256(bytes));

@@ -1,0 +1,44 @@
+/**
+ * Progress of one transfer, for a client that asked for it with
+ * `_meta.progressToken`: `notifications/progress` with bytes done, the total
+ * and a short message, at most every 250 ms (each byte count that moves after
+ * that is sent, so at least every 2 s while bytes move), and never after the
+ * call has ended or been cancelled. A progress notification also resets the
+ * client's request timeout where the client supports it.
+ */
+
+/** Reports bytes done so far (a running total, not a delta). */
+export type ProgressSink = (done: number) => void;
+
+export interface ProgressReporter {
+  /** A sink for a transfer of `total` bytes (undefined when unknown), described by `what`. */
+  start(total: number | undefined, what: string): ProgressSink;
+  /** No notification is sent after this (the call answered, failed or was cancelled). */
+  close(): void;
+}
+
+const MIN_INTERVAL_MS = 250;
+
+export function progressReporter(send: (params: { progress: number; total?: number; message: string }) => Promise<void>, signal: AbortSignal, now = () => performance.now()): ProgressReporter {
+  let open = true;
+  let last = -Infinity;
+  return {
+    start(total, what) {
+      return (done) => {
+        if (!open || signal.aborted) return;
+        const t = now();
+        const finished = total !== undefined && done >= total;
+        if (t - last < MIN_INTERVAL_MS && !finished) return;
+        last = t;
+        const percent = total ? ` (${Math.floor((done / total) * 100)}%)` : "";
+        void send({ progress: done, ...(total !== undefined ? { total } : {}), message: `${what}: ${done} of ${total ?? "?"} bytes${percent}` }).catch(() => {});
+      };
+    },
+    close() {
+      open = false;
+    },
+  };
+}
+
+/** For calls without a progress token: reports nothing. */
+export const NO_PROGRESS: ProgressReporter = { start: () => () => {}, close() {} };
