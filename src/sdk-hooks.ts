@@ -1,7 +1,7 @@
 /**
  * Two adjustments the MCP SDK offers no option for, made at its request
  * handlers (the SDK version is pinned in bun.lock; the tests through the
- * binary fail if its handler table moves).
+ * binary fail if its handler table moves). 2. is below.
  *
  * 1. Null arguments. Clients built on strict function calling (OpenAI's, and code on top of it)
  * make every parameter required-but-nullable and send `null` for the ones
@@ -10,6 +10,10 @@
  * advertised schemas stay as they are.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { builtToolJsonSchemas } from "./tools/json-schemas.macro.ts" with { type: "macro" };
+import type { ToolDefinition } from "./tools/types.ts";
+
+const BUILT_SCHEMAS = builtToolJsonSchemas();
 
 type Handler = (request: { params?: { arguments?: unknown } }, extra: unknown) => unknown;
 
@@ -27,44 +31,13 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
   handlers.set(method, wrap(original));
 }
 
-/**
- * What every conversation pays for, without what it says nothing by: `$schema`
- * (some providers reject it), `propertyNames: {type: string}` (JSON keys are
- * strings), the default `execution.taskSupport: "forbidden"`, an output
- * schema's `additionalProperties: false` (it constrains us, not the caller),
- * and the safe-integer bounds zod adds to every integer.
- */
-function compactTool(tool: Record<string, unknown>): Record<string, unknown> {
-  const { execution, ...out } = tool as { execution?: { taskSupport?: string } } & Record<string, unknown>;
-  if (execution && execution.taskSupport !== "forbidden") out.execution = execution;
-  for (const field of ["inputSchema", "outputSchema"]) {
-    if (out[field]) out[field] = compactSchema(out[field], field === "outputSchema");
-  }
-  return out;
-}
-
-function compactSchema(node: unknown, output: boolean): unknown {
-  if (Array.isArray(node)) return node.map((n) => compactSchema(n, output));
-  if (typeof node !== "object" || node === null) return node;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === "$schema") continue;
-    if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
-    if (output && key === "additionalProperties" && value === false) continue;
-    // zod's bounds for any safe integer: no bound at all, for a reader.
-    if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);
-  }
-  return out;
-}
-
-export function installSdkHooks(mcp: McpServer): void {
+export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]): void {
   wrapHandler(mcp, "tools/call", (original) => (request, extra) =>
     original({ ...request, params: request.params && { ...request.params, arguments: withoutNulls(request.params.arguments) } }, extra),
   );
-  // 2. A compact tools/list: every tool's schemas without `$schema`.
-  wrapHandler(mcp, "tools/list", (original) => async (request, extra) => {
-    const result = (await original(request, extra)) as { tools: Record<string, unknown>[] };
-    return { ...result, tools: result.tools.map(compactTool) };
-  });
+  // 2. tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
+  // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
+  wrapHandler(mcp, "tools/list", () => async () => ({
+    tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...BUILT_SCHEMAS[t.name]!, annotations: t.annotations })),
+  }));
 }

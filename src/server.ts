@@ -107,7 +107,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     return answer.action === "accept" && answer.content?.confirm === true;
   };
 
-  for (const tool of toolsFor(ALL_TOOLS, policy)) {
+  const offered = toolsFor(ALL_TOOLS, policy);
+  for (const tool of offered) {
     mcp.registerTool(
       tool.name,
       {
@@ -156,7 +157,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
     );
   }
-  installSdkHooks(mcp);
+  installSdkHooks(mcp, offered);
   return mcp;
 }
 

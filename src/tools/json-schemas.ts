@@ -1,0 +1,41 @@
+/**
+ * The JSON Schemas tools/list advertises, made exactly as the MCP SDK makes
+ * them (its own converter and options), then compacted: without `$schema`
+ * (some providers reject it), `propertyNames: {type: string}` (JSON keys are
+ * strings), an output schema's `additionalProperties: false` (it constrains
+ * us, not the caller) and the safe-integer bounds zod adds to every integer.
+ * Computed when the binary is built (json-schemas.macro.ts): converting
+ * thirteen tools at the first tools/list cost ~10 ms of every cold start.
+ */
+import { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
+import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import type { ToolDefinition } from "./types.ts";
+
+export interface ToolJsonSchemas {
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+}
+
+export function compactSchema(node: unknown, output: boolean): unknown {
+  if (Array.isArray(node)) return node.map((n) => compactSchema(n, output));
+  if (typeof node !== "object" || node === null) return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$schema") continue;
+    if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (output && key === "additionalProperties" && value === false) continue;
+    if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);
+  }
+  return out;
+}
+
+function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<string, unknown> {
+  const object = normalizeObjectSchema(schema as never);
+  if (!object) throw new Error("a tool schema is not an object schema");
+  return compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
+}
+
+export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {
+  return Object.fromEntries(tools.map((t) => [t.name, { inputSchema: convert(t.inputSchema, "input"), outputSchema: convert(t.outputSchema, "output") }]));
+}
