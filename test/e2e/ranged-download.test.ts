@@ -1,0 +1,77 @@
+/**
+ * Large downloads fetch ranges in parallel and write them in order:
+ * the ranges cover the object exactly, the file is byte-identical, and an
+ * object replaced mid-download fails the call instead of mixing versions.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { beforeAll, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
+import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { RANGE_SIZE } from "../../src/storage/ranged.ts";
+
+const MiB = 1024 * 1024;
+const SIZE = 45 * MiB + 123; // not a multiple of the range size
+let bucket: string;
+let dir: string;
+const original = randomBytes(SIZE, 11);
+
+beforeAll(async () => {
+  bucket = await freshBucket("ranged");
+  dir = tempDir("ranged");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: original }));
+}, 60_000);
+
+test("the ranges requested cover the object exactly once, and the file is byte-identical", async () => {
+  const proxy = startRecordingProxy(s3().endpoint);
+  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  try {
+    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "big.bin" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(sha256(readFileSync(join(dir, "big.bin")))).toBe(sha256(original));
+    const ranges = proxy.requests
+      .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
+      .map((q) => q.range!.match(/^bytes=(\d+)-(\d+)$/)!.slice(1).map(Number) as [number, number])
+      .sort((a, b) => a[0] - b[0]);
+    expect(ranges.length).toBe(Math.ceil(SIZE / RANGE_SIZE));
+    let covered = 0;
+    for (const [start, end] of ranges) {
+      expect(start).toBe(covered);
+      covered = Math.min(end, SIZE - 1) + 1;
+    }
+    expect(covered).toBe(SIZE);
+  } finally {
+    await close();
+    proxy.stop();
+  }
+}, 60_000);
+
+const REPLACED = 96 * MiB;
+let replacedBucket: string;
+
+test("an object replaced mid-download: ObjectChanged, nothing written", async () => {
+  replacedBucket = await freshBucket("replaced");
+  await sdkClient().send(new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: randomBytes(REPLACED, 12) }));
+  // Throttled, so ranges past the first few are requested after the replacement.
+  const proxy = await startFaultProxy(s3().endpoint);
+  proxy.set({ kind: "throttle", bytesPerSecond: 16 * MiB });
+  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  try {
+    const pending = call(client, "get_object", { bucket_name: replacedBucket, object_key: "moving.bin", mode: "download", local_path: "moving/moving.bin" });
+    await Bun.sleep(300);
+    await sdkClient().send(new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: randomBytes(REPLACED, 13) }));
+    const r = await pending;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("ObjectChanged");
+    expect(textOf(r)).toContain(`s3://${replacedBucket}/moving.bin`);
+    expect(readdirSync(join(dir, "moving"))).toEqual([]);
+  } finally {
+    await close();
+    await proxy.stop();
+  }
+}, 60_000);
+
