@@ -17,8 +17,6 @@ const O_CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (co
 export interface WriteOptions {
   overwrite: boolean;
   signal?: AbortSignal;
-  /** Told the bytes written so far, after each batch. */
-  onProgress?: (done: number) => void;
 }
 
 export interface WriteResult {
@@ -61,7 +59,7 @@ export async function writeFileAtomically(
     let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
     let moved = false;
     try {
-      const written = await writeAll(handle, chunks, opts.signal, opts.onProgress);
+      const written = await writeAll(handle, chunks, opts.signal);
       await handle.close();
       handle = undefined;
       moveIntoPlace(dir, temp, name, given, opts.overwrite);
@@ -76,7 +74,7 @@ export async function writeFileAtomically(
   });
 }
 
-async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal, onProgress?: (done: number) => void): Promise<{ bytes: number; sha256: string }> {
+async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash("sha256");
   const pace = memoryPacer();
   // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
@@ -92,7 +90,6 @@ async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, sign
     }
     batch = [];
     batched = 0;
-    onProgress?.(bytes);
   };
   for await (const chunk of chunks) {
     signal?.throwIfAborted();

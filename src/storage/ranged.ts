@@ -43,7 +43,7 @@ export async function firstRange(s3: S3Handle, params: Params, options: { abortS
 }
 
 /** The whole object: `first`'s body while the next ranges are already being fetched, then the ranges in order. */
-export async function* inOrder(s3: S3Handle, params: Params, first: GetObjectCommandOutput, total: number, ctx: ErrorContext, signal?: AbortSignal): AsyncIterable<Uint8Array> {
+export async function* inOrder(s3: S3Handle, params: Params, first: GetObjectCommandOutput, total: number, ctx: ErrorContext, signal?: AbortSignal, received?: (bytes: number) => void): AsyncIterable<Uint8Array> {
   const { client, sdk } = s3;
   const pinned = { ...params, ...(first.ETag ? { IfMatch: first.ETag } : {}), ...(first.VersionId ? { VersionId: first.VersionId } : {}) };
   // Stops the ranges in flight when the consumer stops early, fails, or the caller cancels.
@@ -64,7 +64,7 @@ export async function* inOrder(s3: S3Handle, params: Params, first: GetObjectCom
       next = end + 1;
       const range = client
         .send(new sdk.GetObjectCommand({ ...pinned, Range: `bytes=${start}-${end}` }), { abortSignal: stop.signal })
-        .then((out) => collect(out.Body as AsyncIterable<Uint8Array> | undefined, take(end - start + 1), ctx))
+        .then((out) => collect(out.Body as AsyncIterable<Uint8Array> | undefined, take(end - start + 1), ctx, received))
         .catch((err: unknown) => {
           throw rangeError(err, ctx);
         });
@@ -74,7 +74,7 @@ export async function* inOrder(s3: S3Handle, params: Params, first: GetObjectCom
   };
   try {
     launch();
-    if (first.Body) yield* first.Body as AsyncIterable<Uint8Array>;
+    if (first.Body) yield* counted(first.Body as AsyncIterable<Uint8Array>, received);
     while (pending.length > 0) {
       const chunk = await pending.shift()!;
       launch();
@@ -103,12 +103,21 @@ function rangeError(err: unknown, ctx: ErrorContext): ActionableError {
 }
 
 /** Reads a range's body into `out` (its exact length); a short or long body is IncompleteBody. */
-async function collect(body: AsyncIterable<Uint8Array> | undefined, out: Buffer, ctx: ErrorContext): Promise<Uint8Array> {
+async function collect(body: AsyncIterable<Uint8Array> | undefined, out: Buffer, ctx: ErrorContext, received?: (bytes: number) => void): Promise<Uint8Array> {
   let filled = 0;
   for await (const chunk of verifiedBody(body, { length: out.length, md5: undefined, checksums: [] }, ctx)) {
     out.set(chunk, filled);
     filled += chunk.length;
+    received?.(chunk.length);
     pace(chunk.length);
   }
   return out;
+}
+
+/** Passes a body through, telling `received` each chunk's size as it arrives. */
+export async function* counted(body: AsyncIterable<Uint8Array>, received?: (bytes: number) => void): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) {
+    received?.(chunk.length);
+    yield chunk;
+  }
 }

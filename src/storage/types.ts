@@ -70,8 +70,8 @@ export interface Storage extends ObjectStore {
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
   /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
   readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
-  /** The whole object as a stream; the caller must call `discard` when done with it, consumed or not (it frees the connection). */
-  openObjectStream(addr: ObjectAddress, signal?: AbortSignal): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array>; discard(): void }>;
+  /** The whole object as a stream; the caller must call `discard` when done with it, consumed or not (it frees the connection). `onProgress` hears the bytes received so far. */
+  openObjectStream(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array>; discard(): void }>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
 }
 

@@ -148,11 +148,12 @@ async function download(args: Args, ctx: ToolContext) {
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
-  const { meta, body, discard } = await ctx.storage.openObjectStream(address(args), ctx.signal);
+  let sink: ((done: number) => void) | undefined;
+  const { meta, body, discard } = await ctx.storage.openObjectStream(address(args), ctx.signal, (received) => sink?.(received));
+  sink = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
   let written;
   try {
-    const onProgress = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
-    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal, onProgress });
+    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal });
   } finally {
     discard(); // a refused target must not keep the connection
   }

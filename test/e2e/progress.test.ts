@@ -29,8 +29,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "up.bin"), randomBytes(SIZE, 21));
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "down.bin", Body: randomBytes(SIZE, 22) }));
   session = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
-  // About 3 s a transfer: long enough for several updates.
-  proxy.set({ kind: "throttle", bytesPerSecond: 8 * MiB });
+
 }, 60_000);
 afterAll(async () => {
   await session.close();
@@ -64,6 +63,8 @@ function checkUpdates(updates: (Progress & { at: number })[]): void {
 }
 
 test("upload_file reports bytes stored, then answers; nothing after the answer", async () => {
+  // 8 MiB/s a connection, 3 parts in flight: ~1 s, a part (5 MiB) stored every ~0.6 s.
+  proxy.set({ kind: "throttle", bytesPerSecond: 8 * MiB });
   const { result, updates, late } = await withProgress("upload_file", { local_file_path: "up.bin", bucket_name: bucket, object_key: "up.bin" });
   expect(result.isError).toBeFalsy();
   checkUpdates(updates);
@@ -71,6 +72,8 @@ test("upload_file reports bytes stored, then answers; nothing after the answer",
 }, 60_000);
 
 test("get_object download reports bytes written; a 1.5 s client timeout is reset by progress", async () => {
+  // 2 MiB/s a connection, 4 ranges beside the first: ~2.5 s, longer than the client's timeout.
+  proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
   const { result, updates, late } = await withProgress(
     "get_object",
     { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: "down.bin" },
@@ -83,6 +86,7 @@ test("get_object download reports bytes written; a 1.5 s client timeout is reset
 }, 60_000);
 
 test("a cancelled download sends no progress after the cancel (raw protocol, as the server sends it)", async () => {
+  proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
   // The SDK client drops progress for a request it cancelled, so this reads the server's stdout itself.
   const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint } });
   const send = (m: object) => proc.stdin.write(JSON.stringify(m) + "\n");
