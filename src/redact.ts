@@ -85,6 +85,7 @@ export function maskUrlUserinfo(text: string): string {
 
 /** A model- or user-supplied value for a log line: secrets scrubbed, control characters escaped, length bounded. */
 export function logValue(value: string, max = 300): string {
-  const json = JSON.stringify(scrubSecrets(value.length > max ? `${value.slice(0, max)}…` : value));
-  return json;
+  // Scrub before cutting: a secret across the cut would otherwise leave its head in the log.
+  const scrubbed = scrubSecrets(value);
+  return JSON.stringify(scrubbed.length > max ? `${scrubbed.slice(0, max)}…` : scrubbed);
 }

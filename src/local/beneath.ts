@@ -16,7 +16,7 @@
  * to microseconds but does not close it (README, Security model).
  */
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
-import { join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ActionableError } from "../errors.ts";
 
 export type WalkMode = "fd" | "path";
@@ -56,7 +56,7 @@ export function leavesAllowed(given: string): never {
 /** True when `child` is `root` or lies below it; separator-safe (`/data-evil` is not in `/data`). */
 export function isInside(root: string, child: string): boolean {
   const rel = relative(root, child);
-  return rel === "" || (!rel.startsWith("/") && !/^[A-Za-z]:/.test(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
+  return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
 /** Opens an allowed directory itself (a real path the operator or the client gave). */

@@ -4,9 +4,8 @@ import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { ActionableError } from "../errors.ts";
 import { memoryPacer } from "../memory.ts";
-import type { Dir, Parent } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { entryStat } from "./beneath.ts";
+import { entryStat, type Dir } from "./beneath.ts";
 import { withTargetParent, type AllowedDirs, type WalkMode } from "./sandbox.ts";
 
 const WRITE_BATCH = 1024 * 1024;
@@ -144,4 +143,3 @@ export function existsError(given: string): ActionableError {
   });
 }
 
-export type { Parent };

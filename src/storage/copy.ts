@@ -11,8 +11,6 @@ import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 import { partSizeFor } from "./upload.ts";
 
-/** S3's limit for one CopyObject. */
-export const MAX_SINGLE_COPY = 5 * 1024 ** 3;
 const MiB = 1024 * 1024;
 /** Parts copied at once: each is work on the store, not here. */
 const PARTS_IN_FLIGHT = 4;
@@ -45,9 +43,10 @@ function destinationHeaders(req: CopyRequest, source: ObjectHead) {
   });
 }
 
-export async function copyObject(s3: S3Handle, req: CopyRequest, threshold: number, signal?: AbortSignal): Promise<CopyResult> {
+export async function copyObject(s3: S3Handle, req: CopyRequest, limits: { threshold: number; requestTimeout: number }, signal?: AbortSignal): Promise<CopyResult> {
   const { client, sdk } = s3;
-  if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, { abortSignal: signal ?? new AbortController().signal, requestTimeout: 30_000 });
+  const threshold = limits.threshold;
+  if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, { abortSignal: signal ?? new AbortController().signal, requestTimeout: limits.requestTimeout });
   const source = headOf(await client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), { abortSignal: signal }));
   const size = source.size ?? 0;
   const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};

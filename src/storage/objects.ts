@@ -55,7 +55,7 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
 
     copyObject: async (req, signal) => {
       try {
-        return await copyObject(await getClient(), req, config.multipartCopyThreshold, signal);
+        return await copyObject(await getClient(), req, { threshold: config.multipartCopyThreshold, requestTimeout: config.operationTimeoutMs }, signal);
       } catch (err) {
         throw toStorageError(err, { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written." } });
       }

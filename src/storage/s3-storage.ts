@@ -1,7 +1,7 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { isWhole, iso, metaOf, readAtMost } from "./bodies.ts";
 import type { Config } from "../config.ts";
-import { lazyS3Client, type S3Handle } from "./client.ts";
+import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { toStorageError } from "./errors.ts";
