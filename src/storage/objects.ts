@@ -3,12 +3,12 @@ import { createHash } from "node:crypto";
 import type { Config } from "../config.ts";
 import { iso } from "./bodies.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
-import type { S3Handle } from "./client.ts";
+import { fetchClientFor, type S3Handle } from "./client.ts";
 import { copyObject } from "./copy.ts";
 import { toStorageError } from "./errors.ts";
 import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
-import { bodyClient, checkEtag } from "./upload.ts";
+import { checkEtag } from "./upload.ts";
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;
@@ -45,7 +45,7 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
       operation({ bucket: req.bucket, key: req.key, hints: { PreconditionFailed: IF_ABSENT_HINT } }, signal, async (s3, send) => {
         if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, send);
         const md5 = createHash("md5").update(req.body).digest();
-        const out = await bodyClient(s3, req.key).send(
+        const out = await fetchClientFor(s3, req.key).send(
           new s3.sdk.PutObjectCommand({ Bucket: req.bucket, Key: req.key, Body: req.body, ContentLength: req.body.length, ContentMD5: md5.toString("base64"), ...writeParams(req) }),
           send,
         );

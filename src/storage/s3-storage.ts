@@ -6,7 +6,7 @@ import { createObjectStore } from "./objects.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { toStorageError } from "./errors.ts";
 import { promisesOf, verifiedBody } from "./integrity.ts";
-import { counted, firstRange, inOrder } from "./ranged.ts";
+import { openDownload } from "./ranged.ts";
 import type { Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
 
@@ -105,19 +105,17 @@ export function createS3Storage(config: Config): Storage {
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
     openObjectStream: (addr, signal, onProgress) =>
       operation(errorContext(addr), signal, async (s3, send) => {
-        const params = objectParams(addr);
-        const first = await firstRange(s3, params, { abortSignal: signal ?? new AbortController().signal, requestTimeout: send.requestTimeout });
-        const raw = first.Body as (AsyncIterable<Uint8Array> & { destroy?(): void }) | undefined;
+        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs });
+        const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);
         // The whole object's promises (its size from Content-Range, its ETag's MD5), checked over all ranges together.
-        const promises = { ...promisesOf(first, isWhole(first)), length: meta.size >= 0 ? meta.size : first.ContentLength, md5: promisesOf(first, true).md5 };
-        const whole = isWhole(first) || meta.size < 0;
+        const promises = { ...promisesOf(first, whole), length: meta.size >= 0 ? meta.size : first.ContentLength, md5: promisesOf(first, true).md5 };
         // Progress counts bytes as they arrive, over all ranges: ranges complete in bursts, arrivals do not.
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
-        const body = whole ? raw && counted(raw, received) : inOrder(s3, params, first, meta.size, ctx, signal, received);
-        return { meta, body: verifiedBody(body, promises, ctx), discard: () => raw?.destroy?.() };
+        const total = whole || meta.size < 0 ? (first.ContentLength ?? 0) : meta.size;
+        return { meta, body: verifiedBody(download.body(total, ctx, received), promises, ctx), discard: download.discard };
       }),
 
     uploadObject: async (req, signal) => {

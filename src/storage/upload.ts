@@ -1,7 +1,7 @@
 import type { CompletedPart } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../errors.ts";
 import { memoryPacer } from "../memory.ts";
-import type { S3Handle } from "./client.ts";
+import { fetchClientFor, type S3Handle } from "./client.ts";
 import { createHash } from "node:crypto";
 import { etagMd5 } from "./integrity.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
@@ -51,23 +51,14 @@ export async function uploadObject(s3: S3Handle, req: UploadRequest, signal?: Ab
   return putMultipart(s3, req, partSize, signal);
 }
 
-/**
- * The client to send request bodies with: the fetch-based one, except for keys
- * with "." or ".." path segments, which fetch's URL parsing would collapse
- * (sending a different path than was signed, or than was meant).
- */
-export function bodyClient({ client, uploadClient }: S3Handle, key: string): S3Handle["client"] {
-  return /(^|\/)\.\.?(\/|$)/.test(key) ? client : uploadClient;
-}
-
 async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
   const { sdk } = s3;
-  const uploadClient = bodyClient(s3, req.key);
+  const fetchClient = fetchClientFor(s3, req.key);
   const body = Buffer.allocUnsafe(req.size);
   await readFully(req, body, 0);
   signal?.throwIfAborted();
   const md5 = createHash("md5").update(body).digest();
-  const out = await uploadClient.send(
+  const out = await fetchClient.send(
     new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size, ContentMD5: md5.toString("base64") }),
     { abortSignal: signal },
   );
@@ -83,7 +74,7 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal)
  */
 async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal?: AbortSignal): Promise<UploadResult> {
   const { client, sdk } = s3;
-  const uploadClient = bodyClient(s3, req.key);
+  const fetchClient = fetchClientFor(s3, req.key);
   // The first failure or the caller's cancel stops every other part at once.
   const stop = new AbortController();
   const onCallerAbort = () => stop.abort(signal?.reason);
@@ -124,7 +115,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         await readFully(req, body, start);
         stop.signal.throwIfAborted();
         const md5 = createHash("md5").update(body).digest();
-        const out = await uploadClient.send(
+        const out = await fetchClient.send(
           new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body.length, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
           { abortSignal: stop.signal },
         );

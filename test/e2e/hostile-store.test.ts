@@ -135,3 +135,23 @@ test("a listing that trickles fails at the operation deadline, and the server ke
   const after = await call(session.client, "list_objects", { bucket_name: "b" });
   expect(after.structuredContent!.objects[0].key).toBe("alive");
 }, 20_000);
+
+test("a download whose store stops sending mid-body fails at the idle timeout: nothing kept, the server keeps serving", async () => {
+  const stalled = await connectBinary({ env: fakeEnv(fake, { STORE_REQUEST_TIMEOUT_MS: "1500" }), args: ["--allowed-dir", dir] });
+  try {
+    const whole = "s".repeat(200_000);
+    // 50 KB, then nothing for far longer than the idle timeout.
+    fake.handle(() => ({ headers: { etag: `"${md5(whole)}"` }, body: whole, trickle: { bytes: 50_000, everyMs: 30_000 } }));
+    const started = Date.now();
+    const r = await call(stalled.client, "get_object", { bucket_name: "b", object_key: "stall.bin", mode: "download", local_path: "in/stall.bin" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("IncompleteBody");
+    expect(textOf(r)).toContain("stopped sending");
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(existsSync(join(dir, "in", "stall.bin"))).toBe(false);
+    fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
+    expect((await call(stalled.client, "list_objects", { bucket_name: "b" })).structuredContent!.objects[0].key).toBe("alive");
+  } finally {
+    await stalled.close();
+  }
+}, 30_000);

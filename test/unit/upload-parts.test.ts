@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { bodyClient, MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
+import { fetchClientFor } from "../../src/storage/client.ts";
+import { MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../src/storage/upload.ts";
 
 test("part size: 5 MiB floor (S3 minimum), grows so 5 TiB fits in 10,000 parts", () => {
   expect(partSizeFor(0)).toBe(MIN_PART_SIZE);
@@ -17,7 +18,7 @@ test("queue size shrinks as parts grow, so buffered bytes stay bounded", () => {
 });
 
 test("keys with . or .. path segments are sent by the client whose URLs are not normalized", () => {
-  const handle = { client: "node", uploadClient: "fetch", sdk: {} } as never;
-  for (const key of ["./a", "a/./b", "a/../b", "..", "a/..", "."]) expect(bodyClient(handle, key) as unknown).toBe("node");
-  for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"]) expect(bodyClient(handle, key) as unknown).toBe("fetch");
+  const handle = { client: "node", fetchClient: "fetch", sdk: {} } as never;
+  for (const key of ["./a", "a/./b", "a/../b", "..", "a/..", "."]) expect(fetchClientFor(handle, key) as unknown).toBe("node");
+  for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"]) expect(fetchClientFor(handle, key) as unknown).toBe("fetch");
 });
