@@ -1,7 +1,8 @@
 /**
  * `bun run bench`: measures the compiled server against references taken in
- * the same run (Bun's floor, a Node bundle of the same code, rclone) on a
- * throwaway Ceph RGW, prints the figures and writes scripts/bench/results.md.
+ * the same run (Bun's floor, a Node bundle of the same code, rclone, the AWS
+ * CLI) on a throwaway Ceph RGW, on loopback and through the WAN model
+ * (wan-proxy.ts), prints the figures and writes scripts/bench/results.md.
  * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file).
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
@@ -12,9 +13,10 @@ import { compile } from "../lib/compile.ts";
 import { startCephRgw } from "../s3/local-servers.ts";
 import { coldStart } from "./cold-start.ts";
 import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
-import { writeReport, type Figures } from "./report.ts";
+import { writeReport, type Figures, type ReadFigures } from "./report.ts";
 import { startServer } from "./server-session.ts";
-import { measureTransfer, type TransferFigures } from "./transfers.ts";
+import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
+import { startWanProxy } from "./wan-proxy.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -29,23 +31,20 @@ await compile({ outfile: binary });
 await build(["build", "--compile", "--minify", "--bytecode", "--format=esm", join(import.meta.dir, "floor-server.ts"), "--outfile", floorBinary]);
 await build(["build", "--target=node", "--format=esm", "--minify", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
 
-log("starting Ceph RGW");
+log("starting Ceph RGW and the WAN model in front of it");
 const s3 = await startCephRgw();
+const wan = await startWanProxy(s3.endpoint);
 try {
-  const serverEnv = { STORE_ENDPOINT_URL: s3.endpoint, STORE_ACCESS_KEY_ID: s3.accessKeyId, STORE_SECRET_ACCESS_KEY: s3.secretAccessKey, STORE_REGION: s3.region, STORE_LOG_LEVEL: "error" };
-  const rcloneEnv = {
-    RCLONE_CONFIG_BENCH_TYPE: "s3",
-    RCLONE_CONFIG_BENCH_PROVIDER: "Ceph",
-    RCLONE_CONFIG_BENCH_ENDPOINT: s3.endpoint,
-    RCLONE_CONFIG_BENCH_ACCESS_KEY_ID: s3.accessKeyId,
-    RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY: s3.secretAccessKey,
-    RCLONE_CONFIG_BENCH_REGION: s3.region,
-  };
+  const networks: Network[] = [
+    { name: "loopback", endpoint: s3.endpoint },
+    { name: "wan", endpoint: wan.endpoint },
+  ];
+  const loopback = networks[0]!;
   const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
   for (const b of ["bench", "bench-list", "bench-list-1k"]) await sdk.send(new CreateBucketCommand({ Bucket: b }));
 
-  const figures: Figures = { quick, transfers: [] } as unknown as Figures;
-  const plainEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv };
+  const figures: Figures = { quick, transfers: [], reads: [], wan: wan.model } as unknown as Figures;
+  const plainEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, loopback) };
 
   log("cold start");
   const starts = quick ? 7 : 21;
@@ -54,9 +53,12 @@ try {
   figures.nodeColdStartMs = await coldStart(["node", nodeBundle], plainEnv, quick ? 3 : 9);
   figures.binaryMb = statSync(binary).size / 2 ** 20;
   figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
+  // The reference CLIs' own start-up, shown beside their transfer times (which include it).
+  figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
+  figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
 
   log("idle memory, tools/list size");
-  const idle = await startServer(binary, serverEnv, work, ["--allow-delete"]);
+  const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete"]);
   figures.toolsListBytes = idle.toolsListBytes;
   figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
   await idle.call("list_buckets");
@@ -67,42 +69,53 @@ try {
   mkdirSync(join(dir, "down"), { recursive: true });
   // A fresh Ceph creates its multipart pools on the first large upload: warm it up untimed, both ways.
   writeRandomFile(join(dir, "f64.bin"), 64);
-  await measureTransfer({ binary, serverEnv, rcloneEnv, bucket: "bench", dir, runs: 1 }, "f64.bin", 64);
+  await measureTransfer({ binary, store: s3, bucket: "bench", dir, runs: 1 }, loopback, "f64.bin", 64);
   const sizes = quick ? [256] : [256, 1024];
-  for (const sizeMiB of sizes) {
-    log(`transfers of ${sizeMiB} MiB`);
-    writeRandomFile(join(dir, `f${sizeMiB}.bin`), sizeMiB);
-    const setup = { binary, serverEnv, rcloneEnv, bucket: "bench", dir, runs: quick ? 1 : 3 };
-    figures.transfers.push(await measureTransfer(setup, `f${sizeMiB}.bin`, sizeMiB));
+  for (const sizeMiB of sizes) writeRandomFile(join(dir, `f${sizeMiB}.bin`), sizeMiB);
+  for (const net of networks) {
+    for (const sizeMiB of sizes) {
+      log(`transfers of ${sizeMiB} MiB, ${net.name}`);
+      const setup = { binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 };
+      figures.transfers.push(await measureTransfer(setup, net, `f${sizeMiB}.bin`, sizeMiB));
+    }
   }
 
-  log("ranged read and listing");
+  log("ranged reads and listings");
   writeRandomFile(join(dir, "f1.bin"), 1);
   await sdk.send(new PutObjectCommand({ Bucket: "bench", Key: "one.bin", Body: await Bun.file(join(dir, "f1.bin")).bytes() }));
   await seedListing(sdk);
-  const server = await startServer(binary, serverEnv, dir);
-  try {
-    const reads = quick ? 5 : 15;
-    const readFirstMiB = (key: string) => () => server.call("get_object", { bucket_name: "bench", object_key: key, max_content_size: 1_048_576 }).then(() => {});
-    await readFirstMiB("one.bin")();
-    figures.rangedBigMs = median(await timeRuns(reads, readFirstMiB("ours-256.bin")));
-    figures.rangedSmallMs = median(await timeRuns(reads, readFirstMiB("one.bin")));
-
-    const lists = quick ? 3 : 7;
-    figures.listPageMs = median(await timeRuns(lists, async () => void (await server.call("list_objects", { bucket_name: "bench-list", max_keys: 1000 }))));
-    figures.listAllMs = median(await timeRuns(lists, () => pageThrough(server.call, "bench-list")));
-    figures.rcloneList1kMs = median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list-1k"], rcloneEnv))));
-    figures.rcloneList10kMs = median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list"], rcloneEnv))));
-  } finally {
-    await server.close();
-  }
+  for (const net of networks) figures.reads.push(await measureReads(net, dir));
 
   figures.machine = await describeMachine();
   const report = writeReport(figures, join(import.meta.dir, quick ? "results-quick.md" : "results.md"));
   process.stdout.write(report);
 } finally {
+  await wan.stop();
   await s3.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** Single-request reads and listings through `net`: a 1 MiB read of a big and a small object, one page, all pages; rclone lsf beside them. */
+async function measureReads(net: Network, dir: string): Promise<ReadFigures> {
+  const server = await startServer(binary, serverEnv(s3, net), dir);
+  try {
+    const reads = quick ? 5 : 15;
+    const readFirstMiB = (key: string) => () => server.call("get_object", { bucket_name: "bench", object_key: key, max_content_size: 1_048_576 }).then(() => {});
+    await readFirstMiB("one.bin")();
+    const lists = quick ? 3 : 7;
+    const rclone = rcloneEnv(s3, net);
+    return {
+      network: net.name,
+      rangedBigMs: median(await timeRuns(reads, readFirstMiB(`ours-${net.name}-256.bin`))),
+      rangedSmallMs: median(await timeRuns(reads, readFirstMiB("one.bin"))),
+      listPageMs: median(await timeRuns(lists, async () => void (await server.call("list_objects", { bucket_name: "bench-list", max_keys: 1000 })))),
+      listAllMs: median(await timeRuns(lists, () => pageThrough(server.call, "bench-list"))),
+      rcloneList1kMs: median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list-1k"], rclone)))),
+      rcloneList10kMs: median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list"], rclone)))),
+    };
+  } finally {
+    await server.close();
+  }
 }
 
 async function build(args: string[]): Promise<void> {
@@ -151,7 +164,8 @@ async function describeMachine(): Promise<string> {
   const rclone = Bun.spawnSync(["rclone", "version"]).stdout.toString().split("\n")[0];
   const node = Bun.spawnSync(["node", "--version"]).stdout.toString().trim();
   const ceph = Bun.spawnSync(["ceph", "--version"]).stdout.toString().match(/version ([\d.]+)/)?.[1];
-  return `${os}, ${navigator.hardwareConcurrency} × ${cpu}, ${memGb} GiB RAM; bun ${Bun.version}, node ${node}, ${rclone}, Ceph RGW ${ceph} (memstore, loopback)`;
+  const aws = Bun.spawnSync([AWS_CLI, "--version"]).stdout.toString().trim().split(" ")[0];
+  return `${os}, ${navigator.hardwareConcurrency} × ${cpu}, ${memGb} GiB RAM; bun ${Bun.version}, node ${node}, ${rclone}, ${aws}, Ceph RGW ${ceph} (memstore)`;
 }
 
 export type { TransferFigures };

@@ -1,30 +1,75 @@
-/** Upload and download through the server vs rclone copyto, with the server's peak RSS per transfer. */
+/**
+ * Upload and download through the server vs `rclone copyto` and `aws s3 cp`,
+ * all three through the same network (loopback, or the WAN model in front of
+ * the same store), with the server's peak RSS per transfer.
+ */
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { median, procMemoryMb, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 
 export interface TransferFigures {
+  network: string;
   sizeMiB: number;
   uploadMs: number;
   rcloneUploadMs: number;
+  awsUploadMs: number;
   uploadPeakRssMb: number;
   downloadMs: number;
   rcloneDownloadMs: number;
+  awsDownloadMs: number;
   downloadPeakRssMb: number;
+}
+
+/** The store as every client under test reaches it: its endpoint (the WAN proxy's, or the store's own). */
+export interface Network {
+  name: string;
+  endpoint: string;
+}
+
+export interface Store {
+  accessKeyId: string;
+  secretAccessKey: string;
+  region: string;
 }
 
 export interface TransferSetup {
   binary: string;
-  serverEnv: Record<string, string>;
-  rcloneEnv: Record<string, string>;
+  store: Store;
   bucket: string;
   dir: string;
   runs: number;
 }
 
+/** Debian's awscli installs /usr/bin/aws; another `aws` earlier on PATH (a pyenv AWS CLI 1) is not the reference. */
+export const AWS_CLI = existsSync("/usr/bin/aws") ? "/usr/bin/aws" : "aws";
+
+export function serverEnv(store: Store, net: Network): Record<string, string> {
+  return { STORE_ENDPOINT_URL: net.endpoint, STORE_ACCESS_KEY_ID: store.accessKeyId, STORE_SECRET_ACCESS_KEY: store.secretAccessKey, STORE_REGION: store.region, STORE_LOG_LEVEL: "error" };
+}
+
+export function rcloneEnv(store: Store, net: Network): Record<string, string> {
+  return {
+    RCLONE_CONFIG_BENCH_TYPE: "s3",
+    RCLONE_CONFIG_BENCH_PROVIDER: "Ceph",
+    RCLONE_CONFIG_BENCH_ENDPOINT: net.endpoint,
+    RCLONE_CONFIG_BENCH_ACCESS_KEY_ID: store.accessKeyId,
+    RCLONE_CONFIG_BENCH_SECRET_ACCESS_KEY: store.secretAccessKey,
+    RCLONE_CONFIG_BENCH_REGION: store.region,
+  };
+}
+
+/** The AWS CLI with only these settings: no config file, no instance metadata lookups, its defaults otherwise. */
+function awsEnv(store: Store): Record<string, string> {
+  return { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_DEFAULT_REGION: store.region, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+}
+
+const aws = (setup: TransferSetup, net: Network, from: string, to: string) =>
+  timedCommand([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", "--only-show-errors", from, to], awsEnv(setup.store));
+
 /** One transfer in a fresh server process, so VmHWM is this transfer's peak alone. */
-async function serverTransfer(setup: TransferSetup, name: string, args: Record<string, unknown>): Promise<{ ms: number; peakMb: number }> {
-  const server = await startServer(setup.binary, setup.serverEnv, setup.dir);
+async function serverTransfer(setup: TransferSetup, net: Network, name: string, args: Record<string, unknown>): Promise<{ ms: number; peakMb: number }> {
+  const server = await startServer(setup.binary, serverEnv(setup.store, net), setup.dir);
   try {
     const started = performance.now();
     await server.call(name, args);
@@ -35,27 +80,34 @@ async function serverTransfer(setup: TransferSetup, name: string, args: Record<s
   }
 }
 
-export async function measureTransfer(setup: TransferSetup, file: string, sizeMiB: number): Promise<TransferFigures> {
-  const ours = `ours-${sizeMiB}.bin`;
-  const theirs = `rclone-${sizeMiB}.bin`;
+export async function measureTransfer(setup: TransferSetup, net: Network, file: string, sizeMiB: number): Promise<TransferFigures> {
+  const key = (who: string) => `${who}-${net.name}-${sizeMiB}.bin`;
+  const rclone = rcloneEnv(setup.store, net);
   const up: { ms: number; peakMb: number }[] = [];
   const down: { ms: number; peakMb: number }[] = [];
   const rcloneUp: number[] = [];
   const rcloneDown: number[] = [];
-  // Interleaved, so drift on a shared machine hits both sides alike.
+  const awsUp: number[] = [];
+  const awsDown: number[] = [];
+  // Interleaved, so drift on a shared machine hits every client alike.
   for (let i = 0; i < setup.runs; i++) {
-    up.push(await serverTransfer(setup, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: ours }));
-    rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${theirs}`], setup.rcloneEnv));
-    down.push(await serverTransfer(setup, "get_object", { bucket_name: setup.bucket, object_key: ours, mode: "download", local_path: `down/${ours}`, overwrite: true }));
-    rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${theirs}`, join(setup.dir, "down", theirs)], setup.rcloneEnv));
+    up.push(await serverTransfer(setup, net, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key("ours") }));
+    rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`], rclone));
+    awsUp.push(await aws(setup, net, join(setup.dir, file), `s3://${setup.bucket}/${key("aws")}`));
+    down.push(await serverTransfer(setup, net, "get_object", { bucket_name: setup.bucket, object_key: key("ours"), mode: "download", local_path: `down/${key("ours")}`, overwrite: true }));
+    rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${key("rclone")}`, join(setup.dir, "down", key("rclone"))], rclone));
+    awsDown.push(await aws(setup, net, `s3://${setup.bucket}/${key("aws")}`, join(setup.dir, "down", key("aws"))));
   }
   return {
+    network: net.name,
     sizeMiB,
     uploadMs: median(up.map((r) => r.ms)),
     rcloneUploadMs: median(rcloneUp),
+    awsUploadMs: median(awsUp),
     uploadPeakRssMb: Math.max(...up.map((r) => r.peakMb)),
     downloadMs: median(down.map((r) => r.ms)),
     rcloneDownloadMs: median(rcloneDown),
+    awsDownloadMs: median(awsDown),
     downloadPeakRssMb: Math.max(...down.map((r) => r.peakMb)),
   };
 }

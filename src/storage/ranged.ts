@@ -30,7 +30,7 @@ const MiB = 1024 * 1024;
  * reused buffers at 149-164 MB, and with a GC every 16 MiB at 131-133 MB.
  */
 export const RANGE_SIZE = 2 * MiB;
-export const PARALLEL_RANGES = 6;
+export const PARALLEL_RANGES = 8;
 /** The first this-many bytes are timed, from the request, to tell a near store from a far one. */
 const PROBE_BYTES = 1 * MiB;
 /**

@@ -152,7 +152,7 @@ describe("5xx bursts", () => {
 describe("connection cut mid-transfer", () => {
   test("mid-download to a new path: isError, nothing at local_path, no temp file", async () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "1" });
-    proxy.set({ kind: "cut", direction: "response", afterBytes: 2 * MiB });
+    proxy.set({ kind: "cut", direction: "response", afterBytes: 1 * MiB });
     const r = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "cut-new/eight.bin" });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain(`s3://${bucket}/eight.bin`);
@@ -162,7 +162,7 @@ describe("connection cut mid-transfer", () => {
   test("mid-download over an existing file (overwrite: true): the old file is untouched, no temp file", async () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "1" });
     writeFileSync(join(dir, "keep.txt"), "the user's file\n");
-    proxy.set({ kind: "cut", direction: "response", afterBytes: 3 * MiB });
+    proxy.set({ kind: "cut", direction: "response", afterBytes: 1 * MiB });
     const r = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "keep.txt", overwrite: true });
     expect(r.isError).toBe(true);
     expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("the user's file\n");

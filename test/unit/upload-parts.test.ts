@@ -22,3 +22,9 @@ test("keys with . or .. path segments are sent by the client whose URLs are not 
   for (const key of ["./a", "a/./b", "a/../b", "..", "a/..", "."]) expect(fetchClientFor(handle, key) as unknown).toBe("node");
   for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"]) expect(fetchClientFor(handle, key) as unknown).toBe("fetch");
 });
+
+test("a far store gets more parts in flight, still within the buffer budget", () => {
+  expect(queueSizeFor(5 * 1024 * 1024, true)).toBe(6);
+  expect(queueSizeFor(16 * 1024 * 1024, true)).toBe(4);
+  expect(queueSizeFor(600 * 1024 * 1024, true)).toBe(1);
+});
