@@ -23,9 +23,17 @@ const ARGS = {
   "allow-delete": { type: "boolean", description: "Offer delete_object and delete_objects (env STORE_ALLOW_DELETE)" },
   tools: { type: "string", description: "Offer only these tools: comma list of names or groups read, write, delete, admin (env STORE_TOOLS)" },
   "allow-broad-dirs": { type: "boolean", description: "Allow / , the home directory, its ancestors and system directories as allowed dirs (env STORE_ALLOW_BROAD_DIRS)" },
+  transport: { type: "string", description: "stdio (default) or http: remote mode, MCP Streamable HTTP at /mcp (env STORE_TRANSPORT)" },
+  listen: { type: "string", description: "HTTP mode: HOST:PORT to listen on (env STORE_LISTEN; default 127.0.0.1:8787)" },
+  "resource-url": { type: "string", description: "HTTP mode: the public URL of /mcp as clients reach it (env STORE_RESOURCE_URL)" },
+  "oauth-issuer": { type: "string", description: "HTTP mode: accept JWT access tokens from this OAuth/OIDC issuer (env STORE_OAUTH_ISSUER)" },
+  "oauth-audience": { type: "string", description: "HTTP mode: the aud tokens must carry (env STORE_OAUTH_AUDIENCE; default the resource URL)" },
+  "oauth-jwks-url": { type: "string", description: "HTTP mode: the issuer's JWKS URL (env STORE_OAUTH_JWKS_URL; default from its metadata)" },
+  "allowed-host": { type: "string", description: "HTTP mode: a Host header to accept besides localhost and the listen address; repeatable (env STORE_ALLOWED_HOSTS)" },
+  "allowed-origin": { type: "string", description: "HTTP mode: a browser Origin to accept, with CORS; repeatable (env STORE_ALLOWED_ORIGINS)" },
 } as const;
 
-const REPEATABLE = new Set(["allowed-dir", "bucket"]);
+const REPEATABLE = new Set(["allowed-dir", "bucket", "allowed-host", "allowed-origin"]);
 
 /** Options citty does not check: unknown names, and every value of the repeatable ones. */
 function scanRawArgs(rawArgs: string[]): { repeated: Map<string, string[]>; errors: string[] } {
@@ -81,6 +89,14 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
     allowBroadDirs: args["allow-broad-dirs"] === true,
     allowDelete: args["allow-delete"] === true,
     tools: str("tools"),
+    transport: str("transport"),
+    listen: str("listen"),
+    resourceUrl: str("resource-url"),
+    oauthIssuer: str("oauth-issuer"),
+    oauthAudience: str("oauth-audience"),
+    oauthJwksUrl: str("oauth-jwks-url"),
+    allowedHosts: scan.repeated.get("allowed-host"),
+    allowedOrigins: scan.repeated.get("allowed-origin"),
   };
   const resolved = resolveConfig(cli, process.env);
   const errors = [...scan.errors, ...(resolved.ok ? [] : resolved.errors)];
@@ -97,6 +113,11 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   for (const warning of resolved.warnings) log.warn(warning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
+  if (config.transport === "http") {
+    const [{ startRemote }, { createS3Storage }] = await Promise.all([import("./remote.ts"), import("./storage/index.ts")]);
+    startRemote(config, dirs.dirs, createS3Storage(config), log);
+    return;
+  }
   const [{ StdioTransport }, { createS3Storage }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
   const leases = new SendLeases();
@@ -129,7 +150,7 @@ function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<v
 }
 
 const main = defineCommand({
-  meta: { name: SERVER_NAME, version: SERVER_VERSION, description: "MCP server for S3-compatible object storage (stdio transport)" },
+  meta: { name: SERVER_NAME, version: SERVER_VERSION, description: "MCP server for S3-compatible object storage (stdio or HTTP transport)" },
   args: ARGS,
   run: ({ rawArgs, args }) => start(rawArgs, args as Record<string, unknown>),
 });
@@ -143,7 +164,7 @@ function helpText(): string {
   rows.push(["--help", "Print this help and exit"], ["--version", "Print the version and exit"]);
   const width = Math.max(...rows.map(([flag]) => flag.length));
   return [
-    `${SERVER_NAME} ${SERVER_VERSION}: MCP server for S3-compatible object storage, over stdio.`,
+    `${SERVER_NAME} ${SERVER_VERSION}: MCP server for S3-compatible object storage, over stdio or HTTP.`,
     "",
     `Usage: ${SERVER_NAME} [options]`,
     "With no options, everything comes from the environment. Options beat STORE_* variables,",
@@ -154,7 +175,8 @@ function helpText(): string {
     "",
     "More variables: STORE_FORCE_PATH_STYLE, STORE_CHECKSUMS, STORE_CONNECT_TIMEOUT_MS,",
     "STORE_REQUEST_TIMEOUT_MS, STORE_OPERATION_TIMEOUT_MS, STORE_MAX_ATTEMPTS,",
-    "STORE_MULTIPART_COPY_THRESHOLD (see the README).",
+    "STORE_MULTIPART_COPY_THRESHOLD; HTTP mode: STORE_HTTP_TOKENS (label:token,… — never on argv),",
+    "STORE_OAUTH_SCOPE_READ/WRITE/DELETE, STORE_SHUTDOWN_GRACE_MS (see the README).",
     "",
   ].join("\n");
 }

@@ -1,8 +1,9 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
+import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
 import { maskUrlUserinfo } from "./redact.ts";
 
 /** Options as they came from the command line (undefined = not given). */
-export interface CliOptions {
+export interface CliOptions extends HttpCliOptions {
   accessKeyId?: string;
   secretAccessKey?: string;
   sessionToken?: string;
@@ -57,6 +58,9 @@ export interface Config {
   allowDelete: boolean;
   /** Tool names and groups to offer; empty: all (checked against the tool list by the CLI). */
   tools: string[];
+  transport: Transport;
+  /** The remote mode's settings, with --transport http. */
+  http?: HttpConfig;
 }
 
 export type ConfigResult =
@@ -140,6 +144,9 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
   }
 
+  const transport = readTransport(cli, env, errors);
+  const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
+
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
@@ -163,6 +170,8 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       allowBroadDirs,
       allowDelete,
       tools,
+      transport,
+      ...(http ? { http } : {}),
     },
   };
 }
@@ -244,5 +253,13 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.tools.length ? { tools: config.tools } : {}),
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
+    ...(config.http
+      ? {
+          transport: "http",
+          listen: `${config.http.host}:${config.http.port}`,
+          resourceUrl: config.http.resourceUrl,
+          auth: [config.http.tokens.length ? `${config.http.tokens.length} static token(s): ${config.http.tokens.map((t) => t.label).join(", ")}` : "", config.http.oauth ? `OAuth issuer ${config.http.oauth.issuer}, audience ${config.http.oauth.audience}` : ""].filter(Boolean).join("; ") || "none (loopback only)",
+        }
+      : {}),
   };
 }

@@ -1,12 +1,14 @@
 /**
- * Which tools exist for this server, and whether one call may proceed: the
- * one place read-only mode, --allow-delete and the --tools selection are
- * decided (the bucket allowlist is checked per call by the tools through
- * ToolContext.checkBucket). Data first: each tool names its group, whether
- * it writes to the store, and (for a tool whose effect depends on its
+ * Which tools exist for a caller, and whether one call may proceed: the one
+ * place read-only mode, --allow-delete, the --tools selection, a remote
+ * caller's scopes and a remote server's local files are decided (the bucket
+ * allowlist is checked per call by the tools through ToolContext.checkBucket).
+ * Data first: each tool names its group, whether it writes to the store,
+ * whether it uses local files, and (for a tool whose effect depends on its
  * arguments) whether this call writes.
  */
 import { ActionableError } from "./errors.ts";
+import type { Scope } from "./http-config.ts";
 import type { ToolDefinition, ToolGroup } from "./tools/types.ts";
 
 export const TOOL_GROUPS: readonly ToolGroup[] = ["read", "write", "delete", "admin"];
@@ -18,7 +20,33 @@ export interface PolicyOptions {
   allowDelete: boolean;
   /** Tool names and group names to offer; empty: all. */
   tools: string[];
+  /** A remote caller's permissions (its token's scopes); undefined: a local (stdio) server, no scopes. */
+  scopes?: ReadonlySet<Scope>;
+  /** False on a remote server without --allowed-dir: no tool may touch the server's disk. Default true. */
+  localFiles?: boolean;
 }
+
+/**
+ * The permission a tool needs: delete for the delete group and delete_bucket,
+ * write for whatever changes the store (or, given its arguments, would let
+ * someone write, like a PUT link), read for the rest.
+ */
+export function scopeFor(tool: ToolDefinition, args?: Record<string, unknown>): Scope {
+  if (tool.group === "delete" || tool.name === "delete_bucket") return "delete";
+  if (tool.writesToStore || (args && tool.writes?.(args as never))) return "write";
+  return "read";
+}
+
+/** The permission a call to tool `name` with `args` needs that `scopes` lack; undefined when it has it (or there is no such tool). */
+export function missingScope(all: readonly ToolDefinition[], name: string, args: Record<string, unknown>, scopes: ReadonlySet<Scope>): Scope | undefined {
+  const tool = all.find((t) => t.name === name);
+  if (!tool) return undefined;
+  const needed = scopeFor(tool, args);
+  return scopes.has(needed) ? undefined : needed;
+}
+
+const usesLocalFiles = (tool: ToolDefinition, args: Record<string, unknown>) =>
+  tool.localFiles === "always" || (typeof tool.localFiles === "function" && tool.localFiles(args as never));
 
 /** Problems with a --tools selection: names that are neither a tool nor a group. */
 export function selectionProblems(selection: string[], all: readonly ToolDefinition[]): string[] {
@@ -28,18 +56,40 @@ export function selectionProblems(selection: string[], all: readonly ToolDefinit
     .map((name) => `tools: "${name}" is neither a tool nor a group; use tool names (${all.map((t) => t.name).join(", ")}) or groups (${TOOL_GROUPS.join(", ")}).`);
 }
 
-/** The tools this configuration offers, in the list's order. */
+/** The tools this configuration offers this caller, in the list's order (remote notes added to descriptions where local files are off). */
 export function toolsFor(all: readonly ToolDefinition[], options: PolicyOptions): ToolDefinition[] {
   const chosen = new Set(options.tools);
-  return all.filter((tool) => {
-    if (options.readOnly && tool.writesToStore) return false;
-    if (tool.group === "delete" && !options.allowDelete) return false;
-    return chosen.size === 0 || chosen.has(tool.name) || chosen.has(tool.group);
-  });
+  const localFiles = options.localFiles ?? true;
+  return all
+    .filter((tool) => {
+      if (options.readOnly && tool.writesToStore) return false;
+      if (tool.group === "delete" && !options.allowDelete) return false;
+      if (options.scopes && !options.scopes.has(scopeFor(tool))) return false;
+      if (!localFiles && tool.localFiles === "always") return false;
+      return chosen.size === 0 || chosen.has(tool.name) || chosen.has(tool.group);
+    })
+    .map((tool) => (!localFiles && tool.remoteNote ? { ...tool, description: `${tool.description} ${tool.remoteNote}` } : tool));
 }
 
-/** Why this call may not proceed (a registered tool whose arguments would write in read-only mode), or undefined. */
+/** Why this call may not proceed, or undefined: a write in read-only mode, a permission the caller lacks, local files on a remote server. */
 export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>, options: PolicyOptions): ActionableError | undefined {
+  const needed = scopeFor(tool, args);
+  if (options.scopes && !options.scopes.has(needed)) {
+    return new ActionableError({
+      resource: tool.name,
+      code: "InsufficientScope",
+      message: `This call needs the ${needed} permission, which the caller's access token does not grant.`,
+      hint: `ask for a token with the ${needed} scope, or use a call that only reads.`,
+    });
+  }
+  if ((options.localFiles ?? true) === false && usesLocalFiles(tool, args)) {
+    return new ActionableError({
+      resource: tool.name,
+      code: "LocalFilesDisabled",
+      message: "This is a remote server: a local path would name the server's disk, so local files are off (no --allowed-dir was configured).",
+      hint: "use presign_url for a link the user can download from or upload to.",
+    });
+  }
   if (!options.readOnly || !tool.writes?.(args as never)) return undefined;
   return new ActionableError({
     resource: tool.name,

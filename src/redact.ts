@@ -53,6 +53,9 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
     if (flag === "--access-key-id") registerKeyIds(value);
   }
   registerSecrets(env.STORE_SECRET_ACCESS_KEY, env.STORE_SESSION_TOKEN, env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN, env.AWS_SECURITY_TOKEN);
+  // Remote mode's static bearer tokens (label:token, comma-separated): the whole value and each token.
+  const tokens = env.STORE_HTTP_TOKENS;
+  if (tokens) registerSecrets(tokens, ...tokens.split(",").map((e) => e.trim().replace(/^[^:]*:/, "")).filter((t) => t.length >= 8));
   registerKeyIds(env.STORE_ACCESS_KEY_ID, env.AWS_ACCESS_KEY_ID);
 }
 

@@ -15,6 +15,7 @@ import { callRefusal, toolsFor, type PolicyOptions } from "./policy.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
+import type { Scope } from "./http-config.ts";
 
 export const SERVER_NAME = pkg.name;
 export const SERVER_VERSION = pkg.version;
@@ -35,6 +36,12 @@ export interface ServerOptions {
   buckets: string[];
   /** The operator opted in to broad directories (/, home, system dirs) for the working-directory default and roots. */
   allowBroadDirs?: boolean;
+  /**
+   * A remote (HTTP) caller: its permissions. A remote server never asks the
+   * client anything (stateless: the answer could reach another replica), so
+   * no roots and no elicitation; local files only in explicit --allowed-dir.
+   */
+  remote?: { scopes: ReadonlySet<Scope> };
 }
 
 export interface ServerDeps {
@@ -63,7 +70,12 @@ const INSTRUCTIONS =
   "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
 
 function policyOf(options: ServerOptions): PolicyOptions {
-  return { readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, tools: options.tools ?? [] };
+  return {
+    readOnly: options.readOnly,
+    allowDelete: options.allowDelete ?? false,
+    tools: options.tools ?? [],
+    ...(options.remote ? { scopes: options.remote.scopes, localFiles: options.allowedDirs.length > 0 } : {}),
+  };
 }
 
 /** The tools this configuration offers (policy.ts decides). */
@@ -78,9 +90,10 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);
 
-  // Client roots narrow the operator's directories (see client-roots.ts).
-  const clientRoots = trackClientRoots(mcp.server, log);
+  // Client roots narrow the operator's directories (see client-roots.ts); a remote server uses exactly --allowed-dir.
+  const clientRoots = options.remote ? async () => undefined : trackClientRoots(mcp.server, log);
   const files = createLocalFiles(async () => {
+    if (options.remote) return { dirs: options.allowedDirs, problem: "This remote server has no --allowed-dir." };
     const state = await clientRoots();
     if (state && "problem" in state) return { dirs: [], problem: state.problem };
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
@@ -99,7 +112,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
 
   const policy = policyOf(options);
   const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
-    if (!mcp.server.getClientCapabilities()?.elicitation) return undefined;
+    if (options.remote || !mcp.server.getClientCapabilities()?.elicitation) return undefined;
     const answer = await mcp.server.elicitInput({
       message,
       requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Delete", description: "Yes, delete them" } }, required: ["confirm"] },

@@ -66,6 +66,8 @@ export const getObject = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "read",
   writesToStore: false,
+  localFiles: (args) => args.mode === "download",
+  remoteNote: 'On this remote server mode "download" is off (a path would name the server\'s disk): for whole objects, give the user a presign_url link.',
   // Read mode holds the bytes, their text or base64, and the serialized answer at once.
   heldBytes: (args) => ((args.mode ?? "read") === "read" ? 4 * (args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE) : 0),
   async handler(args, ctx) {

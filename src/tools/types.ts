@@ -63,6 +63,13 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   writesToStore: boolean;
   /** For a tool offered in read-only mode: whether this call would let anyone write (refused then). */
   writes?(args: z.output<In>): boolean;
+  /**
+   * Reads or writes the server's local files: "always", or for some calls.
+   * A remote server without --allowed-dir leaves such tools out and refuses such calls.
+   */
+  localFiles?: "always" | ((args: z.output<In>) => boolean);
+  /** Appended to the description on a remote server without local files: how its user moves bytes instead. */
+  remoteNote?: string;
   /** Bytes a call with these arguments may hold in memory at once; reserved from the server's budget before it runs. */
   heldBytes?(args: z.output<In>): number;
   handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;

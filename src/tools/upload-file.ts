@@ -31,6 +31,7 @@ export const uploadFile = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
   writesToStore: true,
+  localFiles: "always",
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const source = await ctx.files.openForUpload(args.local_file_path);

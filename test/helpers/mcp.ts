@@ -58,6 +58,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     allowBroadDirs: false,
     allowDelete: false,
     tools: [],
+    transport: "stdio",
     ...overrides,
   };
 }

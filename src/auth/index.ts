@@ -1,0 +1,34 @@
+/**
+ * Turns an HTTP request's Authorization header into a caller with
+ * permissions. Static tokens and OAuth may both be configured: a static
+ * token is tried first, then the JWT check. With neither (a loopback-only
+ * server), every caller is anonymous with every permission the server's own
+ * configuration allows.
+ */
+import { SCOPES, type HttpConfig } from "../http-config.ts";
+import { jwtVerifier } from "./jwt.ts";
+import { matchStaticToken } from "./static-tokens.ts";
+import type { Authenticator, AuthResult } from "./types.ts";
+
+export type { Authenticator, AuthResult, Caller } from "./types.ts";
+
+const ALL = new Set(SCOPES);
+
+export function createAuthenticator(config: HttpConfig): Authenticator {
+  const verifyJwt = config.oauth ? jwtVerifier(config.oauth) : undefined;
+  const required = config.tokens.length > 0 || verifyJwt !== undefined;
+  return {
+    required,
+    async authenticate(authorization): Promise<AuthResult> {
+      if (!required) return { ok: true, caller: { id: "anonymous", scopes: ALL } };
+      const match = authorization?.match(/^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i);
+      if (!authorization) return { ok: false, description: "this server needs an access token (Authorization: Bearer …)" };
+      if (!match) return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
+      const token = match[1]!;
+      const label = matchStaticToken(config.tokens, token);
+      if (label !== undefined) return { ok: true, caller: { id: label, scopes: ALL } };
+      if (verifyJwt) return verifyJwt(token);
+      return { ok: false, error: "invalid_token", description: "the token is not one this server accepts" };
+    },
+  };
+}

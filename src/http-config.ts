@@ -1,0 +1,160 @@
+/**
+ * The remote mode's settings (--transport http): where to listen, who may
+ * call, from which hosts and origins. Validated with the rest of the
+ * configuration so a user sees every problem at once; secrets (the static
+ * tokens) come only from the environment, never from argv.
+ */
+import type { Env } from "./config.ts";
+
+export type Transport = "stdio" | "http";
+
+/** What a caller may do: s3:read, s3:write, s3:delete by default (names configurable). */
+export type Scope = "read" | "write" | "delete";
+export const SCOPES: readonly Scope[] = ["read", "write", "delete"];
+
+export interface StaticToken {
+  /** Shown in access logs instead of the token. */
+  label: string;
+  token: string;
+}
+
+export interface OAuthConfig {
+  issuer: string;
+  /** The `aud` an access token must carry: this server's resource URL unless set (RFC 8707). */
+  audience: string;
+  /** Where the issuer's signing keys are; discovered from its metadata when unset. */
+  jwksUrl: string | undefined;
+  /** The scope names (in tokens and in the protected resource metadata) for each permission. */
+  scopeNames: Record<Scope, string>;
+}
+
+export interface HttpConfig {
+  host: string;
+  port: number;
+  /** The public URL of the MCP endpoint (…/mcp), as clients reach it (behind a proxy: the proxy's). */
+  resourceUrl: string;
+  tokens: StaticToken[];
+  oauth: OAuthConfig | undefined;
+  /** Host header values accepted (DNS-rebinding protection), besides localhost names on any port. */
+  allowedHosts: string[];
+  /** Origin header values accepted; a request without Origin (not from a browser) passes. */
+  allowedOrigins: string[];
+  /** Origins given by the operator: only these get CORS headers. */
+  corsOrigins: string[];
+  /** How long SIGTERM waits for calls in flight before cancelling them. */
+  shutdownGraceMs: number;
+}
+
+export interface HttpCliOptions {
+  transport?: string;
+  listen?: string;
+  resourceUrl?: string;
+  oauthIssuer?: string;
+  oauthAudience?: string;
+  oauthJwksUrl?: string;
+  allowedHosts?: string[];
+  allowedOrigins?: string[];
+}
+
+export const DEFAULT_LISTEN = "127.0.0.1:8787";
+const DEFAULT_SCOPE_NAMES: Record<Scope, string> = { read: "s3:read", write: "s3:write", delete: "s3:delete" };
+
+const value = (env: Env, name: string) => {
+  const v = env[name];
+  return v === undefined || v.trim() === "" ? undefined : v.trim();
+};
+const list = (v: string | undefined) => (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+
+/**
+ * A Host header naming this machine's loopback, on any port (a port mapping
+ * or a local proxy changes the port). A rebinding attack sends the
+ * attacker's own name, which these never are.
+ */
+export function isLoopbackHostHeader(hostHeader: string): boolean {
+  const host = hostHeader.toLowerCase().replace(/:\d+$/, "");
+  return isLoopback(host);
+}
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export function readTransport(cli: HttpCliOptions, env: Env, errors: string[]): Transport {
+  const t = (cli.transport ?? value(env, "STORE_TRANSPORT") ?? "stdio").toLowerCase();
+  if (t === "stdio" || t === "http") return t;
+  errors.push(`transport: "${t}" must be stdio or http (--transport / STORE_TRANSPORT).`);
+  return "stdio";
+}
+
+/** `host:port`, `[v6]:port` or `:port` (all interfaces). */
+function parseListen(raw: string, errors: string[]): { host: string; port: number } {
+  const m = raw.match(/^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/);
+  const port = Number(m?.[3]);
+  if (!m || port < 1 || port > 65535) {
+    errors.push(`listen: "${raw}" must be HOST:PORT, e.g. 127.0.0.1:8787 or 0.0.0.0:8787 (--listen / STORE_LISTEN).`);
+    return { host: "127.0.0.1", port: 8787 };
+  }
+  return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
+}
+
+function checkUrl(raw: string, what: string, errors: string[]): string | undefined {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === "http:" || url.protocol === "https:") return url.toString();
+  } catch {
+    // reported below
+  }
+  errors.push(`${what}: "${raw}" is not an http(s) URL.`);
+  return undefined;
+}
+
+/** STORE_HTTP_TOKENS: comma-separated `label:token` (or bare tokens, labelled token-1, token-2, …). */
+function parseTokens(raw: string | undefined, errors: string[]): StaticToken[] {
+  return list(raw).map((entry, i) => {
+    const at = entry.indexOf(":");
+    const token = at > 0 ? entry.slice(at + 1) : entry;
+    const label = at > 0 ? entry.slice(0, at) : `token-${i + 1}`;
+    if (token.length < 16) errors.push(`STORE_HTTP_TOKENS: the token labelled "${label}" is shorter than 16 characters; use a long random value (e.g. openssl rand -hex 32).`);
+    return { label, token };
+  });
+}
+
+export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[]): HttpConfig {
+  const { host, port } = parseListen(cli.listen ?? value(env, "STORE_LISTEN") ?? DEFAULT_LISTEN, errors);
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  const resourceRaw = cli.resourceUrl ?? value(env, "STORE_RESOURCE_URL");
+  const resourceUrl = (resourceRaw && checkUrl(resourceRaw, "resource URL (--resource-url / STORE_RESOURCE_URL)", errors)) || `http://${isLoopback(host) || host === "0.0.0.0" || host === "::" ? "localhost" : shownHost}:${port}/mcp`;
+  const tokens = parseTokens(value(env, "STORE_HTTP_TOKENS"), errors);
+
+  const issuerRaw = cli.oauthIssuer ?? value(env, "STORE_OAUTH_ISSUER");
+  let oauth: OAuthConfig | undefined;
+  if (issuerRaw) {
+    const issuer = checkUrl(issuerRaw, "OAuth issuer (--oauth-issuer / STORE_OAUTH_ISSUER)", errors);
+    const jwksRaw = cli.oauthJwksUrl ?? value(env, "STORE_OAUTH_JWKS_URL");
+    const jwksUrl = jwksRaw ? checkUrl(jwksRaw, "JWKS URL (--oauth-jwks-url / STORE_OAUTH_JWKS_URL)", errors) : undefined;
+    const scopeNames = { ...DEFAULT_SCOPE_NAMES };
+    for (const scope of SCOPES) scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
+    // The issuer is used as written (jose compares `iss` exactly); only the URL check normalises.
+    oauth = issuer ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames } : undefined;
+  } else if (cli.oauthAudience || cli.oauthJwksUrl || value(env, "STORE_OAUTH_AUDIENCE") || value(env, "STORE_OAUTH_JWKS_URL")) {
+    errors.push("OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.");
+  }
+
+  if (!isLoopback(host) && tokens.length === 0 && !oauth) {
+    errors.push(
+      `listen: ${shownHost}:${port} is reachable from other machines, and no authentication is configured; set STORE_HTTP_TOKENS (static bearer tokens) or --oauth-issuer (OAuth), or listen on 127.0.0.1.`,
+    );
+  }
+
+  // DNS-rebinding protection: the listen address, localhost names and the public URL's host.
+  const publicHost = new URL(resourceUrl).host;
+  const configuredHosts = cli.allowedHosts?.length ? cli.allowedHosts : list(value(env, "STORE_ALLOWED_HOSTS"));
+  const allowedHosts = [...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase()))];
+  const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map((o) => o.replace(/\/$/, "").toLowerCase());
+  const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [`http://${h}`, `https://${h}`]);
+  const graceRaw = value(env, "STORE_SHUTDOWN_GRACE_MS");
+  const shutdownGraceMs = graceRaw && /^\d+$/.test(graceRaw) ? Number(graceRaw) : 25_000;
+  if (graceRaw && !/^\d+$/.test(graceRaw)) errors.push(`STORE_SHUTDOWN_GRACE_MS: "${graceRaw}" must be a whole number of milliseconds.`);
+
+  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs };
+}

@@ -1,0 +1,44 @@
+/**
+ * Remote mode (--transport http): one S3 client and one memory budget for
+ * the process, a fresh MCP server per request with the tools its caller may
+ * use, the HTTP transport in front, and SIGTERM that drains before exiting.
+ */
+import { createAuthenticator } from "./auth/index.ts";
+import type { Config } from "./config.ts";
+import { CallTracker } from "./lifecycle.ts";
+import type { Logger } from "./log.ts";
+import { ByteBudget } from "./memory.ts";
+import { missingScope } from "./policy.ts";
+import { scrubSecrets } from "./redact.ts";
+import { READ_MEMORY_BUDGET, createServer } from "./server.ts";
+import type { Storage } from "./storage/index.ts";
+import { ALL_TOOLS } from "./tools/index.ts";
+import { startHttpServer } from "./transports/http.ts";
+
+export function startRemote(config: Config, allowedDirs: string[], storage: Storage, log: Logger): void {
+  const http = config.http!;
+  const calls = new CallTracker();
+  const memory = new ByteBudget(READ_MEMORY_BUDGET);
+  const options = { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools };
+  const server = startHttpServer({
+    config: http,
+    auth: createAuthenticator(http),
+    serverFor: (caller) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory }),
+    missingScope: (name, args, caller) => missingScope(ALL_TOOLS, name, args, caller.scopes),
+    log,
+  });
+  log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);
+  if (allowedDirs.length === 0) log.info("local files are off (no --allowed-dir): upload_file and get_object download are not offered; presign_url moves bytes");
+
+  let stopping = false;
+  const stop = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`shutting down (${why}): no new requests, up to ${http.shutdownGraceMs} ms for calls in flight`);
+    await server.shutdown(http.shutdownGraceMs, () => calls.shutdown(5_000));
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void stop("SIGINT"));
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+}

@@ -1,0 +1,107 @@
+/**
+ * Remote mode as an OAuth 2.1 resource server, against a real authorization
+ * server (oidc-provider on loopback, client credentials with resource
+ * indicators): tokens are checked for signature, issuer, audience and
+ * expiry; scopes decide the tools a caller sees and may call.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { generateKeyPair, SignJWT } from "jose";
+import { connectHttp, rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { call, textOf } from "../helpers/mcp.ts";
+import { startIssuer, type TestIssuer } from "../helpers/oidc.ts";
+import { freshBucket, s3Env } from "../helpers/s3.ts";
+
+let issuer: TestIssuer;
+let server: HttpBinary;
+let resource: string;
+let bucket: string;
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  bucket = await freshBucket("oauth");
+  server = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer }, args: ["--allow-delete"] });
+  resource = `http://localhost:${server.port}/mcp`;
+}, 60_000);
+afterAll(async () => {
+  await server.stop();
+  await issuer.stop();
+});
+
+const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+test("no token: 401 pointing at the protected resource metadata, which names the issuer and the scopes", async () => {
+  const res = await rpc(server.url, initialize);
+  expect(res.status).toBe(401);
+  const challenge = res.headers.get("www-authenticate")!;
+  const metadataUrl = challenge.match(/resource_metadata="([^"]+)"/)![1]!;
+  expect(metadataUrl).toBe(`http://localhost:${server.port}/.well-known/oauth-protected-resource/mcp`);
+  const metadata = await (await fetch(metadataUrl.replace("localhost", "127.0.0.1"))).json();
+  expect(metadata).toMatchObject({ resource, authorization_servers: [issuer.issuer], scopes_supported: ["s3:read", "s3:write", "s3:delete"] });
+});
+
+test("a token from the issuer for this resource works against the store; the caller is logged by its sub", async () => {
+  const client = await connectHttp(server.url, await issuer.token(resource, "s3:read s3:write"));
+  try {
+    const put = await call(client, "put_object", { bucket_name: bucket, object_key: "via-oauth.txt", content: "written with a JWT" });
+    expect(put.isError, textOf(put)).toBeFalsy();
+    expect(textOf(await call(client, "get_object", { bucket_name: bucket, object_key: "via-oauth.txt" }))).toContain("written with a JWT");
+    expect(server.stderr()).toContain(`caller="${issuer.clientId}"`);
+  } finally {
+    await client.close();
+  }
+});
+
+test("wrong audience, wrong issuer, expired, bad signature, not a JWT: each 401 invalid_token", async () => {
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const forged = await new SignJWT({ scope: "s3:read", sub: "mallory" }).setProtectedHeader({ alg: "RS256", kid: "test-key" }).setIssuer(issuer.issuer).setAudience(resource).setIssuedAt().setExpirationTime("5m").sign(privateKey);
+  const now = Math.floor(Date.now() / 1000);
+  const cases: Record<string, string> = {
+    "wrong audience": await issuer.token("http://other.example.com/mcp", "s3:read"),
+    "wrong issuer": await issuer.mint({ scope: "s3:read", sub: "x" }, { issuer: "http://evil.example.com", audience: resource }),
+    expired: await issuer.mint({ scope: "s3:read", sub: "x" }, { audience: resource, expiresIn: now - 120 }),
+    "bad signature": forged,
+    "not a JWT": "definitely.not.ajwt",
+  };
+  for (const [what, token] of Object.entries(cases)) {
+    const res = await rpc(server.url, initialize, bearer(token));
+    expect(res.status, what).toBe(401);
+    expect(res.headers.get("www-authenticate"), what).toContain('error="invalid_token"');
+  }
+  // Within the clock skew (30 s), a just-expired token still passes.
+  const justExpired = await issuer.mint({ scope: "s3:read", sub: "x" }, { audience: resource, expiresIn: now - 5 });
+  expect((await rpc(server.url, initialize, bearer(justExpired))).status).toBe(200);
+});
+
+test("scopes decide the tools: read-only hides writes and deletes; a write call anyway is 403 insufficient_scope", async () => {
+  const readToken = await issuer.token(resource, "s3:read");
+  const client = await connectHttp(server.url, readToken);
+  try {
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain("list_objects");
+    expect(names).toContain("presign_url");
+    for (const hidden of ["put_object", "copy_object", "create_bucket", "delete_object", "delete_bucket"]) expect(names).not.toContain(hidden);
+    const get = await call(client, "presign_url", { bucket_name: bucket, object_key: "via-oauth.txt" });
+    expect(get.isError, textOf(get)).toBeFalsy();
+  } finally {
+    await client.close();
+  }
+  for (const [name, args, scope] of [
+    ["put_object", { bucket_name: bucket, object_key: "nope.txt", content: "x" }, "s3:write"],
+    ["presign_url", { bucket_name: bucket, object_key: "nope.txt", method: "PUT" }, "s3:write"],
+    ["delete_object", { bucket_name: bucket, object_key: "via-oauth.txt" }, "s3:delete"],
+  ] as const) {
+    const res = await rpc(server.url, { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name, arguments: args } }, bearer(readToken));
+    expect(res.status, name).toBe(403);
+    expect(res.headers.get("www-authenticate")).toContain(`error="insufficient_scope", scope="${scope}"`);
+  }
+  const deleteToken = await issuer.token(resource, "s3:read s3:delete");
+  const deleter = await connectHttp(server.url, deleteToken);
+  try {
+    expect((await deleter.listTools()).tools.map((t) => t.name)).toContain("delete_object");
+    const del = await call(deleter, "delete_object", { bucket_name: bucket, object_key: "via-oauth.txt" });
+    expect(del.isError, textOf(del)).toBeFalsy();
+  } finally {
+    await deleter.close();
+  }
+});
