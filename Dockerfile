@@ -19,4 +19,6 @@ USER nonroot:nonroot
 # Local paths (upload_file, get_object download) are inside the container: mount a
 # directory and allow it, e.g. -v "$PWD/data:/data" -e STORE_ALLOWED_DIRS=/data
 WORKDIR /data
+# Remote mode: --transport http --listen 0.0.0.0:8787 (with STORE_HTTP_TOKENS or --oauth-issuer).
+EXPOSE 8787
 ENTRYPOINT ["/usr/local/bin/store-mcp-server"]
