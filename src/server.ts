@@ -69,6 +69,11 @@ const INSTRUCTIONS =
   "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
   "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
 
+const REMOTE_INSTRUCTIONS =
+  "Tools for an S3-compatible object store, served remotely. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
+  "read with get_object (bounded by max_content_size). This server's disk is not the user's: to move whole objects, give the user a presign_url link " +
+  "(GET to download, PUT to upload). Errors say what failed and what to do next.";
+
 function policyOf(options: ServerOptions): PolicyOptions {
   return {
     readOnly: options.readOnly,
@@ -85,7 +90,8 @@ export function selectTools(options: ServerOptions): ToolDefinition[] {
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
-  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {} } });
+  const instructions = options.remote && options.allowedDirs.length === 0 ? REMOTE_INSTRUCTIONS : INSTRUCTIONS;
+  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} } });
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);

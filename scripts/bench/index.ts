@@ -14,6 +14,7 @@ import { startCephRgw } from "../s3/local-servers.ts";
 import { coldStart } from "./cold-start.ts";
 import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
 import { writeReport, type Figures, type ReadFigures } from "./report.ts";
+import { measureRemoteLoad } from "./remote-load.ts";
 import { startServer } from "./server-session.ts";
 import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
 import { startWanProxy } from "./wan-proxy.ts";
@@ -85,6 +86,9 @@ try {
   await sdk.send(new PutObjectCommand({ Bucket: "bench", Key: "one.bin", Body: await Bun.file(join(dir, "f1.bin")).bytes() }));
   await seedListing(sdk);
   for (const net of networks) figures.reads.push(await measureReads(net, dir));
+
+  log("remote mode under load: 100 clients × 20 calls over HTTP, and over stdio");
+  figures.remoteLoad = await measureRemoteLoad(binary, serverEnv(s3, loopback), dir, "bench-list-1k", "obj-00001.txt");
 
   figures.machine = await describeMachine();
   const report = writeReport(figures, join(import.meta.dir, quick ? "results-quick.md" : "results.md"));

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { round } from "./measure.ts";
+import type { RemoteLoadFigures } from "./remote-load.ts";
 import type { TransferFigures } from "./transfers.ts";
 import type { WanModel } from "./wan-proxy.ts";
 
@@ -29,6 +30,7 @@ export interface Figures {
   transfers: TransferFigures[];
   reads: ReadFigures[];
   wan: WanModel;
+  remoteLoad: RemoteLoadFigures;
   /** `rclone version` and `aws --version`: each reference CLI's start-up, for context. */
   rcloneStartMs: number;
   awsStartMs: number;
@@ -72,6 +74,12 @@ export function rows(f: Figures): Row[] {
       [`page through all 10,000 keys, ${net}`, ms(r.listAllMs), `rclone lsf 10,000 keys ${ms(r.rcloneList10kMs)}`, x(r.listAllMs / r.rcloneList10kMs), "≤ 1.2×", met(r.listAllMs / r.rcloneList10kMs <= 1.2)],
     );
   }
+  const load = f.remoteLoad;
+  const perf = (l: RemoteLoadFigures["http"]) => `${round(l.callsPerS, 0)} calls/s, p50 ${ms(l.p50Ms)}, p99 ${ms(l.p99Ms)}`;
+  out.push(
+    [`remote mode: ${load.clients} clients × ${load.callsPerClient} calls (list_objects, head_object) over HTTP`, perf(load.http), `one stdio connection, ${load.clients} at a time: ${perf(load.stdio)}`, x(load.http.callsPerS / load.stdio.callsPerS), "(throughput, HTTP / stdio)", ""],
+    ["remote mode under that load: server peak RSS (VmHWM)", mb(load.http.peakMb), `stdio ${mb(load.stdio.peakMb)}`, "", "", ""],
+  );
   out.push(
     ["tools/list with every tool enabled (JSON)", `${round(f.toolsListBytes / 1000, 1)} KB`, "", "", "≤ 20 KB", met(f.toolsListBytes <= 20_000)],
     ["idle memory after tools/list (VmRSS)", mb(f.idleRssMb), `after the first S3 call ${mb(f.afterFirstCallRssMb)}`, "", "", ""],

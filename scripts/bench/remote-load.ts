@@ -1,0 +1,84 @@
+/**
+ * Remote mode under load: 100 concurrent clients × 20 calls (list_objects
+ * and head_object in turn) against Ceph, through one HTTP server; then the
+ * same 2,000 calls, 100 at a time, over one stdio connection. Throughput,
+ * p50/p99 latency per call and the server's peak RSS for each.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { freePort } from "../s3/local-servers.ts";
+import { procMemoryMb } from "./measure.ts";
+import { startServer } from "./server-session.ts";
+
+export interface LoadFigures {
+  callsPerS: number;
+  p50Ms: number;
+  p99Ms: number;
+  peakMb: number;
+}
+
+export interface RemoteLoadFigures {
+  clients: number;
+  callsPerClient: number;
+  http: LoadFigures;
+  stdio: LoadFigures;
+}
+
+const CLIENTS = 100;
+const CALLS = 20;
+const TOKEN = "bench-token-0123456789abcdef";
+
+type CallFn = (name: string, args: Record<string, unknown>) => Promise<{ isError?: boolean }>;
+
+async function drive(callers: CallFn[], bucket: string, key: string): Promise<{ latencies: number[]; wallMs: number }> {
+  const latencies: number[] = [];
+  const started = performance.now();
+  await Promise.all(
+    callers.map(async (callTool) => {
+      for (let i = 0; i < CALLS; i++) {
+        const t = performance.now();
+        const r = await (i % 2 ? callTool("head_object", { bucket_name: bucket, object_key: key }) : callTool("list_objects", { bucket_name: bucket, max_keys: 50 }));
+        if (r.isError) throw new Error(`a load call failed: ${JSON.stringify(r).slice(0, 300)}`);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  return { latencies, wallMs: performance.now() - started };
+}
+
+function figures(latencies: number[], wallMs: number, peakMb: number): LoadFigures {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { callsPerS: (latencies.length / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb };
+}
+
+export async function measureRemoteLoad(binary: string, serverEnv: Record<string, string>, dir: string, bucket: string, key: string): Promise<RemoteLoadFigures> {
+  const port = freePort();
+  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...serverEnv, STORE_HTTP_TOKENS: `bench:${TOKEN}`, STORE_LOG_LEVEL: "error", RUST_LOG: "error" }, stdout: "ignore", stderr: "ignore" });
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  let http: LoadFigures;
+  try {
+    while (!(await fetch(new URL("/healthz", url)).then((r) => r.ok, () => false))) await Bun.sleep(20);
+    const clients = await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        const client = new Client({ name: "bench-load", version: "1" });
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+        return client;
+      }),
+    );
+    const run = await drive(clients.map((c) => (name, args) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>), bucket, key);
+    http = figures(run.latencies, run.wallMs, procMemoryMb(proc.pid, "VmHWM"));
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    proc.kill("SIGTERM");
+    await proc.exited;
+  }
+
+  const server = await startServer(binary, { ...serverEnv, RUST_LOG: "error" }, dir);
+  try {
+    const run = await drive(Array.from({ length: CLIENTS }, () => (name: string, args: Record<string, unknown>) => server.call(name, args)), bucket, key);
+    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(run.latencies, run.wallMs, procMemoryMb(server.pid, "VmHWM")) };
+  } finally {
+    await server.close();
+  }
+}
