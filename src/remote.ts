@@ -3,6 +3,7 @@
  * the process, a fresh MCP server per request with the tools its caller may
  * use, the HTTP transport in front, and SIGTERM that drains before exiting.
  */
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { createAuthenticator } from "./auth/index.ts";
 import type { Config } from "./config.ts";
 import { CallTracker } from "./lifecycle.ts";
@@ -19,11 +20,12 @@ export function startRemote(config: Config, allowedDirs: string[], storage: Stor
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const options = { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools };
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory }),
+    serverFor: (caller) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory, jsonSchemaValidator }),
     missingScope: (name, args, caller) => missingScope(ALL_TOOLS, name, args, caller.scopes),
     log,
   });

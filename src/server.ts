@@ -16,6 +16,7 @@ import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
 import type { Scope } from "./http-config.ts";
+import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 export const SERVER_NAME = pkg.name;
 export const SERVER_VERSION = pkg.version;
@@ -53,6 +54,8 @@ export interface ServerDeps {
   leases?: SendLeases;
   /** Lets shutdown cancel and await calls in flight; a fresh one when omitted. */
   calls?: CallTracker;
+  /** One validator for every server of the process: the SDK builds an Ajv instance per server otherwise (~0.4 ms per HTTP request). */
+  jsonSchemaValidator?: jsonSchemaValidator;
 }
 
 /**
@@ -91,7 +94,7 @@ export function selectTools(options: ServerOptions): ToolDefinition[] {
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
   const instructions = options.remote && options.allowedDirs.length === 0 ? REMOTE_INSTRUCTIONS : INSTRUCTIONS;
-  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} } });
+  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} }, ...(deps.jsonSchemaValidator ? { jsonSchemaValidator: deps.jsonSchemaValidator } : {}) });
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);
