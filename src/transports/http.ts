@@ -77,7 +77,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     }
     const who = await auth.authenticate(req.headers.get("authorization"));
     if (!who.ok) {
-      const error = who.error ? `, error="${who.error}", error_description="${who.description}"` : "";
+      // A quoted-string may not carry quotes or control characters (RFC 9110).
+      const error = who.error ? `, error="${who.error}", error_description="${who.description.replace(/["\\\x00-\x1f]/g, "'")}"` : "";
       return rpcError(401, -32001, `Unauthorized: ${who.description}.`, { ...corsHeaders, "www-authenticate": challenge(error) });
     }
     const caller = who.caller;

@@ -66,7 +66,8 @@ test("wrong audience, wrong issuer, expired, bad signature, not a JWT: each 401 
   for (const [what, token] of Object.entries(cases)) {
     const res = await rpc(server.url, initialize, bearer(token));
     expect(res.status, what).toBe(401);
-    expect(res.headers.get("www-authenticate"), what).toContain('error="invalid_token"');
+    // A well-formed challenge: every value a quoted string without inner quotes.
+    expect(res.headers.get("www-authenticate"), what).toMatch(/^Bearer resource_metadata="[^"]+", error="invalid_token", error_description="[^"]+"$/);
   }
   // Within the clock skew (30 s), a just-expired token still passes.
   const justExpired = await issuer.mint({ scope: "s3:read", sub: "x" }, { audience: resource, expiresIn: now - 5 });
