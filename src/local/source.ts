@@ -8,6 +8,8 @@ export interface UploadSource {
   path: string;
   /** Reads at `position` into `into`; returns the bytes read, 0 at the end. Read errors name the given path. */
   readAt(into: Uint8Array, position: number): Promise<number>;
+  /** Bytes `start` to `end` (exclusive) as a Blob read from the same descriptor (never the path again). */
+  slice(start: number, end: number): Blob;
   close(): Promise<void>;
 }
 
@@ -29,6 +31,8 @@ export async function openUploadSource(given: string, allowed: AllowedDirs, mode
         throw localError(given, err, "read");
       }
     },
+    // Bun reads a descriptor-backed Blob at its offsets when it is sent, without holding it in JavaScript memory.
+    slice: (start, end) => Bun.file(handle.fd).slice(start, end),
     close: () => (closed ??= handle.close().catch(() => {})),
   };
 }

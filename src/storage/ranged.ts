@@ -31,15 +31,16 @@ const MiB = 1024 * 1024;
  */
 export const RANGE_SIZE = 2 * MiB;
 export const PARALLEL_RANGES = 8;
-/** The first this-many bytes are timed, from the request, to tell a near store from a far one. */
+/** The first this-many bytes after the first one are timed to tell a near store from a far one. */
 const PROBE_BYTES = 1 * MiB;
 /**
- * A first MiB in less time than this means a near store (~70 MiB/s or more
- * on one connection, answer included). Loopback: 3-8 ms; the WAN model:
- * ≥ 60 ms; AWS S3 from EC2 in the same region: ~30 ms or more, where the AWS
- * CLI's ranges pay off too.
+ * That MiB streaming in faster than this means a near store (~100 MiB/s or
+ * more on one connection). Timed from the first byte, not the request, so a
+ * cold process's first request (JIT, connection set-up) does not count.
+ * Loopback: 1-4 ms; the WAN model: ≥ 20 ms (a round trip per 512 KiB window);
+ * the internet: window / round trip, well under 100 MiB/s per connection.
  */
-const NEAR_STORE_MS = 15;
+const NEAR_STORE_MS = 10;
 /** The network's buffers for every range are garbage once copied: collect them in step (memory.ts). */
 const pace = memoryPacer(16 * MiB);
 
@@ -80,7 +81,6 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   };
   const get = (extra: { Range?: string; IfMatch?: string; VersionId?: string }) =>
     client.send(new s3.sdk.GetObjectCommand({ ...params, ...extra }), { abortSignal: stop.signal, requestTimeout: options.requestTimeout });
-  const startedAt = performance.now();
   let first: GetObjectCommandOutput;
   try {
     try {
@@ -103,17 +103,21 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
     const pinned = { ...(first.ETag ? { IfMatch: first.ETag } : {}), ...(first.VersionId ? { VersionId: first.VersionId } : {}) };
     const ranges = new Ranges((start, end) => get({ ...pinned, Range: `bytes=${start}-${end}` }), idle, ctx, received);
     let mode: "probing" | "near" | "far" = whole || firstEnd + 1 >= total ? "near" : "probing";
-    let arrived = 0;
+    // Bytes after the first chunk, and when that chunk came.
+    let timed = 0;
+    let firstByteAt: number | undefined;
     const decide = (): "near" | "far" => {
-      const near = (performance.now() - startedAt) * PROBE_BYTES < NEAR_STORE_MS * Math.max(arrived, 1);
+      // The whole first range in one chunk: it was all there at once.
+      const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * PROBE_BYTES < NEAR_STORE_MS * timed;
       if (!near) ranges.launch(firstEnd + 1, total);
       return near ? "near" : "far";
     };
     try {
       for await (const chunk of idle.guard(first.Body as Body | undefined)) {
         received?.(chunk.length);
-        arrived += chunk.length;
-        if (mode === "probing" && arrived >= PROBE_BYTES) mode = decide();
+        if (firstByteAt === undefined) firstByteAt = performance.now();
+        else timed += chunk.length;
+        if (mode === "probing" && timed >= PROBE_BYTES) mode = decide();
         yield chunk;
       }
       if (mode === "probing") mode = decide();

@@ -50,6 +50,8 @@ export interface UploadRequest {
   key: string;
   /** Reads the source at `position` into `into`; returns the bytes read, 0 at the end. */
   readAt(into: Uint8Array, position: number): Promise<number>;
+  /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
+  slice?(start: number, end: number): Blob;
   size: number;
   contentType: string;
   storageClass?: string;

@@ -35,9 +35,14 @@ export function partSizeFor(size: number): number {
  * a 20 ms round trip one connection carries ~25 MiB/s, so there more parts
  * in flight is what makes the speed.)
  */
-export function queueSizeFor(partSize: number, far = false): number {
+export function queueSizeFor(partSize: number, far = false, fromFile = false): number {
+  // Parts sent from the file hold only a hashing buffer each: more may go out at once.
+  if (fromFile) return far ? 8 : 3;
   return Math.max(1, Math.min(far ? 6 : 3, Math.floor(BUFFER_BUDGET / partSize)));
 }
+
+/** A part sent from the file is hashed through a buffer this big. */
+const HASH_CHUNK = 1024 * 1024;
 
 /** A part slower than this (~50 MiB/s on its connection) means a far store: more parts go in flight. */
 const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
@@ -112,26 +117,38 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     let firstError: unknown;
     const pace = memoryPacer();
     let grow: (bytes: number, ms: number) => void = () => {};
+    // Parts go out as Blobs of the file that Bun's fetch reads itself, hashed first through a small buffer;
+    // parts the SDK must checksum (flexible checksums) or that node:http sends (dot-segment keys) are read whole.
+    const fromFile = req.slice !== undefined && !checksummed && fetchClient === s3.fetchClient;
     const worker = async () => {
-      const buffer = Buffer.allocUnsafe(partSize);
+      const buffer = Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
       while (next < count && !stop.signal.aborted) {
         const index = next++;
         const start = index * partSize;
-        const body = buffer.subarray(0, Math.min(partSize, req.size - start));
-        await readFully(req, body, start);
+        const length = Math.min(partSize, req.size - start);
+        let body: Uint8Array | Blob;
+        let md5: Buffer;
+        if (fromFile) {
+          md5 = await md5Of(req, buffer, start, length);
+          // Read again when sent: if the file changed since, Content-MD5 makes the store refuse the part.
+          body = req.slice!(start, start + length);
+        } else {
+          body = buffer.subarray(0, length);
+          await readFully(req, body, start);
+          md5 = createHash("md5").update(body).digest();
+        }
         stop.signal.throwIfAborted();
-        const md5 = createHash("md5").update(body).digest();
         const sentAt = performance.now();
         const out = await fetchClient.send(
-          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body.length, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: length, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
           { abortSignal: stop.signal },
         );
         checkEtag(out, md5, req, `part ${index + 1}`);
         parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
-        uploaded += body.length;
+        uploaded += length;
         req.onProgress?.(uploaded);
-        pace(body.length);
-        grow(body.length, performance.now() - sentAt);
+        pace(length);
+        grow(length, performance.now() - sentAt);
       }
     };
     const workers: Promise<void>[] = [];
@@ -148,9 +165,9 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     };
     // Parts that take long on their connection (a far store) let more parts go in flight.
     grow = (bytes, ms) => {
-      if (farPart(bytes, ms) && workers.length < Math.min(queueSizeFor(partSize, true), count) && next < count) spawn();
+      if (farPart(bytes, ms) && workers.length < Math.min(queueSizeFor(partSize, true, fromFile), count) && next < count) spawn();
     };
-    for (let i = 0; i < Math.min(queueSizeFor(partSize), count); i++) spawn();
+    for (let i = 0; i < Math.min(queueSizeFor(partSize, false, fromFile), count); i++) spawn();
     const settled: PromiseSettledResult<void>[] = [];
     // Workers may be added while earlier ones run: settle until none is left.
     for (let i = 0; i < workers.length; i++) settled.push((await Promise.allSettled([workers[i]!]))[0]!);
@@ -224,4 +241,16 @@ async function readFully(req: UploadRequest, into: Uint8Array, position: number)
     }
     filled += n;
   }
+}
+
+/** The MD5 of `length` bytes of the source from `start`, read through `buffer`. */
+async function md5Of(req: UploadRequest, buffer: Buffer, start: number, length: number): Promise<Buffer> {
+  const hash = createHash("md5");
+  for (let done = 0; done < length; ) {
+    const piece = buffer.subarray(0, Math.min(buffer.length, length - done));
+    await readFully(req, piece, start + done);
+    hash.update(piece);
+    done += piece.length;
+  }
+  return hash.digest();
 }

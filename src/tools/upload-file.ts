@@ -42,6 +42,7 @@ export const uploadFile = defineTool({
           bucket: args.bucket_name,
           key: args.object_key,
           readAt: source.readAt,
+          slice: source.slice,
           size: source.size,
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
