@@ -2,7 +2,7 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
+#   provision.sh test   the above + Node 22 from npm (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,6 +14,12 @@ if ! command -v bun >/dev/null || [ "$(bun --version)" != "$want" ]; then
     || npm install -g --no-fund --no-audit "bun@$want" >&2
 fi
 bun install --frozen-lockfile >&2
+
+# Node 22 for the client-matrix tests (the AI SDK, Mastra and others need it), from npm like bun; the machine's node stays as it is.
+if [ "${1:-}" = test ] && [ ! -x .tools/node22/node_modules/node/bin/node ]; then
+  echo "provision: installing Node 22 from npm into .tools/node22" >&2
+  npm install --no-fund --no-audit --prefix .tools/node22 node@22 >&2
+fi
 
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()

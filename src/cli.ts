@@ -122,7 +122,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const calls = new CallTracker();
   const leases = new SendLeases();
   const server = createServer(
-    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools },
+    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks },
     { storage: createS3Storage(config), log, calls, leases },
   );
   installShutdown(log, calls, () => server.close());

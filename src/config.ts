@@ -58,6 +58,8 @@ export interface Config {
   allowDelete: boolean;
   /** Tool names and groups to offer; empty: all (checked against the tool list by the CLI). */
   tools: string[];
+  /** resource_link items in list_objects and truncated reads (STORE_RESOURCE_LINKS). */
+  resourceLinks: boolean;
   transport: Transport;
   /** The remote mode's settings, with --transport http. */
   http?: HttpConfig;
@@ -138,6 +140,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
   const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
   const allowDelete = cli.allowDelete || readBoolean(env, "STORE_ALLOW_DELETE", false, errors);
+  const resourceLinks = readBoolean(env, "STORE_RESOURCE_LINKS", true, errors);
   const tools = splitList(firstGiven(cli.tools, envValue(env, "STORE_TOOLS")), ",");
   const buckets = cli.buckets?.length ? cli.buckets : splitList(envValue(env, "STORE_BUCKETS"), ",");
   for (const bucket of buckets) {
@@ -170,6 +173,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       allowBroadDirs,
       allowDelete,
       tools,
+      resourceLinks,
       transport,
       ...(http ? { http } : {}),
     },

@@ -21,7 +21,7 @@ export function startRemote(config: Config, allowedDirs: string[], storage: Stor
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const options = { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools };
+  const options = { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks };
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),

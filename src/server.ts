@@ -12,6 +12,7 @@ import type { Logger } from "./log.ts";
 import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
 import { callRefusal, toolsFor, type PolicyOptions } from "./policy.ts";
+import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
@@ -43,6 +44,8 @@ export interface ServerOptions {
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
   remote?: { scopes: ReadonlySet<Scope> };
+  /** resource_link items in list_objects and truncated reads (default true). */
+  resourceLinks?: boolean;
 }
 
 export interface ServerDeps {
@@ -147,7 +150,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           token === undefined
             ? NO_PROGRESS
             : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress };
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? true };
         const started = performance.now();
         const about = describeCall(tool.name, args);
         let release: (() => void) | undefined;
@@ -179,6 +182,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
     );
   }
+  // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
+  if (offered.some((t) => t.name === "get_object")) registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES });
   installSdkHooks(mcp, offered);
   return mcp;
 }

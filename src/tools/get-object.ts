@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../errors.ts";
-import { fitToBudget, leadingContinuationBytes, present } from "./object-content.ts";
+import { objectUri, readWindow } from "./object-window.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
 
@@ -48,6 +48,7 @@ const outputSchema = z.object({
   local_path: z.string().optional(),
   bytes: z.number().optional(),
   sha256: z.string().optional(),
+  text: z.string().optional(),
 });
 
 type Args = z.output<typeof inputSchema>;
@@ -90,37 +91,27 @@ export const getObject = defineTool({
 
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
-  const offset = args.offset ?? 0;
-  const { meta, bytes: fetched } = await ctx.storage.readObjectHead(address(args), max, ctx.signal, offset).catch((err: unknown) => {
-    if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(args, offset);
-    throw err;
-  });
-  const moreAfter = meta.size > offset + fetched.length;
-  let presented = present(meta.content_type, fetched, moreAfter);
-  // A window that starts inside a character skips its continuation bytes: text windows start on a character boundary.
-  const skip = offset > 0 && presented.kind === "text" ? leadingContinuationBytes(fetched) : 0;
-  const bytes = skip ? fetched.subarray(skip) : fetched;
-  if (skip) presented = present(meta.content_type, bytes, moreAfter);
-  const { shown, cutToFit } = fitToBudget(presented, ctx.contentBudget);
-  const truncated = moreAfter || cutToFit;
-  const start = offset + skip;
-  const nextOffset = truncated && shown.kind === "text" ? start + shown.returnedBytes : null;
+  // Text goes out twice (content and structuredContent.text): each copy gets half the budget.
+  const { meta, shown, truncated, cutToFit, start, nextOffset } = await readWindow({ ...ctx, contentBudget: ctx.contentBudget / 2 }, address(args), max, args.offset ?? 0);
   const uri = s3Uri(args.bucket_name, args.object_key);
   const next =
     nextOffset !== null
       ? `call again with offset ${nextOffset} for the next part, or use mode "download" with a local_path for the whole object.`
       : cutToFit
-        ? `one response carries at most about ${ctx.contentBudget} bytes of content (what MCP clients can read); use mode "download" with a local_path for the whole object.`
+        ? `one response carries at most about ${ctx.contentBudget / 2} bytes of text or ${ctx.contentBudget} of base64 (what MCP clients can read); use mode "download" with a local_path for the whole object.`
         : `call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`;
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
     (truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}` : ".");
+  const link = objectUri(args.bucket_name, args.object_key);
   const content: ContentBlock[] = [];
   if (shown.kind === "text") content.push({ type: "text", text: shown.text });
   else if (shown.kind === "image") content.push({ type: "image", data: shown.base64, mimeType: shown.mimeType });
-  else if (shown.kind === "binary") content.push({ type: "resource", resource: { uri: encodeURI(uri), mimeType: shown.mimeType, blob: shown.base64 } });
+  else if (shown.kind === "binary") content.push({ type: "resource", resource: { uri: link, mimeType: shown.mimeType, blob: shown.base64 } });
   content.push({ type: "text", text: summary });
+  // The whole object, for clients that open links (resources/read pages it the same way).
+  if (truncated && ctx.resourceLinks) content.push({ type: "resource_link", uri: link, name: args.object_key, ...(meta.content_type ? { mimeType: meta.content_type } : {}), size: meta.size });
   const structured: Result = {
     bucket: args.bucket_name,
     key: args.object_key,
@@ -131,6 +122,8 @@ async function read(args: Args, ctx: ToolContext) {
     encoding: shown.encoding,
     offset: start,
     next_offset: nextOffset,
+    // Clients that hand the model only structuredContent when a tool declares an outputSchema still show it the text.
+    ...(shown.kind === "text" ? { text: shown.text } : {}),
   };
   return { content, structured };
 }
@@ -171,16 +164,6 @@ async function download(args: Args, ctx: ToolContext) {
   };
   const version = meta.version_id ? ` (version ${meta.version_id})` : "";
   return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
-}
-
-function pastTheEnd(args: Args, offset: number): ActionableError {
-  return new ActionableError({
-    resource: s3Uri(args.bucket_name, args.object_key),
-    code: "InvalidRange",
-    status: 416,
-    message: `offset ${offset} is at or past the end of the object.`,
-    hint: "call head_object for its size and use a smaller offset; the previous window was the last when next_offset was null.",
-  });
 }
 
 function address(args: Args) {

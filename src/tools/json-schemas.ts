@@ -3,7 +3,8 @@
  * them (its own converter and options), then compacted: without `$schema`
  * (some providers reject it), `propertyNames: {type: string}` (JSON keys are
  * strings), an output schema's `additionalProperties: false` (it constrains
- * us, not the caller) and the safe-integer bounds zod adds to every integer.
+ * us, not the caller), the safe-integer bounds zod adds to every integer,
+ * and in input schemas the keywords providers reject (DROPPED_KEYWORDS).
  * Computed when the binary is built (json-schemas.macro.ts): converting
  * thirteen tools at the first tools/list cost ~10 ms of every cold start.
  */
@@ -16,6 +17,23 @@ export interface ToolJsonSchemas {
   outputSchema: Record<string, unknown>;
 }
 
+/**
+ * The JSON Schema keywords an advertised input schema may use: the ones
+ * OpenAI's strict function calling, Gemini's function declarations and
+ * Anthropic's tool schemas all accept (additionalProperties: Gemini's own
+ * schema drops it, OpenAI strict mode requires it). test/unit/schema-portability
+ * fails when a tool's schema needs another.
+ */
+export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems"]);
+
+/**
+ * Validation keywords left out of advertised input schemas because a major
+ * provider rejects them (OpenAI strict mode: string lengths, propertyNames;
+ * Gemini: propertyNames, and older models pattern). The server validates every
+ * argument against the full zod schema anyway, with messages naming the limit.
+ */
+export const DROPPED_KEYWORDS = new Set(["minLength", "maxLength", "pattern", "propertyNames", "format"]);
+
 export function compactSchema(node: unknown, output: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => compactSchema(n, output));
   if (typeof node !== "object" || node === null) return node;
@@ -23,6 +41,7 @@ export function compactSchema(node: unknown, output: boolean): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema") continue;
     if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (!output && DROPPED_KEYWORDS.has(key)) continue;
     if (output && key === "additionalProperties" && value === false) continue;
     if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
     out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);

@@ -1,6 +1,10 @@
 import { z } from "zod";
 import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { objectUri } from "./object-window.ts";
+import { defineTool, textOutput, type ContentBlock } from "./types.ts";
+
+/** Objects of a page that also get a resource_link content item. */
+export const LINKED_OBJECTS = 100;
 
 export const MAX_KEYS = 1000;
 
@@ -67,6 +71,9 @@ export const listObjects = defineTool({
       ...(page.store_ignored_max_keys ? ["Warning: the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)."] : []),
     ];
     const { store_ignored_max_keys: _ignored, ...structured } = page;
-    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured });
+    const out = textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured });
+    // Links a client can open (resources/read); the first LINKED_OBJECTS only, so a 1,000-key page does not double in size.
+    const links: ContentBlock[] = page.objects.slice(0, ctx.resourceLinks ? LINKED_OBJECTS : 0).map((o) => ({ type: "resource_link", uri: objectUri(args.bucket_name, o.key), name: o.key, size: o.size }));
+    return { ...out, content: [...out.content, ...links] };
   },
 });

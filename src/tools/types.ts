@@ -26,6 +26,8 @@ export interface ToolContext {
   confirmWithUser(message: string): Promise<boolean | undefined>;
   /** Progress for transfers (a no-op unless the client asked with a progress token). */
   progress: ProgressReporter;
+  /** Add resource_link items for objects (some clients cannot pass them to their model: STORE_RESOURCE_LINKS=false). */
+  resourceLinks: boolean;
 }
 
 export interface ToolAnnotations {
@@ -39,7 +41,8 @@ export interface ToolAnnotations {
 export type ContentBlock =
   | { type: "text"; text: string }
   | { type: "image"; data: string; mimeType: string }
-  | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } };
+  | { type: "resource"; resource: { uri: string; mimeType: string; blob: string } }
+  | { type: "resource_link"; uri: string; name: string; mimeType?: string; size?: number };
 
 export interface ToolOutput<S> {
   /** Content for the model; the server appends nothing. */

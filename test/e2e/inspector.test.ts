@@ -15,9 +15,9 @@ beforeAll(async () => {
 }, 60_000);
 
 /** Runs `mcp-inspector --cli … <binary>` and returns its parsed JSON output. */
-function inspector(args: string[]): any {
+function inspector(args: string[], serverEnv: Record<string, string> = {}): any {
   const home = tempDir("inspector-home");
-  const env = Object.entries(s3Env()).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
+  const env = Object.entries({ ...s3Env(), ...serverEnv }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   // The target goes first: --tool-arg takes every value after it.
   const out = Bun.spawnSync([INSPECTOR, "--cli", requireBinary(), ...env, ...args], {
     cwd: home,
@@ -48,4 +48,15 @@ test("the Inspector calls get_object and reads the object's text", () => {
   expect(result.isError).toBeFalsy();
   expect(result.content[0].text).toContain("Hello from the Inspector test.");
   expect(result.structuredContent.content_type).toBe("text/plain");
+}, 60_000);
+
+test("the Inspector sees the object template, lists resources and reads one", () => {
+  const templates = inspector(["--method", "resources/templates/list"]);
+  expect(templates.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}"]);
+  // Limited to the test's bucket: resources/list shows the first few buckets only.
+  const listed = inspector(["--method", "resources/list"], { STORE_BUCKETS: bucket });
+  expect(listed.resources.map((r: { uri: string }) => r.uri)).toContain(`s3://${bucket}/notes/hello.txt`);
+  const read = inspector(["--method", "resources/read", "--uri", `s3://${bucket}/notes/hello.txt`]);
+  expect(read.contents[0].text).toBe("Hello from the Inspector test.\n");
+  expect(read.contents[0].mimeType).toBe("text/plain");
 }, 60_000);

@@ -59,6 +59,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     allowDelete: false,
     tools: [],
     transport: "stdio",
+    resourceLinks: true,
     ...overrides,
   };
 }

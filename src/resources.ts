@@ -1,0 +1,87 @@
+/**
+ * Objects as MCP resources: the template `s3://{bucket}/{+key}` (each key
+ * segment percent-encoded), `resources/read` returning a window of the
+ * object exactly as get_object read mode does (same bounds, truncation and
+ * bucket allowlist), a small `resources/list`, and completions for the
+ * template's bucket and key. Registered where get_object is offered.
+ */
+import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ActionableError } from "./errors.ts";
+import { scrubSecrets } from "./redact.ts";
+import { DEFAULT_MAX_CONTENT_SIZE } from "./tools/get-object.ts";
+import { keyOfUriPath, objectUri, readWindow } from "./tools/object-window.ts";
+import type { ToolContext } from "./tools/types.ts";
+
+/** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
+export const LISTED_BUCKETS = 5;
+export const LISTED_PER_BUCKET = 20;
+/** MCP's error code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+/** completion/complete: at most this many values (the MCP limit). */
+const COMPLETIONS = 100;
+
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "contentBudget">;
+
+export function registerObjectResources(mcp: McpServer, deps: Deps): void {
+  const template = new ResourceTemplate("s3://{bucket}/{+key}", {
+    list: async (extra) => {
+      const buckets = (await deps.storage.listBuckets(extra.signal)).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
+      const pages = await Promise.all(buckets.map((b) => deps.storage.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }))));
+      return {
+        resources: pages.flatMap(({ bucket, objects }) =>
+          objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })),
+        ),
+      };
+    },
+    complete: {
+      bucket: async (value) =>
+        (await deps.storage.listBuckets())
+          .map((b) => b.name)
+          .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
+          .slice(0, COMPLETIONS),
+      // Keys and "folders" under what was typed so far, one level at a time.
+      key: async (value, context) => {
+        const bucket = context?.arguments?.bucket;
+        if (!bucket || !deps.bucketAllowed(bucket)) return [];
+        const page = await deps.storage.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
+        return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
+      },
+    },
+  });
+
+  mcp.registerResource(
+    "object",
+    template,
+    { title: "Object in the store", description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).` },
+    (uri, variables, extra) => asMcpError(async () => {
+      const bucket = String(variables.bucket);
+      const key = keyOfUriPath(String(variables.key));
+      deps.checkBucket(bucket);
+      const window = await readWindow({ storage: deps.storage, signal: extra.signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0);
+      const { meta, shown, truncated } = window;
+      const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
+      // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.
+      const _meta = { size: meta.size, truncated, returned_bytes: shown.returnedBytes, ...(window.nextOffset !== null ? { next_offset: window.nextOffset } : {}), ...(meta.etag ? { etag: meta.etag } : {}) };
+      if (shown.kind === "text") return { contents: [{ uri: uri.href, mimeType, text: shown.text, _meta }] };
+      if (shown.kind === "image" || shown.kind === "binary") return { contents: [{ uri: uri.href, mimeType, blob: shown.base64, _meta }] };
+      throw new ActionableError({
+        resource: objectUri(bucket, key),
+        code: "ContentTooLarge",
+        message: `The object is ${meta.size} bytes of binary content, more than one read returns.`,
+        hint: 'use the get_object tool with mode "download", or presign_url for a link.',
+      });
+    }),
+  );
+}
+
+/** Our errors as JSON-RPC errors with the same actionable text; a missing object or bucket is MCP's "resource not found". */
+async function asMcpError<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!(err instanceof ActionableError)) throw err;
+    const notFound = err.code === "NoSuchKey" || err.code === "NoSuchBucket";
+    throw new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, scrubSecrets(err.describe()));
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * One bounded window of an object, presented for the model: what get_object
+ * read mode returns and what resources/read returns (the same bounds, the
+ * same truncation rules, the same checks). Text windows start and end on
+ * character boundaries; content is cut to the response budget.
+ */
+import { ActionableError, s3Uri } from "../errors.ts";
+import type { ObjectAddress, ObjectMeta } from "../storage/index.ts";
+import { fitToBudget, leadingContinuationBytes, present } from "./object-content.ts";
+import type { ToolContext } from "./types.ts";
+
+export interface ObjectWindow {
+  meta: ObjectMeta;
+  shown: ReturnType<typeof fitToBudget>["shown"];
+  /** More of the object exists beyond what is shown (unread, or cut to fit). */
+  truncated: boolean;
+  /** Cut to fit the response budget (not just the byte limit). */
+  cutToFit: boolean;
+  /** The first byte shown. */
+  start: number;
+  /** Where the next text window starts, or null. */
+  nextOffset: number | null;
+}
+
+/**
+ * `s3://bucket/key` with each key segment percent-encoded, so any key (with
+ * `#`, `?`, `%`, spaces) makes one URI that parses back to it.
+ */
+export function objectUri(bucket: string, key: string): string {
+  return `s3://${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
+}
+
+/** The key of an object URI's path part, as objectUri encoded it. */
+export function keyOfUriPath(path: string): string {
+  return path.split("/").map((s) => decodeURIComponent(s)).join("/");
+}
+
+export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number): Promise<ObjectWindow> {
+  const { meta, bytes: fetched } = await ctx.storage.readObjectHead(addr, max, ctx.signal, offset).catch((err: unknown) => {
+    if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
+    throw err;
+  });
+  const moreAfter = meta.size > offset + fetched.length;
+  let presented = present(meta.content_type, fetched, moreAfter);
+  // A window that starts inside a character skips its continuation bytes: text windows start on a character boundary.
+  const skip = offset > 0 && presented.kind === "text" ? leadingContinuationBytes(fetched) : 0;
+  const bytes = skip ? fetched.subarray(skip) : fetched;
+  if (skip) presented = present(meta.content_type, bytes, moreAfter);
+  const { shown, cutToFit } = fitToBudget(presented, ctx.contentBudget);
+  const truncated = moreAfter || cutToFit;
+  const start = offset + skip;
+  return { meta, shown, truncated, cutToFit, start, nextOffset: truncated && shown.kind === "text" ? start + shown.returnedBytes : null };
+}
+
+function pastTheEnd(addr: ObjectAddress, offset: number): ActionableError {
+  return new ActionableError({
+    resource: s3Uri(addr.bucket, addr.key),
+    code: "InvalidRange",
+    status: 416,
+    message: `offset ${offset} is at or past the end of the object.`,
+    hint: "call head_object for its size and use a smaller offset; the previous window was the last when next_offset was null.",
+  });
+}

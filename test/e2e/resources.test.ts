@@ -1,0 +1,104 @@
+/**
+ * Objects as MCP resources through the compiled binary: the template, a
+ * bounded resources/list, resources/read (text, image, binary, truncated,
+ * awkward keys, missing objects, the bucket allowlist), completions for the
+ * template's variables, and resource_link items in tool results.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { connectBinary, call, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { LISTED_BUCKETS, LISTED_PER_BUCKET } from "../../src/resources.ts";
+
+const PNG = Uint8Array.from(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"));
+const AWKWARD = "dir one/a#b?c%d é.txt";
+let bucket: string;
+let session: Awaited<ReturnType<typeof connectBinary>>;
+
+beforeAll(async () => {
+  bucket = await freshBucket("resources");
+  const put = (Key: string, Body: string | Uint8Array, ContentType?: string) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...(ContentType ? { ContentType } : {}) }));
+  await put("docs/readme.md", "# Read me\n", "text/markdown");
+  await put("docs/guide.md", "guide", "text/markdown");
+  await put("img/dot.png", PNG, "image/png");
+  await put("bin/blob.bin", Uint8Array.from([0, 1, 2, 3, 255]), "application/octet-stream");
+  await put("big.txt", "x".repeat(3 * 1024 * 1024), "text/plain");
+  await put(AWKWARD, "awkward", "text/plain");
+  session = await connectBinary({ env: s3Env() });
+}, 60_000);
+afterAll(async () => {
+  await session.close();
+});
+
+const uriOf = (key: string) => `s3://${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`;
+
+test("the server offers the object template and lists a bounded set of objects", async () => {
+  const { resourceTemplates } = await session.client.listResourceTemplates();
+  expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}"]);
+  const { resources } = await session.client.listResources();
+  expect(resources.length).toBeLessThanOrEqual(LISTED_BUCKETS * LISTED_PER_BUCKET);
+  // The first LISTED_PER_BUCKET keys of each bucket, in key order.
+  const only = await connectBinary({ env: { ...s3Env(), STORE_BUCKETS: bucket } });
+  try {
+    const mine = (await only.client.listResources()).resources;
+    expect(mine.map((r) => r.name).sort()).toEqual(["big.txt", "bin/blob.bin", AWKWARD, "docs/guide.md", "docs/readme.md", "img/dot.png"].sort());
+    expect(mine.find((r) => r.name === "docs/readme.md")).toMatchObject({ uri: uriOf("docs/readme.md"), size: 10 });
+  } finally {
+    await only.close();
+  }
+  expect(session.client.getServerCapabilities()?.completions).toBeDefined();
+});
+
+test("resources/read: text as text, an image and binary as base64 blobs, each with its type", async () => {
+  const text = await session.client.readResource({ uri: uriOf("docs/readme.md") });
+  expect(text.contents[0]).toMatchObject({ uri: uriOf("docs/readme.md"), mimeType: "text/markdown", text: "# Read me\n" });
+  const image = await session.client.readResource({ uri: uriOf("img/dot.png") });
+  expect(image.contents[0]).toMatchObject({ mimeType: "image/png", blob: Buffer.from(PNG).toString("base64") });
+  const binary = await session.client.readResource({ uri: uriOf("bin/blob.bin") });
+  expect(binary.contents[0]).toMatchObject({ mimeType: "application/octet-stream", blob: Buffer.from([0, 1, 2, 3, 255]).toString("base64") });
+  const awkward = await session.client.readResource({ uri: uriOf(AWKWARD) });
+  expect(awkward.contents[0]).toMatchObject({ text: "awkward" });
+});
+
+test("resources/read is bounded like get_object read mode: 1 MiB, truncated with next_offset", async () => {
+  const big = await session.client.readResource({ uri: uriOf("big.txt") });
+  const first = big.contents[0] as { text: string; _meta: Record<string, unknown> };
+  expect(first.text.length).toBe(1024 * 1024);
+  expect(first._meta).toMatchObject({ size: 3 * 1024 * 1024, truncated: true, next_offset: 1024 * 1024 });
+});
+
+test("a missing object is 'resource not found' (-32002) with the actionable text; other buckets obey the allowlist", async () => {
+  const missing = await session.client.readResource({ uri: uriOf("nope.txt") }).catch((e: { code: number; message: string }) => e);
+  expect((missing as { code: number }).code).toBe(-32002);
+  expect((missing as { message: string }).message).toContain("NoSuchKey");
+  const limited = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
+  try {
+    const refused = await limited.client.readResource({ uri: uriOf("docs/readme.md") }).catch((e: { message: string }) => e);
+    expect((refused as { message: string }).message).toContain("BucketNotAllowed");
+  } finally {
+    await limited.close();
+  }
+});
+
+test("completions: bucket names by prefix, then keys and folders under a prefix, one level at a time", async () => {
+  const ref = { type: "ref/resource" as const, uri: "s3://{bucket}/{+key}" };
+  const buckets = await session.client.complete({ ref, argument: { name: "bucket", value: bucket.slice(0, 6) } });
+  expect(buckets.completion.values).toContain(bucket);
+  const top = await session.client.complete({ ref, argument: { name: "key", value: "" }, context: { arguments: { bucket } } });
+  expect(top.completion.values).toEqual(expect.arrayContaining(["docs/", "img/", "bin/", "big.txt"]));
+  const docs = await session.client.complete({ ref, argument: { name: "key", value: "docs/g" }, context: { arguments: { bucket } } });
+  expect(docs.completion.values).toEqual(["docs/guide.md"]);
+});
+
+test("tool results link objects: list_objects items and a truncated read carry resource_link", async () => {
+  const listed = await call(session.client, "list_objects", { bucket_name: bucket, prefix: "docs/" });
+  const links = listed.content.filter((c) => c.type === "resource_link") as { uri: string; name: string }[];
+  expect(links.map((l) => l.name).sort()).toEqual(["docs/guide.md", "docs/readme.md"]);
+  expect(links.find((l) => l.name === "docs/readme.md")!.uri).toBe(uriOf("docs/readme.md"));
+  const read = await call(session.client, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 1000 });
+  expect(read.content.some((c) => c.type === "resource_link" && c.uri === uriOf("big.txt"))).toBe(true);
+  // Clients that show only structuredContent still get the text.
+  const whole = await call(session.client, "get_object", { bucket_name: bucket, object_key: "docs/readme.md" });
+  expect(whole.structuredContent?.text).toBe("# Read me\n");
+  expect(textOf(whole)).toContain("# Read me");
+});
