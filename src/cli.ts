@@ -1,105 +1,22 @@
 #!/usr/bin/env bun
 import { defineCommand, runMain } from "citty";
-import { describeConfig, resolveConfig, type CliOptions } from "./config.ts";
+import { ARGS, cliOptionsFrom } from "./cli-options.ts";
+import { describeConfig, resolveConfig } from "./config.ts";
 import { CallTracker } from "./lifecycle.ts";
 import { SendLeases } from "./memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
-import { createLogger, DEFAULT_LOG_DIRECTIVE, type Logger } from "./log.ts";
+import { createLogger, type Logger } from "./log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
 import { selectionProblems } from "./policy.ts";
 import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 
-const ARGS = {
-  "access-key-id": { type: "string", description: "Access key ID for storage authentication (env STORE_ACCESS_KEY_ID)" },
-  "secret-access-key": { type: "string", description: "Secret access key (env STORE_SECRET_ACCESS_KEY; prefer the env, argv is visible to other users)" },
-  "session-token": { type: "string", description: "Session token for temporary credentials (env STORE_SESSION_TOKEN)" },
-  region: { type: "string", description: "Region for storage operations (env STORE_REGION; default us-east-1)" },
-  "endpoint-url": { type: "string", description: "Custom endpoint URL for S3-compatible stores (env STORE_ENDPOINT_URL)" },
-  "log-level": { type: "string", description: `Log level or env_logger-style filter (env RUST_LOG; default ${DEFAULT_LOG_DIRECTIVE})` },
-  "allowed-dir": { type: "string", description: "A local directory tools may read and write; repeatable (env STORE_ALLOWED_DIRS)" },
-  "read-only": { type: "boolean", description: "Offer only tools that do not change the store (env STORE_READ_ONLY)" },
-  bucket: { type: "string", description: "Limit every tool to this bucket; repeatable (env STORE_BUCKETS)" },
-  "allow-delete": { type: "boolean", description: "Offer delete_object and delete_objects (env STORE_ALLOW_DELETE)" },
-  tools: { type: "string", description: "Offer only these tools: comma list of names or groups read, write, delete, admin (env STORE_TOOLS)" },
-  "allow-broad-dirs": { type: "boolean", description: "Allow / , the home directory, its ancestors and system directories as allowed dirs (env STORE_ALLOW_BROAD_DIRS)" },
-  transport: { type: "string", description: "stdio (default) or http: remote mode, MCP Streamable HTTP at /mcp (env STORE_TRANSPORT)" },
-  listen: { type: "string", description: "HTTP mode: HOST:PORT to listen on (env STORE_LISTEN; default 127.0.0.1:8787)" },
-  "resource-url": { type: "string", description: "HTTP mode: the public URL of /mcp as clients reach it (env STORE_RESOURCE_URL)" },
-  "oauth-issuer": { type: "string", description: "HTTP mode: accept JWT access tokens from this OAuth/OIDC issuer (env STORE_OAUTH_ISSUER)" },
-  "oauth-audience": { type: "string", description: "HTTP mode: the aud tokens must carry (env STORE_OAUTH_AUDIENCE; default the resource URL)" },
-  "oauth-jwks-url": { type: "string", description: "HTTP mode: the issuer's JWKS URL (env STORE_OAUTH_JWKS_URL; default from its metadata)" },
-  "allowed-host": { type: "string", description: "HTTP mode: a Host header to accept besides localhost and the listen address; repeatable (env STORE_ALLOWED_HOSTS)" },
-  "allowed-origin": { type: "string", description: "HTTP mode: a browser Origin to accept, with CORS; repeatable (env STORE_ALLOWED_ORIGINS)" },
-} as const;
-
-const REPEATABLE = new Set(["allowed-dir", "bucket", "allowed-host", "allowed-origin"]);
-
-/** Options citty does not check: unknown names, and every value of the repeatable ones. */
-function scanRawArgs(rawArgs: string[]): { repeated: Map<string, string[]>; errors: string[] } {
-  const known = new Set([...Object.keys(ARGS), "help", "version"]);
-  const repeated = new Map<string, string[]>();
-  const errors: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const arg = rawArgs[i]!;
-    if (!arg.startsWith("-")) {
-      // Not echoed: a stray value is often a secret that lost its option name.
-      errors.push(`unexpected argument #${i + 1} (its value is not shown); this command takes only options (see --help).`);
-      continue;
-    }
-    const [flag, inline] = arg.replace(/^--?/, "").split(/=(.*)/s, 2) as [string, string | undefined];
-    const name = flag.replace(/^no-/, "");
-    if (!known.has(name) && name !== "h" && name !== "v") {
-      errors.push(`unknown option "--${flag}" (see --help for the options).`);
-      continue;
-    }
-    const def = ARGS[name as keyof typeof ARGS] as { type: string } | undefined;
-    if (def?.type !== "string") continue;
-    const value = inline ?? rawArgs[i + 1];
-    if (inline === undefined) i++;
-    if (value === undefined || (inline === undefined && value.startsWith("--"))) {
-      errors.push(`option --${name} needs a value.`);
-      if (value?.startsWith("--")) i--;
-      continue;
-    }
-    if (REPEATABLE.has(name) && value.trim() === "") {
-      errors.push(`option --${name} was given an empty value (an unset variable in the client's configuration?); name a directory or leave the option out.`);
-      continue;
-    }
-    if (REPEATABLE.has(name)) repeated.set(name, [...(repeated.get(name) ?? []), value]);
-  }
-  return { repeated, errors };
-}
-
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
   // First of all: nothing below may echo a credential, not even a configuration error.
   registerStartupCredentials(rawArgs, process.env);
-  const scan = scanRawArgs(rawArgs);
-  const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
-  const cli: CliOptions = {
-    accessKeyId: str("access-key-id"),
-    secretAccessKey: str("secret-access-key"),
-    sessionToken: str("session-token"),
-    region: str("region"),
-    endpointUrl: str("endpoint-url"),
-    logLevel: str("log-level"),
-    allowedDirs: scan.repeated.get("allowed-dir"),
-    buckets: scan.repeated.get("bucket"),
-    readOnly: args["read-only"] === true,
-    allowBroadDirs: args["allow-broad-dirs"] === true,
-    allowDelete: args["allow-delete"] === true,
-    tools: str("tools"),
-    transport: str("transport"),
-    listen: str("listen"),
-    resourceUrl: str("resource-url"),
-    oauthIssuer: str("oauth-issuer"),
-    oauthAudience: str("oauth-audience"),
-    oauthJwksUrl: str("oauth-jwks-url"),
-    allowedHosts: scan.repeated.get("allowed-host"),
-    allowedOrigins: scan.repeated.get("allowed-origin"),
-  };
+  const { cli, errors: optionErrors } = cliOptionsFrom(rawArgs, args);
   const resolved = resolveConfig(cli, process.env);
-  const errors = [...scan.errors, ...(resolved.ok ? [] : resolved.errors)];
+  const errors = [...optionErrors, ...(resolved.ok ? [] : resolved.errors)];
   const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
   if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, ALL_TOOLS));
@@ -166,7 +83,8 @@ function helpText(): string {
   return [
     `${SERVER_NAME} ${SERVER_VERSION}: MCP server for S3-compatible object storage, over stdio or HTTP.`,
     "",
-    `Usage: ${SERVER_NAME} [options]`,
+    `Usage: ${SERVER_NAME} [options]             run the MCP server`,
+    `       ${SERVER_NAME} doctor [options]      check the store setup (--write-test BUCKET, --json)`,
     "With no options, everything comes from the environment. Options beat STORE_* variables,",
     "which beat the AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, roles).",
     "",
@@ -181,8 +99,13 @@ function helpText(): string {
   ].join("\n");
 }
 
-void runMain(main, {
-  showUsage: async () => {
-    process.stdout.write(helpText());
-  },
-});
+// `doctor` is a command of its own (same options, plus --write-test and --json), loaded only when asked for.
+if (process.argv[2] === "doctor") {
+  void import("./doctor/index.ts").then(({ runDoctor }) => runDoctor(process.argv.slice(3)));
+} else {
+  void runMain(main, {
+    showUsage: async () => {
+      process.stdout.write(helpText());
+    },
+  });
+}

@@ -1,0 +1,75 @@
+/**
+ * `store-mcp-server doctor`: what is wrong with this store setup, in order —
+ * configuration and credential source, the endpoint (DNS, TCP, TLS, HTTP,
+ * the store's kind), the clock, the credentials (ListBuckets), each bucket
+ * (region, listing), addressing style, and with --write-test a write round
+ * trip in both checksum modes. One line per check, the fix for each failure;
+ * exit 0 when nothing failed, 1 otherwise; --json for the same as JSON.
+ */
+import { defineCommand, runMain } from "citty";
+import { ARGS, cliOptionsFrom } from "../cli-options.ts";
+import { resolveConfig, type Config } from "../config.ts";
+import { realAllowedDirs } from "../local/allowed.ts";
+import { registerStartupCredentials, scrubSecrets } from "../redact.ts";
+import { clockCheck, probeEndpoint } from "./network.ts";
+import { exitCodeOf, renderChecks, type Check } from "./report.ts";
+import { addressingCheck, bucketChecks, credentialSourceCheck, listBucketsCheck, storeProbe, writeChecks } from "./store.ts";
+
+/** Buckets checked when none is named: the first few listed. */
+const FIRST_BUCKETS = 3;
+
+const DOCTOR_ARGS = {
+  ...ARGS,
+  "write-test": { type: "string", description: "Also put, read and delete a tiny object in this bucket, in both checksum modes (nothing is left behind)" },
+  json: { type: "boolean", description: "Print the checks as JSON" },
+} as const;
+
+export async function diagnose(config: Config, writeTest: string | undefined): Promise<Check[]> {
+  const checks: Check[] = [{ name: "configuration", status: "ok", detail: `region ${config.region}, endpoint ${config.endpointUrl ?? "AWS S3"}, ${config.forcePathStyle ? "path-style" : "virtual-hosted"}, checksums ${config.checksums.toLowerCase()}` }];
+  const probe = await storeProbe(config);
+  checks.push(await credentialSourceCheck(config, probe));
+  const endpoint = new URL(config.endpointUrl ?? `https://s3.${config.region}.amazonaws.com`);
+  const facts = await probeEndpoint(endpoint, checks);
+  if (!facts.reachable) return checks;
+  checks.push(clockCheck(facts.storeDate));
+  if (checks.some((c) => c.name === "credentials source" && c.status === "fail")) return checks;
+  const listed = await listBucketsCheck(config, probe);
+  checks.push(listed.check);
+  const buckets = config.buckets.length > 0 ? config.buckets : listed.buckets.slice(0, FIRST_BUCKETS);
+  let usable: string | undefined;
+  for (const bucket of buckets) {
+    const result = await bucketChecks(config, probe, bucket);
+    checks.push(...result.checks);
+    if (result.usable) usable ??= bucket;
+  }
+  if (usable) checks.push(await addressingCheck(config, probe, usable));
+  else if (buckets.length === 0 && listed.check.status === "ok") checks.push({ name: "addressing", status: "skip", detail: "no bucket to try it on" });
+  if (writeTest) checks.push(...(await writeChecks(config, probe, writeTest)));
+  return checks;
+}
+
+async function run(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
+  registerStartupCredentials(rawArgs, process.env);
+  const { cli, errors } = cliOptionsFrom(rawArgs, args, DOCTOR_ARGS);
+  const resolved = resolveConfig(cli, process.env);
+  const problems = [...errors, ...(resolved.ok ? [] : resolved.errors)];
+  if (resolved.ok) problems.push(...realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs).errors);
+  const writeTest = typeof args["write-test"] === "string" ? (args["write-test"] as string) : undefined;
+  const checks: Check[] =
+    problems.length > 0 || !resolved.ok
+      ? problems.map((p) => ({ name: "configuration", status: "fail" as const, detail: scrubSecrets(p), fix: "fix the option or variable it names (store-mcp-server --help)" }))
+      : await diagnose(resolved.config, writeTest);
+  const code = exitCodeOf(checks);
+  process.stdout.write(args.json === true ? `${JSON.stringify({ ok: code === 0, checks }, null, 2)}\n` : `${renderChecks(checks)}\n${code === 0 ? "All required checks passed." : "Some checks failed: fix the first ✗ first."}\n`);
+  process.exit(code);
+}
+
+const doctor = defineCommand({
+  meta: { name: "store-mcp-server doctor", description: "Checks the store setup: configuration, endpoint, clock, credentials, buckets, addressing (and --write-test BUCKET)" },
+  args: DOCTOR_ARGS,
+  run: ({ rawArgs, args }) => run(rawArgs, args as Record<string, unknown>),
+});
+
+export function runDoctor(rawArgs: string[]): void {
+  void runMain(doctor, { rawArgs });
+}

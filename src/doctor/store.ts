@@ -1,0 +1,191 @@
+/**
+ * The store itself, with the configured credentials: which credentials won,
+ * whether they may list buckets, each bucket's reachability and region,
+ * which addressing style works, and (only when asked) a write round trip in
+ * the configured checksum mode and in the AWS SDK's default one.
+ */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { randomBytes } from "node:crypto";
+import { isIP } from "node:net";
+import type { ChecksumMode, Config } from "../config.ts";
+import { redactKeyId } from "../config.ts";
+import { scrubSecrets } from "../redact.ts";
+import type { Check } from "./report.ts";
+
+type Sdk = typeof import("@aws-sdk/client-s3");
+type SdkError = { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
+
+const codeOf = (err: unknown) => {
+  const e = err as SdkError;
+  const code = e.Code ?? e.name ?? "UnknownError";
+  return code === "UnknownError" || code === "Unknown" ? `HTTP ${e.$metadata?.httpStatusCode ?? "?"}` : code;
+};
+const statusOf = (err: unknown) => (err as SdkError).$metadata?.httpStatusCode;
+
+export interface StoreProbe {
+  sdk: Sdk;
+  client(overrides?: { forcePathStyle?: boolean; checksums?: ChecksumMode }): S3Client;
+}
+
+export async function storeProbe(config: Config): Promise<StoreProbe> {
+  const sdk = await import("@aws-sdk/client-s3");
+  return {
+    sdk,
+    client: (overrides = {}) => {
+      const checksums = overrides.checksums ?? config.checksums;
+      return new sdk.S3Client({
+        region: config.region,
+        ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
+        ...(config.credentials ? { credentials: config.credentials } : {}),
+        forcePathStyle: overrides.forcePathStyle ?? config.forcePathStyle,
+        requestChecksumCalculation: checksums,
+        responseChecksumValidation: checksums,
+        // A diagnosis answers at once: one attempt each, short timeouts.
+        maxAttempts: 1,
+        requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
+      });
+    },
+  };
+}
+
+/** Which credential source won (the key id's last four characters only). */
+export async function credentialSourceCheck(config: Config, probe: StoreProbe): Promise<Check> {
+  if (config.credentials) return { name: "credentials source", status: "ok", detail: `${config.credentialSource}, key ${redactKeyId(config.credentials.accessKeyId)}` };
+  try {
+    const identity = await probe.client().config.credentials();
+    return { name: "credentials source", status: "ok", detail: `AWS default chain, key ${redactKeyId(identity.accessKeyId)}${identity.sessionToken ? " (temporary)" : ""}` };
+  } catch (err) {
+    return { name: "credentials source", status: "fail", detail: `no credentials found (${scrubSecrets(String((err as Error).message)).slice(0, 160)})`, fix: "set STORE_ACCESS_KEY_ID and STORE_SECRET_ACCESS_KEY, or an AWS profile / role" };
+  }
+}
+
+const CREDENTIAL_FIXES: Record<string, string> = {
+  InvalidAccessKeyId: "the key id is unknown to this endpoint: check STORE_ACCESS_KEY_ID, and that STORE_ENDPOINT_URL is the store the key belongs to",
+  SignatureDoesNotMatch: "the secret does not match the key id (or the region is wrong): check STORE_SECRET_ACCESS_KEY and STORE_REGION",
+  RequestTimeTooSkewed: "this machine's clock is too far from the store's: sync it",
+  ExpiredToken: "the temporary credentials have expired: refresh them (aws sso login, a new STORE_SESSION_TOKEN)",
+  InvalidToken: "the session token is not valid: refresh STORE_SESSION_TOKEN or leave it out",
+};
+
+/** ListBuckets: the buckets these credentials see, or why not. */
+export async function listBucketsCheck(config: Config, probe: StoreProbe): Promise<{ check: Check; buckets: string[] }> {
+  try {
+    const out = await probe.client().send(new probe.sdk.ListBucketsCommand({}));
+    const names = (out.Buckets ?? []).map((b) => b.Name ?? "");
+    return { check: { name: "list buckets", status: "ok", detail: `${names.length} bucket(s) visible${names.length ? `: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", …" : ""}` : ""}` }, buckets: names };
+  } catch (err) {
+    const code = codeOf(err);
+    if (code === "AccessDenied" || statusOf(err) === 403 && !CREDENTIAL_FIXES[code]) {
+      const named = config.buckets.length > 0;
+      return {
+        check: {
+          name: "list buckets",
+          status: named ? "warn" : "fail",
+          detail: `AccessDenied: these credentials may not list buckets (a key scoped to some buckets cannot)`,
+          fix: named ? "list_buckets will fail; the --bucket names are checked below" : "name the buckets the key may use with --bucket NAME (or STORE_BUCKETS) so the checks and the tools use them",
+        },
+        buckets: [],
+      };
+    }
+    return { check: { name: "list buckets", status: "fail", detail: `${code}: ${scrubSecrets(String((err as Error).message)).slice(0, 200)}`, fix: CREDENTIAL_FIXES[code] ?? "see the code above; the README's Troubleshooting table lists the common ones" }, buckets: [] };
+  }
+}
+
+/** HeadBucket (and the bucket's real region), then a one-key listing. */
+export async function bucketChecks(config: Config, probe: StoreProbe, bucket: string): Promise<{ checks: Check[]; usable: boolean }> {
+  const client = probe.client();
+  try {
+    const head = await client.send(new probe.sdk.HeadBucketCommand({ Bucket: bucket }));
+    const region = head.BucketRegion;
+    const checks: Check[] = [];
+    if (region && region !== config.region && !config.endpointUrl) {
+      checks.push({ name: `bucket ${bucket}`, status: "warn", detail: `exists, in region ${region} (configured: ${config.region})`, fix: `set STORE_REGION=${region}` });
+    } else {
+      checks.push({ name: `bucket ${bucket}`, status: "ok", detail: `reachable${region ? `, region ${region}` : ""}` });
+    }
+    try {
+      const page = await client.send(new probe.sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }));
+      checks.push({ name: `list ${bucket}`, status: "ok", detail: page.KeyCount ? "listing works (1 key read)" : "listing works (empty bucket)" });
+    } catch (err) {
+      checks.push({ name: `list ${bucket}`, status: "fail", detail: `${codeOf(err)} listing the bucket`, fix: "the key may read the bucket but not list it: grant s3:ListBucket on it" });
+    }
+    return { checks, usable: true };
+  } catch (err) {
+    const status = statusOf(err);
+    const region = (err as SdkError).$response?.headers?.["x-amz-bucket-region"];
+    if (status === 301 || codeOf(err) === "PermanentRedirect") {
+      return { checks: [{ name: `bucket ${bucket}`, status: "fail", detail: `lives in another region${region ? `: ${region}` : ""}`, fix: `set STORE_REGION=${region ?? "<the bucket's region>"}` }], usable: false };
+    }
+    if (status === 404) return { checks: [{ name: `bucket ${bucket}`, status: "fail", detail: "NoSuchBucket", fix: "check the name (list_buckets shows the buckets the key sees)" }], usable: false };
+    if (status === 403) return { checks: [{ name: `bucket ${bucket}`, status: "fail", detail: "AccessDenied", fix: "grant these credentials access to the bucket, or use another key" }], usable: false };
+    return { checks: [{ name: `bucket ${bucket}`, status: "fail", detail: `${codeOf(err)}`, fix: "see the code; the README's Troubleshooting table lists the common ones" }], usable: false };
+  }
+}
+
+/** Path-style and virtual-hosted addressing against one bucket: which works, and whether the configured one does. */
+export async function addressingCheck(config: Config, probe: StoreProbe, bucket: string): Promise<Check> {
+  const works = async (forcePathStyle: boolean) =>
+    probe
+      .client({ forcePathStyle })
+      .send(new probe.sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }))
+      .then(() => true, () => false);
+  // An IP address cannot carry a bucket name: the SDK then uses paths whatever it is told.
+  if (config.endpointUrl && isIP(new URL(config.endpointUrl).hostname.replace(/^\[|\]$/g, ""))) {
+    const path = await works(true);
+    return path
+      ? { name: "addressing", status: "ok", detail: "path-style works (an IP endpoint: virtual-hosted addressing is not possible)" }
+      : { name: "addressing", status: "fail", detail: "path-style fails against this IP endpoint", fix: "see the bucket checks above" };
+  }
+  const [path, virtual] = await Promise.all([works(true), works(false)]);
+  const configured = config.forcePathStyle ? "path-style" : "virtual-hosted";
+  const detail = `path-style ${path ? "works" : "fails"}, virtual-hosted ${virtual ? "works" : "fails"} (configured: ${configured})`;
+  if ((config.forcePathStyle && path) || (!config.forcePathStyle && virtual)) return { name: "addressing", status: "ok", detail };
+  if (path || virtual) return { name: "addressing", status: "fail", detail, fix: `set STORE_FORCE_PATH_STYLE=${path}` };
+  return { name: "addressing", status: "fail", detail, fix: "neither style reaches the bucket: see the bucket checks above" };
+}
+
+/** Put, get and delete a tiny object in `mode`; true when the store took it and gave it back intact. Nothing is left behind. */
+async function roundTrip(probe: StoreProbe, bucket: string, mode: ChecksumMode): Promise<{ ok: boolean; detail: string }> {
+  const client = probe.client({ checksums: mode });
+  const key = `.store-mcp-doctor/${randomBytes(8).toString("hex")}`;
+  const body = `store-mcp-server doctor ${new Date().toISOString()}`;
+  try {
+    await client.send(new probe.sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from(body), ContentType: "text/plain" }));
+    const got = await client.send(new probe.sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
+    const text = await got.Body?.transformToString();
+    return text === body ? { ok: true, detail: "put, get and delete work" } : { ok: false, detail: `the object came back different (${text?.length ?? 0} bytes instead of ${body.length}): the store mangles what it receives` };
+  } catch (err) {
+    return { ok: false, detail: `${codeOf(err)} (HTTP ${statusOf(err) ?? "?"})` };
+  } finally {
+    await client.send(new probe.sdk.DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => {});
+  }
+}
+
+/** --write-test: the configured checksum mode, then the SDK's default, with a recommendation for STORE_CHECKSUMS. */
+export async function writeChecks(config: Config, probe: StoreProbe, bucket: string): Promise<Check[]> {
+  const configured = await roundTrip(probe, bucket, config.checksums);
+  const checks: Check[] = [
+    configured.ok
+      ? { name: `write test (${config.checksums.toLowerCase()})`, status: "ok", detail: `${configured.detail} in ${bucket}; nothing left behind` }
+      : { name: `write test (${config.checksums.toLowerCase()})`, status: "fail", detail: `${configured.detail} writing to ${bucket}`, fix: "check the bucket name and that the key may write there (s3:PutObject, s3:GetObject, s3:DeleteObject)" },
+  ];
+  // Only a store that takes writes at all can tell us about checksum modes.
+  if (!configured.ok && config.checksums === "WHEN_SUPPORTED") {
+    const fallback = await roundTrip(probe, bucket, "WHEN_REQUIRED");
+    if (fallback.ok) checks.push({ name: "SDK default checksums", status: "fail", detail: `the store refuses the AWS SDK's default (when_supported) checksums but takes writes without them`, fix: "set STORE_CHECKSUMS=when_required" });
+    return checks;
+  }
+  if (!configured.ok) return checks;
+  const defaults = config.checksums === "WHEN_SUPPORTED" ? configured : await roundTrip(probe, bucket, "WHEN_SUPPORTED");
+  if (defaults.ok) {
+    checks.push({ name: "SDK default checksums", status: "ok", detail: "the store accepts the AWS SDK's default (when_supported) checksums", ...(config.checksums === "WHEN_REQUIRED" ? { detail: "the store accepts the AWS SDK's default (when_supported) checksums; either STORE_CHECKSUMS works" } : {}) });
+  } else {
+    checks.push({
+      name: "SDK default checksums",
+      status: config.checksums === "WHEN_SUPPORTED" ? "fail" : "ok",
+      detail: `the store refuses the AWS SDK's default (when_supported) checksums: ${defaults.detail}`,
+      ...(config.checksums === "WHEN_SUPPORTED" ? { fix: "set STORE_CHECKSUMS=when_required" } : { detail: `the store refuses the AWS SDK's default checksums (${defaults.detail}); keep STORE_CHECKSUMS=when_required, as configured` }),
+    });
+  }
+  return checks;
+}

@@ -1,0 +1,122 @@
+/**
+ * `store-mcp-server doctor` through the compiled binary: against Ceph RGW and
+ * fauxqs (all required checks pass, a write round trip leaves nothing), and
+ * against what goes wrong — a refused port, a blackholed one, a 403 clock-skew
+ * answer, a wrong secret, a store whose Date header is far off.
+ */
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { freePort, startFauxqs, type S3Server } from "../../scripts/s3/local-servers.ts";
+import { startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
+import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { requireBinary } from "../helpers/mcp.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+
+let bucket: string;
+let fauxqs: S3Server;
+let proxy: FaultProxy;
+let fake: FakeS3;
+
+beforeAll(async () => {
+  bucket = await freshBucket("doctor");
+  fauxqs = await startFauxqs();
+  proxy = await startFaultProxy(s3().endpoint);
+  fake = await startFakeS3();
+}, 60_000);
+afterAll(async () => {
+  await fauxqs.stop();
+  await proxy.stop();
+  await fake.stop();
+});
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  checks: { name: string; status: string; detail: string; fix?: string }[];
+}
+
+async function doctor(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
+  const proc = Bun.spawn([requireBinary(), "doctor", "--json", ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, stdout: "pipe", stderr: "pipe" });
+  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  return { code, stdout, checks: JSON.parse(stdout).checks };
+}
+const find = (o: Outcome, name: string) => o.checks.find((c) => c.name === name);
+
+test("against Ceph RGW: every required check passes, the write test leaves nothing behind, the secret never appears", async () => {
+  const o = await doctor(s3Env(), ["--bucket", bucket, "--write-test", bucket]);
+  expect(o.code, o.stdout).toBe(0);
+  expect(o.checks.filter((c) => c.status === "fail")).toEqual([]);
+  expect(find(o, "http")!.detail).toContain("Ceph RGW");
+  expect(find(o, "credentials source")!.detail).toContain(`key …${s3().accessKeyId.slice(-4)}`);
+  expect(find(o, "addressing")!.detail).toContain("path-style works");
+  expect(find(o, "write test (when_required)")!.status).toBe("ok");
+  expect(o.stdout).not.toContain(s3().secretAccessKey);
+  expect(o.stdout).not.toContain(s3().accessKeyId);
+  const left = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: ".store-mcp-doctor/" }));
+  expect(left.KeyCount ?? 0).toBe(0);
+  // The plain rendering: one line per check with its mark.
+  const plain = Bun.spawnSync([requireBinary(), "doctor", "--bucket", bucket], { env: { PATH: process.env.PATH ?? "", ...s3Env() } });
+  expect(plain.exitCode).toBe(0);
+  expect(plain.stdout.toString()).toMatch(/^✓ configuration: /m);
+  expect(plain.stdout.toString()).toContain("All required checks passed.");
+}, 60_000);
+
+test("against fauxqs: passes, and reports that it accepts the SDK's default checksums", async () => {
+  const env = { STORE_ENDPOINT_URL: fauxqs.endpoint, STORE_ACCESS_KEY_ID: fauxqs.accessKeyId, STORE_SECRET_ACCESS_KEY: fauxqs.secretAccessKey, STORE_REGION: fauxqs.region };
+  await fetch(`${fauxqs.endpoint}/doctor-bucket`, { method: "PUT" });
+  const o = await doctor(env, ["--write-test", "doctor-bucket"]);
+  expect(o.code, o.stdout).toBe(0);
+  expect(find(o, "SDK default checksums")!.detail).toContain("accepts");
+}, 60_000);
+
+test("a refused port: ✗ tcp naming ECONNREFUSED and the fix; connections reset: ✗ http; exit 1", async () => {
+  const closed = await doctor({ ...s3Env(), STORE_ENDPOINT_URL: `http://127.0.0.1:${freePort()}` });
+  expect(closed.code).toBe(1);
+  expect(find(closed, "tcp")).toMatchObject({ status: "fail", detail: expect.stringContaining("ECONNREFUSED") });
+  expect(find(closed, "tcp")!.fix).toContain("port");
+  proxy.set({ kind: "refuse" });
+  const reset = await doctor({ ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint });
+  expect(reset.code).toBe(1);
+  expect(find(reset, "http")).toMatchObject({ status: "fail", detail: expect.stringContaining("no HTTP answer") });
+}, 30_000);
+
+test("a blackholed endpoint: ✗ within seconds, naming the step that got no answer", async () => {
+  proxy.set({ kind: "blackhole" });
+  const started = Date.now();
+  const o = await doctor({ ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint });
+  expect(o.code).toBe(1);
+  expect(find(o, "http")).toMatchObject({ status: "fail", detail: expect.stringContaining("no HTTP answer") });
+  expect(Date.now() - started).toBeLessThan(20_000);
+}, 30_000);
+
+test("a 403 RequestTimeTooSkewed: ✗ list buckets with the clock fix", async () => {
+  proxy.set({ kind: "http-error", status: 403, code: "RequestTimeTooSkewed", count: 100 });
+  const o = await doctor({ ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint });
+  proxy.set({ kind: "pass" });
+  expect(o.code).toBe(1);
+  expect(find(o, "list buckets")).toMatchObject({ status: "fail", detail: expect.stringContaining("RequestTimeTooSkewed"), fix: expect.stringContaining("clock") });
+}, 30_000);
+
+test("a wrong secret: ✗ list buckets naming SignatureDoesNotMatch, never the secret", async () => {
+  const o = await doctor({ ...s3Env(), STORE_SECRET_ACCESS_KEY: "not-the-secret-0123456789abcdef" });
+  expect(o.code).toBe(1);
+  expect(find(o, "list buckets")).toMatchObject({ status: "fail", detail: expect.stringContaining("SignatureDoesNotMatch") });
+  expect(o.stdout).not.toContain("not-the-secret-0123456789abcdef");
+}, 30_000);
+
+test("a store whose Date is 10 minutes off: ! clock; 20 minutes: ✗ clock", async () => {
+  const env = { STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" };
+  for (const [minutes, status] of [[10, "warn"], [20, "fail"]] as const) {
+    const date = new Date(Date.now() - minutes * 60_000).toUTCString();
+    fake.handle(() => ({ headers: { date }, body: xml("<ListAllMyBucketsResult><Buckets></Buckets></ListAllMyBucketsResult>") }));
+    const o = await doctor(env);
+    expect(find(o, "clock"), `${minutes} min`).toMatchObject({ status, detail: expect.stringContaining("ahead of the store") });
+  }
+}, 30_000);
+
+test("configuration problems are all reported at once, exit 1, nothing else tried", async () => {
+  const o = await doctor({ STORE_ENDPOINT_URL: "not a url", STORE_ACCESS_KEY_ID: "only-half" });
+  expect(o.code).toBe(1);
+  expect(o.checks.map((c) => c.name)).toEqual(["configuration", "configuration"]);
+  expect(o.checks.every((c) => c.status === "fail")).toBe(true);
+});
