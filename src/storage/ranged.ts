@@ -6,7 +6,7 @@
  * that, as rclone and the AWS CLI do. On loopback or a LAN one stream is
  * already as fast as the store sends, and ranges only add requests, copies
  * and garbage (256 MiB here: ~1.0 s as one stream, 1.2-1.8 s in ranges). So
- * the first GET asks for the first range, and how fast its first MiB arrives
+ * the first GET asks for the first range, and how fast it streams in
  * decides: near → the rest in one more GET; far → the rest PARALLEL_RANGES
  * at a time, each read whole into a reused buffer and yielded in order, so
  * the caller verifies, hashes and writes sequentially either way. Every GET
@@ -31,16 +31,14 @@ const MiB = 1024 * 1024;
  */
 export const RANGE_SIZE = 2 * MiB;
 export const PARALLEL_RANGES = 8;
-/** The first this-many bytes after the first one are timed to tell a near store from a far one. */
-const PROBE_BYTES = 1 * MiB;
 /**
- * That MiB streaming in faster than this means a near store (~100 MiB/s or
- * more on one connection). Timed from the first byte, not the request, so a
- * cold process's first request (JIT, connection set-up) does not count.
- * Loopback: 1-4 ms; the WAN model: ≥ 20 ms (a round trip per 512 KiB window);
- * the internet: window / round trip, well under 100 MiB/s per connection.
+ * The first range streaming in at this rate or more, timed from its first
+ * byte (so a cold process's first request, JIT and connection set-up, does
+ * not count), means a near store: one stream is fastest there. Loopback: 2 MiB
+ * in 1-8 ms; the WAN model: 30-40 ms (512 KiB per 10 ms delivery); the
+ * internet: window / round trip, rarely 100 MiB/s on one connection.
  */
-const NEAR_STORE_MS = 10;
+const NEAR_STORE_BYTES_PER_MS = (100 * MiB) / 1000;
 /** The network's buffers for every range are garbage once copied: collect them in step (memory.ts). */
 const pace = memoryPacer(16 * MiB);
 
@@ -108,7 +106,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
     let firstByteAt: number | undefined;
     const decide = (): "near" | "far" => {
       // The whole first range in one chunk: it was all there at once.
-      const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * PROBE_BYTES < NEAR_STORE_MS * timed;
+      const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
       if (!near) ranges.launch(firstEnd + 1, total);
       return near ? "near" : "far";
     };
@@ -117,7 +115,6 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
         received?.(chunk.length);
         if (firstByteAt === undefined) firstByteAt = performance.now();
         else timed += chunk.length;
-        if (mode === "probing" && timed >= PROBE_BYTES) mode = decide();
         yield chunk;
       }
       if (mode === "probing") mode = decide();

@@ -29,15 +29,16 @@ export function partSizeFor(size: number): number {
 }
 
 /**
- * Parts uploaded concurrently: 3 to a near store, 6 to a far one, fewer when
- * parts are huge, to bound memory. (Bench, 8 MiB parts to Ceph on loopback:
+ * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
+ * the file, or 6 read into buffers, fewer when parts are huge, to bound memory. (Bench, 8 MiB parts to Ceph on loopback:
  * 4 in flight peaked at 146-153 MB, 3 at 120-146 MB, for little speed. Over
  * a 20 ms round trip one connection carries ~25 MiB/s, so there more parts
  * in flight is what makes the speed.)
  */
 export function queueSizeFor(partSize: number, far = false, fromFile = false): number {
-  // Parts sent from the file hold only a hashing buffer each: more may go out at once.
-  if (fromFile) return far ? 8 : 3;
+  // Parts sent from the file hold only a hashing buffer each: more may go out at once
+  // (1 GiB through the WAN model: 8 in flight 88-142 MiB/s, 12 in flight 155-173 MiB/s at 92-95 MB).
+  if (fromFile) return far ? 12 : 3;
   return Math.max(1, Math.min(far ? 6 : 3, Math.floor(BUFFER_BUDGET / partSize)));
 }
 

@@ -27,4 +27,7 @@ test("a far store gets more parts in flight, still within the buffer budget", ()
   expect(queueSizeFor(5 * 1024 * 1024, true)).toBe(6);
   expect(queueSizeFor(16 * 1024 * 1024, true)).toBe(4);
   expect(queueSizeFor(600 * 1024 * 1024, true)).toBe(1);
+  // Parts sent from the file hold only a 1 MiB hashing buffer each.
+  expect(queueSizeFor(5 * 1024 * 1024, true, true)).toBe(12);
+  expect(queueSizeFor(5 * 1024 * 1024, false, true)).toBe(3);
 });
