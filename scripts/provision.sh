@@ -24,7 +24,7 @@ fi
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()
   for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
-  [ "${1:-}" = test ] && { [ -x /usr/sbin/nginx ] || need+=(nginx-light); command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); }
+  [ "${1:-}" = test ] && { [ -x /usr/sbin/nginx ] || need+=(nginx-light); command -v openssl >/dev/null || need+=(openssl); command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); }
   [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); [ -x /usr/bin/aws ] || need+=(awscli); }
   if [ ${#need[@]} -gt 0 ]; then
     echo "provision: installing ${need[*]} with apt-get" >&2

@@ -6,6 +6,8 @@
  */
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
 import { freePort, startFauxqs, type S3Server } from "../../scripts/s3/local-servers.ts";
 import { startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
@@ -120,3 +122,29 @@ test("configuration problems are all reported at once, exit 1, nothing else trie
   expect(o.checks.map((c) => c.name)).toEqual(["configuration", "configuration"]);
   expect(o.checks.every((c) => c.status === "fail")).toBe(true);
 });
+
+test("a self-signed certificate: ✗ tls naming the problem and how to trust the CA", async () => {
+  const dir = tempDir("doctor-tls");
+  const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost"], { stderr: "pipe" });
+  expect(made.exitCode, made.stderr.toString()).toBe(0);
+  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", tls: { key: Bun.file(join(dir, "key.pem")), cert: Bun.file(join(dir, "cert.pem")) }, fetch: () => new Response("") });
+  try {
+    const o = await doctor({ STORE_ENDPOINT_URL: `https://localhost:${server.port}`, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" });
+    expect(o.code).toBe(1);
+    expect(find(o, "tls")).toMatchObject({ status: "fail", detail: expect.stringContaining("SELF_SIGNED"), fix: expect.stringContaining("NODE_EXTRA_CA_CERTS") });
+  } finally {
+    server.stop(true);
+  }
+}, 30_000);
+
+test("a bucket in another region: ✗ naming the region to set", async () => {
+  const env = { STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" };
+  fake.handle((req) =>
+    req.method === "HEAD"
+      ? { status: 301, headers: { "x-amz-bucket-region": "eu-west-1" } }
+      : { body: xml("<ListAllMyBucketsResult><Buckets><Bucket><Name>far-away</Name></Bucket></Buckets></ListAllMyBucketsResult>") },
+  );
+  const o = await doctor(env, ["--bucket", "far-away"]);
+  expect(o.code).toBe(1);
+  expect(find(o, "bucket far-away")).toMatchObject({ status: "fail", detail: expect.stringContaining("eu-west-1"), fix: "set STORE_REGION=eu-west-1" });
+}, 30_000);
