@@ -7,7 +7,7 @@ import { SendLeases } from "./memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
-import { selectionProblems } from "./policy.ts";
+import { selectionProblems, selectionWarning } from "./policy.ts";
 import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
 
@@ -28,6 +28,8 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const config = resolved.config;
   const log = createLogger(config.logLevel);
   for (const warning of resolved.warnings) log.warn(warning);
+  const deleteWarning = selectionWarning(config.tools, ALL_TOOLS, config.allowDelete);
+  if (deleteWarning) log.warn(deleteWarning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
   if (config.transport === "http") {

@@ -56,6 +56,14 @@ export function selectionProblems(selection: string[], all: readonly ToolDefinit
     .map((name) => `tools: "${name}" is neither a tool nor a group; use tool names (${all.map((t) => t.name).join(", ")}) or groups (${TOOL_GROUPS.join(", ")}).`);
 }
 
+/** A warning for a selection that asks for delete tools without --allow-delete (they stay off), or undefined. */
+export function selectionWarning(selection: string[], all: readonly ToolDefinition[], allowDelete: boolean): string | undefined {
+  if (allowDelete) return undefined;
+  const asked = selection.filter((name) => name === "delete" || all.some((t) => t.name === name && t.group === "delete"));
+  if (asked.length === 0) return undefined;
+  return `--tools names ${asked.join(", ")}, but deleting objects is off without --allow-delete (STORE_ALLOW_DELETE=true): those tools are not offered.`;
+}
+
 /** The tools this configuration offers this caller, in the list's order (remote notes added to descriptions where local files are off). */
 export function toolsFor(all: readonly ToolDefinition[], options: PolicyOptions): ToolDefinition[] {
   const chosen = new Set(options.tools);

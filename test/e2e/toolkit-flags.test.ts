@@ -36,8 +36,12 @@ describe("tool selection", () => {
     expect(await names(["--tools", "read"])).toEqual(["get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url"]);
     expect(await names(["--tools", "list_buckets,put_object,admin"])).toEqual(["create_bucket", "delete_bucket", "list_buckets", "put_object"]);
     expect(await names([], { STORE_TOOLS: "write" })).toEqual(["copy_object", "put_object", "upload_file"]);
-    // The delete group still needs --allow-delete.
+    // The delete group still needs --allow-delete, and the server says so at start-up.
     expect(await names(["--tools", "delete"])).toEqual([]);
+    const warned = await connectBinary({ env: s3Env(), args: ["--tools", "delete_object,list_buckets"] });
+    await warned.client.listTools();
+    await warned.close();
+    expect(warned.stderr()).toContain("--tools names delete_object, but deleting objects is off without --allow-delete");
     expect(await names(["--tools", "delete", "--allow-delete"])).toEqual(["delete_object", "delete_objects"]);
     const bad = runBinary(["--tools", "list_buckets,format_disk"], s3Env());
     expect(bad.exitCode).toBe(1);
