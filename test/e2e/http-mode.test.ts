@@ -99,7 +99,7 @@ describe("safe by default", () => {
     expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
   });
 
-  test("an oversized body is refused (413) and the server keeps serving; GET /mcp is 405 (stateless); /healthz answers", async () => {
+  test("an oversized body is refused (413), oversized headers (431), and the server keeps serving; GET /mcp is 405 (stateless); /healthz answers", async () => {
     const huge = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "put_object", arguments: { pad: "x".repeat(9 * MiB) } } });
     const refused = await rpc(server.url, huge, { authorization: `Bearer ${TOKEN}` }).catch(() => undefined);
     // Bun may cut the upload before answering; either way nothing was processed.
@@ -109,6 +109,8 @@ describe("safe by default", () => {
     const health = await fetch(server.url.replace("/mcp", "/healthz"));
     expect(health.status).toBe(200);
     expect(await health.json()).toEqual({ status: "ok" });
+    // Headers are bounded too (Bun's 16 KiB): 431 above it.
+    expect((await fetch(server.url.replace("/mcp", "/healthz"), { headers: { "x-padding": "x".repeat(20_000) } })).status).toBe(431);
   });
 
   test("a non-loopback listen address without authentication refuses to start, naming the settings", async () => {
