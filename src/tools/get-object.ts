@@ -92,7 +92,7 @@ export const getObject = defineTool({
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
   // Text goes out twice (content and structuredContent.text): each copy gets half the budget.
-  const { meta, shown, truncated, cutToFit, start, nextOffset } = await readWindow({ ...ctx, contentBudget: ctx.contentBudget / 2 }, address(args), max, args.offset ?? 0);
+  const { meta, shown, truncated, cutToFit, start, nextOffset } = await readWindow(ctx, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
   const uri = s3Uri(args.bucket_name, args.object_key);
   const next =
     nextOffset !== null

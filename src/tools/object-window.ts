@@ -35,7 +35,8 @@ export function keyOfUriPath(path: string): string {
   return path.split("/").map((s) => decodeURIComponent(s)).join("/");
 }
 
-export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number): Promise<ObjectWindow> {
+/** `textBudget`: a smaller budget for text, when the caller sends text twice (get_object: content and structuredContent). */
+export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number, textBudget = ctx.contentBudget): Promise<ObjectWindow> {
   const { meta, bytes: fetched } = await ctx.storage.readObjectHead(addr, max, ctx.signal, offset).catch((err: unknown) => {
     if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
     throw err;
@@ -46,7 +47,7 @@ export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "
   const skip = offset > 0 && presented.kind === "text" ? leadingContinuationBytes(fetched) : 0;
   const bytes = skip ? fetched.subarray(skip) : fetched;
   if (skip) presented = present(meta.content_type, bytes, moreAfter);
-  const { shown, cutToFit } = fitToBudget(presented, ctx.contentBudget);
+  const { shown, cutToFit } = fitToBudget(presented, presented.kind === "text" ? textBudget : ctx.contentBudget);
   const truncated = moreAfter || cutToFit;
   const start = offset + skip;
   return { meta, shown, truncated, cutToFit, start, nextOffset: truncated && shown.kind === "text" ? start + shown.returnedBytes : null };

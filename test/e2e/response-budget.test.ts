@@ -20,6 +20,7 @@ beforeAll(async () => {
   const s3 = sdkClient();
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "eight.bin", Body: randomBytes(8_000_000, 9), ContentType: "application/octet-stream" }));
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "controls.txt", Body: Buffer.alloc(2_000_000, 1), ContentType: "text/plain" }));
+  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "four.bin", Body: randomBytes(4 * MiB, 8), ContentType: "application/octet-stream" }));
   await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "ten.txt", Body: Buffer.alloc(10 * MiB, "a"), ContentType: "text/plain" }));
   session = await connectBinary({ env: s3Env() });
 }, 60_000);
@@ -35,6 +36,13 @@ test("an 8 MB binary read (11 MB as base64) is omitted with truncated and a hint
   expect(r.structuredContent!.encoding).toBe("none");
   expect(textOf(r)).toContain('mode "download"');
   expect((await call(session.client, "list_buckets")).isError).toBeFalsy();
+});
+
+test("a 4 MiB binary read (5.6 MB as base64) fits the budget whole: only text is sent twice, so only text gets half", async () => {
+  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "four.bin", max_content_size: 10 * MiB });
+  expect(r.structuredContent).toMatchObject({ truncated: false, encoding: "base64", returned_bytes: 4 * MiB });
+  expect(r.content.some((c) => c.type === "resource")).toBe(true);
+  expect(size(r)).toBeLessThan(CLIENT_LIMIT);
 });
 
 test("2 MB of control characters (12 MB of JSON escapes) is cut to fit, on a character boundary", async () => {
