@@ -1,6 +1,7 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
 import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
 import { maskUrlUserinfo } from "./redact.ts";
+import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
 
 /** Options as they came from the command line (undefined = not given). */
 export interface CliOptions extends HttpCliOptions {
@@ -21,7 +22,7 @@ export interface CliOptions extends HttpCliOptions {
   tools?: string;
 }
 
-export type Env = Record<string, string | undefined>;
+export type { Env } from "./env-values.ts";
 
 export type ChecksumMode = "WHEN_REQUIRED" | "WHEN_SUPPORTED";
 
@@ -72,12 +73,6 @@ export type ConfigResult =
 export const DEFAULT_REGION = "us-east-1";
 /** Half of the 60 s most MCP clients wait for a tool call: our error arrives before their timeout. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
-
-/** Reads a STORE_* variable; an empty value counts as unset (MCP clients often pass ""). */
-function envValue(env: Env, name: string): string | undefined {
-  const value = env[name];
-  return value === undefined || value.trim() === "" ? undefined : value;
-}
 
 function firstGiven(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v.trim() !== "");
@@ -206,19 +201,6 @@ function checkEndpoint(raw: string, errors: string[]): string | undefined {
 /** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */
 const pathListSeparator = process.platform === "win32" ? ";" : ":";
 
-function splitList(value: string | undefined, separator: string): string[] {
-  return (value ?? "").split(separator).map((v) => v.trim()).filter((v) => v !== "");
-}
-
-function readBoolean(env: Env, name: string, fallback: boolean, errors: string[]): boolean {
-  const value = envValue(env, name)?.trim().toLowerCase();
-  if (value === undefined) return fallback;
-  if (["1", "true", "yes", "on"].includes(value)) return true;
-  if (["0", "false", "no", "off"].includes(value)) return false;
-  errors.push(`${name}: "${value}" is not true or false.`);
-  return fallback;
-}
-
 function readChecksumMode(env: Env, fallback: ChecksumMode, errors: string[]): ChecksumMode {
   const value = envValue(env, "STORE_CHECKSUMS")?.trim().toLowerCase();
   if (value === undefined) return fallback;
@@ -226,16 +208,6 @@ function readChecksumMode(env: Env, fallback: ChecksumMode, errors: string[]): C
   if (value === "when_supported") return "WHEN_SUPPORTED";
   errors.push(`STORE_CHECKSUMS: "${value}" must be when_required or when_supported.`);
   return fallback;
-}
-
-function readPositiveInt(env: Env, name: string, fallback: number, errors: string[]): number {
-  const value = envValue(env, name)?.trim();
-  if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value) || Number(value) < 1) {
-    errors.push(`${name}: "${value}" must be a whole number of at least 1.`);
-    return fallback;
-  }
-  return Number(value);
 }
 
 /** The access key id as it may appear in logs: its last four characters only. */

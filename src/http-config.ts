@@ -4,7 +4,7 @@
  * configuration so a user sees every problem at once; secrets (the static
  * tokens) come only from the environment, never from argv.
  */
-import type { Env } from "./config.ts";
+import { envValue, readPositiveInt, splitList, type Env } from "./env-values.ts";
 
 export type Transport = "stdio" | "http";
 
@@ -59,11 +59,8 @@ export interface HttpCliOptions {
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
 const DEFAULT_SCOPE_NAMES: Record<Scope, string> = { read: "s3:read", write: "s3:write", delete: "s3:delete" };
 
-const value = (env: Env, name: string) => {
-  const v = env[name];
-  return v === undefined || v.trim() === "" ? undefined : v.trim();
-};
-const list = (v: string | undefined) => (v ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+const value = (env: Env, name: string) => envValue(env, name)?.trim();
+const list = (v: string | undefined) => splitList(v, ",");
 
 /**
  * A Host header naming this machine's loopback, on any port (a port mapping
@@ -152,9 +149,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   const allowedHosts = [...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase()))];
   const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map((o) => o.replace(/\/$/, "").toLowerCase());
   const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [`http://${h}`, `https://${h}`]);
-  const graceRaw = value(env, "STORE_SHUTDOWN_GRACE_MS");
-  const shutdownGraceMs = graceRaw && /^\d+$/.test(graceRaw) ? Number(graceRaw) : 25_000;
-  if (graceRaw && !/^\d+$/.test(graceRaw)) errors.push(`STORE_SHUTDOWN_GRACE_MS: "${graceRaw}" must be a whole number of milliseconds.`);
+  const shutdownGraceMs = readPositiveInt(env, "STORE_SHUTDOWN_GRACE_MS", 25_000, errors);
 
   return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs };
 }

@@ -8,6 +8,8 @@
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ActionableError } from "./errors.ts";
+import type { CallTracker } from "./lifecycle.ts";
+import type { ByteBudget } from "./memory.ts";
 import { scrubSecrets } from "./redact.ts";
 import { DEFAULT_MAX_CONTENT_SIZE } from "./tools/get-object.ts";
 import { keyOfUriPath, objectUri, readWindow } from "./tools/object-window.ts";
@@ -21,7 +23,14 @@ const RESOURCE_NOT_FOUND = -32002;
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "contentBudget">;
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "contentBudget"> & {
+  /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
+  memory: ByteBudget;
+  calls: CallTracker;
+};
+
+/** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
+const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
 
 export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   const template = new ResourceTemplate("s3://{bucket}/{+key}", {
@@ -58,7 +67,9 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       const bucket = String(variables.bucket);
       const key = keyOfUriPath(String(variables.key));
       deps.checkBucket(bucket);
-      const window = await readWindow({ storage: deps.storage, signal: extra.signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0);
+      const signal = deps.calls.callSignal(extra.signal);
+      const release = await deps.memory.reserve(HELD_BYTES, signal);
+      const window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0)).finally(release);
       const { meta, shown, truncated } = window;
       const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
       // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.

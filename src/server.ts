@@ -183,7 +183,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     );
   }
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
-  if (offered.some((t) => t.name === "get_object")) registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES });
+  if (offered.some((t) => t.name === "get_object")) registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES, memory, calls });
   installSdkHooks(mcp, offered);
   return mcp;
 }

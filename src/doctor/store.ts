@@ -7,8 +7,8 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-import type { ChecksumMode, Config } from "../config.ts";
-import { redactKeyId } from "../config.ts";
+import { redactKeyId, type ChecksumMode, type Config } from "../config.ts";
+import { lazyS3Client, type S3Handle } from "../storage/client.ts";
 import { scrubSecrets } from "../redact.ts";
 import type { Check } from "./report.ts";
 
@@ -24,35 +24,28 @@ const statusOf = (err: unknown) => (err as SdkError).$metadata?.httpStatusCode;
 
 export interface StoreProbe {
   sdk: Sdk;
-  client(overrides?: { forcePathStyle?: boolean; checksums?: ChecksumMode }): S3Client;
+  /** The server's own S3 client (storage/client.ts: same guards and credential scrubbing), built for a diagnosis. */
+  client(overrides?: { forcePathStyle?: boolean; checksums?: ChecksumMode }): Promise<S3Client>;
 }
 
 export async function storeProbe(config: Config): Promise<StoreProbe> {
-  const sdk = await import("@aws-sdk/client-s3");
-  return {
-    sdk,
-    client: (overrides = {}) => {
-      const checksums = overrides.checksums ?? config.checksums;
-      return new sdk.S3Client({
-        region: config.region,
-        ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
-        ...(config.credentials ? { credentials: config.credentials } : {}),
-        forcePathStyle: overrides.forcePathStyle ?? config.forcePathStyle,
-        requestChecksumCalculation: checksums,
-        responseChecksumValidation: checksums,
-        // A diagnosis answers at once: one attempt each, short timeouts.
-        maxAttempts: 1,
-        requestHandler: { connectionTimeout: 5_000, requestTimeout: 10_000 },
-      });
-    },
+  // A diagnosis answers at once: one attempt each, short timeouts.
+  const base: Config = { ...config, maxAttempts: 1, connectTimeoutMs: 5_000, requestTimeoutMs: 10_000 };
+  const built = new Map<string, Promise<S3Handle>>();
+  const handle = (overrides: Partial<Config>) => {
+    const key = JSON.stringify(overrides);
+    if (!built.has(key)) built.set(key, lazyS3Client({ ...base, ...overrides })());
+    return built.get(key)!;
   };
+  const { sdk } = await handle({});
+  return { sdk, client: async (overrides = {}) => (await handle(overrides)).client };
 }
 
 /** Which credential source won (the key id's last four characters only). */
 export async function credentialSourceCheck(config: Config, probe: StoreProbe): Promise<Check> {
   if (config.credentials) return { name: "credentials source", status: "ok", detail: `${config.credentialSource}, key ${redactKeyId(config.credentials.accessKeyId)}` };
   try {
-    const identity = await probe.client().config.credentials();
+    const identity = await (await probe.client()).config.credentials();
     return { name: "credentials source", status: "ok", detail: `AWS default chain, key ${redactKeyId(identity.accessKeyId)}${identity.sessionToken ? " (temporary)" : ""}` };
   } catch (err) {
     return { name: "credentials source", status: "fail", detail: `no credentials found (${scrubSecrets(String((err as Error).message)).slice(0, 160)})`, fix: "set STORE_ACCESS_KEY_ID and STORE_SECRET_ACCESS_KEY, or an AWS profile / role" };
@@ -70,7 +63,7 @@ const CREDENTIAL_FIXES: Record<string, string> = {
 /** ListBuckets: the buckets these credentials see, or why not. */
 export async function listBucketsCheck(config: Config, probe: StoreProbe): Promise<{ check: Check; buckets: string[] }> {
   try {
-    const out = await probe.client().send(new probe.sdk.ListBucketsCommand({}));
+    const out = await (await probe.client()).send(new probe.sdk.ListBucketsCommand({}));
     const names = (out.Buckets ?? []).map((b) => b.Name ?? "");
     return { check: { name: "list buckets", status: "ok", detail: `${names.length} bucket(s) visible${names.length ? `: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", …" : ""}` : ""}` }, buckets: names };
   } catch (err) {
@@ -93,7 +86,7 @@ export async function listBucketsCheck(config: Config, probe: StoreProbe): Promi
 
 /** HeadBucket (and the bucket's real region), then a one-key listing. */
 export async function bucketChecks(config: Config, probe: StoreProbe, bucket: string): Promise<{ checks: Check[]; usable: boolean }> {
-  const client = probe.client();
+  const client = await probe.client();
   try {
     const head = await client.send(new probe.sdk.HeadBucketCommand({ Bucket: bucket }));
     const region = head.BucketRegion;
@@ -125,10 +118,7 @@ export async function bucketChecks(config: Config, probe: StoreProbe, bucket: st
 /** Path-style and virtual-hosted addressing against one bucket: which works, and whether the configured one does. */
 export async function addressingCheck(config: Config, probe: StoreProbe, bucket: string): Promise<Check> {
   const works = async (forcePathStyle: boolean) =>
-    probe
-      .client({ forcePathStyle })
-      .send(new probe.sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 }))
-      .then(() => true, () => false);
+    (await probe.client({ forcePathStyle })).send(new probe.sdk.ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1 })).then(() => true, () => false);
   // An IP address cannot carry a bucket name: the SDK then uses paths whatever it is told.
   if (config.endpointUrl && isIP(new URL(config.endpointUrl).hostname.replace(/^\[|\]$/g, ""))) {
     const path = await works(true);
@@ -146,7 +136,7 @@ export async function addressingCheck(config: Config, probe: StoreProbe, bucket:
 
 /** Put, get and delete a tiny object in `mode`; true when the store took it and gave it back intact. Nothing is left behind. */
 async function roundTrip(probe: StoreProbe, bucket: string, mode: ChecksumMode): Promise<{ ok: boolean; detail: string }> {
-  const client = probe.client({ checksums: mode });
+  const client = await probe.client({ checksums: mode });
   const key = `.store-mcp-doctor/${randomBytes(8).toString("hex")}`;
   const body = `store-mcp-server doctor ${new Date().toISOString()}`;
   try {
@@ -177,15 +167,11 @@ export async function writeChecks(config: Config, probe: StoreProbe, bucket: str
   }
   if (!configured.ok) return checks;
   const defaults = config.checksums === "WHEN_SUPPORTED" ? configured : await roundTrip(probe, bucket, "WHEN_SUPPORTED");
-  if (defaults.ok) {
-    checks.push({ name: "SDK default checksums", status: "ok", detail: "the store accepts the AWS SDK's default (when_supported) checksums", ...(config.checksums === "WHEN_REQUIRED" ? { detail: "the store accepts the AWS SDK's default (when_supported) checksums; either STORE_CHECKSUMS works" } : {}) });
-  } else {
-    checks.push({
-      name: "SDK default checksums",
-      status: config.checksums === "WHEN_SUPPORTED" ? "fail" : "ok",
-      detail: `the store refuses the AWS SDK's default (when_supported) checksums: ${defaults.detail}`,
-      ...(config.checksums === "WHEN_SUPPORTED" ? { fix: "set STORE_CHECKSUMS=when_required" } : { detail: `the store refuses the AWS SDK's default checksums (${defaults.detail}); keep STORE_CHECKSUMS=when_required, as configured` }),
-    });
-  }
+  // Here the configured mode works; whether the SDK's default does too decides the advice.
+  checks.push(
+    defaults.ok
+      ? { name: "SDK default checksums", status: "ok", detail: `the store accepts the AWS SDK's default (when_supported) checksums${config.checksums === "WHEN_REQUIRED" ? "; either STORE_CHECKSUMS works" : ""}` }
+      : { name: "SDK default checksums", status: "ok", detail: `the store refuses the AWS SDK's default checksums (${defaults.detail}); keep STORE_CHECKSUMS=when_required, as configured` },
+  );
   return checks;
 }
