@@ -1,17 +1,17 @@
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { constants, linkSync, renameSync, unlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { ActionableError } from "../errors.ts";
-import { memoryPacer } from "../memory.ts";
 import { localError } from "./errors.ts";
+import { writePieces, type PieceSource } from "./pieces.ts";
 import { entryStat, type Dir } from "./beneath.ts";
 import { withTargetParent, type AllowedDirs, type WalkMode } from "./sandbox.ts";
 
-const WRITE_BATCH = 1024 * 1024;
 /** Bytes of the target's name kept in the temp name, so it fits NAME_MAX (255) with room to spare. */
 const TEMP_NAME_PREFIX_BYTES = 100;
-const O_CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
+// Read and write: pieces written out of order are read back to hash the file in order (pieces.ts).
+const O_CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 export interface WriteOptions {
   overwrite: boolean;
@@ -38,7 +38,7 @@ export function tempNameFor(name: string): string {
 }
 
 /**
- * Streams `chunks` into a temp file created exclusively in the target's
+ * Writes `source`'s pieces into a temp file created exclusively in the target's
  * directory (held open, see beneath.ts), then moves it into place within that
  * same directory: rename when overwriting (a symlink is replaced, never
  * followed), link when not (fails if the file appeared meanwhile). On any
@@ -48,7 +48,7 @@ export async function writeFileAtomically(
   given: string,
   allowed: AllowedDirs,
   mode: WalkMode,
-  chunks: AsyncIterable<Uint8Array>,
+  source: PieceSource,
   opts: WriteOptions,
 ): Promise<WriteResult> {
   return withTargetParent(given, allowed, mode, async (parent, exists) => {
@@ -58,7 +58,7 @@ export async function writeFileAtomically(
     let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
     let moved = false;
     try {
-      const written = await writeAll(handle, chunks, opts.signal);
+      const written = await writePieces(handle, source, opts.signal);
       await handle.close();
       handle = undefined;
       moveIntoPlace(dir, temp, name, given, opts.overwrite);
@@ -71,37 +71,6 @@ export async function writeFileAtomically(
       if (!moved) removeQuietly(dir, temp);
     }
   });
-}
-
-async function writeAll(out: FileHandle, chunks: AsyncIterable<Uint8Array>, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash("sha256");
-  const pace = memoryPacer();
-  // Network chunks are small (~64 KiB): gather 1 MiB and write it with one writev.
-  let batch: Uint8Array[] = [];
-  let batched = 0;
-  let bytes = 0;
-  const flush = async () => {
-    const { bytesWritten } = await out.writev(batch);
-    // A short write is rare on a regular file; finish it plainly.
-    if (bytesWritten < batched) {
-      const rest = Buffer.concat(batch).subarray(bytesWritten);
-      for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w)).bytesWritten;
-    }
-    batch = [];
-    batched = 0;
-  };
-  for await (const chunk of chunks) {
-    signal?.throwIfAborted();
-    hash.update(chunk);
-    batch.push(chunk);
-    batched += chunk.length;
-    bytes += chunk.length;
-    if (batched >= WRITE_BATCH) await flush();
-    pace(chunk.length);
-  }
-  if (batched > 0) await flush();
-  signal?.throwIfAborted();
-  return { bytes, sha256: hash.digest("hex") };
 }
 
 function removeQuietly(dir: Dir, name: string): void {

@@ -8,6 +8,7 @@ import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { createHash, type Hash } from "node:crypto";
 import { ActionableError, isAbortError, s3Uri } from "../errors.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
+import type { OrderedCheck } from "./types.ts";
 
 export interface Promises {
   /** Bytes the body must have (Content-Length), when sent. */
@@ -68,22 +69,52 @@ class Crc32 {
   }
 }
 
+/** A download some of whose bodies sent nothing for `ms`: the call fails whole. */
+export function stoppedSending(ctx: ErrorContext, ms: number): ActionableError {
+  return fail(ctx, "IncompleteBody", `The store stopped sending (nothing for ${ms} ms) part way through the object; nothing partial was kept.`, "retry the call.", true);
+}
+
 /**
- * Passes the body through, counting and hashing it, and fails at the end (or
- * at the first error) when it broke a promise. A failure while reading is
+ * The promises that need the whole body in order: the MD5 of a single-part
+ * ETag and whole-object checksums. `finish` throws when one was broken.
+ */
+export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx: ErrorContext): OrderedCheck {
+  const md5 = promises.md5 ? createHash("md5") : undefined;
+  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [alg, value, alg === "crc32" ? new Crc32() : createHash(alg)]);
+  return {
+    update(bytes) {
+      md5?.update(bytes);
+      for (const [, , h] of hashes) h.update(bytes);
+    },
+    finish() {
+      const digest = md5?.digest("hex");
+      if (digest !== undefined && digest !== promises.md5) {
+        throw fail(ctx, "IntegrityCheckFailed", `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+      }
+      for (const [alg, value, h] of hashes) {
+        const got = h instanceof Crc32 ? h.digestBase64() : h.digest("base64");
+        if (got !== value) {
+          throw fail(ctx, "IntegrityCheckFailed", `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * Passes the body through, counting and checking it, and fails at the end
+ * (or at the first error) when it broke a promise. A failure while reading is
  * reported as an incomplete body with the count received.
  */
 export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined, promises: Promises, ctx: ErrorContext): AsyncIterable<Uint8Array> {
-  const md5 = promises.md5 ? createHash("md5") : undefined;
-  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [alg, value, alg === "crc32" ? new Crc32() : createHash(alg)]);
+  const check = promises.md5 || promises.checksums.length > 0 ? orderedCheck(promises, ctx) : undefined;
   let received = 0;
   try {
     if (body) {
       for await (const chunk of body) {
         received += chunk.length;
         if (promises.length !== undefined && received > promises.length) break;
-        md5?.update(chunk);
-        for (const [, , h] of hashes) h.update(chunk);
+        check?.update(chunk);
         yield chunk;
       }
     }
@@ -96,14 +127,5 @@ export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined,
   if (promises.length !== undefined && received !== promises.length) {
     throw fail(ctx, "IncompleteBody", `The store promised ${promises.length} bytes but sent ${received}; nothing partial was kept.`, "retry the call.", true);
   }
-  const digest = md5?.digest("hex");
-  if (digest !== undefined && digest !== promises.md5) {
-    throw fail(ctx, "IntegrityCheckFailed", `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
-  }
-  for (const [alg, value, h] of hashes) {
-    const got = h instanceof Crc32 ? h.digestBase64() : h.digest("base64");
-    if (got !== value) {
-      throw fail(ctx, "IntegrityCheckFailed", `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
-    }
-  }
+  check?.finish();
 }

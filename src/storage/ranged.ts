@@ -1,18 +1,21 @@
 /**
- * Downloads: one stream from a near store, parallel ranges from a far one.
+ * Downloads: one stream from a near store, parallel ranges from a far one,
+ * every piece handed on at its offset as it arrives.
  *
  * On a real network one connection carries about window / round-trip (the
  * WAN model in the bench: ~25 MiB/s); several ranged GETs at once multiply
  * that, as rclone and the AWS CLI do. On loopback or a LAN one stream is
- * already as fast as the store sends, and ranges only add requests, copies
- * and garbage (256 MiB here: ~1.0 s as one stream, 1.2-1.8 s in ranges). So
- * the first GET asks for the first range, and how fast it streams in
- * decides: near → the rest in one more GET; far → the rest PARALLEL_RANGES
- * at a time, each read whole into a reused buffer and yielded in order, so
- * the caller verifies, hashes and writes sequentially either way. Every GET
- * after the first is pinned to the first answer's ETag (and version): an
- * object replaced mid-download fails the call instead of mixing two objects.
- * Every body has an idle timer: a store that stops sending fails the call.
+ * already as fast as the store sends. So the first GET asks for the first
+ * range, and how fast it streams in decides: near → the rest in one more GET;
+ * far → the rest in RANGE_SIZE ranges, PARALLEL_RANGES at a time, each
+ * started as soon as one ends. Pieces go to the caller's sink at their
+ * offsets (a file written at positions), so no range waits for an earlier
+ * one and nothing is held for reordering: memory is the pieces in flight.
+ * Every GET after the first is pinned to the first answer's ETag (and
+ * version): an object replaced mid-download fails the call instead of mixing
+ * two objects. Every body has an idle timer and must be exactly the length
+ * asked for; the whole object's MD5 and checksums need the bytes in order,
+ * which the sink has (`check`).
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../errors.ts";
@@ -20,17 +23,22 @@ import { memoryPacer } from "../memory.ts";
 import { isWhole } from "./bodies.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
-import { verifiedBody } from "./integrity.ts";
+import { stoppedSending, verifiedBody } from "./integrity.ts";
+import type { PieceSink } from "./types.ts";
 
 const MiB = 1024 * 1024;
+/** The first GET's range: enough to time how fast the store streams. */
+export const FIRST_RANGE_SIZE = 2 * MiB;
 /**
- * Each range fetches this much; at most PARALLEL_RANGES are in flight, each
- * into one of PARALLEL_RANGES + 1 reused buffers. Measured on 256 MiB through
- * the WAN model (history.md): 8 MiB ranges peaked at 217-228 MB, 4 MiB with
- * reused buffers at 149-164 MB, and with a GC every 16 MiB at 131-133 MB.
+ * A far store's ranges: this size, this many at once (the AWS CLI's 8 MiB
+ * and 10). Each range holds at most two pieces (one being written, one
+ * filling) plus what its connection buffers, so memory does not grow with
+ * the object. Measured on 1 GiB through the WAN model (history.md).
  */
-export const RANGE_SIZE = 2 * MiB;
-export const PARALLEL_RANGES = 8;
+export const RANGE_SIZE = 8 * MiB;
+export const PARALLEL_RANGES = 10;
+/** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
+const PIECE_SIZE = 256 * 1024;
 /**
  * The first range streaming in at this rate or more, timed from its first
  * byte (so a cold process's first request, JIT and connection set-up, does
@@ -39,8 +47,6 @@ export const PARALLEL_RANGES = 8;
  * internet: window / round trip, rarely 100 MiB/s on one connection.
  */
 const NEAR_STORE_BYTES_PER_MS = (100 * MiB) / 1000;
-/** The network's buffers for every range are garbage once copied: collect them in step (memory.ts). */
-const pace = memoryPacer(16 * MiB);
 
 type Params = { Bucket: string; Key: string; VersionId?: string };
 type Body = AsyncIterable<Uint8Array> & { destroy?(): void; cancel?(): Promise<void> };
@@ -58,18 +64,23 @@ export interface Download {
   first: GetObjectCommandOutput;
   /** True when `first` is the whole object. */
   whole: boolean;
-  /** The whole object in order, `total` bytes; `received` hears of bytes as they arrive. */
-  body(total: number, ctx: ErrorContext, received?: (bytes: number) => void): AsyncIterable<Uint8Array>;
+  /**
+   * Fetches the whole object (`total` bytes; undefined: as much as the first
+   * answer sends) and hands every byte to `sink` exactly once, at its offset;
+   * `received` hears of bytes as they arrive. Settles after every request
+   * has ended: the sink is never called after.
+   */
+  deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void): Promise<void>;
   /** Drops the download unread: every request of it stops. */
   discard(): void;
 }
 
 const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
-/** Sends the first GET; the rest is fetched as `body` is read. */
+/** Sends the first GET; the rest is fetched by `deliver`. */
 export async function openDownload(s3: S3Handle, params: Params, options: DownloadOptions): Promise<Download> {
   const client = fetchClientFor(s3, params.Key);
-  // Stops every request of this download: the caller's cancel, an idle body, an early stop or the end.
+  // Stops every request of this download: the caller's cancel, an idle body, a failed range or the end.
   const stop = new AbortController();
   const onAbort = () => stop.abort(options.signal?.reason);
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -82,7 +93,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   let first: GetObjectCommandOutput;
   try {
     try {
-      first = await get({ Range: `bytes=0-${RANGE_SIZE - 1}` });
+      first = await get({ Range: `bytes=0-${FIRST_RANGE_SIZE - 1}` });
     } catch (err) {
       // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
       if (statusOf(err) !== 416) throw err;
@@ -94,44 +105,47 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   }
   const whole = isWhole(first);
   const idle = new IdleTimer(options.idleTimeout, stop);
+  // The network's chunks are garbage once written: collect them in step (memory.ts), more
+  // often when PARALLEL_RANGES connections fill at once.
+  const paceOne = memoryPacer();
+  const paceMany = memoryPacer(16 * MiB);
+  let pace = paceOne;
 
-  async function* body(total: number, ctx: ErrorContext, received?: (bytes: number) => void): AsyncIterable<Uint8Array> {
-    // Where the first answer ended: its Content-Range says (a proxy may have dropped its Content-Length).
+  async function deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void): Promise<void> {
+    // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
     const firstEnd = Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1);
     const pinned = { ...(first.ETag ? { IfMatch: first.ETag } : {}), ...(first.VersionId ? { VersionId: first.VersionId } : {}) };
-    const ranges = new Ranges((start, end) => get({ ...pinned, Range: `bytes=${start}-${end}` }), idle, ctx, received);
-    let mode: "probing" | "near" | "far" = whole || firstEnd + 1 >= total ? "near" : "probing";
-    // Bytes after the first chunk, and when that chunk came.
-    let timed = 0;
-    let firstByteAt: number | undefined;
-    const decide = (): "near" | "far" => {
-      // The whole first range in one chunk: it was all there at once.
-      const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
-      if (!near) ranges.launch(firstEnd + 1, total);
-      return near ? "near" : "far";
+    const arrived = (bytes: number) => {
+      received?.(bytes);
+      pace(bytes);
+    };
+    const range = async (start: number, end: number) => {
+      const answer = await get({ ...pinned, Range: `bytes=${start}-${end}` }).catch((err: unknown) => {
+        throw rangeError(err, ctx);
+      });
+      await pump(answer.Body as Body | undefined, start, end - start + 1, sink, ctx, idle, arrived);
     };
     try {
-      for await (const chunk of idle.guard(first.Body as Body | undefined)) {
-        received?.(chunk.length);
+      // Timing the first range: bytes after its first chunk, and when that chunk came.
+      let timed = 0;
+      let firstByteAt: number | undefined;
+      await pump(first.Body as Body | undefined, 0, whole ? first.ContentLength : firstEnd + 1, sink, ctx, idle, (bytes) => {
         if (firstByteAt === undefined) firstByteAt = performance.now();
-        else timed += chunk.length;
-        yield chunk;
-      }
-      if (mode === "probing") mode = decide();
-      if (mode === "far") {
-        yield* ranges.inOrder();
-      } else if (firstEnd + 1 < total) {
-        const rest = await get({ ...pinned, Range: `bytes=${firstEnd + 1}-${total - 1}` }).catch((err: unknown) => {
-          throw rangeError(err, ctx);
-        });
-        for await (const chunk of idle.guard(rest.Body as Body | undefined)) {
-          received?.(chunk.length);
-          yield chunk;
-        }
+        else timed += bytes;
+        arrived(bytes);
+      });
+      if (whole || total === undefined || firstEnd + 1 >= total) return;
+      // The whole first range in one chunk: it was all there at once.
+      const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
+      if (near) await range(firstEnd + 1, total - 1);
+      else {
+        pace = paceMany;
+        await inParallel(firstEnd + 1, total, range, stop);
       }
     } catch (err) {
       // An idle body aborts all requests; report the stall, not the aborts it caused.
-      throw idle.stalled ?? err;
+      if (idle.stalled && !(err instanceof ActionableError && err.code === "IncompleteBody")) throw stoppedSending(ctx, options.idleTimeout);
+      throw err;
     } finally {
       finish();
     }
@@ -140,7 +154,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   return {
     first,
     whole,
-    body,
+    deliver,
     discard: () => {
       const raw = first.Body as Body | undefined;
       raw?.destroy?.();
@@ -148,6 +162,64 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       finish();
     },
   };
+}
+
+/**
+ * Runs `range` over [from, total) in RANGE_SIZE steps, PARALLEL_RANGES at
+ * once, each started as soon as one ends. The first failure stops the rest;
+ * it settles only when every range has.
+ */
+async function inParallel(from: number, total: number, range: (start: number, end: number) => Promise<void>, stop: AbortController): Promise<void> {
+  let next = from;
+  let failure: { err: unknown } | undefined;
+  const worker = async () => {
+    while (next < total && !failure) {
+      const start = next;
+      const end = Math.min(total, start + RANGE_SIZE) - 1;
+      next = end + 1;
+      try {
+        await range(start, end);
+      } catch (err) {
+        failure ??= { err };
+        stop.abort(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PARALLEL_RANGES, Math.ceil((total - from) / RANGE_SIZE)) }, worker));
+  if (failure) throw failure.err;
+}
+
+/**
+ * Reads one body (exactly `length` bytes when known) into pieces of
+ * PIECE_SIZE at their offsets from `start`: one piece being written while the
+ * next fills, so the network and the disk work at once.
+ */
+async function pump(body: Body | undefined, start: number, length: number | undefined, sink: PieceSink, ctx: ErrorContext, idle: IdleTimer, arrived: (bytes: number) => void): Promise<void> {
+  let offset = start;
+  let piece: Uint8Array[] = [];
+  let filled = 0;
+  let writing: Promise<void> = Promise.resolve();
+  const hand = async () => {
+    await writing;
+    writing = sink(offset, piece);
+    writing.catch(() => {}); // awaited before the next piece or at the end
+    offset += filled;
+    piece = [];
+    filled = 0;
+  };
+  try {
+    for await (const chunk of verifiedBody(idle.guard(body), { length, md5: undefined, checksums: [] }, ctx)) {
+      arrived(chunk.length);
+      piece.push(chunk);
+      filled += chunk.length;
+      if (filled >= PIECE_SIZE) await hand();
+    }
+    if (filled > 0) await hand();
+  } finally {
+    // Never settles with a write of ours still running (a failed body ends the loop, not the write).
+    await writing.catch(() => {});
+  }
+  await writing;
 }
 
 /** Fails a body that sends nothing for `ms` (a store that stopped), aborting every request of its download. */
@@ -181,66 +253,6 @@ class IdleTimer {
     } finally {
       clearTimeout(timer);
     }
-  }
-}
-
-/** The ranges after the first, PARALLEL_RANGES in flight, handed on in order. */
-class Ranges {
-  private readonly pending: Promise<Uint8Array>[] = [];
-  // PARALLEL_RANGES + 1 buffers, reused: a yielded range is written before the generator resumes.
-  private readonly pool: Buffer[] = [];
-  private next = 0;
-  private total = 0;
-
-  constructor(
-    private readonly get: (start: number, end: number) => Promise<GetObjectCommandOutput>,
-    private readonly idle: IdleTimer,
-    private readonly ctx: ErrorContext,
-    private readonly received?: (bytes: number) => void,
-  ) {}
-
-  /** Starts fetching bytes `from` up to `total`. */
-  launch(from: number, total: number): void {
-    this.next = from;
-    this.total = total;
-    this.fill();
-  }
-
-  async *inOrder(): AsyncIterable<Uint8Array> {
-    while (this.pending.length > 0) {
-      const chunk = await this.pending.shift()!;
-      this.fill();
-      yield chunk;
-      this.pool.push(Buffer.from(chunk.buffer, chunk.byteOffset, RANGE_SIZE));
-    }
-  }
-
-  private fill(): void {
-    while (this.pending.length < PARALLEL_RANGES && this.next < this.total) {
-      const start = this.next;
-      const end = Math.min(this.total, start + RANGE_SIZE) - 1;
-      this.next = end + 1;
-      const out = (this.pool.pop() ?? Buffer.allocUnsafe(RANGE_SIZE)).subarray(0, end - start + 1);
-      const range = this.get(start, end)
-        .then((answer) => this.collect(answer.Body as Body | undefined, out))
-        .catch((err: unknown) => {
-          throw this.idle.stalled ?? rangeError(err, this.ctx);
-        });
-      range.catch(() => {}); // awaited in order; never an unhandled rejection meanwhile
-      this.pending.push(range);
-    }
-  }
-
-  /** Reads a range's body into `out` (its exact length); a short or long body is IncompleteBody. */
-  private async collect(body: Body | undefined, out: Buffer): Promise<Uint8Array> {
-    let filled = 0;
-    for await (const chunk of verifiedBody(this.idle.guard(body), { length: out.length, md5: undefined, checksums: [] }, this.ctx)) {
-      out.set(chunk, filled);
-      filled += chunk.length;
-      this.received?.(chunk.length);
-      pace(chunk.length);
-    }
-    return out;
   }
 }
 

@@ -5,7 +5,7 @@ import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { toStorageError } from "./errors.ts";
-import { promisesOf, verifiedBody } from "./integrity.ts";
+import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { openDownload } from "./ranged.ts";
 import type { Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
@@ -103,19 +103,19 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
-    openObjectStream: (addr, signal, onProgress) =>
+    openObjectDownload: (addr, signal, onProgress) =>
       operation(errorContext(addr), signal, async (s3, send) => {
         const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs });
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);
-        // The whole object's promises (its size from Content-Range, its ETag's MD5), checked over all ranges together.
-        const promises = { ...promisesOf(first, whole), length: meta.size >= 0 ? meta.size : first.ContentLength, md5: promisesOf(first, true).md5 };
-        // Progress counts bytes as they arrive, over all ranges: ranges complete in bursts, arrivals do not.
+        // The whole object's promises (its ETag's MD5, its checksums), checked over all ranges in order.
+        const check = orderedCheck({ ...promisesOf(first, whole), md5: promisesOf(first, true).md5 }, ctx);
+        // Progress counts bytes as they arrive, over all ranges.
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
-        const total = whole || meta.size < 0 ? (first.ContentLength ?? 0) : meta.size;
-        return { meta, body: verifiedBody(download.body(total, ctx, received), promises, ctx), discard: download.discard };
+        const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
+        return { meta, size, check, deliver: (sink) => download.deliver(size, ctx, sink, received), discard: download.discard };
       }),
 
     uploadObject: async (req, signal) => {

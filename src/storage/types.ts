@@ -72,9 +72,29 @@ export interface Storage extends ObjectStore {
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
   /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
   readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
-  /** The whole object as a stream; the caller must call `discard` when done with it, consumed or not (it frees the connection). `onProgress` hears the bytes received so far. */
-  openObjectStream(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<{ meta: ObjectMeta; body: AsyncIterable<Uint8Array>; discard(): void }>;
+  /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
+  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
+}
+
+/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written. */
+export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<void>;
+
+/** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */
+export interface ObjectDownload {
+  meta: ObjectMeta;
+  /** Bytes the object has; undefined when the store did not say (then the pieces come in order). */
+  size: number | undefined;
+  /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */
+  deliver(sink: PieceSink): Promise<void>;
+  /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. */
+  check: OrderedCheck;
+  discard(): void;
+}
+
+export interface OrderedCheck {
+  update(bytes: Uint8Array): void;
+  finish(): void;
 }
 
 /** What HeadObject tells about an object, without its body. */

@@ -144,13 +144,14 @@ async function download(args: Args, ctx: ToolContext) {
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
   let sink: ((done: number) => void) | undefined;
-  const { meta, body, discard } = await ctx.storage.openObjectStream(address(args), ctx.signal, (received) => sink?.(received));
+  const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, (received) => sink?.(received));
+  const { meta } = download;
   sink = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
   let written;
   try {
-    written = await ctx.files.writeDownload(target, body, { overwrite, signal: ctx.signal });
+    written = await ctx.files.writeDownload(target, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal });
   } finally {
-    discard(); // a refused target must not keep the connection
+    download.discard(); // a refused target must not keep the connection
   }
   const structured: Result = {
     bucket: args.bucket_name,

@@ -1,8 +1,9 @@
 /**
  * Large downloads: one stream after the first range from a near store,
- * parallel ranges from a far one (the WAN model), written in order either
- * way: the ranges cover the object exactly, the file is byte-identical, and
- * an object replaced mid-download fails the call instead of mixing versions.
+ * parallel ranges from a far one (the WAN model), each written at its offset:
+ * the ranges cover the object exactly, the file is byte-identical (and its
+ * sha256 is the file's), and an object replaced mid-download fails the call
+ * instead of mixing versions.
  */
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
@@ -13,7 +14,7 @@ import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { RANGE_SIZE } from "../../src/storage/ranged.ts";
+import { FIRST_RANGE_SIZE, PARALLEL_RANGES, RANGE_SIZE } from "../../src/storage/ranged.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 
 const MiB = 1024 * 1024;
@@ -36,6 +37,7 @@ async function rangesOfDownload(endpoint: string, localPath: string): Promise<[n
     const r = await call(client, "get_object", { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: localPath });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(sha256(readFileSync(join(dir, localPath)))).toBe(sha256(original));
+    expect((r.structuredContent as { sha256?: string }).sha256).toBe(sha256(original));
     return proxy.requests
       .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
       .map((q) => q.range!.match(/^bytes=(\d+)-(\d+)$/)!.slice(1).map(Number) as [number, number])
@@ -58,15 +60,16 @@ function expectExactCover(ranges: [number, number][]): void {
 test("from a near store: the ranges requested cover the object exactly once, and the file is byte-identical", async () => {
   const ranges = await rangesOfDownload(s3().endpoint, "near.bin");
   // One stream after the first range, or ranges when the machine was slow to answer: either way, exactly once.
-  expect(ranges[0]).toEqual([0, RANGE_SIZE - 1]);
+  expect(ranges[0]).toEqual([0, FIRST_RANGE_SIZE - 1]);
   expectExactCover(ranges);
 }, 60_000);
 
-test("from a far store (the WAN model): parallel ranges of RANGE_SIZE, covering the object exactly once", async () => {
+test("from a far store (the WAN model): the first range, then ranges of RANGE_SIZE, covering the object exactly once", async () => {
   const wan = await startWanProxy(s3().endpoint);
   try {
     const ranges = await rangesOfDownload(wan.endpoint, "far.bin");
-    expect(ranges.length).toBe(Math.ceil(SIZE / RANGE_SIZE));
+    expect(ranges[0]).toEqual([0, FIRST_RANGE_SIZE - 1]);
+    expect(ranges.length).toBe(1 + Math.ceil((SIZE - FIRST_RANGE_SIZE) / RANGE_SIZE));
     expectExactCover(ranges);
   } finally {
     await wan.stop();
@@ -77,6 +80,8 @@ const REPLACED = 96 * MiB;
 let replacedBucket: string;
 
 test("an object replaced mid-download: ObjectChanged, nothing written", async () => {
+  // Ranges are still to be requested once the first PARALLEL_RANGES are under way.
+  expect(REPLACED).toBeGreaterThan(FIRST_RANGE_SIZE + PARALLEL_RANGES * RANGE_SIZE);
   replacedBucket = await freshBucket("replaced");
   await sdkClient().send(new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: randomBytes(REPLACED, 12) }));
   // Throttled, so ranges past the first few are requested after the replacement.

@@ -1,0 +1,108 @@
+/**
+ * Writes a download whose pieces arrive in any order (several ranges at
+ * once) at their offsets, and hashes the file in order as its written prefix
+ * grows: a piece that lands where the hashed prefix ends is hashed from
+ * memory; one that lands further on is written and read back from the file
+ * (the page cache) once everything before it is there. Nothing is held for
+ * reordering, so memory is the pieces in flight whatever the object's size.
+ */
+import { createHash } from "node:crypto";
+import type { FileHandle } from "node:fs/promises";
+
+/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written. */
+export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void>;
+
+/** What a download hands the writer. */
+export interface PieceSource {
+  /** Bytes the file will have; undefined when unknown (then pieces come in order). */
+  size: number | undefined;
+  /** Calls `write` for every byte exactly once; settles when it will call it no more. */
+  fill(write: PieceWriter): Promise<void>;
+  /** Fed every byte in order, as the hash is; `finish` may refuse the whole (the object's own checks). */
+  check?: { update(bytes: Uint8Array): void; finish(): void };
+}
+
+const READ_BACK_BYTES = 1024 * 1024;
+
+export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
+  const hash = createHash("sha256");
+  const inOrder = (bytes: Uint8Array) => {
+    hash.update(bytes);
+    source.check?.update(bytes);
+  };
+  let hashedTo = 0;
+  // Written pieces past the hashed prefix: start → end.
+  const written = new Map<number, number>();
+  const writes = new Set<Promise<void>>();
+  let readBuffer: Buffer | undefined;
+  let catchingUp: Promise<void> | undefined;
+  let stopped = false;
+
+  // Reads back, in order, the written pieces that now continue the hashed prefix.
+  const catchUp = async () => {
+    for (let end = written.get(hashedTo); end !== undefined; end = written.get(hashedTo)) {
+      written.delete(hashedTo);
+      readBuffer ??= Buffer.allocUnsafe(READ_BACK_BYTES);
+      for (let at = hashedTo; at < end; ) {
+        const { bytesRead } = await out.read(readBuffer, 0, Math.min(readBuffer.length, end - at), at);
+        if (bytesRead === 0) throw new Error(`the file ended at ${at} while reading back a piece up to ${end}`);
+        inOrder(readBuffer.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+      hashedTo = end;
+    }
+  };
+  const startCatchUp = () => {
+    if (catchingUp || !written.has(hashedTo)) return;
+    catchingUp = catchUp().finally(() => {
+      catchingUp = undefined;
+    });
+    catchingUp.catch(() => {}); // awaited at the end
+  };
+
+  const write: PieceWriter = async (offset, chunks) => {
+    if (stopped) throw new Error("the download was stopped");
+    signal?.throwIfAborted();
+    let length = 0;
+    for (const chunk of chunks) length += chunk.length;
+    if (source.size !== undefined && offset + length > source.size) throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
+    // The prefix's next piece: hashed now, from memory.
+    const next = offset === hashedTo && !catchingUp;
+    if (next) {
+      for (const chunk of chunks) inOrder(chunk);
+      hashedTo += length;
+    }
+    const pending = writeAt(out, chunks, offset, length);
+    writes.add(pending);
+    try {
+      await pending;
+    } finally {
+      writes.delete(pending);
+    }
+    if (!next) written.set(offset, offset + length);
+    startCatchUp();
+  };
+
+  try {
+    await source.fill(write);
+  } finally {
+    stopped = true;
+    await Promise.allSettled([...writes]);
+    await catchingUp?.catch(() => {});
+  }
+  signal?.throwIfAborted();
+  await catchUp();
+  if (written.size > 0 || (source.size !== undefined && hashedTo !== source.size)) {
+    throw new Error(`the download left a gap: ${hashedTo} of ${source.size ?? "?"} bytes are contiguous`);
+  }
+  source.check?.finish();
+  return { bytes: hashedTo, sha256: hash.digest("hex") };
+}
+
+/** One positional writev, finished plainly should it come up short (rare on a regular file). */
+async function writeAt(out: FileHandle, chunks: Uint8Array[], offset: number, length: number): Promise<void> {
+  const { bytesWritten } = await out.writev(chunks, offset);
+  if (bytesWritten >= length) return;
+  const rest = Buffer.concat(chunks).subarray(bytesWritten);
+  for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w, offset + bytesWritten + w)).bytesWritten;
+}
