@@ -1,13 +1,17 @@
 /**
  * Writes a download whose pieces arrive in any order (several ranges at
  * once) at their offsets, and hashes the file in order as its written prefix
- * grows: a piece that lands where the hashed prefix ends is hashed from
- * memory; one that lands further on is written and read back from the file
- * (the page cache) once everything before it is there. Nothing is held for
- * reordering, so memory is the pieces in flight whatever the object's size.
+ * grows: a large one on another thread that reads the prefix back
+ * (hash-thread.ts); otherwise here, a piece that lands where the hashed
+ * prefix ends from memory, one that lands further on read back from the file
+ * (the page cache) once everything before it is there. The object's own
+ * check (MD5 of a single-part ETag, checksums) is fed here the same way.
+ * Nothing is held for reordering: memory is the pieces in flight whatever
+ * the object's size.
  */
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
+import { startFileHasher, type FileHasher } from "./hash-thread.ts";
 
 /** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written. */
 export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void>;
@@ -23,13 +27,30 @@ export interface PieceSource {
 }
 
 const READ_BACK_BYTES = 1024 * 1024;
+/** Downloads this large are hashed on another thread (hash-thread.ts); a smaller one is not worth starting it (~10 ms). */
+const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
-  const hash = createHash("sha256");
+  const thread = source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
+  try {
+    const result = await writeAndHash(out, source, thread, signal);
+    return { bytes: result.bytes, sha256: result.sha256 ?? (await thread!.digest(result.bytes)) };
+  } finally {
+    await thread?.stop();
+  }
+}
+
+async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal?: AbortSignal): Promise<{ bytes: number; sha256?: string }> {
+  // In order on this thread: the sha256 when no thread hashes, and the object's own check.
+  const hash = thread ? undefined : createHash("sha256");
+  const feeds = hash !== undefined || source.check !== undefined;
   const inOrder = (bytes: Uint8Array) => {
-    hash.update(bytes);
+    hash?.update(bytes);
     source.check?.update(bytes);
   };
+  // The file's written prefix, for the hashing thread: every piece once written, start → end.
+  const landed = new Map<number, number>();
+  let landedTo = 0;
   let hashedTo = 0;
   // Written pieces past the hashed prefix: start → end.
   const written = new Map<number, number>();
@@ -67,7 +88,7 @@ export async function writePieces(out: FileHandle, source: PieceSource, signal?:
     for (const chunk of chunks) length += chunk.length;
     if (source.size !== undefined && offset + length > source.size) throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
     // The prefix's next piece: hashed now, from memory.
-    const next = offset === hashedTo && !catchingUp;
+    const next = feeds && offset === hashedTo && !catchingUp;
     if (next) {
       for (const chunk of chunks) inOrder(chunk);
       hashedTo += length;
@@ -79,8 +100,16 @@ export async function writePieces(out: FileHandle, source: PieceSource, signal?:
     } finally {
       writes.delete(pending);
     }
-    if (!next) written.set(offset, offset + length);
+    if (feeds && !next) written.set(offset, offset + length);
     startCatchUp();
+    if (thread) {
+      landed.set(offset, offset + length);
+      for (let end = landed.get(landedTo); end !== undefined; end = landed.get(landedTo)) {
+        landed.delete(landedTo);
+        landedTo = end;
+      }
+      thread.upTo(landedTo);
+    }
   };
 
   try {
@@ -92,11 +121,12 @@ export async function writePieces(out: FileHandle, source: PieceSource, signal?:
   }
   signal?.throwIfAborted();
   await catchUp();
-  if (written.size > 0 || (source.size !== undefined && hashedTo !== source.size)) {
-    throw new Error(`the download left a gap: ${hashedTo} of ${source.size ?? "?"} bytes are contiguous`);
+  const contiguous = thread ? landedTo : hashedTo;
+  if (written.size > 0 || landed.size > 0 || (source.size !== undefined && contiguous !== source.size) || (feeds && thread && hashedTo !== landedTo)) {
+    throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }
   source.check?.finish();
-  return { bytes: hashedTo, sha256: hash.digest("hex") };
+  return { bytes: contiguous, sha256: hash?.digest("hex") };
 }
 
 /** One positional writev, finished plainly should it come up short (rare on a regular file). */

@@ -39,6 +39,8 @@ export const RANGE_SIZE = 8 * MiB;
 export const PARALLEL_RANGES = 10;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
 const PIECE_SIZE = 256 * 1024;
+/** Pieces of one body being written at once: a file's fresh pages cost CPU, and several writes use both cores. */
+const WRITES_PER_BODY = 4;
 /**
  * The first range streaming in at this rate or more, timed from its first
  * byte (so a cold process's first request, JIT and connection set-up, does
@@ -191,18 +193,19 @@ async function inParallel(from: number, total: number, range: (start: number, en
 
 /**
  * Reads one body (exactly `length` bytes when known) into pieces of
- * PIECE_SIZE at their offsets from `start`: one piece being written while the
- * next fills, so the network and the disk work at once.
+ * PIECE_SIZE at their offsets from `start`, up to WRITES_PER_BODY of them
+ * being written while the next fills, so the network and the disk work at once.
  */
 async function pump(body: Body | undefined, start: number, length: number | undefined, sink: PieceSink, ctx: ErrorContext, idle: IdleTimer, arrived: (bytes: number) => void): Promise<void> {
   let offset = start;
   let piece: Uint8Array[] = [];
   let filled = 0;
-  let writing: Promise<void> = Promise.resolve();
+  const writing: Promise<void>[] = [];
   const hand = async () => {
-    await writing;
-    writing = sink(offset, piece);
-    writing.catch(() => {}); // awaited before the next piece or at the end
+    if (writing.length >= WRITES_PER_BODY) await writing.shift();
+    const write = sink(offset, piece);
+    write.catch(() => {}); // awaited in turn or at the end
+    writing.push(write);
     offset += filled;
     piece = [];
     filled = 0;
@@ -216,10 +219,10 @@ async function pump(body: Body | undefined, start: number, length: number | unde
     }
     if (filled > 0) await hand();
   } finally {
-    // Never settles with a write of ours still running (a failed body ends the loop, not the write).
-    await writing.catch(() => {});
+    // Never settles with a write of ours still running (a failed body ends the loop, not the writes).
+    await Promise.allSettled(writing);
   }
-  await writing;
+  for (const write of writing) await write;
 }
 
 /** Fails a body that sends nothing for `ms` (a store that stopped), aborting every request of its download. */

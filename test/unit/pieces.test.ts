@@ -111,3 +111,28 @@ test("the object's check refusing the whole fails the write", async () => {
   });
   await expect(done).rejects.toThrow("IntegrityCheckFailed");
 });
+
+test("a large download is hashed on another thread from the file: the same sha256, the check still fed in order", async () => {
+  const bytes = new Uint8Array(require("node:crypto").randomBytes(65 * 1024 * KiB + 77));
+  const pieces = piecesOf(bytes, 1024 * KiB);
+  for (const withCheck of [false, true]) {
+    const rec = recordingCheck();
+    const result = await write(`large-${withCheck}.bin`, bytes.length, async (w) => {
+      // Four "ranges" at once, each from its own quarter.
+      const quarter = Math.ceil(pieces.length / 4);
+      await Promise.all([0, 1, 2, 3].map(async (lane) => {
+        for (const p of pieces.slice(lane * quarter, (lane + 1) * quarter)) await w(p.offset, p.chunks);
+      }));
+    }, withCheck ? rec.check : undefined);
+    expect(result).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
+    if (withCheck) expect(rec.fed().equals(Buffer.from(bytes))).toBe(true);
+  }
+});
+
+test("a large download that fails stops its hashing thread", async () => {
+  const done = write("large-failed.bin", 100 * 1024 * KiB, async (w) => {
+    await w(0, [new Uint8Array(1024 * KiB)]);
+    throw new Error("cut");
+  });
+  await expect(done).rejects.toThrow("cut");
+});
