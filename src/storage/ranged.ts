@@ -31,9 +31,9 @@ const MiB = 1024 * 1024;
 export const FIRST_RANGE_SIZE = 2 * MiB;
 /**
  * A far store's ranges: this size, this many at once (the AWS CLI's 8 MiB
- * and 10). Each range holds at most two pieces (one being written, one
- * filling) plus what its connection buffers, so memory does not grow with
- * the object. Measured on 1 GiB through the WAN model (history.md).
+ * and 10). Each range holds at most WRITES_PER_BODY + 1 pieces (being
+ * written, filling) plus what its connection buffers, so memory does not grow
+ * with the object. Measured on 1 GiB through the WAN model (history.md).
  */
 export const RANGE_SIZE = 8 * MiB;
 export const PARALLEL_RANGES = 10;

@@ -87,8 +87,8 @@ export interface ObjectDownload {
   size: number | undefined;
   /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */
   deliver(sink: PieceSink): Promise<void>;
-  /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. */
-  check: OrderedCheck;
+  /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. Absent when there is nothing to check (a multipart ETag, no checksums). */
+  check?: OrderedCheck;
   discard(): void;
 }
 

@@ -5,14 +5,17 @@ export interface Recorded {
   range: string | null;
 }
 
-export function startRecordingProxy(target: string): { endpoint: string; requests: Recorded[]; stop(): void } {
+/** `hold` may keep a request from the store until the promise it returns settles. */
+export function startRecordingProxy(target: string, hold?: (request: Recorded) => Promise<void> | undefined): { endpoint: string; requests: Recorded[]; stop(): void } {
   const requests: Recorded[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      requests.push({ method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range") });
+      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range") };
+      requests.push(recorded);
+      await hold?.(recorded);
       const upstream = new URL(url.pathname + url.search, target);
       const headers = new Headers(req.headers);
       // Keep the client's Host header: it is part of the SigV4 signature.
