@@ -28,7 +28,7 @@ export interface PieceSource {
 
 const READ_BACK_BYTES = 1024 * 1024;
 /** Downloads this large are hashed on another thread (hash-thread.ts); a smaller one is not worth starting it (~10 ms). */
-const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
+export const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
   const thread = source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;

@@ -7,13 +7,14 @@
  */
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/ranged.ts";
+import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 
 const MiB = 1024 * 1024;
@@ -105,3 +106,32 @@ test("an object replaced mid-download (far store): ObjectChanged, nothing writte
     await wan.stop();
   }
 }, 60_000);
+
+test("objects past HASH_THREAD_MIN_BYTES (hashed on the binary's second thread), single-part and multipart, near and far: byte-identical, the sha256 the file's", async () => {
+  const size = HASH_THREAD_MIN_BYTES + 5 * MiB + 7;
+  const data = randomBytes(size, 14);
+  const large = await freshBucket("large");
+  // Single-part: its ETag is an MD5, checked over the same bytes; multipart (upload_file): no MD5 to check.
+  await sdkClient().send(new PutObjectCommand({ Bucket: large, Key: "single.bin", Body: data }));
+  writeFileSync(join(dir, "large-source.bin"), data);
+  const wan = await startWanProxy(s3().endpoint);
+  const near = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+  const far = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint }, args: ["--allowed-dir", dir] });
+  try {
+    const up = await call(near.client, "upload_file", { local_file_path: join(dir, "large-source.bin"), bucket_name: large, object_key: "multi.bin" });
+    expect(up.structuredContent!.etag).toMatch(/-\d+"$/);
+    for (const [name, session] of [["near", near], ["far", far]] as const) {
+      for (const key of ["single.bin", "multi.bin"]) {
+        const localPath = `large/${name}-${key}`;
+        const r = await call(session.client, "get_object", { bucket_name: large, object_key: key, mode: "download", local_path: localPath });
+        expect(r.isError, textOf(r)).toBeFalsy();
+        expect(r.structuredContent).toMatchObject({ bytes: size, sha256: sha256(data) });
+        expect(sha256(readFileSync(join(dir, localPath)))).toBe(sha256(data));
+      }
+    }
+  } finally {
+    await near.close();
+    await far.close();
+    await wan.stop();
+  }
+}, 120_000);
