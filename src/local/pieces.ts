@@ -13,7 +13,7 @@ import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { startFileHasher, type FileHasher } from "./hash-thread.ts";
 
-/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written. */
+/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (the caller frees them then). */
 export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void>;
 
 /** What a download hands the writer. */

@@ -19,7 +19,7 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../errors.ts";
-import { memoryPacer } from "../memory.ts";
+import { memoryPacer, releaseChunks } from "../memory.ts";
 import { isWhole } from "./bodies.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
@@ -39,6 +39,8 @@ export const RANGE_SIZE = 8 * MiB;
 export const PARALLEL_RANGES = 10;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
 const PIECE_SIZE = 256 * 1024;
+/** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
+const DOWNLOAD_GC_EVERY = 128 * MiB;
 /** Pieces of one body being written at once: a file's fresh pages cost CPU, and several writes use both cores. */
 const WRITES_PER_BODY = 4;
 /**
@@ -107,11 +109,9 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   }
   const whole = isWhole(first);
   const idle = new IdleTimer(options.idleTimeout, stop);
-  // The network's chunks are garbage once written: collect them in step (memory.ts), more
-  // often when PARALLEL_RANGES connections fill at once.
-  const paceOne = memoryPacer();
-  const paceMany = memoryPacer(16 * MiB);
-  let pace = paceOne;
+  // Each chunk is freed once written (pump); what is left (the SDK's and fetch's own garbage)
+  // is collected in step (memory.ts) so the peak stays flat in the object's size.
+  const pace = memoryPacer(DOWNLOAD_GC_EVERY);
 
   async function deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void): Promise<void> {
     // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
@@ -140,10 +140,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       // The whole first range in one chunk: it was all there at once.
       const near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
       if (near) await range(firstEnd + 1, total - 1);
-      else {
-        pace = paceMany;
-        await inParallel(firstEnd + 1, total, range, stop);
-      }
+      else await inParallel(firstEnd + 1, total, range, stop);
     } catch (err) {
       // An idle body aborts all requests; report the stall, not the aborts it caused.
       if (idle.stalled && !(err instanceof ActionableError && err.code === "IncompleteBody")) throw stoppedSending(ctx, options.idleTimeout);
@@ -203,7 +200,9 @@ async function pump(body: Body | undefined, start: number, length: number | unde
   const writing: Promise<void>[] = [];
   const hand = async () => {
     if (writing.length >= WRITES_PER_BODY) await writing.shift();
-    const write = sink(offset, piece);
+    const chunks = piece;
+    // Written, the chunks are garbage: freed now rather than at the next collection.
+    const write = sink(offset, chunks).then(() => releaseChunks(chunks));
     write.catch(() => {}); // awaited in turn or at the end
     writing.push(write);
     offset += filled;

@@ -77,7 +77,7 @@ export interface Storage extends ObjectStore {
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
 }
 
-/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written. */
+/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (they are freed then). */
 export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<void>;
 
 /** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */

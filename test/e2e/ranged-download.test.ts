@@ -10,11 +10,12 @@ import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
-import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/ranged.ts";
 import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
+import { createS3Storage } from "../../src/storage/index.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 
 const MiB = 1024 * 1024;
@@ -135,3 +136,38 @@ test("objects past HASH_THREAD_MIN_BYTES (hashed on the binary's second thread),
     await wan.stop();
   }
 }, 120_000);
+
+test("every chunk handed to the sink is freed once its write resolves (near and far), and the bytes are the object's", async () => {
+  const wan = await startWanProxy(s3().endpoint);
+  try {
+    for (const endpointUrl of [s3().endpoint, wan.endpoint]) {
+      const storage = createS3Storage(testConfig({ endpointUrl }));
+      const download = await storage.openObjectDownload({ bucket, key: "big.bin" });
+      const file = new Uint8Array(SIZE);
+      const handed: Uint8Array[] = [];
+      let freedEarly = 0;
+      try {
+        await download.deliver(async (offset, chunks) => {
+          let at = offset;
+          for (const chunk of chunks) {
+            file.set(chunk, at);
+            at += chunk.length;
+            handed.push(chunk);
+          }
+          // Still readable while the write is under way.
+          if (chunks.some((chunk) => chunk.byteLength === 0)) freedEarly++;
+          await Bun.sleep(0);
+        });
+      } finally {
+        download.discard();
+      }
+      expect(sha256(file)).toBe(sha256(original));
+      expect(freedEarly).toBe(0);
+      // Fetch's chunks each own their buffer: every one of them detached, its memory released.
+      expect(handed.length).toBeGreaterThan(0);
+      expect(handed.filter((chunk) => chunk.byteLength !== 0).length).toBe(0);
+    }
+  } finally {
+    await wan.stop();
+  }
+}, 60_000);

@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { tooBroad } from "../../src/local/allowed.ts";
-import { ByteBudget } from "../../src/memory.ts";
+import { ByteBudget, releaseChunks } from "../../src/memory.ts";
 import { logValue, maskUrlUserinfo, registerSecrets, scrubSecrets } from "../../src/redact.ts";
 import { fitJsonText, fitsResponse, jsonStringBytes } from "../../src/response-budget.ts";
 import { withoutNulls } from "../../src/sdk-hooks.ts";
@@ -35,6 +35,20 @@ describe("response budget", () => {
     const result = { content: [{ type: "text", text: "\u0001".repeat(1_100_000) }] };
     expect(fitsResponse(result, 6 * MiB)).toBe(false);
     expect(fitsResponse({ content: [{ type: "text", text: "x".repeat(1_100_000) }] }, 6 * MiB)).toBe(true);
+  });
+});
+
+describe("released chunks", () => {
+  test("a chunk that owns its buffer is freed; a slice of a shared buffer and a SharedArrayBuffer view are left whole", () => {
+    const own = new Uint8Array(1024).fill(7);
+    const shared = new Uint8Array(2048).fill(8);
+    const slice = shared.subarray(0, 1024);
+    const sab = new Uint8Array(new SharedArrayBuffer(64));
+    releaseChunks([own, slice, sab]);
+    expect(own.byteLength).toBe(0);
+    expect(slice.byteLength).toBe(1024);
+    expect(shared[2047]).toBe(8);
+    expect(sab.byteLength).toBe(64);
   });
 });
 
