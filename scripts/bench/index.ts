@@ -76,7 +76,7 @@ try {
   for (const net of networks) {
     for (const sizeMiB of sizes) {
       log(`transfers of ${sizeMiB} MiB, ${net.name}`);
-      const setup = { binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 };
+      const setup = { binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 5 };
       figures.transfers.push(await measureTransfer(setup, net, `f${sizeMiB}.bin`, sizeMiB));
     }
   }

@@ -89,14 +89,22 @@ export async function measureTransfer(setup: TransferSetup, net: Network, file: 
   const rcloneDown: number[] = [];
   const awsUp: number[] = [];
   const awsDown: number[] = [];
-  // Interleaved, so drift on a shared machine hits every client alike.
+  // Interleaved, so drift on a shared machine hits every client alike; and each round starts with
+  // the next client, so none always takes the same slot (the first download comes right after the
+  // store took three uploads; on this VM a transfer's kernel time varies with what ran before it).
+  const uploads = [
+    async () => void up.push(await serverTransfer(setup, net, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key("ours") })),
+    async () => void rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`], rclone)),
+    async () => void awsUp.push(await aws(setup, net, join(setup.dir, file), `s3://${setup.bucket}/${key("aws")}`)),
+  ];
+  const downloads = [
+    async () => void down.push(await serverTransfer(setup, net, "get_object", { bucket_name: setup.bucket, object_key: key("ours"), mode: "download", local_path: `down/${key("ours")}`, overwrite: true })),
+    async () => void rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${key("rclone")}`, join(setup.dir, "down", key("rclone"))], rclone)),
+    async () => void awsDown.push(await aws(setup, net, `s3://${setup.bucket}/${key("aws")}`, join(setup.dir, "down", key("aws")))),
+  ];
   for (let i = 0; i < setup.runs; i++) {
-    up.push(await serverTransfer(setup, net, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key("ours") }));
-    rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`], rclone));
-    awsUp.push(await aws(setup, net, join(setup.dir, file), `s3://${setup.bucket}/${key("aws")}`));
-    down.push(await serverTransfer(setup, net, "get_object", { bucket_name: setup.bucket, object_key: key("ours"), mode: "download", local_path: `down/${key("ours")}`, overwrite: true }));
-    rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${key("rclone")}`, join(setup.dir, "down", key("rclone"))], rclone));
-    awsDown.push(await aws(setup, net, `s3://${setup.bucket}/${key("aws")}`, join(setup.dir, "down", key("aws"))));
+    for (const run of rotated(uploads, i)) await run();
+    for (const run of rotated(downloads, i)) await run();
   }
   return {
     network: net.name,
@@ -110,4 +118,10 @@ export async function measureTransfer(setup: TransferSetup, net: Network, file: 
     awsDownloadMs: median(awsDown),
     downloadPeakRssMb: Math.max(...down.map((r) => r.peakMb)),
   };
+}
+
+/** `items` starting at `by` (mod its length), in the same cyclic order. */
+function rotated<T>(items: T[], by: number): T[] {
+  const k = by % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
 }

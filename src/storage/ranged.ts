@@ -30,13 +30,15 @@ const MiB = 1024 * 1024;
 /** The first GET's range: enough to time how fast the store streams. */
 export const FIRST_RANGE_SIZE = 2 * MiB;
 /**
- * A far store's ranges: this size, this many at once (the AWS CLI's 8 MiB
- * and 10). Each range holds at most WRITES_PER_BODY + 1 pieces (being
- * written, filling) plus what its connection buffers, so memory does not grow
- * with the object. Measured on 1 GiB through the WAN model (history.md).
+ * A far store's ranges: this size (the AWS CLI's), this many at once (two
+ * more than its 10: where each connection is bounded by window / round
+ * trip, more connections carry more). Each range holds at most
+ * WRITES_PER_BODY + 1 pieces (being written, filling) plus what its
+ * connection buffers, so memory does not grow with the object. Measured on
+ * 1 GiB through the WAN model (history.md).
  */
 export const RANGE_SIZE = 8 * MiB;
-export const PARALLEL_RANGES = 10;
+export const PARALLEL_RANGES = 12;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
 const PIECE_SIZE = 256 * 1024;
 /** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
