@@ -23,10 +23,16 @@ export async function coldStartOnce(cmd: string[], env: Record<string, string>):
   return took;
 }
 
-/** Median of `runs` starts, after one warm-up start (page cache). */
-export async function coldStart(cmd: string[], env: Record<string, string>, runs: number): Promise<number> {
-  await coldStartOnce(cmd, env);
-  const times: number[] = [];
-  for (let i = 0; i < runs; i++) times.push(await coldStartOnce(cmd, env));
-  return median(times);
+/**
+ * The median of `runs` starts of each command, after one warm-up start each
+ * (page cache). The commands take turns, so a busy moment on this shared
+ * machine falls on all of them alike.
+ */
+export async function coldStarts(cmds: string[][], env: Record<string, string>, runs: number): Promise<number[]> {
+  for (const cmd of cmds) await coldStartOnce(cmd, env);
+  const times: number[][] = cmds.map(() => []);
+  for (let i = 0; i < runs; i++) {
+    for (const [k, cmd] of cmds.entries()) times[k]!.push(await coldStartOnce(cmd, env));
+  }
+  return times.map(median);
 }
