@@ -77,8 +77,11 @@ export function stoppedSending(ctx: ErrorContext, ms: number): ActionableError {
 /**
  * The promises that need the whole body in order: the MD5 of a single-part
  * ETag and whole-object checksums. `finish` throws when one was broken.
+ * Undefined when there is none (a multipart ETag, no checksums): nothing to
+ * feed, so no reader of the body feeds it for nothing.
  */
-export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx: ErrorContext): OrderedCheck {
+export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx: ErrorContext): OrderedCheck | undefined {
+  if (!promises.md5 && promises.checksums.length === 0) return undefined;
   const md5 = promises.md5 ? createHash("md5") : undefined;
   const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [alg, value, alg === "crc32" ? new Crc32() : createHash(alg)]);
   return {
@@ -107,7 +110,7 @@ export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx:
  * reported as an incomplete body with the count received.
  */
 export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined, promises: Promises, ctx: ErrorContext): AsyncIterable<Uint8Array> {
-  const check = promises.md5 || promises.checksums.length > 0 ? orderedCheck(promises, ctx) : undefined;
+  const check = orderedCheck(promises, ctx);
   let received = 0;
   try {
     if (body) {

@@ -110,8 +110,7 @@ export function createS3Storage(config: Config): Storage {
         const ctx = errorContext(addr);
         const meta = metaOf(first);
         // The whole object's promises (its ETag's MD5, its checksums), checked over all ranges in order; none, no check.
-        const promises = { ...promisesOf(first, whole), md5: promisesOf(first, true).md5 };
-        const check = promises.md5 || promises.checksums.length > 0 ? orderedCheck(promises, ctx) : undefined;
+        const check = orderedCheck({ checksums: promisesOf(first, whole).checksums, md5: promisesOf(first, true).md5 }, ctx);
         // Progress counts bytes as they arrive, over all ranges.
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
