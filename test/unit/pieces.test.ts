@@ -127,7 +127,8 @@ test("a large download is hashed on another thread from the file: the same sha25
     expect(result).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
     if (withCheck) expect(rec.fed().equals(Buffer.from(bytes))).toBe(true);
   }
-});
+  // Two 65 MiB files written and hashed: 4-5 s on a quiet two-core machine, so well past bun's 5 s default.
+}, 120_000);
 
 test("a large download that fails stops its hashing thread", async () => {
   const done = write("large-failed.bin", 100 * 1024 * KiB, async (w) => {
