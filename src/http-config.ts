@@ -4,7 +4,7 @@
  * configuration so a user sees every problem at once; secrets (the static
  * tokens) come only from the environment, never from argv.
  */
-import { envValue, readPositiveInt, splitList, type Env } from "./env-values.ts";
+import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
 
 export type Transport = "stdio" | "http";
 
@@ -26,6 +26,8 @@ export interface OAuthConfig {
   jwksUrl: string | undefined;
   /** The scope names (in tokens and in the protected resource metadata) for each permission. */
   scopeNames: Record<Scope, string>;
+  /** Accept JWTs without `exp` (they would never expire): only by an explicit STORE_OAUTH_ALLOW_NO_EXPIRY=true. */
+  allowTokensWithoutExpiry: boolean;
 }
 
 export interface HttpConfig {
@@ -132,7 +134,8 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     const scopeNames = { ...DEFAULT_SCOPE_NAMES };
     for (const scope of SCOPES) scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
     // The issuer is used as written (jose compares `iss` exactly); only the URL check normalises.
-    oauth = issuer ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames } : undefined;
+    const allowTokensWithoutExpiry = readBoolean(env, "STORE_OAUTH_ALLOW_NO_EXPIRY", false, errors);
+    oauth = issuer ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames, allowTokensWithoutExpiry } : undefined;
   } else if (cli.oauthAudience || cli.oauthJwksUrl || value(env, "STORE_OAUTH_AUDIENCE") || value(env, "STORE_OAUTH_JWKS_URL")) {
     errors.push("OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.");
   }

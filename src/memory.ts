@@ -115,6 +115,11 @@ export class SendLeases {
     });
   }
 
+  /** Every answer of this transport has been written out (or never will be). */
+  settleAll(): void {
+    for (const id of [...this.held.keys()]) this.sent(id);
+  }
+
   /** The answer to `id` has been written out. */
   sent(id: string | number): void {
     const release = this.held.get(id);

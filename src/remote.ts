@@ -25,7 +25,7 @@ export function startRemote(config: Config, allowedDirs: string[], storage: Stor
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory, jsonSchemaValidator }),
+    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory, leases, jsonSchemaValidator }),
     missingScope: (name, args, caller) => missingScope(ALL_TOOLS, name, args, caller.scopes),
     log,
   });

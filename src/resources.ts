@@ -4,12 +4,15 @@
  * object exactly as get_object read mode does (same bounds, truncation and
  * bucket allowlist), a small `resources/list`, and completions for the
  * template's bucket and key. Registered where get_object is offered.
+ * Listing through resources/list and completions follows the tools: what a
+ * caller may not list with list_buckets / list_objects it cannot enumerate
+ * here either (--tools get_object alone reads only keys it already knows).
  */
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { ActionableError } from "./errors.ts";
 import type { CallTracker } from "./lifecycle.ts";
-import type { ByteBudget } from "./memory.ts";
+import type { ByteBudget, SendLeases } from "./memory.ts";
 import { scrubSecrets } from "./redact.ts";
 import { DEFAULT_MAX_CONTENT_SIZE } from "./tools/get-object.ts";
 import { keyOfUriPath, objectUri, readWindow } from "./tools/object-window.ts";
@@ -27,6 +30,10 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "con
   /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
   memory: ByteBudget;
   calls: CallTracker;
+  /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
+  leases?: SendLeases;
+  /** Which listings the caller's tools offer: list_buckets, list_objects. */
+  lists: { buckets: boolean; keys: boolean };
 };
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
@@ -35,6 +42,7 @@ const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
 export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   const template = new ResourceTemplate("s3://{bucket}/{+key}", {
     list: async (extra) => {
+      if (!deps.lists.buckets || !deps.lists.keys) return { resources: [] };
       const buckets = (await deps.storage.listBuckets(extra.signal)).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
       const pages = await Promise.all(buckets.map((b) => deps.storage.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }))));
       return {
@@ -45,14 +53,14 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     },
     complete: {
       bucket: async (value) =>
-        (await deps.storage.listBuckets())
+        !deps.lists.buckets ? [] : (await deps.storage.listBuckets())
           .map((b) => b.name)
           .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
           .slice(0, COMPLETIONS),
       // Keys and "folders" under what was typed so far, one level at a time.
       key: async (value, context) => {
         const bucket = context?.arguments?.bucket;
-        if (!bucket || !deps.bucketAllowed(bucket)) return [];
+        if (!deps.lists.keys || !bucket || !deps.bucketAllowed(bucket)) return [];
         const page = await deps.storage.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
         return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
       },
@@ -69,7 +77,15 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       deps.checkBucket(bucket);
       const signal = deps.calls.callSignal(extra.signal);
       const release = await deps.memory.reserve(HELD_BYTES, signal);
-      const window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0)).finally(release);
+      let window;
+      try {
+        window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0));
+      } catch (err) {
+        release();
+        throw err;
+      }
+      if (deps.leases) deps.leases.hold(extra.requestId, release);
+      else release();
       const { meta, shown, truncated } = window;
       const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
       // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.

@@ -183,7 +183,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     );
   }
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
-  if (offered.some((t) => t.name === "get_object")) registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES, memory, calls });
+  const offers = (name: string) => offered.some((t) => t.name === name);
+  if (offers("get_object")) {
+    const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
+    registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
+  }
   installSdkHooks(mcp, offered);
   return mcp;
 }

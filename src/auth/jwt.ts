@@ -5,8 +5,13 @@
  * a small clock skew. The keys' address comes from the issuer's metadata
  * unless configured; jose caches the key set and refetches it when a token
  * names an unknown key (key rotation).
+ *
+ * Unauthenticated traffic must not become traffic to the issuer: a token
+ * that is not even a well-formed JWT is refused before any key is looked
+ * up, and while the issuer's metadata or keys cannot be fetched, the failure
+ * is remembered (with backoff) instead of fetched again for every request.
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify, type JWTPayload } from "jose";
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { SCOPES, type OAuthConfig, type Scope } from "../http-config.ts";
 import type { AuthResult } from "./types.ts";
 
@@ -33,12 +38,69 @@ export function scopesOf(payload: JWTPayload, names: Record<Scope, string>): Set
   return new Set(SCOPES.filter((s) => granted.has(names[s])));
 }
 
-export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<AuthResult> {
-  let keys: ReturnType<typeof createRemoteJWKSet> | undefined;
-  const keySet = async () => (keys ??= createRemoteJWKSet(config.jwksUrl ? new URL(config.jwksUrl) : await discoverJwks(config.issuer)));
-  return async (token) => {
+/** RFC 9068 access tokens say `at+jwt`; plain `JWT` and no `typ` are what most issuers send. Anything else (an ID token, a logout token…) is not an access token. */
+const ACCESS_TOKEN_TYPES = new Set(["at+jwt", "application/at+jwt", "jwt"]);
+
+/** How long a failed metadata or key fetch is remembered: doubling from the first to the last. */
+export const ISSUER_BACKOFF_MS = { first: 2_000, max: 60_000 };
+
+class IssuerUnavailable extends Error {}
+
+/**
+ * The issuer's keys, with failures remembered: after a failed fetch, every
+ * request within the backoff is refused at once (503-like) without a fetch.
+ */
+function keysWithBackoff(config: OAuthConfig, now: () => number = Date.now): JWTVerifyGetKey {
+  // One discovery at a time, shared by every request waiting for it (jose shares its key fetches the same way).
+  let keys: Promise<JWTVerifyGetKey> | undefined;
+  let failedUntil = 0;
+  let backoff = 0;
+  let lastProblem = "";
+  return async (header, token) => {
+    if (now() < failedUntil) throw new IssuerUnavailable(lastProblem);
+    const pending = (keys ??= (config.jwksUrl ? Promise.resolve(new URL(config.jwksUrl)) : discoverJwks(config.issuer)).then((url) => createRemoteJWKSet(url)));
     try {
-      const { payload } = await jwtVerify(token, await keySet(), { issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S });
+      const key = await (await pending)(header, token);
+      backoff = 0;
+      return key;
+    } catch (err) {
+      // A key set that answered but has no such key is an answer, not an outage.
+      if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys) throw err;
+      if (keys === pending) keys = undefined; // discovery failed: try it again after the backoff
+      if (now() >= failedUntil) {
+        // Counted once per outage window, however many requests shared the failed fetch.
+        backoff = Math.min(backoff ? backoff * 2 : ISSUER_BACKOFF_MS.first, ISSUER_BACKOFF_MS.max);
+        failedUntil = now() + backoff;
+        lastProblem = String((err as Error)?.message ?? err).slice(0, 160);
+      }
+      throw new IssuerUnavailable(lastProblem);
+    }
+  };
+}
+
+/** Why a token's shape rules it out before any key is looked up, or undefined. */
+function shapeProblem(token: string, requireExp: boolean): string | undefined {
+  let typ: unknown;
+  let payload: JWTPayload;
+  try {
+    typ = decodeProtectedHeader(token).typ;
+    payload = decodeJwt(token);
+  } catch {
+    return "the access token is not a valid JWT";
+  }
+  if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.has(typ.toLowerCase()))) return `the token's type ("typ") is not an access token's (at+jwt or JWT)`;
+  if (requireExp && typeof payload.exp !== "number") return `the access token has no expiry ("exp" claim); this server accepts only tokens that expire`;
+  return undefined;
+}
+
+export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<AuthResult> {
+  const keys = keysWithBackoff(config);
+  const requireExp = !config.allowTokensWithoutExpiry;
+  return async (token) => {
+    const problem = shapeProblem(token, requireExp);
+    if (problem) return { ok: false, error: "invalid_token", description: problem };
+    try {
+      const { payload } = await jwtVerify(token, keys, { issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
       return { ok: true, caller: { id: typeof payload.sub === "string" ? payload.sub : (payload.client_id as string | undefined) ?? "unknown", scopes: scopesOf(payload, config.scopeNames) } };
     } catch (err) {
       return { ok: false, error: "invalid_token", description: describeJwtError(err) };
@@ -48,6 +110,7 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
 
 /** What was wrong with a token, without echoing it. */
 function describeJwtError(err: unknown): string {
+  if (err instanceof IssuerUnavailable) return "the access token cannot be checked now: the issuer's keys are unreachable; retry later";
   if (err instanceof joseErrors.JWTExpired) return "the access token has expired";
   if (err instanceof joseErrors.JWTClaimValidationFailed) return `the access token's "${err.claim}" claim is not valid for this server`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) return "the access token's signature does not verify against the issuer's keys";

@@ -9,13 +9,20 @@
  * only for configured origins, a bounded body, authentication (auth/), a 403
  * for a call outside the caller's scopes, one access-log line per request,
  * /healthz and the OAuth protected resource metadata (RFC 9728).
+ *
+ * One JSON-RPC message per POST: protocol 2025-06-18 dropped batching, and a
+ * batch's answers are held until the last is done, past every per-call
+ * memory bound. So a request is one call, one answer, one log line, and the
+ * call's memory reservation lasts until its answer is written (http-answer.ts).
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Authenticator, Caller } from "../auth/index.ts";
 import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../http-config.ts";
 import type { Logger } from "../log.ts";
+import { SendLeases } from "../memory.ts";
 import { logValue } from "../redact.ts";
+import { answerBody, sseMessage } from "./http-answer.ts";
 
 /** A put_object of 4 MiB is ~5.6 MB of JSON: room for it, not for much more. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -25,8 +32,8 @@ const METADATA_PATH = "/.well-known/oauth-protected-resource";
 export interface HttpDeps {
   config: HttpConfig;
   auth: Authenticator;
-  /** A fresh MCP server for one request, with the tools this caller may use. */
-  serverFor(caller: Caller): McpServer;
+  /** A fresh MCP server for one request, with the tools this caller may use; it hands its calls' memory reservations to `leases`. */
+  serverFor(caller: Caller, leases: SendLeases): McpServer;
   /** The permission a tools/call needs that this caller lacks, if any (policy.ts decides). */
   missingScope(name: string, args: Record<string, unknown>, caller: Caller): Scope | undefined;
   log: Logger;
@@ -34,16 +41,21 @@ export interface HttpDeps {
 
 export interface HttpServer {
   url: string;
-  /** Stops accepting, waits up to `graceMs` for requests in flight, then `cancel`s what is left. */
+  /** Stops accepting, waits up to `graceMs` for requests in flight, answers what is left with a "shutting down" error, then `cancel`s it. */
   shutdown(graceMs: number, cancel: () => Promise<void>): Promise<void>;
 }
 
+/** Told what outlives the handler: the call's reservations, the server to close after a stream (SSE), the request id. */
+type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMessage["id"] | undefined) => void;
 type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}, id: RpcMessage["id"] = null) =>
   json(status, { jsonrpc: "2.0", error: { code, message }, id }, headers);
+const SHUTTING_DOWN = "The server is shutting down: this call was stopped before it finished (its clean-up still runs: no partial file or upload is kept). Retry it; another replica or the restarted server will answer.";
+/** A finished answer sits in memory until written: a reservation is held at most this long, whatever happens. */
+const MAX_LEASE_MS = 10 * 60_000;
 
 export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
@@ -54,6 +66,9 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   let inFlight = 0;
   let stopping = false;
   let drained: (() => void) | undefined;
+  // Resolved when the shutdown grace is over: calls still running are answered with SHUTTING_DOWN.
+  let graceOver!: () => void;
+  const graceEnded = new Promise<void>((resolve) => (graceOver = resolve));
 
   const hostAllowed = (host: string | null) => !!host && (isLoopbackHostHeader(host) || config.allowedHosts.includes(host.toLowerCase()));
   const originAllowed = (origin: string | null) => origin === null || config.allowedOrigins.includes(origin.toLowerCase());
@@ -62,7 +77,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       ? { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version" }
       : {};
 
-  async function handleMcp(req: Request, server: Bun.Server<undefined>, note: (rpc: string, caller?: string) => void): Promise<Response> {
+  async function handleMcp(req: Request, server: Bun.Server<undefined>, note: (rpc: string, caller?: string) => void, answered: Answered): Promise<Response> {
     const origin = req.headers.get("origin");
     // DNS rebinding: a browser page under another name that resolves here.
     if (!hostAllowed(req.headers.get("host"))) return rpcError(403, -32000, "Forbidden: this Host is not allowed (--allowed-host / STORE_ALLOWED_HOSTS).");
@@ -91,37 +106,45 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     } catch {
       return rpcError(400, -32700, "Parse error: the body is not JSON.", corsHeaders);
     }
-    const messages = (Array.isArray(body) ? body : [body]) as RpcMessage[];
-    const first = messages[0];
-    note(first?.method === "tools/call" ? `tools/call ${first.params?.name ?? "?"}` : (first?.method ?? "response"), caller.id);
-    for (const m of messages) {
-      if (m?.method !== "tools/call" || typeof m.params?.name !== "string") continue;
-      const missing = deps.missingScope(m.params.name, m.params.arguments ?? {}, caller);
+    if (Array.isArray(body) && body.length !== 1) {
+      note(`batch of ${body.length} refused`, caller.id);
+      return rpcError(400, -32600, "Invalid request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed them); send one message per POST.", corsHeaders);
+    }
+    const message = (Array.isArray(body) ? body[0] : body) as RpcMessage | undefined;
+    note(message?.method === "tools/call" ? `tools/call ${message.params?.name ?? "?"}` : (message?.method ?? "response"), caller.id);
+    if (message?.method === "tools/call" && typeof message.params?.name === "string") {
+      const missing = deps.missingScope(message.params.name, message.params.arguments ?? {}, caller);
       if (missing) {
         const error = `, error="insufficient_scope", scope="${scopeName(missing)}", error_description="this call needs the ${scopeName(missing)} scope"`;
-        return rpcError(403, -32003, `Forbidden: ${m.params.name} with these arguments needs the ${scopeName(missing)} scope.`, { ...corsHeaders, "www-authenticate": challenge(error) }, m.id);
+        return rpcError(403, -32003, `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`, { ...corsHeaders, "www-authenticate": challenge(error) }, message.id);
       }
     }
     // A long tool call sends nothing until it is done: no idle cut for an authenticated call.
     server.timeout(req, 0);
-    const wantsProgress = messages.some((m) => m?.method === "tools/call" && m.params?._meta?.progressToken !== undefined);
-    const mcp = deps.serverFor(caller);
+    const wantsProgress = message?.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
+    const leases = new SendLeases(MAX_LEASE_MS);
+    const mcp = deps.serverFor(caller, leases);
+    const close = () => void mcp.close().catch(() => {});
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
     await mcp.connect(transport);
     // The client went away: closing the server cancels its calls (their clean-up still runs).
-    const onGone = () => void mcp.close().catch(() => {});
-    req.signal.addEventListener("abort", onGone, { once: true });
-    const res = await transport.handleRequest(req, { parsedBody: body });
+    req.signal.addEventListener("abort", close, { once: true });
+    const res = await Promise.race([transport.handleRequest(req, { parsedBody: body }), graceEnded.then(() => undefined)]);
+    if (!res) {
+      // The grace period is over and this call is still running: answer it now (shutdown cancels it next).
+      close();
+      return rpcError(503, -32000, SHUTTING_DOWN, corsHeaders, message?.id ?? null);
+    }
     const headers = new Headers(res.headers);
     for (const [k, v] of Object.entries(corsHeaders)) headers.set(k, v);
-    if (!res.body || !res.headers.get("content-type")?.includes("text/event-stream")) {
-      req.signal.removeEventListener("abort", onGone);
-      await mcp.close().catch(() => {});
-      return new Response(res.body, { status: res.status, headers });
+    const sse = !!res.body && !!res.headers.get("content-type")?.includes("text/event-stream");
+    // JSON: the call is done, its server can go. SSE: the server lives until the stream has carried the answer.
+    if (!sse) {
+      req.signal.removeEventListener("abort", close);
+      close();
     }
-    // SSE: the server lives until the stream has carried the answer.
-    const closing = new TransformStream<Uint8Array, Uint8Array>({ flush: () => void mcp.close().catch(() => {}) });
-    return new Response(res.body.pipeThrough(closing), { status: res.status, headers });
+    answered(leases, sse ? close : undefined, message?.id);
+    return new Response(res.body, { status: res.status, headers });
   }
 
   const server = Bun.serve({
@@ -130,42 +153,59 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     maxRequestBodySize: MAX_BODY_BYTES,
     // Unauthenticated or idle connections are cut; an authenticated call lifts it (above).
     idleTimeout: 120,
+    // Never Bun's developer error page (source, paths, stack) for anything that escapes below.
+    development: false,
+    error(err) {
+      log.error(`http: ${logValue(String((err as Error)?.message ?? err))}`);
+      return rpcError(500, -32603, "Internal error.");
+    },
     async fetch(req, server) {
       const started = performance.now();
-      const url = new URL(req.url);
+      let path = "?";
       let rpc = "";
       let callerId = "-";
       const note = (what: string, caller?: string) => {
         rpc = what;
         callerId = caller ?? callerId;
       };
+      let leases: SendLeases | undefined;
+      let closeServer: (() => void) | undefined;
+      let rpcId: RpcMessage["id"] = null;
+      const answered: Answered = (l, close, id) => ((leases = l), (closeServer = close), (rpcId = id ?? null));
       inFlight++;
       let res: Response;
       try {
-        if (url.pathname === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok" });
-        else if (config.oauth && (url.pathname === METADATA_PATH || url.pathname === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
-        else if (url.pathname === MCP_PATH || url.pathname === resource.pathname) res = await handleMcp(req, server, note);
+        path = new URL(req.url).pathname;
+        if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok" });
+        else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
+        else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered);
         else res = json(404, { error: "not found", hint: `MCP is served at ${MCP_PATH}` });
       } catch (err) {
-        log.error(`http ${req.method} ${url.pathname}: ${logValue(String((err as Error)?.message ?? err))}`);
+        log.error(`http ${req.method} ${logValue(path)}: ${logValue(String((err as Error)?.message ?? err))}`);
         res = rpcError(500, -32603, "Internal error.");
       }
-      const done = () => {
+      const status = res.status;
+      const done = (how: string) => {
         inFlight--;
         if (inFlight === 0) drained?.();
-        log.info(`http ${req.method} ${url.pathname}${rpc ? ` ${logValue(rpc)}` : ""} ${res.status} ${Math.round(performance.now() - started)}ms caller=${logValue(callerId)}`);
+        leases?.settleAll();
+        closeServer?.();
+        const cut = how === "written" ? "" : ` (${how})`;
+        log.info(`http ${req.method} ${path}${rpc ? ` ${logValue(rpc)}` : ""} ${status}${cut} ${Math.round(performance.now() - started)}ms caller=${logValue(callerId)}`);
       };
-      if (!res.body || !res.headers.get("content-type")?.includes("text/event-stream")) {
-        done();
+      if (!res.body) {
+        done("written");
         return res;
       }
-      // A stream is in flight until it ends (or the client leaves).
+      // In flight until its answer is written, the client leaves, or it stops reading.
+      const sse = !!res.headers.get("content-type")?.includes("text/event-stream");
       let ended = false;
-      const end = () => {
-        if (!ended) (ended = true), done();
+      const end = (how: string) => {
+        if (!ended) (ended = true), done(how);
       };
-      req.signal.addEventListener("abort", end, { once: true });
-      return new Response(res.body.pipeThrough(new TransformStream({ flush: end })), { status: res.status, headers: res.headers });
+      req.signal.addEventListener("abort", () => end("gone"), { once: true });
+      const interrupt = sse ? graceEnded.then(() => sseMessage({ jsonrpc: "2.0", id: rpcId, error: { code: -32000, message: SHUTTING_DOWN } })) : undefined;
+      return new Response(answerBody(res.body, { onEnd: end, ...(interrupt ? { interrupt } : {}) }), { status: res.status, headers: res.headers });
     },
   });
 
@@ -175,10 +215,12 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       stopping = true;
       // Stop accepting: a load balancer's retry lands on another replica.
       void server.stop(false);
-      if (inFlight > 0) {
-        await Promise.race([new Promise<void>((resolve) => (drained = resolve)), new Promise((resolve) => setTimeout(resolve, graceMs))]);
-      }
+      const settled = (ms: number) => (inFlight === 0 ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => (drained = resolve)), Bun.sleep(ms)]));
+      await settled(graceMs);
+      // What is still running gets its answer (and its log line), then is cancelled and cleaned up.
+      graceOver();
       await cancel();
+      await settled(2_000);
       await server.stop(true);
     },
   };

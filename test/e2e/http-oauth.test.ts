@@ -106,3 +106,48 @@ test("scopes decide the tools: read-only hides writes and deletes; a write call 
     await deleter.close();
   }
 });
+
+test("a token must expire and be an access token: no exp, or a typ of another kind of JWT, is 401; JWT, at+jwt or no typ pass", async () => {
+  const claims = { scope: "s3:read", sub: "x" };
+  const noExp = await issuer.mint(claims, { audience: resource, expiresIn: null });
+  const refused = await rpc(server.url, initialize, bearer(noExp));
+  expect(refused.status).toBe(401);
+  expect(refused.headers.get("www-authenticate")).toContain("no expiry");
+  for (const typ of ["logout+jwt", "secevent+jwt", "dpop+jwt"]) {
+    const res = await rpc(server.url, initialize, bearer(await issuer.mint(claims, { audience: resource, typ })));
+    expect(res.status, typ).toBe(401);
+    expect(res.headers.get("www-authenticate"), typ).toContain("not an access token");
+  }
+  for (const typ of ["at+jwt", "application/at+jwt", "JWT", null]) {
+    expect((await rpc(server.url, initialize, bearer(await issuer.mint(claims, { audience: resource, typ })))).status, String(typ)).toBe(200);
+  }
+  // Only an explicit setting accepts tokens that never expire.
+  const lax = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_OAUTH_ALLOW_NO_EXPIRY: "true" } });
+  try {
+    expect((await rpc(lax.url, initialize, bearer(await issuer.mint(claims, { audience: `http://localhost:${lax.port}/mcp`, expiresIn: null })))).status).toBe(200);
+  } finally {
+    await lax.stop();
+  }
+});
+
+test("while the issuer is down, junk tokens are not relayed to it: failures are remembered, and a non-JWT never causes a fetch", async () => {
+  let fetches = 0;
+  const down = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => (fetches++, new Response("unavailable", { status: 503 })) });
+  const dead = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: `http://127.0.0.1:${down.port}` } });
+  try {
+    for (let i = 0; i < 30; i++) expect((await rpc(dead.url, initialize, bearer(`not-a-jwt-${i}`))).status).toBe(401);
+    expect(fetches).toBe(0);
+    const { privateKey } = await generateKeyPair("RS256");
+    const junk = await new SignJWT({ sub: "m" }).setProtectedHeader({ alg: "RS256", kid: "k" }).setIssuer(`http://127.0.0.1:${down.port}`).setAudience(`http://localhost:${dead.port}/mcp`).setExpirationTime("5m").sign(privateKey);
+    const answers = await Promise.all(Array.from({ length: 30 }, () => rpc(dead.url, initialize, bearer(junk))));
+    for (const res of answers) {
+      expect(res.status).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain("retry later");
+    }
+    // One discovery (its two well-known addresses), then nothing until the backoff ends.
+    expect(fetches).toBeLessThanOrEqual(2);
+  } finally {
+    await dead.stop();
+    down.stop(true);
+  }
+});

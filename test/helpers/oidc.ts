@@ -17,7 +17,7 @@ export interface TestIssuer {
   /** A token from the provider's token endpoint (client credentials) for `resource` with `scope`. */
   token(resource: string, scope: string): Promise<string>;
   /** A JWT signed with the provider's own key, with whatever claims a test needs. */
-  mint(claims: Record<string, unknown>, options?: { expiresIn?: string | number; issuer?: string; audience?: string }): Promise<string>;
+  mint(claims: Record<string, unknown>, options?: { expiresIn?: string | number | null; issuer?: string; audience?: string; typ?: string | null }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -60,13 +60,15 @@ export async function startIssuer(): Promise<TestIssuer> {
       return body.access_token;
     },
     async mint(claims, options = {}) {
-      return new SignJWT(claims)
-        .setProtectedHeader({ alg: "RS256", kid: "test-key", typ: "at+jwt" })
+      // null: no typ / no exp at all (tokens some issuers send, which the server must judge).
+      const typ = options.typ === undefined ? "at+jwt" : options.typ;
+      const jwt = new SignJWT(claims)
+        .setProtectedHeader({ alg: "RS256", kid: "test-key", ...(typ === null ? {} : { typ }) })
         .setIssuer(options.issuer ?? issuer)
         .setAudience(options.audience ?? "")
-        .setIssuedAt()
-        .setExpirationTime(options.expiresIn ?? "5m")
-        .sign(privateKey);
+        .setIssuedAt();
+      if (options.expiresIn !== null) jwt.setExpirationTime(options.expiresIn ?? "5m");
+      return jwt.sign(privateKey);
     },
     stop: () => new Promise<void>((resolve) => http.close(() => resolve())),
   };
