@@ -3,11 +3,14 @@
  * the threshold (S3 allows 5 GiB), a multipart copy (UploadPartCopy ranges)
  * above it. The source is pinned to the ETag seen first, so a source replaced
  * mid-copy fails the copy instead of mixing two objects; a failed multipart
- * copy is aborted before the error is returned.
+ * copy is aborted before the error is returned. Every request goes through
+ * `request`, which gives each its own operation deadline: a copy is work on
+ * the store, so no single request may hang however slowly the store answers.
  */
 import type { CompletedPart } from "@aws-sdk/client-s3";
 import type { S3Handle } from "./client.ts";
 import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
+import type { SendOptions } from "./operation.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 import { partSizeFor } from "./upload.ts";
 
@@ -43,27 +46,30 @@ function destinationHeaders(req: CopyRequest, source: ObjectHead) {
   });
 }
 
-export async function copyObject(s3: S3Handle, req: CopyRequest, limits: { threshold: number; requestTimeout: number }, signal?: AbortSignal): Promise<CopyResult> {
-  const { client, sdk } = s3;
-  const threshold = limits.threshold;
-  if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, { abortSignal: signal ?? new AbortController().signal, requestTimeout: limits.requestTimeout });
-  const source = headOf(await client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), { abortSignal: signal }));
+/** Runs one store request under its own deadline (and the caller's signal, unless `uncancellable`: clean-up must go out). */
+export type CopyRequestRunner = <T>(fn: (s3: S3Handle, send: SendOptions) => Promise<T>, uncancellable?: boolean) => Promise<T>;
+
+export async function copyObject(req: CopyRequest, threshold: number, request: CopyRequestRunner): Promise<CopyResult> {
+  if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
+  const source = headOf(await request(({ client, sdk }, send) => client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), send)));
   const size = source.size ?? 0;
   const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
   // Pin the version too where the store has one, so every part reads the same object.
   const from = copySource({ ...req.source, ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}) });
   req.onProgress?.(0, size);
   if (size <= threshold) {
-    const out = await client.send(
-      new sdk.CopyObjectCommand({
-        Bucket: req.bucket,
-        Key: req.key,
-        CopySource: from,
-        ...pin,
-        MetadataDirective: req.metadataDirective,
-        ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
-      }),
-      { abortSignal: signal },
+    const out = await request(({ client, sdk }, send) =>
+      client.send(
+        new sdk.CopyObjectCommand({
+          Bucket: req.bucket,
+          Key: req.key,
+          CopySource: from,
+          ...pin,
+          MetadataDirective: req.metadataDirective,
+          ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
+        }),
+        send,
+      ),
     );
     req.onProgress?.(size, size);
     return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
@@ -71,7 +77,7 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, limits: { thres
 
   const headers = destinationHeaders(req, source);
   const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
-  const created = await client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), { abortSignal: signal });
+  const created = await request(({ client, sdk }, send) => client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send));
   const uploadId = created.UploadId!;
   try {
     const partSize = copyPartSize(size, threshold);
@@ -84,9 +90,8 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, limits: { thres
         const index = next++;
         const start = index * partSize;
         const end = Math.min(size, start + partSize) - 1;
-        const out = await client.send(
-          new sdk.UploadPartCopyCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: index + 1, CopySource: from, CopySourceRange: `bytes=${start}-${end}`, ...pin }),
-          { abortSignal: signal },
+        const out = await request(({ client, sdk }, send) =>
+          client.send(new sdk.UploadPartCopyCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: index + 1, CopySource: from, CopySourceRange: `bytes=${start}-${end}`, ...pin }), send),
         );
         parts[index] = { PartNumber: index + 1, ETag: out.CopyPartResult?.ETag };
         copied += end - start + 1;
@@ -94,14 +99,13 @@ export async function copyObject(s3: S3Handle, req: CopyRequest, limits: { thres
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
-    const done = await client.send(
-      new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...(IfNoneMatch ? { IfNoneMatch } : {}) }),
-      { abortSignal: signal },
+    const done = await request(({ client, sdk }, send) =>
+      client.send(new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...(IfNoneMatch ? { IfNoneMatch } : {}) }), send),
     );
     return { etag: done.ETag || null, version_id: done.VersionId ?? null, size, multipart: true, source_version_id: source.version_id };
   } catch (err) {
-    // No signal: the clean-up must go out even when the call was cancelled.
-    await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId })).catch(() => {});
+    // Not cancellable: the clean-up must go out even when the call was cancelled (it still has a deadline).
+    await request(({ client, sdk }, send) => client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId }), send), true).catch(() => {});
     throw err;
   }
 }

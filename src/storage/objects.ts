@@ -53,12 +53,9 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
         return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
       }),
 
-    copyObject: async (req, signal) => {
-      try {
-        return await copyObject(await getClient(), req, { threshold: config.multipartCopyThreshold, requestTimeout: config.operationTimeoutMs }, signal);
-      } catch (err) {
-        throw toStorageError(err, { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written." } });
-      }
+    copyObject: (req, signal) => {
+      const ctx = { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written." } };
+      return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) => operation(ctx, uncancellable ? undefined : signal, fn));
     },
 
     deleteObject: (addr, signal) =>
