@@ -35,8 +35,23 @@ export function keyOfUriPath(path: string): string {
   return path.split("/").map((s) => decodeURIComponent(s)).join("/");
 }
 
-/** `textBudget`: a smaller budget for text, when the caller sends text twice (get_object: content and structuredContent). */
+/** The longest UTF-8 character: a text window of this many bytes always holds one whole. */
+const MAX_CHAR_BYTES = 4;
+
+/**
+ * `textBudget`: a smaller budget for text, when the caller sends text twice
+ * (get_object: content and structuredContent). A text window always moves
+ * on: when `max` is too small for the character at `offset` (1-3 bytes of a
+ * longer one), the window is widened to hold that character instead of
+ * returning nothing with next_offset == offset, which a model would loop on.
+ */
 export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number, textBudget = ctx.contentBudget): Promise<ObjectWindow> {
+  const window = await readWindowOnce(ctx, addr, max, offset, textBudget);
+  const stalled = window.shown.kind === "text" && window.truncated && window.shown.returnedBytes === 0 && window.start === offset;
+  return stalled && max < MAX_CHAR_BYTES ? readWindowOnce(ctx, addr, MAX_CHAR_BYTES, offset, textBudget) : window;
+}
+
+async function readWindowOnce(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number, textBudget: number): Promise<ObjectWindow> {
   const { meta, bytes: fetched } = await ctx.storage.readObjectHead(addr, max, ctx.signal, offset).catch((err: unknown) => {
     if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
     throw err;

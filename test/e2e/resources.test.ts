@@ -102,3 +102,28 @@ test("tool results link objects: list_objects items and a truncated read carry r
   expect(whole.structuredContent?.text).toBe("# Read me\n");
   expect(textOf(whole)).toContain("# Read me");
 });
+
+test("what a caller can enumerate through resources/list and completions follows its tools: --tools get_object lists nothing", async () => {
+  const ref = { type: "ref/resource" as const, uri: "s3://{bucket}/{+key}" };
+  const cases = [
+    { tools: "get_object", buckets: false, keys: false },
+    { tools: "get_object,list_buckets", buckets: true, keys: false },
+    { tools: "get_object,list_objects", buckets: false, keys: true },
+  ];
+  for (const c of cases) {
+    const narrow = await connectBinary({ env: s3Env(), args: ["--tools", c.tools] });
+    try {
+      // resources/list enumerates buckets and keys: only with both listings offered.
+      expect((await narrow.client.listResources()).resources, c.tools).toEqual([]);
+      const buckets = (await narrow.client.complete({ ref, argument: { name: "bucket", value: bucket.slice(0, 6) } })).completion.values;
+      expect(buckets.includes(bucket), c.tools).toBe(c.buckets);
+      const keys = (await narrow.client.complete({ ref, argument: { name: "key", value: "docs/" }, context: { arguments: { bucket } } })).completion.values;
+      expect(keys.length > 0, c.tools).toBe(c.keys);
+      // A key it already knows is still readable.
+      const read = await narrow.client.readResource({ uri: uriOf("docs/readme.md") });
+      expect(read.contents[0]).toMatchObject({ text: "# Read me\n" });
+    } finally {
+      await narrow.close();
+    }
+  }
+});

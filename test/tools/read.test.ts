@@ -19,6 +19,26 @@ beforeAll(async () => {
 afterAll(() => client.close());
 
 describe("get_object read", () => {
+  test("paging always moves on, even with a window smaller than the character at offset: the pages join to the whole text", async () => {
+    const text = "a€b😀cü𝄞";
+    await put("paging/chars.txt", text, "text/plain; charset=utf-8");
+    for (const max of [1, 2, 3, 4, 5]) {
+      let offset = 0;
+      let joined = "";
+      for (let calls = 0; ; calls++) {
+        expect(calls, `max ${max}`).toBeLessThan(20);
+        const r = await call(client, "get_object", { bucket_name: bucket, object_key: "paging/chars.txt", max_content_size: max, offset });
+        expect(r.isError, textOf(r)).toBeFalsy();
+        const page = r.structuredContent!;
+        joined += page.text;
+        if (page.next_offset === null || page.next_offset === undefined) break;
+        expect(page.next_offset, `max ${max} at ${offset}`).toBeGreaterThan(offset);
+        offset = page.next_offset;
+      }
+      expect(joined, `max ${max}`).toBe(text);
+    }
+  });
+
   test("text comes back exactly, with metadata; mode defaults to read", async () => {
     const text = "line one\nlíne twö 😀\n";
     await put("notes/a.txt", text, "text/plain; charset=utf-8");
