@@ -32,6 +32,8 @@ export const presignUrl = defineTool({
     expires_in: z.number(),
     expires_at: z.string(),
     headers: z.record(z.string(), z.string()),
+    exposes: z.object({ access_key_id: z.string(), session_token: z.boolean(), secret_key: z.literal(false) }).describe("What the URL itself carries, as SigV4 requires."),
+    warning: z.string().optional(),
   }),
   // A PUT link lets whoever holds it replace the object: rated for that worst case.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
@@ -54,9 +56,20 @@ export const presignUrl = defineTool({
     });
     const expiresAt = new Date(Date.now() + expiresIn * 1000).toISOString();
     const how = method === "PUT" ? `upload with an HTTP PUT of the bytes${headers["Content-Type"] ? ` and the header Content-Type: ${headers["Content-Type"]}` : ""}` : "download with an HTTP GET";
+    const exposes = exposedBy(url);
+    const carries = `The URL carries the access key id ${exposes.access_key_id}${exposes.session_token ? " and the session token of temporary credentials" : ""} (as every presigned URL must), never the secret key.`;
+    const warning = exposes.session_token
+      ? undefined
+      : "signed with a long-lived access key: the link is limited only by expires_in, and whoever holds it learns that key's id. For links you share, prefer temporary credentials (a role, SSO) or a key limited to this bucket.";
     return textOutput(
-      `${method} link for ${s3Uri(args.bucket_name, args.object_key)}, valid until ${expiresAt} (${expiresIn} s): ${url}\nAnyone holding this URL can ${how} until then; share it only with whom it is meant for.`,
-      { url, method, bucket: args.bucket_name, key: args.object_key, expires_in: expiresIn, expires_at: expiresAt, headers },
+      `${method} link for ${s3Uri(args.bucket_name, args.object_key)}, valid until ${expiresAt} (${expiresIn} s): ${url}\nAnyone holding this URL can ${how} until then; share it only with whom it is meant for. ${carries}${warning ? `\nWarning: ${warning}` : ""}`,
+      { url, method, bucket: args.bucket_name, key: args.object_key, expires_in: expiresIn, expires_at: expiresAt, headers, exposes, ...(warning ? { warning } : {}) },
     );
   },
 });
+
+/** What a SigV4 presigned URL discloses: the key id in X-Amz-Credential, a session token when the credentials are temporary. */
+function exposedBy(url: string): { access_key_id: string; session_token: boolean; secret_key: false } {
+  const query = new URL(url).searchParams;
+  return { access_key_id: (query.get("X-Amz-Credential") ?? "").split("/")[0] ?? "", session_token: query.has("X-Amz-Security-Token"), secret_key: false };
+}

@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { GetObjectCommand, HeadObjectCommand, PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { randomBytes, sha256 } from "../helpers/files.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
-import { freshBucket, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, s3, sdkClient } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
 let client: Client;
@@ -198,6 +198,27 @@ describe("presign_url", () => {
     const short = await call(client, "presign_url", { bucket_name: bucket, object_key: "shared/report.txt", expires_in: 1 });
     await Bun.sleep(2100);
     expect((await fetch(short.structuredContent!.url)).status).toBe(403);
+  });
+});
+
+describe("presign_url says what the link exposes", () => {
+  test("long-lived keys: the key id, never the secret, and a warning; temporary credentials: the session token too, no warning", async () => {
+    const server = s3();
+    const long = await call(client, "presign_url", { bucket_name: bucket, object_key: "shared/report.txt" });
+    expect(long.structuredContent!.exposes).toEqual({ access_key_id: server.accessKeyId, session_token: false, secret_key: false });
+    expect(long.structuredContent!.warning).toContain("long-lived access key");
+    expect(textOf(long)).toContain("never the secret key");
+    expect(textOf(long)).not.toContain(server.secretAccessKey);
+    const temporary = await connectInMemory({}, { credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey, sessionToken: "a-session-token-for-this-test" } });
+    try {
+      const r = await call(temporary, "presign_url", { bucket_name: bucket, object_key: "shared/report.txt" });
+      expect(r.structuredContent!.exposes).toEqual({ access_key_id: server.accessKeyId, session_token: true, secret_key: false });
+      expect(r.structuredContent!.warning).toBeUndefined();
+      expect(r.structuredContent!.url).toContain("X-Amz-Security-Token=a-session-token-for-this-test");
+      expect(textOf(r)).toContain("session token");
+    } finally {
+      await temporary.close();
+    }
   });
 });
 
