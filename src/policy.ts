@@ -24,6 +24,28 @@ export interface PolicyOptions {
   scopes?: ReadonlySet<Scope>;
   /** False on a remote server without --allowed-dir: no tool may touch the server's disk. Default true. */
   localFiles?: boolean;
+  /** A bucket allowlist is in force (--bucket): keys with `.`/`..` segments are refused (see unsafeKeyRefusal). */
+  bucketAllowlist?: boolean;
+}
+
+/** The arguments that become part of a request's path (or copy source) and so could be normalised on the way. */
+const KEY_ARGUMENTS = ["object_key", "source_key"] as const;
+
+/**
+ * With a bucket allowlist in force, a key with a `.` or `..` segment is
+ * refused: `a/../../other/k` sent verbatim is `/bucket/a/../../other/k`,
+ * which a path-normalising proxy, HTTP client or store turns into another
+ * bucket's object. Without an allowlist every bucket is reachable anyway, so
+ * such keys (legal in S3) are sent as they are.
+ */
+export function unsafeKeyRefusal(key: string, bucketAllowlist: boolean): ActionableError | undefined {
+  if (!bucketAllowlist || !key.split("/").some((segment) => segment === "." || segment === "..")) return undefined;
+  return new ActionableError({
+    resource: key,
+    code: "UnsafeKey",
+    message: 'This key has a "." or ".." path segment, which a proxy or store on the way may resolve into another bucket; this server is limited to some buckets (--bucket), so it does not send such keys.',
+    hint: 'use the key without "." and ".." segments (a key names an object, not a path to resolve).',
+  });
 }
 
 /**
@@ -81,6 +103,10 @@ export function toolsFor(all: readonly ToolDefinition[], options: PolicyOptions)
 
 /** Why this call may not proceed, or undefined: a write in read-only mode, a permission the caller lacks, local files on a remote server. */
 export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>, options: PolicyOptions): ActionableError | undefined {
+  for (const field of KEY_ARGUMENTS) {
+    const refusal = typeof args[field] === "string" ? unsafeKeyRefusal(args[field], options.bucketAllowlist ?? false) : undefined;
+    if (refusal) return refusal;
+  }
   const needed = scopeFor(tool, args);
   if (options.scopes && !options.scopes.has(needed)) {
     return new ActionableError({

@@ -32,6 +32,8 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "con
   calls: CallTracker;
   /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
   leases?: SendLeases;
+  /** Throws for a key the policy will not send (a "." or ".." segment under a bucket allowlist). */
+  checkKey(key: string): void;
   /** Which listings the caller's tools offer: list_buckets, list_objects. */
   lists: { buckets: boolean; keys: boolean };
 };
@@ -75,6 +77,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       const bucket = String(variables.bucket);
       const key = keyOfUriPath(String(variables.key));
       deps.checkBucket(bucket);
+      deps.checkKey(key);
       const signal = deps.calls.callSignal(extra.signal);
       const release = await deps.memory.reserve(HELD_BYTES, signal);
       let window;

@@ -11,7 +11,7 @@ import { createLocalFiles } from "./local/index.ts";
 import type { Logger } from "./log.ts";
 import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
-import { callRefusal, toolsFor, type PolicyOptions } from "./policy.ts";
+import { callRefusal, toolsFor, unsafeKeyRefusal, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS } from "./tools/index.ts";
@@ -85,6 +85,7 @@ function policyOf(options: ServerOptions): PolicyOptions {
     readOnly: options.readOnly,
     allowDelete: options.allowDelete ?? false,
     tools: options.tools ?? [],
+    bucketAllowlist: options.buckets.length > 0,
     ...(options.remote ? { scopes: options.remote.scopes, localFiles: options.allowedDirs.length > 0 } : {}),
   };
 }
@@ -186,7 +187,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const offers = (name: string) => offered.some((t) => t.name === name);
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
-    registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
+    const checkKey = (key: string) => {
+      const refusal = unsafeKeyRefusal(key, policy.bucketAllowlist ?? false);
+      if (refusal) throw refusal;
+    };
+    registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
   }
   installSdkHooks(mcp, offered);
   return mcp;

@@ -5,7 +5,9 @@ import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFile
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3Env } from "../helpers/s3.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
 let close: () => Promise<void>;
@@ -74,5 +76,45 @@ test("--read-only hides the writing tools from tools/list", async () => {
     expect((await roEnv.client.listTools()).tools.length).toBe(6);
   } finally {
     await roEnv.close();
+  }
+});
+
+test("with a bucket allowlist, keys with '.' or '..' segments are refused before anything is sent (through a normalising proxy)", async () => {
+  const other = await freshBucket("e2esafe-other");
+  await sdkClient().send(new PutObjectCommand({ Bucket: other, Key: "secret.txt", Body: "another bucket's secret" }));
+  const proxy = startRecordingProxy(s3().endpoint);
+  const fenced = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--bucket", bucket, "--allow-delete"] });
+  try {
+    const sneaky = `x/../../${other}/secret.txt`;
+    const calls: [string, Record<string, unknown>][] = [
+      ["get_object", { bucket_name: bucket, object_key: sneaky }],
+      ["head_object", { bucket_name: bucket, object_key: sneaky }],
+      ["put_object", { bucket_name: bucket, object_key: `./${sneaky}`, content: "x" }],
+      ["copy_object", { source_bucket: bucket, source_key: sneaky, bucket_name: bucket, object_key: "copy.txt" }],
+      ["presign_url", { bucket_name: bucket, object_key: sneaky }],
+      ["delete_object", { bucket_name: bucket, object_key: `a/./b/../../${other}/secret.txt` }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await call(fenced.client, name, args);
+      expect(r.isError, name).toBe(true);
+      expect(textOf(r), name).toContain("UnsafeKey");
+      expect(textOf(r), name).not.toContain("another bucket's secret");
+    }
+    // A resource URI's segments are percent-decoded into the key (URL parsing resolves plain ".." segments first, within the bucket): "%2F.." hides one.
+    await expect(fenced.client.readResource({ uri: `s3://${bucket}/x%2F..%2F..%2F${other}%2Fsecret.txt` })).rejects.toThrow(/UnsafeKey/);
+    expect(proxy.requests.filter((r) => r.path.includes("secret") || r.path.includes("copy.txt"))).toEqual([]);
+    // Dots inside a segment are ordinary keys.
+    expect((await call(fenced.client, "put_object", { bucket_name: bucket, object_key: "v1..2/.hidden/a.b", content: "ok" })).isError).toBeFalsy();
+  } finally {
+    await fenced.close();
+    proxy.stop();
+  }
+  // Without an allowlist every bucket is reachable anyway: such keys (legal in S3) are sent as they are.
+  const open = await connectBinary({ env: s3Env() });
+  try {
+    const r = await call(open.client, "head_object", { bucket_name: bucket, object_key: "a/./b.txt" });
+    expect(textOf(r)).not.toContain("UnsafeKey");
+  } finally {
+    await open.close();
   }
 });
