@@ -2,7 +2,7 @@
 import { defineCommand, runMain } from "citty";
 import { ARGS, cliOptionsFrom } from "./cli-options.ts";
 import { describeConfig, resolveConfig } from "./config.ts";
-import { CallTracker } from "./lifecycle.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
 import { SendLeases } from "./memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, type Logger } from "./log.ts";
@@ -49,7 +49,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   log.info("ready on stdio");
 }
 
-/** Exits 0 when the client closes stdin or on SIGINT/SIGTERM, after in-flight calls cleaned up. */
+/** Exits 0 when the client closes stdin or on SIGINT/SIGTERM/SIGHUP, after in-flight calls cleaned up. */
 function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<void>): void {
   let stopping = false;
   const stop = async (why: string) => {
@@ -62,8 +62,8 @@ function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<v
   };
   process.stdin.on("end", () => void stop("stdin closed"));
   process.stdin.on("close", () => void stop("stdin closed"));
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  // SIGHUP too: a closing terminal sends it and the npm launcher forwards it; an uncleaned exit would leave a download's temp file.
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void stop(signal));
   // A stray rejection (e.g. from a library's background work) must not end the server.
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
 }

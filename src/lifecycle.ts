@@ -3,6 +3,13 @@
  * can cancel them and wait for their clean-up: temp files removed, multipart
  * uploads aborted, before the process exits.
  */
+/**
+ * The signals that end the server cleanly: SIGINT and SIGTERM, and SIGHUP,
+ * which a closing terminal sends and the npm launcher forwards (by default
+ * it would kill the process with no clean-up at all).
+ */
+export const SHUTDOWN_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
 export class CallTracker {
   private readonly stopping = new AbortController();
   private readonly running = new Set<Promise<unknown>>();

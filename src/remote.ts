@@ -1,12 +1,13 @@
 /**
  * Remote mode (--transport http): one S3 client and one memory budget for
  * the process, a fresh MCP server per request with the tools its caller may
- * use, the HTTP transport in front, and SIGTERM that drains before exiting.
+ * use, the HTTP transport in front, and SIGTERM (SIGINT, SIGHUP) that drains
+ * before exiting.
  */
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
 import { createAuthenticator } from "./auth/index.ts";
 import type { Config } from "./config.ts";
-import { CallTracker } from "./lifecycle.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
 import type { Logger } from "./log.ts";
 import { ByteBudget } from "./memory.ts";
 import { missingScope } from "./policy.ts";
@@ -40,7 +41,6 @@ export function startRemote(config: Config, allowedDirs: string[], storage: Stor
     await server.shutdown(http.shutdownGraceMs, () => calls.shutdown(5_000));
     process.exit(0);
   };
-  process.on("SIGINT", () => void stop("SIGINT"));
-  process.on("SIGTERM", () => void stop("SIGTERM"));
+  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void stop(signal));
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
 }

@@ -68,16 +68,22 @@ test("a cancelled multipart upload is aborted: no object, no multipart upload le
   }
 }, 60_000);
 
-test("SIGTERM during a download: the process exits 0 and leaves no partial file", async () => {
-  const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "", ...s3Env() } });
-  const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "term/huge.bin" } } };
-  for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");
-  proc.stdin.flush();
-  await Bun.sleep(200);
-  proc.kill("SIGTERM");
-  expect(await proc.exited).toBe(0);
-  // Either the download finished before the signal (a whole file) or nothing is there: never a part.
-  const left = readdirSync(dir).includes("term") ? readdirSync(join(dir, "term")) : [];
-  expect(left.filter((f) => f !== "huge.bin")).toEqual([]);
-  if (left.includes("huge.bin")) expect(statSync(join(dir, "term/huge.bin")).size).toBe(SIZE);
-}, 60_000);
+// Every signal the npm launcher forwards (and SIGHUP: a closing terminal) ends the server cleanly.
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+  test(`${signal} during a download: the process exits 0 and leaves no partial file`, async () => {
+    const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", ...s3Env() } });
+    const target = `sig-${signal}`;
+    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: `${target}/huge.bin` } } };
+    for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");
+    proc.stdin.flush();
+    // Signal once the download is under way (its temp file exists), or at the latest after 2 s.
+    for (let i = 0; i < 100 && !(readdirSync(dir).includes(target) && readdirSync(join(dir, target)).length > 0); i++) await Bun.sleep(20);
+    proc.kill(signal);
+    expect(await proc.exited).toBe(0);
+    expect(await new Response(proc.stderr).text()).toContain(`shutting down (${signal})`);
+    // Either the download finished before the signal (a whole file) or nothing is there: never a part.
+    const left = readdirSync(dir).includes(target) ? readdirSync(join(dir, target)) : [];
+    expect(left.filter((f) => f !== "huge.bin")).toEqual([]);
+    if (left.includes("huge.bin")) expect(statSync(join(dir, target, "huge.bin")).size).toBe(SIZE);
+  }, 60_000);
+}

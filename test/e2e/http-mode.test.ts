@@ -167,7 +167,9 @@ describe("local files and progress with --allowed-dir", () => {
   }, 60_000);
 });
 
-test("SIGTERM mid-call: the call in flight completes, new connections are refused, exit 0", async () => {
+// SIGHUP (a closing terminal, or forwarded by the npm launcher) drains like SIGTERM.
+for (const signal of ["SIGTERM", "SIGHUP"] as const) {
+test(`${signal} mid-call: the call in flight completes, new connections are refused, exit 0`, async () => {
   const big = await freshBucket("http-drain");
   await sdkClient().send(new PutObjectCommand({ Bucket: big, Key: "slow.bin", Body: randomBytes(8 * MiB, 7) }));
   const proxy = await startFaultProxy(s3().endpoint);
@@ -177,7 +179,7 @@ test("SIGTERM mid-call: the call in flight completes, new connections are refuse
     const client = await connectHttp(draining.url, TOKEN);
     const pending = call(client, "get_object", { bucket_name: big, object_key: "slow.bin", max_content_size: 6 * MiB });
     await Bun.sleep(300);
-    draining.proc.kill("SIGTERM");
+    draining.proc.kill(signal);
     await Bun.sleep(100);
     await expect(fetch(draining.url.replace("/mcp", "/healthz"))).rejects.toThrow();
     const r = await pending;
@@ -189,6 +191,7 @@ test("SIGTERM mid-call: the call in flight completes, new connections are refuse
     await proxy.stop();
   }
 }, 60_000);
+}
 
 test("the official conformance suite's server scenarios that apply pass against HTTP mode", async () => {
   const open = await startHttpBinary({ env: s3Env() });
