@@ -3,8 +3,10 @@
  * configuration and credential source, the endpoint (DNS, TCP, TLS, HTTP,
  * the store's kind), the clock, the credentials (ListBuckets), each bucket
  * (region, listing), addressing style, and with --write-test a write round
- * trip in both checksum modes. One line per check, the fix for each failure;
- * exit 0 when nothing failed, 1 otherwise; --json for the same as JSON.
+ * trip in both checksum modes. One line per check, printed as it finishes,
+ * the fix for each failure; every request to the store has a deadline, so a
+ * store that never answers or trickles cannot hang it; exit 0 when nothing
+ * failed, 1 otherwise; --json for the same as JSON.
  */
 import { defineCommand, runMain } from "citty";
 import { ARGS, cliOptionsFrom } from "../cli-options.ts";
@@ -12,7 +14,7 @@ import { resolveConfig, type Config } from "../config.ts";
 import { realAllowedDirs } from "../local/allowed.ts";
 import { registerStartupCredentials, scrubSecrets } from "../redact.ts";
 import { clockCheck, probeEndpoint } from "./network.ts";
-import { exitCodeOf, renderChecks, type Check } from "./report.ts";
+import { CheckLog, exitCodeOf, renderCheck, type Check } from "./report.ts";
 import { addressingCheck, bucketChecks, credentialSourceCheck, listBucketsCheck, storeProbe, writeChecks } from "./store.ts";
 
 /** Buckets checked when none is named: the first few listed. */
@@ -24,15 +26,15 @@ const DOCTOR_ARGS = {
   json: { type: "boolean", description: "Print the checks as JSON" },
 } as const;
 
-export async function diagnose(config: Config, writeTest: string | undefined): Promise<Check[]> {
-  const checks: Check[] = [{ name: "configuration", status: "ok", detail: `region ${config.region}, endpoint ${config.endpointUrl ?? "AWS S3"}, ${config.forcePathStyle ? "path-style" : "virtual-hosted"}, checksums ${config.checksums.toLowerCase()}` }];
+export async function diagnose(config: Config, writeTest: string | undefined, checks = new CheckLog()): Promise<Check[]> {
+  checks.push({ name: "configuration", status: "ok", detail: `region ${config.region}, endpoint ${config.endpointUrl ?? "AWS S3"}, ${config.forcePathStyle ? "path-style" : "virtual-hosted"}, checksums ${config.checksums.toLowerCase()}` });
   const probe = await storeProbe(config);
   checks.push(await credentialSourceCheck(config, probe));
   const endpoint = new URL(config.endpointUrl ?? `https://s3.${config.region}.amazonaws.com`);
   const facts = await probeEndpoint(endpoint, checks);
-  if (!facts.reachable) return checks;
+  if (!facts.reachable) return checks.all;
   checks.push(clockCheck(facts.storeDate));
-  if (checks.some((c) => c.name === "credentials source" && c.status === "fail")) return checks;
+  if (checks.all.some((c) => c.name === "credentials source" && c.status === "fail")) return checks.all;
   const listed = await listBucketsCheck(config, probe);
   checks.push(listed.check);
   const buckets = config.buckets.length > 0 ? config.buckets : listed.buckets.slice(0, FIRST_BUCKETS);
@@ -45,7 +47,7 @@ export async function diagnose(config: Config, writeTest: string | undefined): P
   if (usable) checks.push(await addressingCheck(config, probe, usable));
   else if (buckets.length === 0 && listed.check.status === "ok") checks.push({ name: "addressing", status: "skip", detail: "no bucket to try it on" });
   if (writeTest) checks.push(...(await writeChecks(config, probe, writeTest)));
-  return checks;
+  return checks.all;
 }
 
 async function run(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -55,12 +57,13 @@ async function run(rawArgs: string[], args: Record<string, unknown>): Promise<vo
   const problems = [...errors, ...(resolved.ok ? [] : resolved.errors)];
   if (resolved.ok) problems.push(...realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs).errors);
   const writeTest = typeof args["write-test"] === "string" ? (args["write-test"] as string) : undefined;
-  const checks: Check[] =
-    problems.length > 0 || !resolved.ok
-      ? problems.map((p) => ({ name: "configuration", status: "fail" as const, detail: scrubSecrets(p), fix: "fix the option or variable it names (store-mcp-server --help)" }))
-      : await diagnose(resolved.config, writeTest);
-  const code = exitCodeOf(checks);
-  process.stdout.write(args.json === true ? `${JSON.stringify({ ok: code === 0, checks }, null, 2)}\n` : `${renderChecks(checks)}\n${code === 0 ? "All required checks passed." : "Some checks failed: fix the first ✗ first."}\n`);
+  const json = args.json === true;
+  // Human output: each line as its check finishes (a slow step shows where it is); JSON: one document at the end.
+  const log = new CheckLog(json ? undefined : (check) => process.stdout.write(`${renderCheck(check)}\n`));
+  if (problems.length > 0 || !resolved.ok) log.push(...problems.map((p) => ({ name: "configuration", status: "fail" as const, detail: scrubSecrets(p), fix: "fix the option or variable it names (store-mcp-server --help)" })));
+  else await diagnose(resolved.config, writeTest, log);
+  const code = exitCodeOf(log.all);
+  process.stdout.write(json ? `${JSON.stringify({ ok: code === 0, checks: log.all }, null, 2)}\n` : `${code === 0 ? "All required checks passed." : "Some checks failed: fix the first ✗ first."}\n`);
   process.exit(code);
 }
 

@@ -70,7 +70,7 @@ export interface EndpointFacts {
 }
 
 /** DNS, TCP, TLS and one HTTP answer; pushes a check for each step, stops at the first that fails. */
-export async function probeEndpoint(endpoint: URL, checks: Check[]): Promise<EndpointFacts> {
+export async function probeEndpoint(endpoint: URL, checks: Pick<Check[], "push">): Promise<EndpointFacts> {
   const host = endpoint.hostname.replace(/^\[|\]$/g, "");
   const port = Number(endpoint.port || (endpoint.protocol === "https:" ? 443 : 80));
   if (!isIP(host)) {

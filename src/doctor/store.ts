@@ -9,14 +9,19 @@ import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { redactKeyId, type ChecksumMode, type Config } from "../config.ts";
 import { lazyS3Client, type S3Handle } from "../storage/client.ts";
+import { startDeadline } from "../storage/deadline.ts";
 import { scrubSecrets } from "../redact.ts";
 import type { Check } from "./report.ts";
 
 type Sdk = typeof import("@aws-sdk/client-s3");
 type SdkError = { name?: string; Code?: string; message?: string; $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
 
+/** Every request of a diagnosis ends by then: a store that never answers, or trickles, cannot hang the doctor. */
+export const REQUEST_DEADLINE_MS = 15_000;
+
 const codeOf = (err: unknown) => {
   const e = err as SdkError;
+  if (e.name === "AbortError" || e.name === "TimeoutError") return `no answer within ${REQUEST_DEADLINE_MS / 1000} s`;
   const code = e.Code ?? e.name ?? "UnknownError";
   return code === "UnknownError" || code === "Unknown" ? `HTTP ${e.$metadata?.httpStatusCode ?? "?"}` : code;
 };
@@ -38,7 +43,24 @@ export async function storeProbe(config: Config): Promise<StoreProbe> {
     return built.get(key)!;
   };
   const { sdk } = await handle({});
-  return { sdk, client: async (overrides = {}) => (await handle(overrides)).client };
+  return { sdk, client: async (overrides = {}) => withDeadlines((await handle(overrides)).client) };
+}
+
+/** The client, with a deadline on each send (which rejects then even if the SDK would keep reading a trickle). */
+function withDeadlines(client: S3Client): S3Client {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      if (prop !== "send") return Reflect.get(target, prop, receiver);
+      return async (command: Parameters<S3Client["send"]>[0], options: { abortSignal?: AbortSignal } = {}) => {
+        const deadline = startDeadline(REQUEST_DEADLINE_MS, 1, options.abortSignal);
+        try {
+          return await deadline.race(target.send(command, { ...options, abortSignal: deadline.signal }));
+        } finally {
+          deadline.dispose();
+        }
+      };
+    },
+  });
 }
 
 /** Which credential source won (the key id's last four characters only). */
@@ -134,44 +156,86 @@ export async function addressingCheck(config: Config, probe: StoreProbe, bucket:
   return { name: "addressing", status: "fail", detail, fix: "neither style reaches the bucket: see the bucket checks above" };
 }
 
-/** Put, get and delete a tiny object in `mode`; true when the store took it and gave it back intact. Nothing is left behind. */
-async function roundTrip(probe: StoreProbe, bucket: string, mode: ChecksumMode): Promise<{ ok: boolean; detail: string }> {
+interface RoundTrip {
+  ok: boolean;
+  detail: string;
+  /** The test object, when it may still be in the bucket, and why. */
+  leftBehind?: { key: string; why: string };
+}
+
+/** Put, get and delete a tiny object in `mode`; true when the store took it and gave it back intact. Whether it is really gone is checked, not assumed. */
+async function roundTrip(probe: StoreProbe, bucket: string, mode: ChecksumMode): Promise<RoundTrip> {
   const client = await probe.client({ checksums: mode });
   const key = `.store-mcp-doctor/${randomBytes(8).toString("hex")}`;
   const body = `store-mcp-server doctor ${new Date().toISOString()}`;
+  // Whether the object may exist: a PUT the store refused (an HTTP answer) wrote nothing; one that timed out may have.
+  let written = false;
+  let result: { ok: boolean; detail: string };
   try {
-    await client.send(new probe.sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from(body), ContentType: "text/plain" }));
+    written = true;
+    await client.send(new probe.sdk.PutObjectCommand({ Bucket: bucket, Key: key, Body: Buffer.from(body), ContentType: "text/plain" })).catch((err: unknown) => {
+      if (statusOf(err) !== undefined) written = false;
+      throw err;
+    });
     const got = await client.send(new probe.sdk.GetObjectCommand({ Bucket: bucket, Key: key }));
     const text = await got.Body?.transformToString();
-    return text === body ? { ok: true, detail: "put, get and delete work" } : { ok: false, detail: `the object came back different (${text?.length ?? 0} bytes instead of ${body.length}): the store mangles what it receives` };
+    result = text === body ? { ok: true, detail: "put, get and delete work" } : { ok: false, detail: `the object came back different (${text?.length ?? 0} bytes instead of ${body.length}): the store mangles what it receives` };
   } catch (err) {
-    return { ok: false, detail: `${codeOf(err)} (HTTP ${statusOf(err) ?? "?"})` };
-  } finally {
-    await client.send(new probe.sdk.DeleteObjectCommand({ Bucket: bucket, Key: key })).catch(() => {});
+    result = { ok: false, detail: `${codeOf(err)} (HTTP ${statusOf(err) ?? "?"})` };
+  }
+  if (!written) return result;
+  const why = await removeTestObject(client, probe.sdk, bucket, key);
+  return why ? { ...result, ok: false, ...(result.ok ? { detail: "put and get work, delete does not" } : {}), leftBehind: { key, why } } : result;
+}
+
+/** Deletes the test object and makes sure it is gone; why it may not be, or undefined. */
+async function removeTestObject(client: S3Client, sdk: Sdk, bucket: string, key: string): Promise<string | undefined> {
+  try {
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: bucket, Key: key }));
+  } catch (err) {
+    return `its DELETE failed: ${codeOf(err)} (HTTP ${statusOf(err) ?? "?"})`;
+  }
+  try {
+    await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return "it is still there after its DELETE was answered";
+  } catch (err) {
+    return statusOf(err) === 404 ? undefined : `whether it is gone could not be checked: ${codeOf(err)} (HTTP ${statusOf(err) ?? "?"})`;
   }
 }
 
-/** --write-test: the configured checksum mode, then the SDK's default, with a recommendation for STORE_CHECKSUMS. */
+/** A failed check naming each test object that may be left, and how to remove it. */
+function leftBehindChecks(bucket: string, trips: RoundTrip[]): Check[] {
+  return trips.flatMap((t) =>
+    t.leftBehind
+      ? [{ name: "write test clean-up", status: "fail" as const, detail: `left s3://${bucket}/${t.leftBehind.key} behind: ${t.leftBehind.why}`, fix: `delete it (aws s3 rm "s3://${bucket}/${t.leftBehind.key}") and allow these credentials s3:DeleteObject` }]
+      : [],
+  );
+}
+
+/** --write-test: the configured checksum mode, then the SDK's default, with a recommendation for STORE_CHECKSUMS; any test object left behind is a failure, named. */
 export async function writeChecks(config: Config, probe: StoreProbe, bucket: string): Promise<Check[]> {
+  const mode = config.checksums.toLowerCase();
   const configured = await roundTrip(probe, bucket, config.checksums);
   const checks: Check[] = [
     configured.ok
-      ? { name: `write test (${config.checksums.toLowerCase()})`, status: "ok", detail: `${configured.detail} in ${bucket}; nothing left behind` }
-      : { name: `write test (${config.checksums.toLowerCase()})`, status: "fail", detail: `${configured.detail} writing to ${bucket}`, fix: "check the bucket name and that the key may write there (s3:PutObject, s3:GetObject, s3:DeleteObject)" },
+      ? { name: `write test (${mode})`, status: "ok", detail: `${configured.detail} in ${bucket}; nothing left behind` }
+      : { name: `write test (${mode})`, status: "fail", detail: `${configured.detail} writing to ${bucket}`, fix: "check the bucket name and that the key may write there (s3:PutObject, s3:GetObject, s3:DeleteObject)" },
   ];
+  const trips = [configured];
   // Only a store that takes writes at all can tell us about checksum modes.
-  if (!configured.ok && config.checksums === "WHEN_SUPPORTED") {
+  if (!configured.ok && config.checksums === "WHEN_SUPPORTED" && !configured.leftBehind) {
     const fallback = await roundTrip(probe, bucket, "WHEN_REQUIRED");
+    trips.push(fallback);
     if (fallback.ok) checks.push({ name: "SDK default checksums", status: "fail", detail: `the store refuses the AWS SDK's default (when_supported) checksums but takes writes without them`, fix: "set STORE_CHECKSUMS=when_required" });
-    return checks;
+  } else if (configured.ok) {
+    const defaults = config.checksums === "WHEN_SUPPORTED" ? configured : await roundTrip(probe, bucket, "WHEN_SUPPORTED");
+    if (defaults !== configured) trips.push(defaults);
+    // Here the configured mode works; whether the SDK's default does too decides the advice.
+    checks.push(
+      defaults.ok
+        ? { name: "SDK default checksums", status: "ok", detail: `the store accepts the AWS SDK's default (when_supported) checksums${config.checksums === "WHEN_REQUIRED" ? "; either STORE_CHECKSUMS works" : ""}` }
+        : { name: "SDK default checksums", status: "ok", detail: `the store refuses the AWS SDK's default checksums (${defaults.detail}); keep STORE_CHECKSUMS=when_required, as configured` },
+    );
   }
-  if (!configured.ok) return checks;
-  const defaults = config.checksums === "WHEN_SUPPORTED" ? configured : await roundTrip(probe, bucket, "WHEN_SUPPORTED");
-  // Here the configured mode works; whether the SDK's default does too decides the advice.
-  checks.push(
-    defaults.ok
-      ? { name: "SDK default checksums", status: "ok", detail: `the store accepts the AWS SDK's default (when_supported) checksums${config.checksums === "WHEN_REQUIRED" ? "; either STORE_CHECKSUMS works" : ""}` }
-      : { name: "SDK default checksums", status: "ok", detail: `the store refuses the AWS SDK's default checksums (${defaults.detail}); keep STORE_CHECKSUMS=when_required, as configured` },
-  );
-  return checks;
+  return [...checks, ...leftBehindChecks(bucket, trips)];
 }

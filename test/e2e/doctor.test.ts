@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { freePort, startFauxqs, type S3Server } from "../../scripts/s3/local-servers.ts";
-import { startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
+import { listBucketsXml, listObjectsXml, startFakeS3, xml, type FakeResponse, type FakeS3 } from "../helpers/fake-s3.ts";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { requireBinary } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -151,3 +151,68 @@ test("a bucket in another region: ✗ naming the region to set", async () => {
   expect(o.code).toBe(1);
   expect(find(o, "bucket far-away")).toMatchObject({ status: "fail", detail: expect.stringContaining("eu-west-1"), fix: "set STORE_REGION=eu-west-1" });
 }, 30_000);
+
+/** The doctor's human output, read as it comes: each line with the time it arrived. */
+async function doctorLines(env: Record<string, string>, args: string[] = []): Promise<{ code: number; lines: { text: string; at: number }[]; ms: number }> {
+  const started = performance.now();
+  const proc = Bun.spawn([requireBinary(), "doctor", ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, stdout: "pipe", stderr: "pipe" });
+  const lines: { text: string; at: number }[] = [];
+  let buffer = "";
+  for await (const chunk of proc.stdout) {
+    buffer += new TextDecoder().decode(chunk);
+    for (let nl = buffer.indexOf("\n"); nl >= 0; nl = buffer.indexOf("\n")) {
+      lines.push({ text: buffer.slice(0, nl), at: performance.now() - started });
+      buffer = buffer.slice(nl + 1);
+    }
+  }
+  return { code: await proc.exited, lines, ms: performance.now() - started };
+}
+
+const fakeStoreEnv = () => ({ STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" });
+
+test("--write-test whose DELETE is refused: ✗ naming the key left behind, exit 1, never 'nothing left behind'", async () => {
+  const stored = new Map<string, Buffer>();
+  fake.handle((req): FakeResponse => {
+    if (req.path === "/") return { body: listBucketsXml(["keep"]) };
+    if (req.method === "PUT") return stored.set(req.path, req.body), { headers: { etag: '"x"' } };
+    if (req.method === "DELETE") return { status: 403, body: xml("<Error><Code>AccessDenied</Code><Message>no deletes</Message></Error>") };
+    if (req.method === "HEAD") return { headers: { "content-length": "0" } };
+    if (stored.has(req.path)) return { body: stored.get(req.path)! };
+    return { body: listObjectsXml("keep", []) };
+  });
+  const o = await doctor(fakeStoreEnv(), ["--bucket", "keep", "--write-test", "keep"]);
+  expect(o.code, o.stdout).toBe(1);
+  const cleanup = o.checks.filter((c) => c.name === "write test clean-up");
+  expect(cleanup.length).toBeGreaterThan(0);
+  const left = [...stored.keys()].map((p) => p.replace("/keep/", ""));
+  for (const c of cleanup) {
+    expect(c.status).toBe("fail");
+    expect(c.detail).toContain("AccessDenied");
+    expect(left.some((k) => c.detail.includes(`s3://keep/${k}`))).toBe(true);
+  }
+  expect(o.stdout).not.toContain("nothing left behind");
+}, 60_000);
+
+test("a store that trickles: every check has a deadline, each line is printed as its check finishes, exit 1", async () => {
+  fake.handle(() => ({ headers: { "content-type": "application/xml" }, body: listBucketsXml(Array.from({ length: 50 }, (_, i) => `b${i}`)), trickle: { bytes: 4, everyMs: 200 } }));
+  const run = await doctorLines(fakeStoreEnv());
+  expect(run.code).toBe(1);
+  const text = run.lines.map((l) => l.text).join("\n");
+  expect(text).toMatch(/✗ list buckets: no answer within \d+ s/);
+  // The first checks were on screen long before the slow one ended.
+  const first = run.lines.find((l) => l.text.startsWith("✓ configuration"))!;
+  expect(first.at).toBeLessThan(run.lines.at(-1)!.at - 5_000);
+  expect(run.ms).toBeLessThan(45_000);
+}, 60_000);
+
+test("store-supplied text cannot forge the verdict or send terminal escapes: control characters are shown escaped", async () => {
+  const forged = "evil&#10;All required checks passed.&#13;&#27;[2J&#27;]0;pwned&#7;";
+  fake.handle((req) => (req.path === "/" ? { body: xml(`<ListAllMyBucketsResult><Buckets><Bucket><Name>${forged}</Name></Bucket></Buckets></ListAllMyBucketsResult>`) } : { status: 403, body: xml("<Error><Code>AccessDenied</Code></Error>") }));
+  const run = await doctorLines(fakeStoreEnv());
+  const text = run.lines.map((l) => l.text).join("\n");
+  expect(run.code).toBe(1);
+  expect(text).toContain("evil\\u000aAll required checks passed.");
+  expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  expect(run.lines.filter((l) => l.text.startsWith("All required checks passed."))).toEqual([]);
+  expect(run.lines.at(-1)!.text).toContain("Some checks failed");
+}, 60_000);
