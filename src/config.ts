@@ -1,6 +1,6 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
 import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
-import { maskUrlUserinfo } from "./redact.ts";
+import { maskUrlValue } from "./redact.ts";
 import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
 
 /** Options as they came from the command line (undefined = not given). */
@@ -178,7 +178,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
 function checkEndpoint(raw: string, errors: string[]): string | undefined {
   let url: URL;
   // Echoed without userinfo, even when it does not parse (user:secret@ is a credential).
-  const shown = maskUrlUserinfo(raw).replace(/^([^/:]*:?[^@/]*)@/, "[redacted]@");
+  const shown = maskUrlValue(raw);
   try {
     url = new URL(raw);
   } catch {

@@ -5,6 +5,7 @@
  * tokens) come only from the environment, never from argv.
  */
 import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
+import { maskUrlValue } from "./redact.ts";
 
 export type Transport = "stdio" | "http";
 
@@ -103,7 +104,8 @@ function checkUrl(raw: string, what: string, errors: string[]): string | undefin
   } catch {
     // reported below
   }
-  errors.push(`${what}: "${raw}" is not an http(s) URL.`);
+  // Echoed without userinfo, parsed or not (user:secret@ is a credential).
+  errors.push(`${what}: "${maskUrlValue(raw)}" is not an http(s) URL.`);
   return undefined;
 }
 

@@ -73,17 +73,31 @@ const SIGNATURE_PATTERNS: RegExp[] = [
   /((?:x-amz-security-token|authorization)["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
 ];
 
-/** Replaces secrets and signatures in a text with [redacted]. */
+/** Replaces secrets, signatures and URL userinfo in a text with [redacted]. */
 export function scrubSecrets(text: string): string {
   let out = text;
   for (const secret of ordered) if (out.includes(secret)) out = out.split(secret).join("[redacted]");
   for (const pattern of SIGNATURE_PATTERNS) out = out.replace(pattern, "$1=[redacted]");
-  return out;
+  return maskUrlUserinfo(out);
 }
 
-/** userinfo in anything that looks like a URL, even one that does not parse: `https://[redacted]@host`. */
+/**
+ * userinfo in anything that looks like a URL, even one that does not parse:
+ * `https://[redacted]@host`. A secret in userinfo may hold "/", "+" or "@"
+ * (AWS secret keys do), so for http(s) and other network schemes everything
+ * up to the last "@" of the token goes; an "@" later in a path over-masks,
+ * which is the safe side. s3:// URIs name objects, whose keys may hold "@":
+ * there only a `user:pass@` part before the first "/" is masked.
+ */
 export function maskUrlUserinfo(text: string): string {
-  return text.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/\s]*@/gi, "$1[redacted]@");
+  return text
+    .replace(/\b((?!s3:)[a-z][a-z0-9+.-]*:\/\/)[^\s"'<>]*@/gi, "$1[redacted]@")
+    .replace(/\b(s3:\/\/)[^/\s"'<>@]*:[^/\s"'<>]*@/gi, "$1[redacted]@");
+}
+
+/** A configured URL value as it may be echoed: userinfo masked, also in the scheme-less `user:secret@host` a user may write. */
+export function maskUrlValue(raw: string): string {
+  return raw.includes("://") ? maskUrlUserinfo(raw) : raw.replace(/^\S*@/, "[redacted]@");
 }
 
 /** A model- or user-supplied value for a log line: secrets scrubbed, control characters escaped, length bounded. */

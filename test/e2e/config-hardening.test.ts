@@ -62,6 +62,23 @@ describe("secrets", () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).not.toContain(secret);
     }
+    // AWS secrets carry "/" and "+": the userinfo of an unparseable URL is masked whole, wherever a URL is echoed.
+    const awsLike = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
+    const halves = awsLike.split("/");
+    const variables = ["STORE_ENDPOINT_URL", "STORE_OAUTH_ISSUER", "STORE_RESOURCE_URL", "STORE_OAUTH_JWKS_URL"];
+    for (const url of [`http://AKIDEXAMPLE:${awsLike}@host:99999`, `https://AKIDEXAMPLE:${awsLike}@host:99999/path`, `http://AKIDEXAMPLE:${awsLike}@two@host:1`, `AKIDEXAMPLE:${awsLike}@host:9000`]) {
+      for (const name of variables) {
+        const env = { ...s3Env(), STORE_SECRET_ACCESS_KEY: s3Env().STORE_SECRET_ACCESS_KEY!, [name]: url, ...(name === "STORE_OAUTH_JWKS_URL" ? { STORE_OAUTH_ISSUER: "http://127.0.0.1:1" } : {}) };
+        const r = runBinary(["--transport", "http"], env);
+        expect(r.exitCode, `${name}=${url}`).toBe(1);
+        for (const part of halves) expect(r.stderr, `${name}=${url}`).not.toContain(part);
+      }
+      const flag = runBinary(["--endpoint-url", url], s3Env());
+      for (const part of halves) expect(flag.stderr, url).not.toContain(part);
+      const doctor = runBinary(["doctor", "--endpoint-url", url], s3Env());
+      expect(doctor.exitCode).toBe(1);
+      for (const part of halves) expect(doctor.stdout + doctor.stderr, url).not.toContain(part);
+    }
     const stray = runBinary(["--secret-acess-key", "TypoedSecretValue-123456"], s3Env());
     expect(stray.exitCode).toBe(1);
     expect(stray.stderr).not.toContain("TypoedSecretValue-123456");

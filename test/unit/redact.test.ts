@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { registerSecrets, scrubSecrets } from "../../src/redact.ts";
+import { maskUrlUserinfo, registerSecrets, scrubSecrets } from "../../src/redact.ts";
 
 test("registered secrets and signed-request material are scrubbed", () => {
   registerSecrets("s3cr3t-value-123", "session-token-xyz");
@@ -11,4 +11,16 @@ test("registered secrets and signed-request material are scrubbed", () => {
     expect(out).not.toContain(leaked);
   }
   expect(out).toContain("[redacted]");
+});
+
+test("URL userinfo is masked whole, parsed or not, even with '/', '+' or '@' in the secret; s3:// keys with '@' are left alone", () => {
+  const secret = "wJalrXUtnFEMI/K7MDENG+bPxRfi@CYEXAMPLEKEY";
+  for (const text of [`http://AKID:${secret}@host:99999`, `endpoint "https://AKID:${secret}@host/p" is not a URL`, `ftp://u:${secret}@h`]) {
+    const masked = maskUrlUserinfo(text);
+    for (const part of secret.split(/[/@]/)) expect(masked).not.toContain(part);
+    expect(masked).toContain("[redacted]@");
+  }
+  expect(scrubSecrets("s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey")).toBe("s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey");
+  expect(scrubSecrets("s3://user:pass@bucket/k")).toBe("s3://[redacted]@bucket/k");
+  expect(scrubSecrets("no URL here: a@b")).toBe("no URL here: a@b");
 });
