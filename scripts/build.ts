@@ -6,7 +6,7 @@
  *   bun scripts/build.ts [--only linux-x64,linux-arm64] [--out release]
  */
 import { mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pkg from "../package.json" with { type: "json" };
 import { compile } from "./lib/compile.ts";
 import { packBundle } from "./lib/mcpb.ts";
@@ -26,7 +26,8 @@ const arg = (flag: string) => {
   const i = process.argv.indexOf(flag);
   return i >= 0 ? process.argv[i + 1] : undefined;
 };
-const outDir = arg("--out") ?? "release";
+// Absolute from here on: tools below run in other folders (npm pack in each staged package, zip and tar in stages).
+const outDir = resolve(arg("--out") ?? "release");
 const only = arg("--only")?.split(",");
 const targets = TARGETS.filter((t) => !only || only.includes(t.name));
 

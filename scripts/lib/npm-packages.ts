@@ -7,7 +7,7 @@
  * execs it with stdio inherited and signals forwarded.
  */
 import { chmodSync, copyFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import pkg from "../../package.json" with { type: "json" };
 
 export const SCOPE = "@store-mcp-server";
@@ -73,11 +73,19 @@ export function writePlatformPackage(dir: string, target: string, binary: string
   writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: `${SCOPE}/${target}`, ...common, description: `The store-mcp-server binary for ${os}-${cpu}`, os: [os], cpu: [cpu], files: ["bin"], preferUnplugged: true }, null, 2)}\n`);
 }
 
-/** `npm pack` of a package directory into `outDir`; returns the tarball's path. */
+/**
+ * `npm pack` of a package directory into `outDir`; returns the tarball's
+ * path. npm runs in `dir`, so both paths are made absolute first (a relative
+ * `release/npm` was looked for inside the staged package); on failure, npm's
+ * own words are shown (--json keeps stdout parseable without --silent,
+ * which also silenced the errors).
+ */
 export function npmPack(dir: string, outDir: string): string {
-  const out = Bun.spawnSync(["npm", "pack", "--silent", "--pack-destination", outDir], { cwd: dir, stdout: "pipe", stderr: "pipe" });
-  if (out.exitCode !== 0) throw new Error(`npm pack in ${dir} failed: ${out.stderr.toString()}`);
-  return join(outDir, out.stdout.toString().trim().split("\n").pop()!);
+  const destination = resolve(outDir);
+  const out = Bun.spawnSync(["npm", "pack", "--json", "--pack-destination", destination], { cwd: resolve(dir), stdout: "pipe", stderr: "pipe" });
+  if (out.exitCode !== 0) throw new Error(`npm pack in ${dir} failed (exit ${out.exitCode}): ${out.stderr.toString().trim() || out.stdout.toString().trim() || "npm printed nothing"}`);
+  const [packed] = JSON.parse(out.stdout.toString()) as { filename: string }[];
+  return join(destination, packed!.filename);
 }
 
 /** Both kinds of package for the targets built, packed into `outDir/npm`. */

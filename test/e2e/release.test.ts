@@ -1,8 +1,11 @@
 /**
- * `npm run release` for this machine's target (the full run builds all six
- * the same way): the archive, the MCP Bundle, the npm tarballs and
- * server.json come out with one version, and sha256sums.txt covers every
- * file with its real digest.
+ * The release, run exactly as the README (`npm run release`) and the release
+ * workflow (`bun scripts/build.ts --out release`) run it: in a fresh copy of
+ * the repository (its tracked files as they are now, no build output, no
+ * node_modules), with the default, relative output folder. Narrowed to this
+ * machine's target with --only (the full run builds all six the same way).
+ * The archive, the MCP Bundle, the npm tarballs and server.json come out
+ * with one version, and sha256sums.txt covers every file with its digest.
  */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -11,19 +14,41 @@ import pkg from "../../package.json" with { type: "json" };
 import { serverJsonProblems } from "../../scripts/lib/server-json.ts";
 import { tempDir } from "../helpers/files.ts";
 
-test("the release build writes archive, bundle, npm tarballs and server.json with matching versions and checksums", async () => {
-  const out = tempDir("release");
-  const build = Bun.spawnSync([process.execPath, resolve(import.meta.dir, "../../scripts/build.ts"), "--only", "linux-x64", "--out", out], { cwd: resolve(import.meta.dir, "../.."), stdout: "pipe", stderr: "pipe" });
-  expect(build.exitCode, build.stderr.toString()).toBe(0);
+const ROOT = resolve(import.meta.dir, "../..");
+
+/** The repository's tracked files as they are in the working tree (what a clone of this commit holds), in a new folder. */
+function freshCopy(): string {
+  const dir = tempDir("release-clone");
+  // `git stash create` makes a commit of the working tree without touching it (empty when nothing changed).
+  const stash = Bun.spawnSync(["git", "stash", "create"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  expect(stash.exitCode, stash.stderr.toString()).toBe(0);
+  const tree = stash.stdout.toString().trim() || "HEAD";
+  const archive = Bun.spawnSync(["bash", "-c", `git archive ${tree} | tar -x -C "${dir}"`], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  expect(archive.exitCode, archive.stderr.toString()).toBe(0);
+  return dir;
+}
+
+function checkRelease(out: string): void {
   const v = pkg.version;
   const expected = [`store-mcp-server-${v}-linux-x64.tar.gz`, `store-mcp-server-${v}-linux-x64.mcpb`, `npm/store-mcp-server-${v}.tgz`, `npm/store-mcp-server-linux-x64-${v}.tgz`];
   const sums = new Map(readFileSync(join(out, "sha256sums.txt"), "utf8").trim().split("\n").map((l) => l.split(/\s+/).reverse() as [string, string]));
   expect([...sums.keys()].sort()).toEqual(expected.sort());
   for (const [file, digest] of sums) {
-    expect(new Bun.CryptoHasher("sha256").update(await Bun.file(join(out, file)).arrayBuffer()).digest("hex"), file).toBe(digest);
+    expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(out, file))).digest("hex"), file).toBe(digest);
   }
   const registry = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
   expect(serverJsonProblems(registry)).toEqual([]);
   expect(registry.version).toBe(v);
   expect(registry.packages[0]).toMatchObject({ registryType: "mcpb", fileSha256: sums.get(`store-mcp-server-${v}-linux-x64.mcpb`) });
-}, 180_000);
+}
+
+test("`npm run release` in a fresh copy, into the default release/ folder", () => {
+  const dir = freshCopy();
+  const run = Bun.spawnSync(["npm", "run", "release", "--", "--only", "linux-x64"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  expect(run.exitCode, run.stderr.toString().slice(-3000)).toBe(0);
+  checkRelease(join(dir, "release"));
+  // What the workflow runs after its own provisioning: the same relative folder, given explicitly.
+  const workflow = Bun.spawnSync([process.execPath, "scripts/build.ts", "--out", "release", "--only", "linux-x64"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  expect(workflow.exitCode, workflow.stderr.toString().slice(-3000)).toBe(0);
+  checkRelease(join(dir, "release"));
+}, 300_000);
