@@ -66,9 +66,19 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   let inFlight = 0;
   let stopping = false;
   let drained: (() => void) | undefined;
-  // Resolved when the shutdown grace is over: calls still running are answered with SHUTTING_DOWN.
-  let graceOver!: () => void;
-  const graceEnded = new Promise<void>((resolve) => (graceOver = resolve));
+  // Told when the shutdown grace is over, so calls still running are answered with SHUTTING_DOWN.
+  // One waiter per request, dropped when it is done: a promise shared by all would keep every answer reachable.
+  const graceWaiters = new Set<() => void>();
+  const graceOver = () => {
+    for (const fire of graceWaiters) fire();
+    graceWaiters.clear();
+  };
+  const untilGraceEnds = () => {
+    let fire!: () => void;
+    const ended = new Promise<void>((resolve) => (fire = resolve));
+    graceWaiters.add(fire);
+    return { ended, forget: () => graceWaiters.delete(fire) };
+  };
 
   const hostAllowed = (host: string | null) => !!host && (isLoopbackHostHeader(host) || config.allowedHosts.includes(host.toLowerCase()));
   const originAllowed = (origin: string | null) => origin === null || config.allowedOrigins.includes(origin.toLowerCase());
@@ -129,7 +139,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     await mcp.connect(transport);
     // The client went away: closing the server cancels its calls (their clean-up still runs).
     req.signal.addEventListener("abort", close, { once: true });
-    const res = await Promise.race([transport.handleRequest(req, { parsedBody: body }), graceEnded.then(() => undefined)]);
+    const grace = untilGraceEnds();
+    const res = await Promise.race([transport.handleRequest(req, { parsedBody: body }), grace.ended.then(() => undefined)]).finally(grace.forget);
     if (!res) {
       // The grace period is over and this call is still running: answer it now (shutdown cancels it next).
       close();
@@ -204,8 +215,10 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
         if (!ended) (ended = true), done(how);
       };
       req.signal.addEventListener("abort", () => end("gone"), { once: true });
-      const interrupt = sse ? graceEnded.then(() => sseMessage({ jsonrpc: "2.0", id: rpcId, error: { code: -32000, message: SHUTTING_DOWN } })) : undefined;
-      return new Response(answerBody(res.body, { onEnd: end, ...(interrupt ? { interrupt } : {}) }), { status: res.status, headers: res.headers });
+      const grace = sse ? untilGraceEnds() : undefined;
+      const interrupt = grace?.ended.then(() => sseMessage({ jsonrpc: "2.0", id: rpcId, error: { code: -32000, message: SHUTTING_DOWN } }));
+      const onEnd = (how: string) => (grace?.forget(), end(how));
+      return new Response(answerBody(res.body, { onEnd, ...(interrupt ? { interrupt } : {}) }), { status: res.status, headers: res.headers });
     },
   });
 

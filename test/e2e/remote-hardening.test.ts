@@ -171,6 +171,28 @@ test("SIGTERM: a call still running when the grace period ends is answered with 
   }
 }, 30_000);
 
+/** The server's resident memory now (VmRSS), in MB. */
+const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+
+test("answered requests leave nothing behind: 2,000 reads of 100 KB keep the server's memory flat", async () => {
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "100k.txt", Body: "y".repeat(100_000) }));
+  const read = toolCall(1, "get_object", { bucket_name: bucket, object_key: "100k.txt" });
+  const batch = async (n: number) => {
+    for (let i = 0; i < n; i += 20) {
+      await Promise.all(Array.from({ length: 20 }, async () => expect((await rpc(server.url, read, auth)).status).toBe(200)));
+    }
+  };
+  await batch(200);
+  Bun.gc(true);
+  await Bun.sleep(500);
+  const before = rssMb(server.proc.pid);
+  // Each answer is ~200 KB of JSON: kept by anything, 2,000 of them would be ~400 MB.
+  await batch(2_000);
+  await Bun.sleep(1_000);
+  const after = rssMb(server.proc.pid);
+  expect(after - before, `RSS ${Math.round(before)} → ${Math.round(after)} MB`).toBeLessThan(120);
+}, 120_000);
+
 test("the listing is still served to a fresh client after all of the above", async () => {
   const r = await rpc(server.url, toolCall(1, "list_objects", { bucket_name: bucket }), auth);
   expect(r.status).toBe(200);
