@@ -135,7 +135,8 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
   const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
   const allowDelete = cli.allowDelete || readBoolean(env, "STORE_ALLOW_DELETE", false, errors);
-  const resourceLinks = readBoolean(env, "STORE_RESOURCE_LINKS", true, errors);
+  // Off by default: LangChain (JS and Python) turns a resource_link into a URL file block that OpenAI chat models refuse, aborting the agent run; elsewhere links are only shown as text or dropped.
+  const resourceLinks = readBoolean(env, "STORE_RESOURCE_LINKS", false, errors);
   const tools = splitList(firstGiven(cli.tools, envValue(env, "STORE_TOOLS")), ",");
   const buckets = cli.buckets?.length ? cli.buckets : splitList(envValue(env, "STORE_BUCKETS"), ",");
   for (const bucket of buckets) {

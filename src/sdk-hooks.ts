@@ -1,13 +1,21 @@
 /**
- * Two adjustments the MCP SDK offers no option for, made at its request
- * handlers (the SDK version is pinned in bun.lock; the tests through the
- * binary fail if its handler table moves). 2. is below.
+ * Adjustments the MCP SDK offers no option for, made at its request handlers
+ * (the SDK version is pinned in bun.lock; the tests through the binary fail
+ * if its handler table moves). 2. is below.
  *
- * 1. Null arguments. Clients built on strict function calling (OpenAI's, and code on top of it)
- * make every parameter required-but-nullable and send `null` for the ones
- * they do not use. For every tool, a top-level `null` argument means "not
- * given": it is dropped before the arguments meet the tool's schema, so the
- * advertised schemas stay as they are.
+ * 1. Arguments as clients really send them, before they meet the tool's
+ * schema (the advertised schemas stay as they are):
+ * - Null: clients built on strict function calling (OpenAI's, and code on
+ *   top of it) make every parameter required-but-nullable and send `null`
+ *   for the ones they do not use. A top-level `null` means "not given".
+ * - Empty: the same clients, and agents that make every input required
+ *   (smolagents, LangChain's strict conversion), fill in `""`. For an
+ *   optional string or enum parameter, `""` means "not given" too, unless
+ *   the tool says an empty string is a real value there (`emptyIsValue`).
+ * - Unknown: Gemini CLI adds its own `wait_for_previous` to every tool and
+ *   passes it on; models misspell. A parameter the tool does not take is
+ *   dropped and named in the result (`ignored_parameters` and a line of
+ *   text), so the call works and the model still sees what was ignored.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { builtToolJsonSchemas } from "./tools/json-schemas.macro.ts" with { type: "macro" };
@@ -23,6 +31,47 @@ export function withoutNulls(args: unknown): unknown {
   return Object.fromEntries(Object.entries(args).filter(([, value]) => value !== null));
 }
 
+type ZodNode = { _zod?: { def?: { type?: string; innerType?: ZodNode } } };
+
+/** The tool's parameters, and those where `""` means "not given" (optional strings and enums). */
+function parametersOf(tool: ToolDefinition): { known: Set<string>; emptyMeansAbsent: Set<string> } {
+  const shape = tool.inputSchema.shape as Record<string, ZodNode>;
+  const emptyMeansAbsent = new Set<string>();
+  for (const [name, field] of Object.entries(shape)) {
+    const def = field._zod?.def;
+    const inner = def?.type === "optional" ? def.innerType?._zod?.def?.type : undefined;
+    if ((inner === "string" || inner === "enum") && !tool.emptyIsValue?.includes(name)) emptyMeansAbsent.add(name);
+  }
+  return { known: new Set(Object.keys(shape)), emptyMeansAbsent };
+}
+
+/** The arguments a tool takes, as it should see them, and the names of those it does not take. */
+export function normalizeArguments(args: unknown, tool: ToolDefinition | undefined): { args: unknown; ignored: string[] } {
+  const cleaned = withoutNulls(args);
+  if (!tool || typeof cleaned !== "object" || cleaned === null || Array.isArray(cleaned)) return { args: cleaned, ignored: [] };
+  const { known, emptyMeansAbsent } = parametersOf(tool);
+  const kept: Record<string, unknown> = {};
+  const ignored: string[] = [];
+  for (const [name, value] of Object.entries(cleaned)) {
+    if (!known.has(name)) ignored.push(name);
+    else if (!(value === "" && emptyMeansAbsent.has(name))) kept[name] = value;
+  }
+  return { args: kept, ignored };
+}
+
+type CallResult = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+
+/** Says in the result which arguments were ignored: in the text, and (for a success) in structuredContent. */
+function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition): CallResult {
+  const names = ignored.map((n) => JSON.stringify(n.slice(0, 64))).join(", ");
+  const line = `Ignored parameter(s) ${tool.name} does not take: ${names}. It takes: ${Object.keys(tool.inputSchema.shape).join(", ")}.`;
+  return {
+    ...result,
+    content: [...(result.content ?? []), { type: "text", text: line }],
+    ...(result.structuredContent ? { structuredContent: { ...result.structuredContent, ignored_parameters: ignored } } : {}),
+  };
+}
+
 /** Replaces the SDK's handler for `method` with `wrap(original)`. */
 function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) => Handler): void {
   const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
@@ -32,9 +81,14 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
 }
 
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]): void {
-  wrapHandler(mcp, "tools/call", (original) => (request, extra) =>
-    original({ ...request, params: request.params && { ...request.params, arguments: withoutNulls(request.params.arguments) } }, extra),
-  );
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
+    const params = request.params as { name?: string; arguments?: unknown } | undefined;
+    const tool = typeof params?.name === "string" ? byName.get(params.name) : undefined;
+    const { args, ignored } = normalizeArguments(params?.arguments, tool);
+    const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
+    return tool && ignored.length > 0 ? noteIgnored(result, ignored, tool) : result;
+  });
   // 2. tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
   // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
   wrapHandler(mcp, "tools/list", () => async () => ({

@@ -44,7 +44,7 @@ export interface ServerOptions {
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
   remote?: { scopes: ReadonlySet<Scope> };
-  /** resource_link items in list_objects and truncated reads (default true). */
+  /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
 }
 
@@ -151,7 +151,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           token === undefined
             ? NO_PROGRESS
             : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? true };
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? false };
         const started = performance.now();
         const about = describeCall(tool.name, args);
         let release: (() => void) | undefined;

@@ -36,12 +36,16 @@ export const deleteObjects = defineTool({
     deleted_count: z.number(),
     deleted: z.array(z.string()),
     failed: z.array(z.object({ key: z.string(), code: z.string(), message: z.string() })),
+    next: z.string().optional().describe("What to call next, when there is more to do (clients that show the model only structuredContent drop the text)."),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   group: "delete",
   writesToStore: true,
-  async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
+  // prefix "" selects every key: a real value. Beside keys, though, it is a client's filler (below).
+  emptyIsValue: ["prefix"],
+  async handler(given, ctx) {
+    ctx.checkBucket(given.bucket_name);
+    const args: typeof given = given.keys !== undefined && given.prefix === "" ? { ...given, prefix: undefined } : given;
     if ((args.keys === undefined) === (args.prefix === undefined)) {
       throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys (exact keys) or prefix, exactly one of them.", hint: 'call again with keys: ["a.txt", …] or prefix: "logs/2023/".' });
     }
@@ -55,10 +59,10 @@ export const deleteObjects = defineTool({
     if (!approved) {
       const sample = keys.slice(0, SAMPLE);
       const why = args.dry_run ? "Dry run" : approved === false && args.confirm ? "The user declined" : "Dry run (no confirm: true)";
+      const next = args.dry_run || !args.confirm ? "call delete_objects again with the same arguments and confirm: true (dry_run false) to delete them." : undefined;
       return textOutput(
-        `${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted. ` +
-          (args.dry_run || !args.confirm ? "Call again with confirm: true to delete them." : ""),
-        { ...base, dry_run: true, sample },
+        `${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted.` + (next ? ` Next: ${next}` : ""),
+        { ...base, dry_run: true, sample, ...(next ? { next } : {}) },
       );
     }
     const out = await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal);
@@ -68,7 +72,8 @@ export const deleteObjects = defineTool({
       (out.deleted.some((d) => d.delete_marker) ? " (versioned bucket: delete markers added, older versions kept)" : "") +
       (failed.length ? `; ${out.failed.length} failed, e.g. ${failed.slice(0, 5).map((f) => `${f.key}: ${f.code}`).join("; ")}` : "") +
       (more ? `. More objects match: call again to delete the next ${max}.` : ".");
-    return textOutput(text, { ...base, dry_run: false, sample: [], deleted_count: out.deleted.length, deleted: out.deleted.slice(0, LISTED).map((d) => d.key), failed });
+    const next = more ? `call delete_objects again with the same arguments to delete the next ${max}.` : undefined;
+    return textOutput(text, { ...base, dry_run: false, sample: [], deleted_count: out.deleted.length, deleted: out.deleted.slice(0, LISTED).map((d) => d.key), failed, ...(next ? { next } : {}) });
   },
 });
 

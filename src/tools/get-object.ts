@@ -28,6 +28,7 @@ const inputSchema = z
       .describe(`Read mode: bytes to fetch and return, default ${DEFAULT_MAX_CONTENT_SIZE}.`),
     overwrite: z.boolean().optional().describe("Download mode: replace an existing file (default false)."),
     offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read mode: first byte, default 0; pass next_offset to read on."),
+    include_binary: z.boolean().optional().describe("Read mode: return a binary (non-text, non-image) object's bytes as an embedded base64 resource (default false: its metadata and how to get it)."),
   })
   .strict();
 
@@ -49,6 +50,7 @@ const outputSchema = z.object({
   bytes: z.number().optional(),
   sha256: z.string().optional(),
   text: z.string().optional(),
+  next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
 });
 
 type Args = z.output<typeof inputSchema>;
@@ -58,7 +60,7 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object. mode "read" (default) returns content: text, PNG/JPEG/GIF/WebP as an image, other binary as a resource; only max_content_size bytes ' +
+    'Reads an object. mode "read" (default) returns content: text, PNG/JPEG/GIF/WebP as an image; other binary only its metadata unless include_binary (then a base64 resource); only max_content_size bytes ' +
     "(default 1 MiB) from offset are fetched, and truncated: true with next_offset means more follows. " +
     'mode "download" streams the whole object to local_path (in an allowed directory) and returns its sha256; an existing file is kept unless overwrite.',
   inputSchema,
@@ -75,7 +77,8 @@ export const getObject = defineTool({
     ctx.checkBucket(args.bucket_name);
     const mode = args.mode ?? "read";
     if (mode === "download") return download(args, ctx);
-    for (const [name, given] of [["local_path", args.local_path], ["overwrite", args.overwrite]] as const) {
+    // overwrite: false is its default, which clients that fill in every parameter send: it does not apply, and is no mistake.
+    for (const [name, given] of [["local_path", args.local_path], ["overwrite", args.overwrite === false ? undefined : args.overwrite]] as const) {
       if (given !== undefined) {
         throw new ActionableError({
           resource: name,
@@ -92,18 +95,28 @@ export const getObject = defineTool({
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
   // Text goes out twice (content and structuredContent.text): each copy gets half the budget.
-  const { meta, shown, truncated, cutToFit, start, nextOffset } = await readWindow(ctx, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
+  const window = await readWindow(ctx, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
+  const { meta, cutToFit, start, nextOffset } = window;
+  // Binary bytes only when asked: most clients hand them to the model as base64 text, and some abort on them (README, Clients).
+  const withheld = window.shown.kind === "binary" && !args.include_binary;
+  const shown = withheld ? ({ kind: "omitted", returnedBytes: 0, encoding: "none" } as const) : window.shown;
+  const truncated = window.truncated || withheld;
   const uri = s3Uri(args.bucket_name, args.object_key);
   const next =
     nextOffset !== null
       ? `call again with offset ${nextOffset} for the next part, or use mode "download" with a local_path for the whole object.`
-      : cutToFit
-        ? `one response carries at most about ${ctx.contentBudget / 2} bytes of text or ${ctx.contentBudget} of base64 (what MCP clients can read); use mode "download" with a local_path for the whole object.`
-        : `call again with a larger max_content_size (at most ${MAX_CONTENT_SIZE_CAP}) or use mode "download" with a local_path for the whole object.`;
+      : withheld
+        ? `the bytes are binary: use mode "download" with a local_path to save it, presign_url for a link, or call again with include_binary: true to receive them as a base64 resource.`
+        : cutToFit
+          ? `one response carries at most about ${ctx.contentBudget / 2} bytes of text or ${ctx.contentBudget} of base64 (what MCP clients can read); use mode "download" with a local_path for the whole object.`
+          : meta.size > MAX_CONTENT_SIZE_CAP || max >= MAX_CONTENT_SIZE_CAP
+            ? // No read can hold it whole: a larger max_content_size cannot help.
+              `it is larger than one read returns (${MAX_CONTENT_SIZE_CAP} bytes): use mode "download" with a local_path, or presign_url for a link.`
+            : `call again with max_content_size ${Math.max(meta.size, max + 1)} (at most ${MAX_CONTENT_SIZE_CAP}; binary content also needs include_binary: true) or use mode "download" with a local_path for the whole object.`;
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
-    (truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}` : ".");
+    (withheld ? `. Binary content not included; ${next}` : truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}` : ".");
   const link = objectUri(args.bucket_name, args.object_key);
   const content: ContentBlock[] = [];
   if (shown.kind === "text") content.push({ type: "text", text: shown.text });
@@ -124,6 +137,7 @@ async function read(args: Args, ctx: ToolContext) {
     next_offset: nextOffset,
     // Clients that hand the model only structuredContent when a tool declares an outputSchema still show it the text.
     ...(shown.kind === "text" ? { text: shown.text } : {}),
+    ...(truncated ? { next } : {}),
   };
   return { content, structured };
 }
@@ -137,7 +151,7 @@ async function download(args: Args, ctx: ToolContext) {
       hint: 'call again with local_path, e.g. "./downloads/' + (args.object_key.split("/").pop() || "object") + '", or use mode "read".',
     });
   }
-  if (args.offset !== undefined) {
+  if (args.offset !== undefined && args.offset !== 0) {
     throw new ActionableError({ resource: "offset", code: "InvalidParameter", message: 'offset is only used with mode "read"; a download saves the whole object.', hint: "leave offset out, or use mode read to page through the object." });
   }
   const overwrite = args.overwrite ?? false;

@@ -35,6 +35,7 @@ export const listObjectVersions = defineTool({
     is_truncated: z.boolean(),
     next_key_marker: z.string().nullable(),
     next_version_id_marker: z.string().nullable(),
+    next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
@@ -45,13 +46,12 @@ export const listObjectVersions = defineTool({
       { bucket: args.bucket_name, maxKeys: args.max_keys ?? MAX_KEYS, prefix: args.prefix, keyMarker: args.key_marker, versionIdMarker: args.version_id_marker },
       ctx.signal,
     );
+    const next = page.is_truncated ? `call list_object_versions again with key_marker "${page.next_key_marker}" and version_id_marker "${page.next_version_id_marker}".` : undefined;
     const lines = [
       `${page.versions.length} version(s) in s3://${args.bucket_name}/${args.prefix ?? ""}:`,
       ...page.versions.map((v) => `${v.key}\t${v.version_id ?? "null"}\t${v.is_delete_marker ? "DELETE MARKER" : `${v.size} B`}\t${v.last_modified ?? "-"}${v.is_latest ? "\tlatest" : ""}`),
-      page.is_truncated
-        ? `More follow: call again with key_marker "${page.next_key_marker}" and version_id_marker "${page.next_version_id_marker}".`
-        : "End of listing.",
+      next ? `More follow: ${next}` : "End of listing.",
     ];
-    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...page });
+    return textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...page, ...(next ? { next } : {}) });
   },
 });

@@ -44,6 +44,8 @@ export const listObjects = defineTool({
     common_prefixes: z.array(z.string()),
     is_truncated: z.boolean(),
     next_continuation_token: z.string().nullable(),
+    warning: z.string().optional(),
+    next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
@@ -61,17 +63,17 @@ export const listObjects = defineTool({
       ctx.signal,
     );
     const where = `s3://${args.bucket_name}/${args.prefix ?? ""}`;
+    const next = page.is_truncated ? `call list_objects again with continuation_token "${page.next_continuation_token}" (and the same bucket_name, prefix and delimiter).` : undefined;
+    const warning = page.store_ignored_max_keys ? "the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)." : undefined;
     const lines = [
       `${page.objects.length} object(s)${page.common_prefixes.length ? ` and ${page.common_prefixes.length} prefix(es)` : ""} in ${where}:`,
       ...page.common_prefixes.map((p) => `${p}\t(prefix)`),
       ...page.objects.map((o) => `${o.key}\t${o.size} B\t${o.last_modified ?? "-"}${o.storage_class && o.storage_class !== "STANDARD" ? `\t${o.storage_class}` : ""}`),
-      page.is_truncated
-        ? `More objects follow: call list_objects again with continuation_token "${page.next_continuation_token}".`
-        : "End of listing.",
-      ...(page.store_ignored_max_keys ? ["Warning: the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)."] : []),
+      next ? `More objects follow: ${next}` : "End of listing.",
+      ...(warning ? [`Warning: ${warning}`] : []),
     ];
     const { store_ignored_max_keys: _ignored, ...structured } = page;
-    const out = textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured });
+    const out = textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured, ...(warning ? { warning } : {}), ...(next ? { next } : {}) });
     // Links a client can open (resources/read); the first LINKED_OBJECTS only, so a 1,000-key page does not double in size.
     const links: ContentBlock[] = page.objects.slice(0, ctx.resourceLinks ? LINKED_OBJECTS : 0).map((o) => ({ type: "resource_link", uri: objectUri(args.bucket_name, o.key), name: o.key, size: o.size }));
     return { ...out, content: [...out.content, ...links] };

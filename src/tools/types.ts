@@ -73,6 +73,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   localFiles?: "always" | ((args: z.output<In>) => boolean);
   /** Appended to the description on a remote server without local files: how its user moves bytes instead. */
   remoteNote?: string;
+  /** Optional string parameters where `""` is a real value (elsewhere a client's `""` means "not given"; see sdk-hooks.ts). */
+  emptyIsValue?: string[];
   /** Bytes a call with these arguments may hold in memory at once; reserved from the server's budget before it runs. */
   heldBytes?(args: z.output<In>): number;
   handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;

@@ -16,6 +16,7 @@ const SCENARIOS = {
   text: { bucket_name: bucket, object_key: "notes.txt" },
   image: { bucket_name: bucket, object_key: "dot.png" },
   binary: { bucket_name: bucket, object_key: "blob.bin" },
+  binaryBytes: { bucket_name: bucket, object_key: "blob.bin", include_binary: true },
   truncated: { bucket_name: bucket, object_key: "long.txt", max_content_size: 100 },
   download: { bucket_name: bucket, object_key: "notes.txt", mode: "download", local_path: "down/notes.txt", overwrite: true },
   error: { bucket_name: bucket, object_key: "missing.txt" },

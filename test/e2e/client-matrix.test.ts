@@ -32,6 +32,8 @@ beforeAll(async () => {
 }, 60_000);
 
 const json = (v: unknown) => JSON.stringify(v);
+/** blob.bin's bytes as base64: what must not reach a model unasked. */
+const BLOB_BASE64 = "AAECA//+";
 
 describe("Vercel AI SDK (@ai-sdk/mcp 2.0.99)", () => {
   test("automatic schemas: text and the image reach the model as text and a file part; errors as text", async () => {
@@ -39,6 +41,9 @@ describe("Vercel AI SDK (@ai-sdk/mcp 2.0.99)", () => {
     expect(r.text.model).toMatchObject({ type: "content", value: [{ type: "text", text: TEXT }, { type: "text" }] });
     expect(r.image.model.value[0]).toEqual({ type: "file", mediaType: "image/png", data: { type: "data", data: PNG_BASE64 } });
     expect(json(r.binary.model)).toContain("6 bytes, application/octet-stream");
+    // Binary bytes only when asked: this client would put them into the model's context as base64 text.
+    expect(json(r.binary.model)).not.toContain(BLOB_BASE64);
+    expect(json(r.binaryBytes.model)).toContain(BLOB_BASE64);
     expect(r.truncated.model.value[0]).toEqual({ type: "text", text: WINDOW });
     expect(r.truncated.model.value[1].text).toContain("TRUNCATED: bytes 0-99 shown; call again with offset 100");
     expect(r.download.model.value[0].text).toContain("Saved s3://");
@@ -68,18 +73,20 @@ describe("LangChain (@langchain/mcp-adapters 1.1.4) with its OpenAI and Anthropi
     }
     expect(r.image.model.providers.openai.content[0]).toEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}` } });
     expect(r.image.model.providers.anthropic.content[0].content[0]).toEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } });
-    // Embedded binary goes to the artifact (LangChain's default): the model gets the summary.
+    // By default no bytes at all; asked for, embedded binary goes to the artifact (LangChain's default): the model gets the summary.
     expect(json(r.binary.model.content)).toContain("6 bytes, application/octet-stream");
-    expect(json(r.binary.model.artifact)).toContain("AAECA//+");
+    expect(json(r.binary.model)).not.toContain(BLOB_BASE64);
+    expect(json(r.binaryBytes.model.content)).not.toContain(BLOB_BASE64);
+    expect(json(r.binaryBytes.model.artifact)).toContain(BLOB_BASE64);
     expect(json(r.download.model.content)).toContain("Saved s3://");
     expect(r.error.thrown).toContain("NoSuchKey, HTTP 404");
   }, 120_000);
 
-  test("without that setting, LangChain turns a resource_link into a URL file block its chat models refuse; STORE_RESOURCE_LINKS=false avoids it server-side", async () => {
+  test("by default (no resource_link) LangChain's chat models take every result; with STORE_RESOURCE_LINKS=true and no setting, it turns a link into a URL file block they refuse", async () => {
     const plain = await driveClient("langchain", bucket, dir);
-    expect(plain.truncated.model.providers.openai.error).toContain("URL file blocks");
-    const noLinks = await driveClient("langchain", bucket, dir, { env: { STORE_RESOURCE_LINKS: "false" } });
-    for (const provider of ["openai", "anthropic"] as const) expect(json(noLinks.truncated.model.providers[provider])).toContain(WINDOW);
+    for (const provider of ["openai", "anthropic"] as const) expect(json(plain.truncated.model.providers[provider])).toContain(WINDOW);
+    const links = await driveClient("langchain", bucket, dir, { env: { STORE_RESOURCE_LINKS: "true" } });
+    expect(links.truncated.model.providers.openai.error).toContain("URL file blocks");
   }, 120_000);
 });
 
@@ -103,6 +110,7 @@ describe("OpenAI Agents SDK (@openai/agents 0.20.0, MCPServerStdio)", () => {
     expect(r.text.model).toEqual([{ type: "input_text", text: TEXT }, { type: "input_text", text: expect.stringContaining("text/plain") }]);
     expect(r.image.model[0]).toEqual({ type: "input_image", image: `data:image/png;base64,${PNG_BASE64}` });
     expect(json(r.binary.model)).toContain("6 bytes, application/octet-stream");
+    expect(json(r.binary.model)).not.toContain(BLOB_BASE64);
     expect(json(r.truncated.model)).toContain(WINDOW);
     expect(json(r.download.model)).toContain("Saved s3://");
     expect(json(r.error.model)).toContain("NoSuchKey, HTTP 404");

@@ -90,13 +90,19 @@ test("completions: bucket names by prefix, then keys and folders under a prefix,
   expect(docs.completion.values).toEqual(["docs/guide.md"]);
 });
 
-test("tool results link objects: list_objects items and a truncated read carry resource_link", async () => {
-  const listed = await call(session.client, "list_objects", { bucket_name: bucket, prefix: "docs/" });
-  const links = listed.content.filter((c) => c.type === "resource_link") as { uri: string; name: string }[];
-  expect(links.map((l) => l.name).sort()).toEqual(["docs/guide.md", "docs/readme.md"]);
-  expect(links.find((l) => l.name === "docs/readme.md")!.uri).toBe(uriOf("docs/readme.md"));
-  const read = await call(session.client, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 1000 });
-  expect(read.content.some((c) => c.type === "resource_link" && c.uri === uriOf("big.txt"))).toBe(true);
+test("with STORE_RESOURCE_LINKS=true, tool results link objects: list_objects items and a truncated read carry resource_link (off by default)", async () => {
+  expect((await call(session.client, "list_objects", { bucket_name: bucket, prefix: "docs/" })).content.some((c) => c.type === "resource_link")).toBe(false);
+  const linked = await connectBinary({ env: { ...s3Env(), STORE_RESOURCE_LINKS: "true" } });
+  try {
+    const listed = await call(linked.client, "list_objects", { bucket_name: bucket, prefix: "docs/" });
+    const links = listed.content.filter((c) => c.type === "resource_link") as { uri: string; name: string }[];
+    expect(links.map((l) => l.name).sort()).toEqual(["docs/guide.md", "docs/readme.md"]);
+    expect(links.find((l) => l.name === "docs/readme.md")!.uri).toBe(uriOf("docs/readme.md"));
+    const read = await call(linked.client, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 1000 });
+    expect(read.content.some((c) => c.type === "resource_link" && c.uri === uriOf("big.txt"))).toBe(true);
+  } finally {
+    await linked.close();
+  }
   // Clients that show only structuredContent still get the text.
   const whole = await call(session.client, "get_object", { bucket_name: bucket, object_key: "docs/readme.md" });
   expect(whole.structuredContent?.text).toBe("# Read me\n");

@@ -29,7 +29,7 @@ afterAll(() => session.close());
 const size = (r: unknown) => Buffer.byteLength(JSON.stringify(r));
 
 test("an 8 MB binary read (11 MB as base64) is omitted with truncated and a hint; the session survives", async () => {
-  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "eight.bin", max_content_size: 10 * MiB });
+  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "eight.bin", max_content_size: 10 * MiB, include_binary: true });
   expect(r.isError).toBeFalsy();
   expect(size(r)).toBeLessThan(CLIENT_LIMIT);
   expect(r.structuredContent!.truncated).toBe(true);
@@ -39,7 +39,7 @@ test("an 8 MB binary read (11 MB as base64) is omitted with truncated and a hint
 });
 
 test("a 4 MiB binary read (5.6 MB as base64) fits the budget whole: only text is sent twice, so only text gets half", async () => {
-  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "four.bin", max_content_size: 10 * MiB });
+  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "four.bin", max_content_size: 10 * MiB, include_binary: true });
   expect(r.structuredContent).toMatchObject({ truncated: false, encoding: "base64", returned_bytes: 4 * MiB });
   expect(r.content.some((c) => c.type === "resource")).toBe(true);
   expect(size(r)).toBeLessThan(CLIENT_LIMIT);

@@ -7,7 +7,7 @@ import { s3Env } from "./s3.ts";
 export const NODE22 = resolve(import.meta.dir, "../../.tools/node22/node_modules/node/bin/node");
 const DRIVER = resolve(import.meta.dir, "../clients/drive.mjs");
 
-export type Scenario = "text" | "image" | "binary" | "truncated" | "download" | "error" | "nulls";
+export type Scenario = "text" | "image" | "binary" | "binaryBytes" | "truncated" | "download" | "error" | "nulls";
 export type Outcome = { model?: any; thrown?: string };
 
 export async function driveClient(client: string, bucket: string, dir: string, extra: { env?: Record<string, string>; options?: Record<string, unknown> } = {}): Promise<Record<Scenario, Outcome> & { schema?: any }> {

@@ -88,7 +88,7 @@ describe("get_object read", () => {
     expect(r.structuredContent).toMatchObject({ size: 0, returned_bytes: 0, truncated: false });
   });
 
-  test("an image comes back as image content; other binary as an embedded resource", async () => {
+  test("an image comes back as image content; other binary as its metadata and how to get it, or with include_binary as an embedded resource", async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...randomBytes(64)]);
     await put("pic.png", png, "image/png");
     const img = await call(client, "get_object", { bucket_name: bucket, object_key: "pic.png" });
@@ -96,13 +96,21 @@ describe("get_object read", () => {
     const blob = randomBytes(300, 7);
     blob[0] = 0;
     await put("data/blob.bin", blob, "application/octet-stream");
-    const bin = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin" });
+    // By default no bytes: most clients would put the base64 into the model's context as text, some abort on it.
+    const meta = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin" });
+    expect(meta.isError).toBeFalsy();
+    expect(meta.content.map((c) => c.type)).toEqual(["text"]);
+    expect(meta.structuredContent).toMatchObject({ size: 300, content_type: "application/octet-stream", encoding: "none", returned_bytes: 0, truncated: true });
+    expect(meta.structuredContent!.next).toContain("include_binary: true");
+    expect(textOf(meta)).toContain("Binary content not included");
+    expect(JSON.stringify(meta)).not.toContain(Buffer.from(blob).toString("base64").slice(0, 40));
+    const bin = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin", include_binary: true });
     expect(bin.content[0]).toEqual({
       type: "resource",
       resource: { uri: `s3://${bucket}/data/blob.bin`, mimeType: "application/octet-stream", blob: Buffer.from(blob).toString("base64") },
     });
     expect(bin.structuredContent).toMatchObject({ encoding: "base64", returned_bytes: 300 });
-    const cut = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin", max_content_size: 10 });
+    const cut = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin", max_content_size: 10, include_binary: true });
     expect(cut.structuredContent).toMatchObject({ encoding: "none", returned_bytes: 0, truncated: true });
     expect(textOf(cut)).toContain("binary content omitted");
   });
