@@ -2,7 +2,7 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + Node 22 and Claude Code from npm (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
+#   provision.sh test   the above + Node 22, Claude Code and Gemini CLI from npm (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +21,11 @@ if [ "${1:-}" = test ] && [ ! -x .tools/node22/node_modules/node/bin/node ]; the
   npm install --no-fund --no-audit --prefix .tools/node22 node@22 >&2
 fi
 
-# Claude Code for the agent-CLI client tests, from npm (its native binary comes in a platform package), pinned.
-claude_code=2.1.330
-if [ "${1:-}" = test ] && [ ! -x ".tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude" ] && [ "$(uname -sm)" = "Linux x86_64" ]; then
-  echo "provision: installing Claude Code $claude_code from npm into .tools/agents" >&2
-  npm install --no-fund --no-audit --prefix .tools/agents "@anthropic-ai/claude-code@$claude_code" >&2
+# The agent CLIs of the client tests, from npm, pinned: Claude Code (its native binary comes in a platform package) and Gemini CLI.
+agents=("@anthropic-ai/claude-code@2.1.330" "@google/gemini-cli@0.61.0")
+if [ "${1:-}" = test ] && { [ ! -x .tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude ] || [ ! -f .tools/agents/node_modules/@google/gemini-cli/package.json ]; }; then
+  echo "provision: installing ${agents[*]} from npm into .tools/agents" >&2
+  npm install --no-fund --no-audit --prefix .tools/agents "${agents[@]}" >&2
 fi
 
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then

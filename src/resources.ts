@@ -43,10 +43,13 @@ const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
 
 export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   const template = new ResourceTemplate("s3://{bucket}/{+key}", {
+    // A sample to show what is there. It never fails: Gemini CLI drops every tool of a server whose
+    // resources/list errs (a store that is down at start-up, a key that may not list buckets), and the
+    // tools report such problems themselves. A bucket that cannot be listed is left out.
     list: async (extra) => {
       if (!deps.lists.buckets || !deps.lists.keys) return { resources: [] };
-      const buckets = (await deps.storage.listBuckets(extra.signal)).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
-      const pages = await Promise.all(buckets.map((b) => deps.storage.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }))));
+      const buckets = (await deps.storage.listBuckets(extra.signal).catch(() => [])).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
+      const pages = await Promise.all(buckets.map((b) => deps.storage.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }), () => ({ bucket: b.name, objects: [] }))));
       return {
         resources: pages.flatMap(({ bucket, objects }) =>
           objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })),
