@@ -2,7 +2,7 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + Node 22, Claude Code and Gemini CLI from npm (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
+#   provision.sh test   the above + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,16 @@ agents=("@anthropic-ai/claude-code@2.1.330" "@google/gemini-cli@0.61.0")
 if [ "${1:-}" = test ] && { [ ! -x .tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude ] || [ ! -f .tools/agents/node_modules/@google/gemini-cli/package.json ]; }; then
   echo "provision: installing ${agents[*]} from npm into .tools/agents" >&2
   npm install --no-fund --no-audit --prefix .tools/agents "${agents[@]}" >&2
+fi
+
+# The official Python SDK (mcp 2.x), what Python agent frameworks are built on, in a venv of its own, pinned.
+# These machines carry a local package index (no PyPI): use it when it is there, so nothing waits on an unreachable PyPI.
+if [ "${1:-}" = test ] && [ ! -x .tools/py-mcp/bin/python ]; then
+  echo "provision: creating .tools/py-mcp with the Python SDK mcp 2.3.0" >&2
+  python3 -c "import venv, ensurepip" 2>/dev/null || { sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo; $sudo_cmd apt-get update -qq >&2; DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >&2; }
+  python3 -m venv .tools/py-mcp >&2
+  index=(); [ -d /opt/pypi/simple ] && index=(--index-url file:///opt/pypi/simple); [ -d /opt/pypi-more/simple ] && index+=(--extra-index-url file:///opt/pypi-more/simple)
+  .tools/py-mcp/bin/pip install -q "${index[@]}" mcp==2.3.0 >&2 2>/dev/null || .tools/py-mcp/bin/pip install -q "${index[@]}" mcp==2.3.0 >&2
 fi
 
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
