@@ -33,8 +33,10 @@ export function withoutNulls(args: unknown): unknown {
 
 type ZodNode = { _zod?: { def?: { type?: string; innerType?: ZodNode } } };
 
+type Parameters = { known: Set<string>; emptyMeansAbsent: Set<string> };
+
 /** The tool's parameters, and those where `""` means "not given" (optional strings and enums). */
-function parametersOf(tool: ToolDefinition): { known: Set<string>; emptyMeansAbsent: Set<string> } {
+export function parametersOf(tool: ToolDefinition): Parameters {
   const shape = tool.inputSchema.shape as Record<string, ZodNode>;
   const emptyMeansAbsent = new Set<string>();
   for (const [name, field] of Object.entries(shape)) {
@@ -46,10 +48,10 @@ function parametersOf(tool: ToolDefinition): { known: Set<string>; emptyMeansAbs
 }
 
 /** The arguments a tool takes, as it should see them, and the names of those it does not take. */
-export function normalizeArguments(args: unknown, tool: ToolDefinition | undefined): { args: unknown; ignored: string[] } {
+export function normalizeArguments(args: unknown, parameters: Parameters | undefined): { args: unknown; ignored: string[] } {
   const cleaned = withoutNulls(args);
-  if (!tool || typeof cleaned !== "object" || cleaned === null || Array.isArray(cleaned)) return { args: cleaned, ignored: [] };
-  const { known, emptyMeansAbsent } = parametersOf(tool);
+  if (!parameters || typeof cleaned !== "object" || cleaned === null || Array.isArray(cleaned)) return { args: cleaned, ignored: [] };
+  const { known, emptyMeansAbsent } = parameters;
   const kept: Record<string, unknown> = {};
   const ignored: string[] = [];
   for (const [name, value] of Object.entries(cleaned)) {
@@ -61,14 +63,19 @@ export function normalizeArguments(args: unknown, tool: ToolDefinition | undefin
 
 type CallResult = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
 
+/** Names of ignored parameters a result repeats, each cut to this length: the client chose them, so they are bounded. */
+const NAMED_IGNORED = 20;
+const IGNORED_NAME_CHARS = 64;
+
 /** Says in the result which arguments were ignored: in the text, and (for a success) in structuredContent. */
 function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition): CallResult {
-  const names = ignored.map((n) => JSON.stringify(n.slice(0, 64))).join(", ");
-  const line = `Ignored parameter(s) ${tool.name} does not take: ${names}. It takes: ${Object.keys(tool.inputSchema.shape).join(", ")}.`;
+  const named = ignored.slice(0, NAMED_IGNORED).map((n) => n.slice(0, IGNORED_NAME_CHARS));
+  const more = ignored.length > named.length ? ` and ${ignored.length - named.length} more` : "";
+  const line = `Ignored parameter(s) ${tool.name} does not take: ${named.map((n) => JSON.stringify(n)).join(", ")}${more}. It takes: ${Object.keys(tool.inputSchema.shape).join(", ")}.`;
   return {
     ...result,
     content: [...(result.content ?? []), { type: "text", text: line }],
-    ...(result.structuredContent ? { structuredContent: { ...result.structuredContent, ignored_parameters: ignored } } : {}),
+    ...(result.structuredContent ? { structuredContent: { ...result.structuredContent, ignored_parameters: named } } : {}),
   };
 }
 
@@ -81,11 +88,12 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
 }
 
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]): void {
-  const byName = new Map(tools.map((t) => [t.name, t]));
+  const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
-    const tool = typeof params?.name === "string" ? byName.get(params.name) : undefined;
-    const { args, ignored } = normalizeArguments(params?.arguments, tool);
+    const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
+    const tool = found?.tool;
+    const { args, ignored } = normalizeArguments(params?.arguments, found?.parameters);
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
     return tool && ignored.length > 0 ? noteIgnored(result, ignored, tool) : result;
   });

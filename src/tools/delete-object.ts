@@ -16,7 +16,7 @@ export const deleteObject = defineTool({
       version_id: z.string().min(1).max(1024).optional().describe("Remove this version permanently."),
     })
     .strict(),
-  outputSchema: z.object({ bucket: z.string(), key: z.string(), version_id: z.string().nullable(), delete_marker: z.boolean(), permanent: z.boolean(), next: z.string().optional().describe("How to undo, where it can be undone.") }),
+  outputSchema: z.object({ bucket: z.string(), key: z.string(), version_id: z.string().nullable(), delete_marker: z.boolean(), permanent: z.boolean(), next: z.string().optional().describe("How to undo it.") }),
   // Not idempotent: in a versioned bucket each call adds another delete marker.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   group: "delete",

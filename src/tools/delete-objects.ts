@@ -36,7 +36,7 @@ export const deleteObjects = defineTool({
     deleted_count: z.number(),
     deleted: z.array(z.string()),
     failed: z.array(z.object({ key: z.string(), code: z.string(), message: z.string() })),
-    next: z.string().optional().describe("What to call next, when there is more to do (clients that show the model only structuredContent drop the text)."),
+    next: z.string().optional().describe("The next call, when there is more."),
   }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   group: "delete",

@@ -28,7 +28,7 @@ const inputSchema = z
       .describe(`Read mode: bytes to fetch and return, default ${DEFAULT_MAX_CONTENT_SIZE}.`),
     overwrite: z.boolean().optional().describe("Download mode: replace an existing file (default false)."),
     offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read mode: first byte, default 0; pass next_offset to read on."),
-    include_binary: z.boolean().optional().describe("Read mode: return a binary (non-text, non-image) object's bytes as an embedded base64 resource (default false: its metadata and how to get it)."),
+    include_binary: z.boolean().optional().describe("Read mode: a binary (not text or image) object's bytes as base64; default false: metadata only."),
   })
   .strict();
 
@@ -50,7 +50,7 @@ const outputSchema = z.object({
   bytes: z.number().optional(),
   sha256: z.string().optional(),
   text: z.string().optional(),
-  next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
+  next: z.string().optional().describe("The next call, when there is more."),
 });
 
 type Args = z.output<typeof inputSchema>;

@@ -35,7 +35,7 @@ export const listObjectVersions = defineTool({
     is_truncated: z.boolean(),
     next_key_marker: z.string().nullable(),
     next_version_id_marker: z.string().nullable(),
-    next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
+    next: z.string().optional().describe("The next call, when there is more."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",

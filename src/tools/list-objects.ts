@@ -45,7 +45,7 @@ export const listObjects = defineTool({
     is_truncated: z.boolean(),
     next_continuation_token: z.string().nullable(),
     warning: z.string().optional(),
-    next: z.string().optional().describe("What to call next, when there is more (clients that show the model only structuredContent drop the text)."),
+    next: z.string().optional().describe("The next call, when there is more."),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",

@@ -74,3 +74,14 @@ test("delete_objects: a prefix of \"\" beside keys is a client's filler (the key
   expect(all.structuredContent).toMatchObject({ dry_run: true });
   expect(all.structuredContent!.matched).toBeGreaterThanOrEqual(2);
 });
+
+test("what a result repeats of ignored parameters is bounded: 20 names of at most 64 characters, and a count", async () => {
+  const junk = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`junk_${i}_${"x".repeat(200)}`, i]));
+  const r = await call(client, "list_buckets", junk);
+  expect(r.isError).toBeFalsy();
+  const named = r.structuredContent!.ignored_parameters as string[];
+  expect(named.length).toBe(20);
+  expect(Math.max(...named.map((n) => n.length))).toBe(64);
+  expect(textOf(r)).toContain("and 480 more");
+  expect(JSON.stringify(r).length).toBeLessThan(10_000);
+});
