@@ -36,7 +36,7 @@ type ZodNode = { _zod?: { def?: { type?: string; innerType?: ZodNode } } };
 type Parameters = { known: Set<string>; emptyMeansAbsent: Set<string> };
 
 /** The tool's parameters, and those where `""` means "not given" (optional strings and enums). */
-export function parametersOf(tool: ToolDefinition): Parameters {
+function parametersOf(tool: ToolDefinition): Parameters {
   const shape = tool.inputSchema.shape as Record<string, ZodNode>;
   const emptyMeansAbsent = new Set<string>();
   for (const [name, field] of Object.entries(shape)) {

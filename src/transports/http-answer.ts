@@ -17,12 +17,10 @@ export interface AnswerOptions {
   onEnd(how: "written" | "gone" | "slow reader"): void;
   /** Resolves with a last message to send (and end with) while the body is still waiting for its source. */
   interrupt?: Promise<Uint8Array>;
-  slowReaderMs?: number;
 }
 
 export function answerBody(source: ReadableStream<Uint8Array>, options: AnswerOptions): ReadableStream<Uint8Array> {
   const reader = source.getReader();
-  const slowReaderMs = options.slowReaderMs ?? SLOW_READER_MS;
   let rest: Uint8Array | undefined;
   let ended = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -61,7 +59,7 @@ export function answerBody(source: ReadableStream<Uint8Array>, options: AnswerOp
           controller.error(new Error("the client stopped reading its answer"));
           void reader.cancel().catch(() => {});
           end("slow reader");
-        }, slowReaderMs);
+        }, SLOW_READER_MS);
         timer.unref?.();
       },
       cancel() {
