@@ -54,7 +54,7 @@ export function unsafeKeyRefusal(key: string, bucketAllowlist: boolean): Actiona
  * someone write, like a PUT link), read for the rest.
  */
 export function scopeFor(tool: ToolDefinition, args?: Record<string, unknown>): Scope {
-  if (tool.group === "delete" || tool.name === "delete_bucket") return "delete";
+  if (tool.group === "delete" || tool.name === "delete_bucket" || (args && tool.deletes?.(args as never))) return "delete";
   if (tool.writesToStore || (args && tool.writes?.(args as never))) return "write";
   return "read";
 }
@@ -106,6 +106,14 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
   for (const field of KEY_ARGUMENTS) {
     const refusal = typeof args[field] === "string" ? unsafeKeyRefusal(args[field], options.bucketAllowlist ?? false) : undefined;
     if (refusal) return refusal;
+  }
+  if (!options.allowDelete && tool.deletes?.(args as never)) {
+    return new ActionableError({
+      resource: tool.name,
+      code: "DeleteNotAllowed",
+      message: "This call would delete (delete_extraneous or move), and deleting is off on this server.",
+      hint: "call again without delete_extraneous/move; the user must start the server with --allow-delete (STORE_ALLOW_DELETE=true) to allow deletes.",
+    });
   }
   const needed = scopeFor(tool, args);
   if (options.scopes && !options.scopes.has(needed)) {

@@ -13,6 +13,12 @@ export type ProgressSink = (done: number) => void;
 export interface ProgressReporter {
   /** A sink for a transfer of `total` bytes (undefined when unknown), described by `what`. */
   start(total: number | undefined, what: string): ProgressSink;
+  /**
+   * For a job of many items: `progress` must only grow; `total` may grow as
+   * more of the job becomes known; `message` says it in words. Rate-limited
+   * like a transfer; `final` is always sent.
+   */
+  report(progress: number, total: number | undefined, message: string, final?: boolean): void;
   /** No notification is sent after this (the call answered, failed or was cancelled). */
   close(): void;
 }
@@ -22,6 +28,7 @@ const MIN_INTERVAL_MS = 250;
 export function progressReporter(send: (params: { progress: number; total?: number; message: string }) => Promise<void>, signal: AbortSignal, now = () => performance.now()): ProgressReporter {
   let open = true;
   let last = -Infinity;
+  let sent = -Infinity;
   return {
     start(total, what) {
       return (done) => {
@@ -34,6 +41,14 @@ export function progressReporter(send: (params: { progress: number; total?: numb
         void send({ progress: done, ...(total !== undefined ? { total } : {}), message: `${what}: ${done} of ${total ?? "?"} bytes${percent}` }).catch(() => {});
       };
     },
+    report(progress, total, message, final = false) {
+      if (!open || signal.aborted || progress <= sent) return;
+      const t = now();
+      if (t - last < MIN_INTERVAL_MS && !final) return;
+      last = t;
+      sent = progress;
+      void send({ progress, ...(total !== undefined ? { total } : {}), message }).catch(() => {});
+    },
     close() {
       open = false;
     },
@@ -41,4 +56,4 @@ export function progressReporter(send: (params: { progress: number; total?: numb
 }
 
 /** For calls without a progress token: reports nothing. */
-export const NO_PROGRESS: ProgressReporter = { start: () => () => {}, close() {} };
+export const NO_PROGRESS: ProgressReporter = { start: () => () => {}, report() {}, close() {} };

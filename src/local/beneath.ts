@@ -108,7 +108,7 @@ function pathDir(real: string): Dir {
 export type Step = { kind: "dir"; dir: Dir } | { kind: "link"; target: string } | { kind: "missing" } | { kind: "file" };
 
 /** One step down from `dir` into `name`, never following a symlink. */
-function step(dir: Dir, name: string, mode: WalkMode, create: boolean): Step {
+export function step(dir: Dir, name: string, mode: WalkMode, create: boolean): Step {
   const child = dir.at(name);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

@@ -16,6 +16,8 @@ const O_CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (cons
 export interface WriteOptions {
   overwrite: boolean;
   signal?: AbortSignal;
+  /** The file's modification time (a bulk download gives it the object's, so an unchanged file is known again). */
+  mtime?: Date;
 }
 
 export interface WriteResult {
@@ -59,6 +61,7 @@ export async function writeFileAtomically(
     let moved = false;
     try {
       const written = await writePieces(handle, source, opts.signal);
+      if (opts.mtime) await handle.utimes(opts.mtime, opts.mtime);
       await handle.close();
       handle = undefined;
       moveIntoPlace(dir, temp, name, given, opts.overwrite);

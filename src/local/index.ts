@@ -4,8 +4,10 @@ import { checkTargetPath, type AllowedDirs, type CheckedPath, type WalkMode } fr
 import { platformMode } from "./beneath.ts";
 import { openUploadSource, type UploadSource } from "./source.ts";
 import type { PieceSource } from "./pieces.ts";
+import { checkDirectory, removeLocalFile, walkTree, withLocalFile, type LocalFileState } from "./tree.ts";
+import type { WalkEvents, WalkedFile, WalkSkip } from "./walk.ts";
 
-export type { AllowedDirs, CheckedPath, PieceSource, UploadSource, WriteResult };
+export type { AllowedDirs, CheckedPath, LocalFileState, PieceSource, UploadSource, WalkEvents, WalkedFile, WalkSkip, WriteResult };
 
 export interface LocalFiles {
   /** Checks `given` against the allowed directories and opens it for streaming. */
@@ -14,6 +16,14 @@ export interface LocalFiles {
   checkDownloadTarget(given: string, overwrite: boolean): Promise<CheckedPath>;
   /** Writes the pieces into the target atomically, checking the whole path again as it goes; computes sha256 on the way. */
   writeDownload(target: CheckedPath, source: PieceSource, opts: WriteOptions): Promise<WriteResult>;
+  /** The regular files below a directory, each opened as the walk reaches it (the taker closes it); undefined for a missing directory when `missingOk`. */
+  walk(given: string, events: WalkEvents, missingOk?: boolean): AsyncGenerator<WalkedFile>;
+  /** Whether a directory exists at `given` (refused outside the allowed directories), and its real path. */
+  checkDirectory(given: string): Promise<{ exists: boolean; path: string }>;
+  /** Opens the file at `given` to compare it (size, mtime, MD5); `use` gets undefined when nothing is there. */
+  withFile<T>(given: string, use: (state: LocalFileState | undefined) => Promise<T>): Promise<T>;
+  /** Removes one regular file (a mirror's extraneous file). */
+  remove(given: string): Promise<void>;
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */
@@ -29,6 +39,18 @@ export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: Walk
     },
     async writeDownload(target, source, opts) {
       return writeFileAtomically(target.given, await allowed(), mode, source, opts);
+    },
+    async *walk(given, events, missingOk) {
+      yield* walkTree(given, await allowed(), mode, events, missingOk);
+    },
+    async checkDirectory(given) {
+      return checkDirectory(given, await allowed(), mode);
+    },
+    async withFile(given, use) {
+      return withLocalFile(given, await allowed(), mode, use);
+    },
+    async remove(given) {
+      removeLocalFile(given, await allowed(), mode);
     },
   };
 }

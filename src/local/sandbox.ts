@@ -2,7 +2,7 @@ import { constants, readlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { entryStat, followLink, isInside, platformMode, refuse, walkToParent, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
+import { entryStat, followLink, isInside, platformMode, refuse, walkToParent, type Dir, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
 import { localError } from "./errors.ts";
 
 export { isInside, type WalkMode };
@@ -158,6 +158,31 @@ export async function inspectTarget(parent: Parent, scope: WalkScope): Promise<b
     }
   }
   return true;
+}
+
+/** A name no directory entry can have: walking to its parent reaches a directory itself. */
+const INSIDE = "\0";
+
+/**
+ * Opens an existing directory at or below an allowed directory and holds it
+ * (symlinks on the way are followed only while they stay inside), for a walk
+ * of its tree; undefined when it does not exist.
+ */
+export function openDirectory(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Dir | undefined {
+  const abs = lexicalCheck(given, allowed);
+  try {
+    const parent = walkToParent(join(abs, INSIDE), scopeOf(given, allowed, mode), false);
+    if (parent.missing.length === 0) return parent.dir;
+    parent.dir.close();
+    return undefined;
+  } catch (err) {
+    throw localError(given, err, "read");
+  }
+}
+
+/** The absolute path `given` names, refused unless it lies inside an allowed directory. */
+export function allowedPath(given: string, allowed: AllowedDirs): string {
+  return lexicalCheck(given, allowed);
 }
 
 /** A download target, checked without creating anything. */

@@ -1,3 +1,4 @@
+import type { FileHandle } from "node:fs/promises";
 import type { AllowedDirs, WalkMode } from "./sandbox.ts";
 import { openForReading } from "./sandbox.ts";
 import { localError } from "./errors.ts";
@@ -20,6 +21,11 @@ export interface UploadSource {
  */
 export async function openUploadSource(given: string, allowed: AllowedDirs, mode: WalkMode): Promise<UploadSource> {
   const { handle, size, path } = await openForReading(given, allowed, mode);
+  return uploadSourceOf(handle, size, path, given);
+}
+
+/** An upload source over a descriptor already opened (and checked) by the sandbox or a walk. */
+export function uploadSourceOf(handle: FileHandle, size: number, path: string, given: string): UploadSource {
   let closed: Promise<void> | undefined;
   return {
     size,

@@ -7,7 +7,7 @@ import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { toStorageError } from "./errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { openDownload } from "./ranged.ts";
-import type { Storage } from "./types.ts";
+import type { IncompleteUpload, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
@@ -59,6 +59,7 @@ export function createS3Storage(config: Config): Storage {
             ...(req.prefix ? { Prefix: req.prefix } : {}),
             ...(req.delimiter ? { Delimiter: req.delimiter } : {}),
             ...(req.continuationToken ? { ContinuationToken: req.continuationToken } : {}),
+            ...(req.startAfter && !req.continuationToken ? { StartAfter: req.startAfter } : {}),
           }),
           send,
         );
@@ -116,6 +117,39 @@ export function createS3Storage(config: Config): Storage {
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
         const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
         return { meta, size, check, deliver: (sink) => download.deliver(size, ctx, sink, received), discard: download.discard };
+      }),
+
+    listIncompleteUploads: (bucket, prefix, limit, sizeLimit, signal) =>
+      operation({ bucket }, signal, async ({ client, sdk }, send) => {
+        const uploads: IncompleteUpload[] = [];
+        let keyMarker: string | undefined;
+        let idMarker: string | undefined;
+        let more = false;
+        do {
+          const out = await client.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix || undefined, KeyMarker: keyMarker, UploadIdMarker: idMarker, MaxUploads: 1000 }), send);
+          for (const u of out.Uploads ?? []) {
+            if (uploads.length >= limit) {
+              more = true;
+              break;
+            }
+            uploads.push({ key: u.Key ?? "", upload_id: u.UploadId ?? "", initiated: iso(u.Initiated), bytes: null });
+          }
+          more ||= (out.IsTruncated ?? false) && uploads.length >= limit;
+          keyMarker = out.IsTruncated && uploads.length < limit ? out.NextKeyMarker : undefined;
+          idMarker = out.NextUploadIdMarker;
+        } while (keyMarker);
+        // Parts are what is billed: count them for the first uploads (one ListParts each, paged).
+        for (const u of uploads.slice(0, sizeLimit)) {
+          let bytes = 0;
+          let partMarker: string | undefined;
+          do {
+            const parts = await client.send(new sdk.ListPartsCommand({ Bucket: bucket, Key: u.key, UploadId: u.upload_id, PartNumberMarker: partMarker }), send);
+            for (const p of parts.Parts ?? []) bytes += p.Size ?? 0;
+            partMarker = parts.IsTruncated ? parts.NextPartNumberMarker : undefined;
+          } while (partMarker);
+          u.bytes = bytes;
+        }
+        return { uploads, more };
       }),
 
     uploadObject: async (req, signal) => {

@@ -19,6 +19,8 @@ export interface ListObjectsRequest {
   delimiter?: string;
   maxKeys: number;
   continuationToken?: string;
+  /** List keys after this one (ListObjectsV2 StartAfter): where a bulk scan resumes. */
+  startAfter?: string;
 }
 
 export interface ObjectPage {
@@ -56,6 +58,8 @@ export interface UploadRequest {
   contentType: string;
   storageClass?: string;
   cacheControl?: string;
+  /** User metadata to store with the object (e.g. the source file's mtime). */
+  metadata?: Record<string, string>;
   /** Told the bytes stored so far, after each part. */
   onProgress?: (done: number) => void;
 }
@@ -63,6 +67,15 @@ export interface UploadRequest {
 export interface UploadResult {
   etag: string | null;
   version_id: string | null;
+}
+
+/** A multipart upload that was started and never completed or aborted: its parts are stored (and billed) but no object shows them. */
+export interface IncompleteUpload {
+  key: string;
+  upload_id: string;
+  initiated: string | null;
+  /** Bytes of the parts stored so far; null when they were not counted (past the parts budget). */
+  bytes: number | null;
 }
 
 export interface Storage extends ObjectStore {
@@ -75,6 +88,8 @@ export interface Storage extends ObjectStore {
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
   openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
+  /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */
+  listIncompleteUploads(bucket: string, prefix: string, limit: number, sizeLimit: number, signal?: AbortSignal): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
 }
 
 /** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (they are freed then). */

@@ -230,6 +230,7 @@ function objectParams(req: UploadRequest) {
     ContentType: req.contentType,
     ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
     ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
+    ...(req.metadata ? { Metadata: req.metadata } : {}),
   };
 }
 

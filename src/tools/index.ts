@@ -12,8 +12,13 @@ import { presignUrl } from "./presign-url.ts";
 import { putObject } from "./put-object.ts";
 import type { ToolDefinition } from "./types.ts";
 import { uploadFile } from "./upload-file.ts";
+import { uploadDirectory } from "./upload-directory.ts";
+import { downloadPrefix } from "./download-prefix.ts";
+import { copyPrefix } from "./copy-prefix.ts";
+import { storageUsage } from "./storage-usage.ts";
+import { findObjects } from "./find-objects.ts";
 
-/** Every tool, in the order clients show them: the six of the spec first, then the object toolkit. */
+/** Every tool, in the order clients show them: the six of the spec first, then the object toolkit, then the bulk tools. */
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   listBuckets,
   listObjects,
@@ -28,4 +33,9 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   listObjectVersions,
   deleteObject,
   deleteObjects,
+  uploadDirectory,
+  downloadPrefix,
+  copyPrefix,
+  storageUsage,
+  findObjects,
 ];

@@ -1,0 +1,36 @@
+/** Shared by the scanning tools (storage_usage, find_objects): where a scan resumes, and how far one call goes. */
+import { z } from "zod";
+import { ActionableError } from "../errors.ts";
+
+export const DEFAULT_KEYS_SCANNED = 1_000_000;
+
+export const maxKeysScanned = z
+  .number()
+  .int()
+  .min(1)
+  .max(10_000_000)
+  .describe(`Keys one call reads at most (default ${DEFAULT_KEYS_SCANNED.toLocaleString("en-US")}); then truncated with a continuation_token.`);
+
+export const continuationToken = z.string().min(1).max(2048).describe("From a truncated result: go on where it stopped.");
+
+/** A token naming the last key scanned (the listing resumes after it). */
+export function tokenAfter(key: string): string {
+  return Buffer.from(`k:${key}`, "utf8").toString("base64url");
+}
+
+export function keyFromToken(token: string | undefined): string | undefined {
+  if (token === undefined) return undefined;
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  if (!text.startsWith("k:")) {
+    throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by this tool.", hint: "pass the continuation_token of the previous result as it is, or leave it out to start over." });
+  }
+  return text.slice(2);
+}
+
+/** An ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z. */
+export const isoTime = (what: string) =>
+  z
+    .string()
+    .max(64)
+    .refine((s) => !Number.isNaN(Date.parse(s)), `${what} must be an ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z`)
+    .describe(`${what}: an ISO 8601 date or time, e.g. "2026-01-01".`);

@@ -1,0 +1,124 @@
+import { z } from "zod";
+import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
+import { globList, pathFilter } from "../bulk/filters.ts";
+import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
+import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
+import { etagMd5, sameObject } from "../bulk/unchanged.ts";
+import { ActionableError, s3Uri } from "../errors.ts";
+import type { ObjectInfo } from "../storage/index.ts";
+import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { bucketName } from "./schemas.ts";
+import { defineTool, textOutput, type ToolContext } from "./types.ts";
+
+export const copyPrefix = defineTool({
+  name: "copy_prefix",
+  title: "Copy a prefix",
+  description:
+    "Copies every object under s3://source_bucket/source_prefix to s3://bucket_name/prefix on the store (server-side, nothing passes through here; over 5 GiB in parts), each at prefix + its path below source_prefix, in parallel. " +
+    "Skips objects already there with the same content (skip_unchanged), so calling again resumes. move: true (with confirm: true and --allow-delete) deletes each source once its copy is verified. dry_run: true only reports.",
+  inputSchema: z
+    .object({
+      source_bucket: bucketName,
+      source_prefix: z.string().max(1024).describe('Folder to copy, e.g. "data/2026/" ("" = the whole bucket).'),
+      bucket_name: bucketName.describe("Destination bucket."),
+      prefix: z.string().max(1024).describe('Destination folder, e.g. "archive/2026/" ("" = the bucket\'s top).'),
+      include: globList("source prefix").optional(),
+      exclude: globList("source prefix").optional(),
+      skip_unchanged: skipUnchanged.optional(),
+      move: z.boolean().optional().describe("Delete each source object after its copy is verified. Needs confirm: true."),
+      dry_run: dryRun.optional(),
+      confirm: confirm.optional(),
+      max_objects: maxObjects.optional(),
+    })
+    .strict(),
+  outputSchema: jobResultSchema.extend({ source: z.string(), destination: z.string() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "write",
+  writesToStore: true,
+  emptyIsValue: ["source_prefix", "prefix"],
+  deletes: (args) => args.move === true,
+  heldBytes: () => BULK_HELD_BYTES,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.source_bucket);
+    ctx.checkBucket(args.bucket_name);
+    const from = folderPrefix(args.source_prefix);
+    const to = folderPrefix(args.prefix);
+    if (args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
+      throw new ActionableError({
+        resource: s3Uri(args.bucket_name, to),
+        code: "OverlappingPrefixes",
+        message: `The source ${s3Uri(args.source_bucket, from)} and the destination overlap in one bucket: copies would land inside what is being copied.`,
+        hint: "choose a destination prefix outside the source prefix (or another bucket).",
+      });
+    }
+    const move = args.move === true;
+    const dry = args.dry_run === true || (move && args.confirm !== true);
+    const inJob = pathFilter(args.include, args.exclude);
+    const tally = new Tally(ctx.progress, "copy_prefix");
+    const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectInfo>();
+    if (move && !dry && (await ctx.confirmWithUser(`Move the objects under ${s3Uri(args.source_bucket, from)} to ${s3Uri(args.bucket_name, to)}, deleting each source once its copy is verified?`)) === false) {
+      throw new ActionableError({ resource: s3Uri(args.source_bucket, from), code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
+    }
+    const large = new Slots(4);
+    const end = await runJob<ObjectInfo>({
+      items: listAll(ctx.storage, args.source_bucket, from, ctx.signal),
+      nameOf: (o) => o.key,
+      concurrency: BULK_CONCURRENCY,
+      limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
+      dryRun: dry,
+      signal: ctx.signal,
+      tally,
+      async plan(object): Promise<Outcome | Action> {
+        const rel = object.key.slice(from.length);
+        if (rel === "" || !inJob(rel)) return { kind: "ignored" };
+        tally.know(object.size);
+        const key = to + rel;
+        if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: object.key, code: "KeyTooLong", message: `${key} would be over S3's 1024-byte key limit; not copied.` };
+        const there = existing.get(rel);
+        if (there && sameObject(object, there)) {
+          if (!move) return { kind: "unchanged", name: key, bytes: object.size };
+          // Already copied (a resumed move): only the source's delete is left.
+          const finish = async (): Promise<Outcome> => {
+            await removeSource(ctx, args.source_bucket, object.key, tally);
+            return { kind: "unchanged", name: key, bytes: object.size };
+          };
+          return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
+        }
+        const run = async (signal: AbortSignal): Promise<Outcome> => {
+          const copied = await large.use(() =>
+            ctx.storage.copyObject({ source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" }, signal),
+          );
+          if (move) {
+            verifyCopy(object, copied, key);
+            await removeSource(ctx, args.source_bucket, object.key, tally);
+          }
+          return { kind: "done", name: key, bytes: copied.size };
+        };
+        return { kind: "action", name: key, bytes: object.size, ...(move ? { alsoDeletes: object.key } : {}), run };
+      },
+    });
+    const next =
+      end !== "complete"
+        ? "call copy_prefix again with the same arguments to go on (objects already copied are skipped)."
+        : dry && !args.dry_run
+          ? "call again with confirm: true to move (copy, then delete each source)."
+          : undefined;
+    const source = s3Uri(args.source_bucket, from);
+    const destination = s3Uri(args.bucket_name, to);
+    const result = { ...tally.result(dry, end === "complete", next), source, destination };
+    return textOutput(summarize(result, { verb: move ? "moved" : "copied", where: `from ${source} to ${destination}` }), result);
+  },
+});
+
+/** Before a move deletes its source: the copy has the source's size, and its MD5 where both ETags are one. */
+function verifyCopy(source: ObjectInfo, copied: { size: number; etag: string | null }, key: string): void {
+  const a = etagMd5(source.etag);
+  const b = etagMd5(copied.etag);
+  if (copied.size === source.size && (!a || !b || a === b)) return;
+  throw new ActionableError({ resource: key, code: "IntegrityCheckFailed", message: `The copy does not match its source (${copied.size} vs ${source.size} bytes, ETag ${copied.etag} vs ${source.etag}); the source was kept.`, hint: "call again; if it repeats, copy this object with copy_object and compare." });
+}
+
+async function removeSource(ctx: ToolContext, bucket: string, key: string, tally: Tally): Promise<void> {
+  await ctx.storage.deleteObject({ bucket, key }, ctx.signal);
+  tally.removed(key);
+}

@@ -1,0 +1,148 @@
+import { z } from "zod";
+import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
+import { globList, pathFilter } from "../bulk/filters.ts";
+import { folderPrefix, listAll } from "../bulk/listing.ts";
+import { FileFolderClash, unsafeLocalName } from "../bulk/local-names.ts";
+import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
+import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
+import { localIsObject } from "../bulk/unchanged.ts";
+import { s3Uri } from "../errors.ts";
+import type { ObjectInfo } from "../storage/index.ts";
+import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { bucketName } from "./schemas.ts";
+import { defineTool, textOutput, type ToolContext } from "./types.ts";
+
+const MiB = 1024 * 1024;
+/** File systems that ignore case: `A.txt` and `a.txt` would be one file there. */
+const FOLDS_CASE = process.platform === "darwin" || process.platform === "win32";
+
+export const downloadPrefix = defineTool({
+  name: "download_prefix",
+  title: "Download a prefix",
+  description:
+    "Downloads every object under s3://bucket_name/prefix into local_dir (in an allowed directory), each key minus the prefix as a path below it, in parallel; each file written atomically and verified as get_object download does. " +
+    "Skips files already the same (skip_unchanged), so calling again resumes; a different local file is a conflict unless overwrite: true. Keys that cannot be a safe local path are skipped and reported. " +
+    "delete_extraneous: true (with confirm: true and --allow-delete) also deletes local files the prefix no longer has. dry_run: true only reports.",
+  inputSchema: z
+    .object({
+      bucket_name: bucketName,
+      prefix: z.string().max(1024).describe('Folder to download, e.g. "logs/2026-11/" ("" = the whole bucket).'),
+      local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory to download into (created if missing), e.g. "./logs".'),
+      include: globList("prefix").optional(),
+      exclude: globList("prefix").optional(),
+      skip_unchanged: skipUnchanged.optional(),
+      overwrite: z.boolean().optional().describe("Replace local files that differ (default false: reported as conflicts, left as they are)."),
+      delete_extraneous: z.boolean().optional().describe("Also delete local files below local_dir that are not under the prefix (a mirror). Needs confirm: true."),
+      dry_run: dryRun.optional(),
+      confirm: confirm.optional(),
+      max_objects: maxObjects.optional(),
+    })
+    .strict(),
+  outputSchema: jobResultSchema.extend({ bucket: z.string(), prefix: z.string(), local_dir: z.string() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "read",
+  writesToStore: false,
+  localFiles: "always",
+  emptyIsValue: ["prefix"],
+  deletes: (args) => args.delete_extraneous === true,
+  heldBytes: () => BULK_HELD_BYTES,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const prefix = folderPrefix(args.prefix);
+    const mirror = args.delete_extraneous === true;
+    const dry = args.dry_run === true || (mirror && args.confirm !== true);
+    const inJob = pathFilter(args.include, args.exclude);
+    const tally = new Tally(ctx.progress, "download_prefix");
+    const root = args.local_dir.replace(/[\\/]+$/, "") || args.local_dir;
+    const localDir = await ctx.files.checkDirectory(root); // refused here when outside the allowed directories
+    const clash = new FileFolderClash();
+    // What the prefix holds, by relative path: a mirror keeps these local files.
+    const wanted = mirror ? new Set<string>() : undefined;
+    const large = new Slots(2);
+    const end = await runJob<ObjectInfo>({
+      items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
+      nameOf: (o) => o.key,
+      concurrency: BULK_CONCURRENCY,
+      limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
+      dryRun: dry,
+      signal: ctx.signal,
+      tally,
+      async plan(object): Promise<Outcome | Action> {
+        const rel = object.key.slice(prefix.length);
+        // A folder marker (an empty "a/" object) is no file: the folder appears when a file below it is written.
+        if (rel === "" || (rel.endsWith("/") && object.size === 0) || !inJob(rel)) return { kind: "ignored" };
+        wanted?.add(rel);
+        tally.know(object.size);
+        const why = unsafeLocalName(rel) ?? clash.claim(rel, FOLDS_CASE);
+        if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
+        const given = `${root}/${rel}`;
+        const state = await ctx.files.withFile(given, async (local) => {
+          if (!local) return "absent";
+          if (args.skip_unchanged !== false && (await localIsObject(object, local.size, local.mtimeMs, local.md5))) return "same";
+          return "differs";
+        });
+        if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
+        if (state === "differs" && !args.overwrite) {
+          return { kind: "conflict", name: object.key, code: "LocalFileDiffers", message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.` };
+        }
+        const fetch = () => downloadOne(ctx, args.bucket_name, object.key, given, state === "differs");
+        const run = async (): Promise<Outcome> => {
+          await (object.size > 8 * MiB ? large.use(fetch) : fetch());
+          return { kind: "done", name: object.key, bytes: object.size };
+        };
+        return { kind: "action", name: object.key, bytes: object.size, run };
+      },
+    });
+    let declined: string | undefined;
+    const held = mirror ? deletesHeldBack(end, tally) : undefined;
+    if (mirror && !held && localDir.exists) {
+      const extraneous: string[] = [];
+      for await (const file of ctx.files.walk(root, { skipped() {} }, true)) {
+        await file.source.close();
+        if (!wanted!.has(file.rel) && inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
+      }
+      declined = await deleteExtraneous({
+        names: extraneous.map((rel) => `${root}/${rel}`),
+        where: root,
+        dryRun: dry,
+        tally,
+        confirmWithUser: ctx.confirmWithUser,
+        remove: async (paths) => removeAll(ctx, paths),
+      });
+    }
+    const next =
+      end !== "complete"
+        ? "call download_prefix again with the same arguments to go on (files already downloaded are skipped)."
+        : dry && !args.dry_run
+          ? "call again with confirm: true to download and delete."
+          : undefined;
+    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
+    const note = held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined}.` : "";
+    return textOutput(summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) + note, result);
+  },
+});
+
+/** One object to one file, as get_object download does it: the target checked first, written atomically, verified, given the object's time. */
+async function downloadOne(ctx: ToolContext, bucket: string, key: string, given: string, overwrite: boolean): Promise<void> {
+  const target = await ctx.files.checkDownloadTarget(given, overwrite);
+  const download = await ctx.storage.openObjectDownload({ bucket, key }, ctx.signal);
+  try {
+    const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
+    await ctx.files.writeDownload(target, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, ...(modified ? { mtime: modified } : {}) });
+  } finally {
+    download.discard();
+  }
+}
+
+async function removeAll(ctx: ToolContext, paths: string[]): Promise<{ name: string; code: string; message: string }[]> {
+  const failed = [];
+  for (const path of paths) {
+    try {
+      await ctx.files.remove(path);
+    } catch (err) {
+      const e = err as { code?: string; message?: string };
+      failed.push({ name: path, code: e.code ?? "LocalIOError", message: String(e.message).slice(0, 300) });
+    }
+  }
+  return failed;
+}

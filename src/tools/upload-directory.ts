@@ -1,0 +1,146 @@
+import { z } from "zod";
+import { Slots, type Action } from "../bulk/engine.ts";
+import { globList, pathFilter } from "../bulk/filters.ts";
+import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
+import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
+import { runJob } from "../bulk/engine.ts";
+import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
+import { md5OfSource, mtimeMetadata, sameAsLocal } from "../bulk/unchanged.ts";
+import { ActionableError, s3Uri } from "../errors.ts";
+import type { WalkedFile } from "../local/index.ts";
+import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { bucketName, cacheControl, contentType, storageClass } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+import { detectContentType } from "./upload-file.ts";
+
+const MiB = 1024 * 1024;
+
+export const uploadDirectory = defineTool({
+  name: "upload_directory",
+  title: "Upload a directory",
+  description:
+    "Uploads a local directory (in an allowed directory) to s3://bucket_name/prefix/…, each file at prefix + its relative path, in parallel, big files in parts. " +
+    "Skips files whose content is already there (skip_unchanged), so calling again resumes. Symlinks, FIFOs, devices and hard-linked files are skipped and reported, never followed. " +
+    "delete_extraneous: true (with confirm: true and --allow-delete) also deletes objects under the prefix that the directory no longer has. dry_run: true only reports.",
+  inputSchema: z
+    .object({
+      local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),
+      bucket_name: bucketName,
+      prefix: z.string().max(1024).describe('Folder to upload into, e.g. "releases/v2/" ("" = the bucket\'s top).'),
+      include: globList("directory").optional(),
+      exclude: globList("directory").optional(),
+      skip_unchanged: skipUnchanged.optional(),
+      delete_extraneous: z.boolean().optional().describe("Also delete objects under the prefix that are not in the directory (a mirror). Needs confirm: true."),
+      dry_run: dryRun.optional(),
+      confirm: confirm.optional(),
+      content_type: contentType.optional().describe("MIME type for every file (default: detected per file)."),
+      cache_control: cacheControl.optional(),
+      storage_class: storageClass.optional(),
+      max_objects: maxObjects.optional(),
+    })
+    .strict(),
+  outputSchema: jobResultSchema.extend({ bucket: z.string(), prefix: z.string(), local_dir: z.string() }),
+  // Destructive: it replaces objects at the same keys (and a mirror deletes).
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "write",
+  writesToStore: true,
+  localFiles: "always",
+  emptyIsValue: ["prefix"],
+  deletes: (args) => args.delete_extraneous === true,
+  heldBytes: () => BULK_HELD_BYTES,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const prefix = folderPrefix(args.prefix);
+    const mirror = args.delete_extraneous === true;
+    const dry = args.dry_run === true || (mirror && args.confirm !== true);
+    const limit = args.max_objects ?? DEFAULT_BULK_OBJECTS;
+    const inJob = pathFilter(args.include, args.exclude);
+    const tally = new Tally(ctx.progress, "upload_directory");
+    const where = s3Uri(args.bucket_name, prefix);
+    if (!(await ctx.files.checkDirectory(args.local_dir)).exists) {
+      throw new ActionableError({ resource: args.local_dir, code: "LocalDirectoryNotFound", message: "No directory exists at this path.", hint: "check local_dir; relative paths start from the first allowed directory." });
+    }
+    // What is there already: to skip unchanged files, and what a mirror deletes (whatever is left at the end).
+    const existing = args.skip_unchanged !== false || mirror ? await indexPrefix(ctx.storage, args.bucket_name, prefix, ctx.signal) : new Map();
+    const walk = ctx.files.walk(args.local_dir, {
+      skipped: (s) => {
+        existing.delete(s.rel);
+        tally.skipLocal({ name: s.rel, code: s.code, message: s.message });
+      },
+    });
+    // Small files go 16 at a time; a file read whole into memory (≤ 5 MiB) or sent in parts takes a slot of its own.
+    const medium = new Slots(4);
+    const large = new Slots(2);
+    const end = await runJob<WalkedFile>({
+      items: walk,
+      nameOf: (f) => f.rel,
+      dispose: (f) => f.source.close(),
+      concurrency: BULK_CONCURRENCY,
+      limit,
+      dryRun: dry,
+      signal: ctx.signal,
+      tally,
+      async plan(file) {
+        const object = existing.get(file.rel);
+        existing.delete(file.rel);
+        if (!inJob(file.rel)) return { kind: "ignored" };
+        const key = prefix + file.rel;
+        tally.know(file.size);
+        if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: key, code: "KeyTooLong", message: "prefix + relative path is over S3's 1024-byte key limit; not uploaded." };
+        const md5 = () => md5OfSource(file.source.readAt, file.size);
+        const storedMtime = async () => (await ctx.storage.headObject({ bucket: args.bucket_name, key }, ctx.signal)).metadata.mtime;
+        if (object && args.skip_unchanged !== false && (await sameAsLocal(object, file.size, file.mtimeMs, md5, storedMtime))) {
+          return { kind: "unchanged", name: key, bytes: file.size };
+        }
+        const upload: Action = {
+          kind: "action",
+          name: key,
+          bytes: file.size,
+          run: async (signal) => {
+            const contentType = args.content_type ?? (await detectContentType(file.rel, key));
+            const send = () =>
+              ctx.storage.uploadObject(
+                {
+                  bucket: args.bucket_name,
+                  key,
+                  readAt: file.source.readAt,
+                  slice: file.source.slice,
+                  size: file.size,
+                  contentType,
+                  metadata: mtimeMetadata(file.mtimeMs),
+                  ...(args.storage_class ? { storageClass: args.storage_class } : {}),
+                  ...(args.cache_control ? { cacheControl: args.cache_control } : {}),
+                },
+                signal,
+              );
+            await (file.size > 5 * MiB ? large.use(send) : file.size > MiB ? medium.use(send) : send());
+            return { kind: "done", name: key, bytes: file.size };
+          },
+        };
+        return upload;
+      },
+    });
+    // A mirror deletes what is left of the listing: keys the walk never met, within include/exclude (folder markers stay).
+    const extraneous = mirror ? [...existing.keys()].filter((rel) => inJob(rel) && !rel.endsWith("/") && rel !== "") : [];
+    const held = mirror ? deletesHeldBack(end, tally) : undefined;
+    const declined = held
+      ? undefined
+      : await deleteExtraneous({
+          names: extraneous.map((rel) => prefix + rel),
+          where,
+          dryRun: dry,
+          tally,
+          confirmWithUser: ctx.confirmWithUser,
+          remove: async (keys) => (await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal)).failed.map((f) => ({ name: f.key, code: f.code, message: f.message })),
+        });
+    const next =
+      end !== "complete"
+        ? "call upload_directory again with the same arguments to go on (unchanged files are skipped)."
+        : dry && !args.dry_run
+          ? "call again with confirm: true to upload and delete."
+          : undefined;
+    const result = { ...tally.result(dry, end === "complete", next, true), bucket: args.bucket_name, prefix, local_dir: args.local_dir };
+    const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined}.` : "";
+    return textOutput(summarize(result, { verb: "uploaded", where: `from ${args.local_dir} to ${where}` }) + note, result);
+  },
+});
