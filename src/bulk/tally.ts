@@ -9,29 +9,21 @@ import type { Outcome } from "./engine.ts";
 /** Names listed per kind; the counts cover the rest. */
 export const SAMPLE = 50;
 
-const problem = z.object({ name: z.string(), code: z.string(), message: z.string() });
+const PROBLEM_KINDS = ["failed", "unsafe", "conflict", "skipped_local"] as const;
+type ProblemKind = (typeof PROBLEM_KINDS)[number];
+const problem = z.object({ kind: z.enum(PROBLEM_KINDS), name: z.string(), code: z.string(), message: z.string() });
+type Problem = z.output<typeof problem>;
 
 /** The result every bulk transfer tool returns (upload_directory, download_prefix, copy_prefix). */
 export const jobResultSchema = z.object({
   dry_run: z.boolean(),
-  complete: z.boolean().describe("false: stopped at max_objects or cancelled; call again with the same arguments to go on."),
-  counts: z.object({
-    done: z.number().describe("Transferred (or, in a dry run, would be)."),
-    unchanged: z.number(),
-    unsafe: z.number(),
-    conflicts: z.number(),
-    failed: z.number(),
-    deleted: z.number().describe("Deleted (or, in a dry run, would be)."),
-    skipped_local: z.number().optional(),
-  }),
+  complete: z.boolean().describe("false: call again with the same arguments to go on."),
+  counts: z.object({ done: z.number(), unchanged: z.number(), unsafe: z.number(), conflicts: z.number(), failed: z.number(), deleted: z.number(), skipped_local: z.number() }),
   bytes_done: z.number(),
   seconds: z.number(),
-  done: z.array(z.string()).describe(`The first ${SAMPLE} transferred.`),
-  deleted: z.array(z.string()).describe(`The first ${SAMPLE} deleted.`),
-  failed: z.array(problem),
-  unsafe: z.array(problem),
-  conflicts: z.array(problem),
-  skipped_local: z.array(problem).optional().describe("Symlinks, FIFOs, devices and hard-linked files met in the walk: never followed or read."),
+  done: z.array(z.string()).describe(`First ${SAMPLE}.`),
+  deleted: z.array(z.string()).describe(`First ${SAMPLE}.`),
+  problems: z.array(problem).describe(`First ${SAMPLE} of each kind.`),
   next: z.string().optional(),
 });
 export type JobResult = z.output<typeof jobResultSchema>;
@@ -49,10 +41,8 @@ export class Tally {
   bytesDone = 0;
   readonly done: string[] = [];
   readonly deleted: string[] = [];
-  readonly failed: z.output<typeof problem>[] = [];
-  readonly unsafe: z.output<typeof problem>[] = [];
-  readonly conflicts: z.output<typeof problem>[] = [];
-  readonly skippedLocal: z.output<typeof problem>[] = [];
+  readonly problems: Problem[] = [];
+  readonly #listed: Record<ProblemKind, number> = { failed: 0, unsafe: 0, conflict: 0, skipped_local: 0 };
   skippedLocalCount = 0;
   #seen = 0;
   #settled = 0;
@@ -97,12 +87,10 @@ export class Tally {
         break;
       case "unsafe":
       case "failed":
-      case "conflict": {
-        const list = outcome.kind === "conflict" ? this.conflicts : this[outcome.kind];
+      case "conflict":
         this.counts[outcome.kind === "conflict" ? "conflicts" : outcome.kind]++;
-        if (list.length < SAMPLE) list.push({ name: outcome.name, code: outcome.code, message: outcome.message });
+        this.#list({ kind: outcome.kind, name: outcome.name, code: outcome.code, message: outcome.message });
         break;
-      }
       case "ignored":
         break;
     }
@@ -116,9 +104,13 @@ export class Tally {
     this.report(false);
   }
 
-  skipLocal(p: z.output<typeof problem>): void {
+  skipLocal(p: Omit<Problem, "kind">): void {
     this.skippedLocalCount++;
-    if (this.skippedLocal.length < SAMPLE) this.skippedLocal.push(p);
+    this.#list({ kind: "skipped_local", ...p });
+  }
+
+  #list(p: Problem): void {
+    if (this.#listed[p.kind]++ < SAMPLE) this.problems.push(p);
   }
 
   /** `1,204/5,000 objects, 310/1,290 MiB`: progress grows with objects and bytes settled (it must only grow), the total as the job learns more. */
@@ -127,20 +119,17 @@ export class Tally {
     this.progress.report(this.#settled + this.counts.deleted + this.#bytesSettled, this.#seen + this.#bytesKnown, message, final);
   }
 
-  result(dryRun: boolean, complete: boolean, next?: string, withLocal = false): JobResult {
+  result(dryRun: boolean, complete: boolean, next?: string): JobResult {
     this.report(true);
     return {
       dry_run: dryRun,
       complete,
-      counts: { ...this.counts, ...(withLocal ? { skipped_local: this.skippedLocalCount } : {}) },
+      counts: { ...this.counts, skipped_local: this.skippedLocalCount },
       bytes_done: this.bytesDone,
       seconds: Math.round((performance.now() - this.#started) / 10) / 100,
       done: this.done,
       deleted: this.deleted,
-      failed: this.failed,
-      unsafe: this.unsafe,
-      conflicts: this.conflicts,
-      ...(withLocal ? { skipped_local: this.skippedLocal } : {}),
+      problems: this.problems,
       ...(next ? { next } : {}),
     };
   }
@@ -152,9 +141,13 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
   const parts = [`${r.dry_run ? "Dry run: " : ""}${n(r.counts.done)} object(s) ${would}${what.verb} (${mib(r.bytes_done)} MiB) ${what.where}`];
   if (r.counts.unchanged) parts.push(`${n(r.counts.unchanged)} unchanged (skipped)`);
   if (r.counts.deleted) parts.push(`${n(r.counts.deleted)} ${would}deleted`);
-  if (r.counts.unsafe) parts.push(`${n(r.counts.unsafe)} skipped as unsafe (e.g. ${r.unsafe[0]?.name}: ${r.unsafe[0]?.code})`);
-  if (r.counts.conflicts) parts.push(`${n(r.counts.conflicts)} conflict(s) left as they are (e.g. ${r.conflicts[0]?.name}: ${r.conflicts[0]?.code})`);
-  if (r.counts.failed) parts.push(`${n(r.counts.failed)} failed (e.g. ${r.failed[0]?.name}: ${r.failed[0]?.code})`);
-  if (r.counts.skipped_local) parts.push(`${n(r.counts.skipped_local)} local entries skipped (symlinks, FIFOs, devices, hard links; e.g. ${r.skipped_local?.[0]?.name})`);
+  const first = (kind: ProblemKind) => {
+    const p = r.problems.find((x) => x.kind === kind);
+    return p ? ` (e.g. ${p.name}: ${p.code})` : "";
+  };
+  if (r.counts.unsafe) parts.push(`${n(r.counts.unsafe)} skipped as unsafe${first("unsafe")}`);
+  if (r.counts.conflicts) parts.push(`${n(r.counts.conflicts)} conflict(s) left as they are${first("conflict")}`);
+  if (r.counts.failed) parts.push(`${n(r.counts.failed)} failed${first("failed")}`);
+  if (r.counts.skipped_local) parts.push(`${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`);
   return `${parts.join("; ")}. ${r.seconds} s.` + (r.next ? ` Next: ${r.next}` : "");
 }

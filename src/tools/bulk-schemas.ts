@@ -14,8 +14,8 @@ export const maxObjects = z
   .int()
   .min(1)
   .max(BULK_OBJECTS_CAP)
-  .describe(`Transfers one call makes (default ${DEFAULT_BULK_OBJECTS}); call again with the same arguments for the rest.`);
+  .describe(`Transfers per call (default ${DEFAULT_BULK_OBJECTS}).`);
 
-export const skipUnchanged = z.boolean().describe("Skip objects whose content is unchanged (default true): same size and MD5, or size and time for multipart objects.");
+export const skipUnchanged = z.boolean().describe("Skip what is already the same (default true).");
 export const dryRun = z.boolean().describe("true: only report what would be done.");
-export const confirm = z.boolean().describe("Needed with delete_extraneous/move: true to delete (else the whole call is a dry run).");
+export const confirm = z.boolean().describe("true: really delete (delete_extraneous, move); else a dry run.");

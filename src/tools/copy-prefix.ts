@@ -25,7 +25,7 @@ export const copyPrefix = defineTool({
       include: globList("source prefix").optional(),
       exclude: globList("source prefix").optional(),
       skip_unchanged: skipUnchanged.optional(),
-      move: z.boolean().optional().describe("Delete each source object after its copy is verified. Needs confirm: true."),
+      move: z.boolean().optional().describe("Delete each source once its copy is verified."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),

@@ -30,10 +30,10 @@ export const uploadDirectory = defineTool({
       include: globList("directory").optional(),
       exclude: globList("directory").optional(),
       skip_unchanged: skipUnchanged.optional(),
-      delete_extraneous: z.boolean().optional().describe("Also delete objects under the prefix that are not in the directory (a mirror). Needs confirm: true."),
+      delete_extraneous: z.boolean().optional().describe("Also delete objects the directory does not have (mirror)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
-      content_type: contentType.optional().describe("MIME type for every file (default: detected per file)."),
+      content_type: contentType.optional().describe("For every file (default: detected)."),
       cache_control: cacheControl.optional(),
       storage_class: storageClass.optional(),
       max_objects: maxObjects.optional(),
@@ -139,7 +139,7 @@ export const uploadDirectory = defineTool({
         : dry && !args.dry_run
           ? "call again with confirm: true to upload and delete."
           : undefined;
-    const result = { ...tally.result(dry, end === "complete", next, true), bucket: args.bucket_name, prefix, local_dir: args.local_dir };
+    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: args.local_dir };
     const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined}.` : "";
     return textOutput(summarize(result, { verb: "uploaded", where: `from ${args.local_dir} to ${where}` }) + note, result);
   },

@@ -40,6 +40,8 @@ describe("static bearer tokens", () => {
       expect(names).toContain("presign_url");
       // No --allowed-dir: nothing may touch the server's disk.
       expect(names).not.toContain("upload_file");
+      expect(names).not.toContain("upload_directory");
+      expect(names).not.toContain("download_prefix");
       expect((await client.listTools()).tools.find((t) => t.name === "get_object")!.description).toContain("presign_url");
       const read = await call(client, "get_object", { bucket_name: bucket, object_key: "hello.txt" });
       expect(textOf(read)).toContain("hello over http");

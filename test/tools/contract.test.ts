@@ -27,7 +27,20 @@ const TOOLKIT_PARAMETERS: Record<string, string[]> = {
   presign_url: ["bucket_name", "object_key", "method", "expires_in", "version_id", "content_type", "response_content_disposition"],
   list_object_versions: ["bucket_name", "prefix", "max_keys", "key_marker", "version_id_marker"],
 };
+/** The bulk tools (issue #25), with the parameters the issue names. */
+const BULK_PARAMETERS: Record<string, string[]> = {
+  upload_directory: ["local_dir", "bucket_name", "prefix", "include", "exclude", "skip_unchanged", "delete_extraneous", "dry_run", "content_type", "cache_control", "storage_class", "max_objects"],
+  download_prefix: ["bucket_name", "prefix", "local_dir", "include", "exclude", "skip_unchanged", "overwrite", "delete_extraneous", "dry_run", "max_objects"],
+  copy_prefix: ["source_bucket", "source_prefix", "bucket_name", "prefix", "include", "exclude", "skip_unchanged", "move", "dry_run", "max_objects"],
+  storage_usage: ["bucket_name", "prefix", "depth", "top", "max_keys_scanned"],
+  find_objects: ["bucket_name", "prefix", "glob", "min_size", "max_size", "modified_after", "modified_before", "storage_class", "max_results", "max_keys_scanned", "continuation_token"],
+};
 const REQUIRED: Record<string, string[]> = {
+  upload_directory: ["local_dir", "bucket_name", "prefix"],
+  download_prefix: ["bucket_name", "prefix", "local_dir"],
+  copy_prefix: ["source_bucket", "source_prefix", "bucket_name", "prefix"],
+  storage_usage: ["bucket_name"],
+  find_objects: ["bucket_name"],
   head_object: ["bucket_name", "object_key"],
   put_object: ["bucket_name", "object_key", "content"],
   copy_object: ["source_bucket", "source_key", "bucket_name", "object_key"],
@@ -45,7 +58,7 @@ const REQUIRED: Record<string, string[]> = {
 
 test("every tool of the spec is listed with the spec's parameters and required fields; the toolkit with its own", async () => {
   const { tools } = await client.listTools();
-  const expected = { ...SPEC_PARAMETERS, ...TOOLKIT_PARAMETERS };
+  const expected = { ...SPEC_PARAMETERS, ...TOOLKIT_PARAMETERS, ...BULK_PARAMETERS };
   expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort());
   for (const tool of tools) {
     const props = Object.keys(tool.inputSchema.properties ?? {});
@@ -82,9 +95,10 @@ test("every input field carries a description", async () => {
   }
 });
 
-test("tools/list with every tool enabled stays within 20 KB of JSON", async () => {
+// 13 tools took 19.3 KB; the five bulk tools add 15 KB (their results count many kinds of outcome). --tools trims the list.
+test("tools/list with every tool enabled stays within 36 KB of JSON", async () => {
   const listed = await client.listTools();
-  expect(JSON.stringify(listed).length).toBeLessThanOrEqual(20_000);
+  expect(JSON.stringify(listed).length).toBeLessThanOrEqual(36_000);
 });
 
 test("snapshot of tools/list (a contract change must be deliberate)", async () => {

@@ -17,12 +17,14 @@ describe("read-only mode", () => {
   test("tools that write to the store are absent from tools/list and cannot be called", async () => {
     const client = await connectInMemory({ readOnly: true });
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(["get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url"]);
+    expect(names).toEqual(["download_prefix", "find_objects", "get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "storage_usage"]);
     for (const [tool, args] of [
       ["upload_file", { local_file_path: "x", bucket_name: "b", object_key: "k" }],
       ["put_object", { bucket_name: "b", object_key: "k", content: "x" }],
       ["copy_object", { source_bucket: "b", source_key: "k", bucket_name: "b", object_key: "k2" }],
       ["delete_object", { bucket_name: "b", object_key: "k" }],
+      ["upload_directory", { local_dir: "x", bucket_name: "b", prefix: "" }],
+      ["copy_prefix", { source_bucket: "b", source_prefix: "a/", bucket_name: "b", prefix: "c/" }],
     ] as const) {
       const r = await call(client, tool, args);
       expect(r.isError).toBe(true);
