@@ -73,7 +73,7 @@ export const uploadDirectory = defineTool({
     const large = new Slots(2);
     const end = await runJob<WalkedFile>({
       items: walk,
-      nameOf: (f) => f.rel,
+      nameOf: (f) => prefix + f.rel,
       dispose: (f) => f.source.close(),
       concurrency: BULK_CONCURRENCY,
       limit,

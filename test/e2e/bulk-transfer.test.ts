@@ -37,6 +37,9 @@ async function keysOf(bucket: string, prefix = ""): Promise<string[]> {
   return keys.sort();
 }
 
+type Problem = { kind: string; name: string; code: string; message: string };
+const problems = (s: Record<string, any>, kind: string): Problem[] => (s.problems as Problem[]).filter((p) => p.kind === kind);
+
 /** A tree with nested folders, unicode and spaces, an empty file and an empty folder, plus what a walk must skip. */
 function makeTree(root: string): Record<string, string | Uint8Array> {
   const files: Record<string, string | Uint8Array> = {
@@ -77,7 +80,7 @@ describe("upload_directory", () => {
     const s = r.structuredContent!;
     expect(s.counts).toMatchObject({ done: 6, unchanged: 0, failed: 0, unsafe: 0, skipped_local: 4 });
     expect(s.complete).toBe(true);
-    expect(s.skipped_local.map((x: { name: string; code: string }) => `${x.name}:${x.code}`).sort()).toEqual([
+    expect(problems(s, "skipped_local").map((x) => `${x.name}:${x.code}`).sort()).toEqual([
       "dir-link:LocalSymlinkSkipped",
       "fifo:NotARegularFile",
       "hard.txt:LocalHardLinkSkipped",
@@ -139,6 +142,19 @@ describe("upload_directory", () => {
     expect(await keysOf(bucket, "rel/v2/keep.log")).toEqual(["rel/v2/keep.log"]);
   }, 60_000);
 
+  test("a mirror stopped by max_objects deletes nothing until the transfers are all done", async () => {
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "held/stale.txt", Body: "stale" }));
+    const args = { local_dir: "site", bucket_name: bucket, prefix: "held", delete_extraneous: true, confirm: true, max_objects: 2 };
+    const first = await call(client, "upload_directory", args);
+    expect(first.structuredContent).toMatchObject({ complete: false, counts: { done: 2, deleted: 0 } });
+    expect(textOf(first)).toContain("not deleted: the job stopped at max_objects");
+    expect(await keysOf(bucket, "held/stale")).toEqual(["held/stale.txt"]);
+    let last = first;
+    for (let i = 0; i < 5 && !last.structuredContent!.complete; i++) last = await call(client, "upload_directory", args);
+    expect(last.structuredContent).toMatchObject({ complete: true, counts: { deleted: 1 } });
+    expect(await keysOf(bucket, "held/stale")).toEqual([]);
+  }, 60_000);
+
   test("a missing or outside directory is a clear error", async () => {
     const missing = await call(client, "upload_directory", { local_dir: "nope", bucket_name: bucket, prefix: "" });
     expect(missing.isError).toBe(true);
@@ -168,7 +184,7 @@ describe("download_prefix", () => {
     expect(r.isError).toBeFalsy();
     const s = r.structuredContent!;
     expect(s.counts).toMatchObject({ done: 5, failed: 0 });
-    const unsafe = s.unsafe.map((u: { name: string }) => u.name).sort();
+    const unsafe = problems(s, "unsafe").map((u) => u.name).sort();
     expect(unsafe).toEqual(["logs/../escape.txt", "logs/./dot.txt", "logs//abs.txt", "logs/a//b.txt", `logs/ctl\u0001.txt`, `logs/${"n".repeat(300)}.txt`, "logs/x/y.txt"].sort());
     const dl = join(allowed, "dl");
     expect(readFileSync(join(dl, "a.txt"), "utf8")).toBe("alpha");
@@ -187,7 +203,7 @@ describe("download_prefix", () => {
     writeFileSync(join(allowed, "dl", "a.txt"), "ALPHA"); // same size, other bytes
     const conflict = await call(client, "download_prefix", { bucket_name: bucket, prefix: "logs/", local_dir: "dl" });
     expect(conflict.structuredContent!.counts).toMatchObject({ done: 0, conflicts: 1 });
-    expect(conflict.structuredContent!.conflicts[0]).toMatchObject({ name: "logs/a.txt", code: "LocalFileDiffers" });
+    expect(problems(conflict.structuredContent!, "conflict")[0]).toMatchObject({ name: "logs/a.txt", code: "LocalFileDiffers" });
     expect(readFileSync(join(allowed, "dl", "a.txt"), "utf8")).toBe("ALPHA");
     const forced = await call(client, "download_prefix", { bucket_name: bucket, prefix: "logs/", local_dir: "dl", overwrite: true });
     expect(forced.structuredContent!.counts).toMatchObject({ done: 1, conflicts: 0 });

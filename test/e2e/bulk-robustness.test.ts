@@ -1,0 +1,182 @@
+/**
+ * Bulk jobs when things go wrong, through the compiled binary against Ceph
+ * RGW: a cancel mid-job leaves nothing partial and a second call finishes the
+ * job; a store that refuses some requests gets the rest done and the failures
+ * reported; a directory swapped for a symlink to outside during a directory
+ * upload or a prefix download never lets anything be read or written there.
+ */
+import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { randomBytes, tempDir } from "../helpers/files.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { startSwapper } from "../helpers/swapper.ts";
+
+const SMALL = 150;
+const BIG = 24 * 1024 * 1024;
+let dir: string;
+
+async function listed(bucket: string, prefix = ""): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  let token: string | undefined;
+  do {
+    const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of page.Contents ?? []) out.set(o.Key!, o.Size!);
+    token = page.NextContinuationToken;
+  } while (token);
+  return out;
+}
+
+beforeAll(() => {
+  dir = tempDir("bulk-robust");
+  const tree = join(dir, "tree");
+  mkdirSync(join(tree, "small"), { recursive: true });
+  for (let i = 0; i < SMALL; i++) writeFileSync(join(tree, "small", `f${String(i).padStart(4, "0")}.txt`), `file ${i} `.repeat(100 + i));
+  writeFileSync(join(tree, "big-1.bin"), randomBytes(BIG, 1));
+  writeFileSync(join(tree, "big-2.bin"), randomBytes(BIG, 2));
+});
+
+describe("cancel in the middle", () => {
+  test("upload_directory: no multipart upload left, every object there is whole, and a second call finishes the job", async () => {
+    const bucket = await freshBucket("bcancel");
+    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+    try {
+      const controller = new AbortController();
+      const pending = client.callTool({ name: "upload_directory", arguments: { local_dir: "tree", bucket_name: bucket, prefix: "t" } }, undefined, { signal: controller.signal });
+      await Bun.sleep(300);
+      controller.abort();
+      await expect(pending).rejects.toThrow();
+      let uploads: unknown[] = [];
+      for (let i = 0; i < 20; i++) {
+        await Bun.sleep(250);
+        uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+        if (uploads.length === 0) break;
+      }
+      expect(uploads).toEqual([]);
+      const partial = await listed(bucket);
+      expect(partial.size).toBeLessThan(SMALL + 2);
+      for (const [key, size] of partial) expect(size).toBe(readFileSync(join(dir, "tree", key.slice(2))).length);
+      const rest = await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "t" });
+      expect(rest.structuredContent).toMatchObject({ complete: true, counts: { failed: 0 } });
+      expect(rest.structuredContent!.counts.done + rest.structuredContent!.counts.unchanged).toBe(SMALL + 2);
+      expect(rest.structuredContent!.counts.unchanged).toBe(partial.size);
+      expect((await listed(bucket)).size).toBe(SMALL + 2);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  test("download_prefix: no temp file left, every file there is whole, and a second call finishes the job", async () => {
+    const bucket = await freshBucket("bcanceldl");
+    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+    try {
+      await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "" });
+      const controller = new AbortController();
+      const pending = client.callTool({ name: "download_prefix", arguments: { bucket_name: bucket, prefix: "", local_dir: "down" } }, undefined, { signal: controller.signal });
+      await Bun.sleep(300);
+      controller.abort();
+      await expect(pending).rejects.toThrow();
+      await Bun.sleep(1000);
+      const files = readdirSync(join(dir, "down"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+      expect(files.filter((e) => e.name.endsWith(".partial"))).toEqual([]);
+      expect(files.length).toBeLessThan(SMALL + 2);
+      for (const e of files) expect(readFileSync(join(e.parentPath, e.name)).equals(readFileSync(join(e.parentPath.replace(join(dir, "down"), join(dir, "tree")), e.name)))).toBe(true);
+      const rest = await call(client, "download_prefix", { bucket_name: bucket, prefix: "", local_dir: "down" });
+      expect(rest.structuredContent).toMatchObject({ complete: true, counts: { failed: 0, conflicts: 0 } });
+      expect(rest.structuredContent!.counts.unchanged).toBe(files.length);
+      expect(readdirSync(join(dir, "down", "small")).length).toBe(SMALL);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
+
+describe("a store that refuses some requests", () => {
+  let proxy: FaultProxy;
+  beforeAll(async () => {
+    proxy = await startFaultProxy(s3().endpoint);
+  });
+  afterAll(() => proxy.stop());
+
+  test("the job does what it can, reports each failure with its S3 code, and the next call does the rest", async () => {
+    const bucket = await freshBucket("bfault");
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+    try {
+      const args = { local_dir: "tree", bucket_name: bucket, prefix: "p", include: ["small/**"] };
+      // Without skip_unchanged nothing is listed first: the first three uploads are refused.
+      proxy.set({ kind: "http-error", status: 403, code: "AccessDenied", count: 3 });
+      const r = await call(client, "upload_directory", { ...args, skip_unchanged: false });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      const s = r.structuredContent!;
+      expect(s.counts).toMatchObject({ done: SMALL - 3, failed: 3 });
+      expect(s.complete).toBe(true);
+      expect(s.problems.filter((p: { kind: string }) => p.kind === "failed").map((p: { code: string }) => p.code)).toEqual(["AccessDenied", "AccessDenied", "AccessDenied"]);
+      expect(textOf(r)).toContain("3 failed (e.g. p/small/");
+      expect((await listed(bucket)).size).toBe(SMALL - 3);
+      proxy.set({ kind: "pass" });
+      const rest = await call(client, "upload_directory", args);
+      expect(rest.structuredContent!.counts).toMatchObject({ done: 3, unchanged: SMALL - 3, failed: 0 });
+      expect((await listed(bucket)).size).toBe(SMALL);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
+
+describe("a directory swapped for a symlink to outside, over and over", () => {
+  let allowed: string;
+  let outside: string;
+  beforeAll(() => {
+    const base = tempDir("bulk-race");
+    allowed = join(base, "allowed");
+    outside = join(base, "outside");
+    mkdirSync(join(allowed, "tree", "sub"), { recursive: true });
+    mkdirSync(outside);
+    for (let i = 0; i < 40; i++) writeFileSync(join(allowed, "tree", "sub", `f${i}.txt`), "inside");
+    for (let i = 0; i < 40; i++) writeFileSync(join(outside, `f${i}.txt`), "OUTSIDE SECRET");
+    symlinkSync(outside, join(allowed, "tree", "swap"));
+  });
+  const outsideUntouched = () => {
+    expect(readdirSync(outside).sort()).toEqual(Array.from({ length: 40 }, (_, i) => `f${i}.txt`).sort());
+    for (const f of readdirSync(outside)) expect(readFileSync(join(outside, f), "utf8")).toBe("OUTSIDE SECRET");
+  };
+
+  test("upload_directory never ships a file from outside", async () => {
+    const bucket = await freshBucket("brace");
+    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", allowed] });
+    const swapper = await startSwapper(join(allowed, "tree", "sub"), join(allowed, "tree", "swap"));
+    try {
+      for (let i = 0; i < 15; i++) await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: `r${i}`, skip_unchanged: false });
+    } finally {
+      expect(await swapper.stop()).toBeGreaterThan(100);
+      await close();
+    }
+    const keys = [...(await listed(bucket)).keys()];
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const body = await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();
+      expect(body).toBe("inside");
+    }
+    outsideUntouched();
+  }, 120_000);
+
+  test("download_prefix never writes outside", async () => {
+    const bucket = await freshBucket("bracedl");
+    for (let i = 0; i < 20; i++) await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `sub/f${i}.txt`, Body: "FROM THE STORE" }));
+    for (let i = 0; i < 20; i++) await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `sub/new/n${i}.txt`, Body: "FROM THE STORE" }));
+    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", allowed] });
+    const swapper = await startSwapper(join(allowed, "tree", "sub"), join(allowed, "tree", "swap"));
+    try {
+      for (let i = 0; i < 15; i++) await call(client, "download_prefix", { bucket_name: bucket, prefix: "", local_dir: "tree", overwrite: true, skip_unchanged: false });
+    } finally {
+      expect(await swapper.stop()).toBeGreaterThan(100);
+      await close();
+    }
+    outsideUntouched();
+    const leftovers = readdirSync(allowed, { recursive: true }).map(String).filter((n) => n.endsWith(".partial"));
+    expect(leftovers).toEqual([]);
+  }, 120_000);
+});
