@@ -8,6 +8,10 @@
  * files or MCP: the tools hand it closures.
  */
 import { ActionableError, isAbortError } from "../errors.ts";
+import { itemPacer } from "../memory.ts";
+
+/** Items settled between full collections (memory.ts): ~20 ms each. */
+const ITEMS_PER_GC = 500;
 import type { Tally } from "./tally.ts";
 
 /** What became of one item. */
@@ -52,6 +56,7 @@ export async function runJob<T>(job: JobOptions<T>): Promise<JobEnd> {
   let stop: JobEnd | "failed" | undefined;
   let sourceError: unknown;
   let actions = 0;
+  const pace = itemPacer(ITEMS_PER_GC);
   const worker = async () => {
     while (stop === undefined) {
       if (job.signal.aborted) {
@@ -84,6 +89,7 @@ export async function runJob<T>(job: JobOptions<T>): Promise<JobEnd> {
         return true;
       });
       if (outcome) job.tally.add(outcome);
+      pace();
     }
   };
   try {

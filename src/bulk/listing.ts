@@ -1,13 +1,18 @@
 /** A store listing as a stream of objects, one page held at a time: the source of downloads, copies, usage and searches. */
+import { itemPacer } from "../memory.ts";
 import type { ObjectInfo, Storage } from "../storage/index.ts";
 
 const PAGE = 1000;
+/** Pages between full collections (memory.ts): 2,000 keys. */
+const PAGES_PER_GC = 2;
 
 /** Every object under `prefix` after `startAfter`, in key order. */
 export async function* listAll(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter?: string): AsyncGenerator<ObjectInfo> {
   let token: string | undefined;
   let after = startAfter;
+  const pace = itemPacer(PAGES_PER_GC);
   for (;;) {
+    pace();
     const page = await storage.listObjects({ bucket, prefix, maxKeys: PAGE, ...(token ? { continuationToken: token } : after ? { startAfter: after } : {}) }, signal);
     for (const object of page.objects) yield object;
     if (!page.is_truncated) return;

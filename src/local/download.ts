@@ -18,6 +18,8 @@ export interface WriteOptions {
   signal?: AbortSignal;
   /** The file's modification time (a bulk download gives it the object's, so an unchanged file is known again). */
   mtime?: Date;
+  /** Compute the file's sha256 (default true; a bulk download's result has no room for one per file). */
+  sha256?: boolean;
 }
 
 export interface WriteResult {
@@ -60,7 +62,7 @@ export async function writeFileAtomically(
     let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
     let moved = false;
     try {
-      const written = await writePieces(handle, source, opts.signal);
+      const written = await writePieces(handle, source, opts.signal, opts.sha256 ?? true);
       if (opts.mtime) await handle.utimes(opts.mtime, opts.mtime);
       await handle.close();
       handle = undefined;

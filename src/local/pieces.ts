@@ -30,19 +30,20 @@ const READ_BACK_BYTES = 1024 * 1024;
 /** Downloads this large are hashed on another thread (hash-thread.ts); a smaller one is not worth starting it (~10 ms). */
 export const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
-export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal): Promise<{ bytes: number; sha256: string }> {
-  const thread = source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
+/** Writes and checks the pieces; the file's sha256 unless `sha256` is false (a bulk job's files: "" then). */
+export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal, sha256 = true): Promise<{ bytes: number; sha256: string }> {
+  const thread = sha256 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
   try {
-    const result = await writeAndHash(out, source, thread, signal);
-    return { bytes: result.bytes, sha256: result.sha256 ?? (await thread!.digest(result.bytes)) };
+    const result = await writeAndHash(out, source, thread, signal, sha256);
+    return { bytes: result.bytes, sha256: result.sha256 ?? (thread ? await thread.digest(result.bytes) : "") };
   } finally {
     await thread?.stop();
   }
 }
 
-async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal?: AbortSignal): Promise<{ bytes: number; sha256?: string }> {
+async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal: AbortSignal | undefined, sha256: boolean): Promise<{ bytes: number; sha256?: string }> {
   // In order on this thread: the sha256 when no thread hashes, and the object's own check.
-  const hash = thread ? undefined : createHash("sha256");
+  const hash = thread || !sha256 ? undefined : createHash("sha256");
   const feeds = hash !== undefined || source.check !== undefined;
   const inOrder = (bytes: Uint8Array) => {
     hash?.update(bytes);

@@ -122,13 +122,17 @@ export const downloadPrefix = defineTool({
   },
 });
 
-/** One object to one file, as get_object download does it: the target checked first, written atomically, verified, given the object's time. */
+/**
+ * One object to one file, as get_object download does it: written atomically
+ * into the held target directory (the whole path checked again), verified
+ * (length, MD5 or checksums), given the object's time. The plan already
+ * looked at the target, so it is not checked a second time before the GET.
+ */
 async function downloadOne(ctx: ToolContext, bucket: string, key: string, given: string, overwrite: boolean): Promise<void> {
-  const target = await ctx.files.checkDownloadTarget(given, overwrite);
   const download = await ctx.storage.openObjectDownload({ bucket, key }, ctx.signal);
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
-    await ctx.files.writeDownload(target, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, ...(modified ? { mtime: modified } : {}) });
+    await ctx.files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
   } finally {
     download.discard();
   }
