@@ -1,6 +1,7 @@
 /** A store listing as a stream of objects, one page held at a time: the source of downloads, copies, usage and searches. */
 import { itemPacer } from "../memory.ts";
 import type { ObjectInfo, Storage } from "../storage/index.ts";
+import { stateOf, type ObjectState } from "./unchanged.ts";
 
 const PAGE = 1000;
 /** Pages between full collections (memory.ts): 2,000 keys. */
@@ -26,9 +27,9 @@ export async function* listAll(storage: Storage, bucket: string, prefix: string,
 }
 
 /** What a destination holds under a prefix, by the path below it: compared against, and what a mirror may delete. */
-export async function indexPrefix(storage: Storage, bucket: string, prefix: string, signal: AbortSignal): Promise<Map<string, ObjectInfo>> {
-  const index = new Map<string, ObjectInfo>();
-  for await (const object of listAll(storage, bucket, prefix, signal)) index.set(object.key.slice(prefix.length), object);
+export async function indexPrefix(storage: Storage, bucket: string, prefix: string, signal: AbortSignal): Promise<Map<string, ObjectState>> {
+  const index = new Map<string, ObjectState>();
+  for await (const object of listAll(storage, bucket, prefix, signal)) index.set(object.key.slice(prefix.length), stateOf(object));
   return index;
 }
 

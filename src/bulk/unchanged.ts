@@ -10,6 +10,18 @@
  */
 import type { ObjectInfo } from "../storage/index.ts";
 
+/** What a comparison needs of an object: an index of 100,000 keys holds this, not the listing's whole entry. */
+export interface ObjectState {
+  size: number;
+  etag: string | null;
+  /** Last modified, in ms since the epoch (NaN when the store did not say). */
+  modifiedMs: number;
+}
+
+export function stateOf(o: ObjectInfo): ObjectState {
+  return { size: o.size, etag: o.etag, modifiedMs: o.last_modified ? Date.parse(o.last_modified) : Number.NaN };
+}
+
 /** The MD5 an ETag promises (hex), or undefined for a multipart or encrypted one. */
 export function etagMd5(etag: string | null | undefined): string | undefined {
   const bare = etag?.replaceAll('"', "").toLowerCase();
@@ -21,7 +33,6 @@ export function mtimeMetadata(mtimeMs: number): Record<string, string> {
   return { mtime: (mtimeMs / 1000).toFixed(3) };
 }
 
-const ms = (iso: string | null) => (iso ? Date.parse(iso) : Number.NaN);
 
 /**
  * Whether an object holds the same content as a local file of `size` bytes
@@ -29,32 +40,32 @@ const ms = (iso: string | null) => (iso ? Date.parse(iso) : Number.NaN);
  * `storedMtime` asks the store for the `mtime` metadata (a HEAD), only for a
  * multipart object of the same size.
  */
-export async function sameAsLocal(object: ObjectInfo, size: number, mtimeMs: number, md5: () => Promise<string>, storedMtime: () => Promise<string | undefined>): Promise<boolean> {
+export async function sameAsLocal(object: ObjectState, size: number, mtimeMs: number, md5: () => Promise<string>, storedMtime: () => Promise<string | undefined>): Promise<boolean> {
   if (object.size !== size) return false;
   const promised = etagMd5(object.etag);
   if (promised) return (await md5()) === promised;
   const recorded = await storedMtime();
   if (recorded !== undefined) return recorded === mtimeMetadata(mtimeMs).mtime;
   // Not uploaded by us: stores keep whole seconds; unchanged if not modified after the object was written.
-  return Math.floor(mtimeMs / 1000) <= Math.floor(ms(object.last_modified) / 1000);
+  return Math.floor(mtimeMs / 1000) <= Math.floor(object.modifiedMs / 1000);
 }
 
 /** For a local file written by a download (its mtime set to the object's): whether it is still the object. */
-export async function localIsObject(object: ObjectInfo, size: number, mtimeMs: number, md5: () => Promise<string>): Promise<boolean> {
+export async function localIsObject(object: ObjectState, size: number, mtimeMs: number, md5: () => Promise<string>): Promise<boolean> {
   if (object.size !== size) return false;
   const promised = etagMd5(object.etag);
   if (promised) return (await md5()) === promised;
-  return Math.floor(mtimeMs / 1000) === Math.floor(ms(object.last_modified) / 1000);
+  return Math.floor(mtimeMs / 1000) === Math.floor(object.modifiedMs / 1000);
 }
 
 /** For a server-side copy: whether the destination already holds the source. */
-export function sameObject(source: ObjectInfo, target: ObjectInfo): boolean {
+export function sameObject(source: ObjectState, target: ObjectState): boolean {
   if (source.size !== target.size) return false;
   const a = etagMd5(source.etag);
   const b = etagMd5(target.etag);
   if (a && b) return a === b;
   if (source.etag && source.etag === target.etag) return true;
-  return ms(target.last_modified) >= ms(source.last_modified);
+  return target.modifiedMs >= source.modifiedMs;
 }
 
 /** The MD5 (hex) of a source read at offsets (a walked file's descriptor). */

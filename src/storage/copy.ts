@@ -51,7 +51,11 @@ export type CopyRequestRunner = <T>(fn: (s3: S3Handle, send: SendOptions) => Pro
 
 export async function copyObject(req: CopyRequest, threshold: number, request: CopyRequestRunner): Promise<CopyResult> {
   if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
-  const source = headOf(await request(({ client, sdk }, send) => client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), send)));
+  // A listing already told size and ETag: a one-request copy needs no HEAD (the store copies the headers itself).
+  const listed = req.listed && req.listed.size <= threshold && req.metadataDirective === "COPY" ? req.listed : undefined;
+  const source = listed
+    ? { ...headOf({ $metadata: {} }), size: listed.size, etag: listed.etag }
+    : headOf(await request(({ client, sdk }, send) => client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), send)));
   const size = source.size ?? 0;
   const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
   // Pin the version too where the store has one, so every part reads the same object.

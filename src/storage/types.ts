@@ -152,6 +152,8 @@ export interface CopyRequest extends WriteOptions {
   metadataDirective: "COPY" | "REPLACE";
   /** Told the object's size once known, then the bytes copied so far after each part. */
   onProgress?: (done: number, total: number) => void;
+  /** The source as a listing just showed it (a bulk copy): saves the HEAD of a one-request copy; the copy is still pinned to this ETag. */
+  listed?: { size: number; etag: string | null };
 }
 
 export interface CopyResult extends UploadResult {

@@ -3,12 +3,14 @@ import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
 import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
 import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
-import { etagMd5, sameObject } from "../bulk/unchanged.ts";
+import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
+
+const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
 
 export const copyPrefix = defineTool({
   name: "copy_prefix",
@@ -55,15 +57,16 @@ export const copyPrefix = defineTool({
     const dry = args.dry_run === true || (move && args.confirm !== true);
     const inJob = pathFilter(args.include, args.exclude);
     const tally = new Tally(ctx.progress, "copy_prefix");
-    const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectInfo>();
+    const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectState>();
     if (move && !dry && (await ctx.confirmWithUser(`Move the objects under ${s3Uri(args.source_bucket, from)} to ${s3Uri(args.bucket_name, to)}, deleting each source once its copy is verified?`)) === false) {
       throw new ActionableError({ resource: s3Uri(args.source_bucket, from), code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
     }
-    const large = new Slots(4);
+    const large = new Slots(2);
     const end = await runJob<ObjectInfo>({
       items: listAll(ctx.storage, args.source_bucket, from, ctx.signal),
       nameOf: (o) => o.key,
-      concurrency: BULK_CONCURRENCY,
+      // Copies are work on the store, not here: twice as many at once.
+      concurrency: 2 * BULK_CONCURRENCY,
       limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
       dryRun: dry,
       signal: ctx.signal,
@@ -75,7 +78,7 @@ export const copyPrefix = defineTool({
         const key = to + rel;
         if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: object.key, code: "KeyTooLong", message: `${key} would be over S3's 1024-byte key limit; not copied.` };
         const there = existing.get(rel);
-        if (there && sameObject(object, there)) {
+        if (there && sameObject(stateOf(object), there)) {
           if (!move) return { kind: "unchanged", name: key, bytes: object.size };
           // Already copied (a resumed move): only the source's delete is left.
           const finish = async (): Promise<Outcome> => {
@@ -85,9 +88,9 @@ export const copyPrefix = defineTool({
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
         }
         const run = async (signal: AbortSignal): Promise<Outcome> => {
-          const copied = await large.use(() =>
-            ctx.storage.copyObject({ source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" }, signal),
-          );
+          const copy = () => ctx.storage.copyObject({ source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY", listed: { size: object.size, etag: object.etag } }, signal);
+          // A multipart copy (over 5 GiB) has 4 parts in flight of its own.
+          const copied = object.size > MULTIPART_COPY_ABOVE ? await large.use(copy) : await copy();
           if (move) {
             verifyCopy(object, copied, key);
             await removeSource(ctx, args.source_bucket, object.key, tally);

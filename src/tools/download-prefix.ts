@@ -5,7 +5,7 @@ import { folderPrefix, listAll } from "../bulk/listing.ts";
 import { FileFolderClash, unsafeLocalName } from "../bulk/local-names.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
-import { localIsObject } from "../bulk/unchanged.ts";
+import { localIsObject, stateOf } from "../bulk/unchanged.ts";
 import { s3Uri } from "../errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
@@ -78,7 +78,7 @@ export const downloadPrefix = defineTool({
         const given = `${root}/${rel}`;
         const state = await ctx.files.withFile(given, async (local) => {
           if (!local) return "absent";
-          if (args.skip_unchanged !== false && (await localIsObject(object, local.size, local.mtimeMs, local.md5))) return "same";
+          if (args.skip_unchanged !== false && (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))) return "same";
           return "differs";
         });
         if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };

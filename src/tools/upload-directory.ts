@@ -5,7 +5,7 @@ import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { runJob } from "../bulk/engine.ts";
 import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
-import { md5OfSource, mtimeMetadata, sameAsLocal } from "../bulk/unchanged.ts";
+import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../errors.ts";
 import type { WalkedFile } from "../local/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
@@ -61,7 +61,7 @@ export const uploadDirectory = defineTool({
       throw new ActionableError({ resource: args.local_dir, code: "LocalDirectoryNotFound", message: "No directory exists at this path.", hint: "check local_dir; relative paths start from the first allowed directory." });
     }
     // What is there already: to skip unchanged files, and what a mirror deletes (whatever is left at the end).
-    const existing = args.skip_unchanged !== false || mirror ? await indexPrefix(ctx.storage, args.bucket_name, prefix, ctx.signal) : new Map();
+    const existing = args.skip_unchanged !== false || mirror ? await indexPrefix(ctx.storage, args.bucket_name, prefix, ctx.signal) : new Map<string, ObjectState>();
     const walk = ctx.files.walk(args.local_dir, {
       skipped: (s) => {
         existing.delete(s.rel);
