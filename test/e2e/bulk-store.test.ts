@@ -1,9 +1,14 @@
 /** copy_prefix, storage_usage and find_objects through the compiled binary against Ceph RGW; deletes refused without --allow-delete. */
 import { CreateMultipartUploadCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand, AbortMultipartUploadCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { randomBytes } from "../helpers/files.ts";
-import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
@@ -126,5 +131,42 @@ describe("find_objects", () => {
     expect(page2.structuredContent!.matches.length + 1).toBe(4);
     const bad = await call(client, "find_objects", { bucket_name: source, modified_after: "yesterday" });
     expect(bad.isError).toBe(true);
+  });
+});
+
+describe("the user is asked before a bulk job deletes, where the client can ask", () => {
+  async function decliningClient(args: string[]) {
+    const transport = new StdioClientTransport({ command: requireBinary(), args, env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...s3Env() }, stderr: "ignore" });
+    const asking = new Client({ name: "eliciting", version: "1" }, { capabilities: { elicitation: {} } });
+    const asked: string[] = [];
+    asking.setRequestHandler(ElicitRequestSchema, async (req) => {
+      asked.push(req.params.message);
+      return { action: "decline" };
+    });
+    await asking.connect(transport);
+    return { client: asking, asked };
+  }
+
+  test("a declined move copies and deletes nothing; a declined mirror uploads but deletes nothing", async () => {
+    const dir = tempDir("bulk-ask");
+    mkdirSync(join(dir, "site"));
+    writeFileSync(join(dir, "site", "new.txt"), "new");
+    const bucket = await freshBucket("bask");
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "m/old.txt", Body: "old" }));
+    const { client: asking, asked } = await decliningClient(["--allow-delete", "--allowed-dir", dir]);
+    try {
+      const move = await call(asking, "copy_prefix", { source_bucket: bucket, source_prefix: "m/", bucket_name: bucket, prefix: "moved/", move: true, confirm: true });
+      expect(move.isError).toBe(true);
+      expect(textOf(move)).toContain("Declined");
+      expect(await keysOf(bucket)).toEqual(["m/old.txt"]);
+      const mirror = await call(asking, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "m", delete_extraneous: true, confirm: true });
+      expect(mirror.structuredContent).toMatchObject({ counts: { done: 1, deleted: 0 } });
+      expect(textOf(mirror)).toContain("declined");
+      expect(asked).toHaveLength(2);
+      expect(asked[1]).toContain("m/old.txt");
+      expect(await keysOf(bucket)).toEqual(["m/new.txt", "m/old.txt"]);
+    } finally {
+      await asking.close();
+    }
   });
 });

@@ -110,6 +110,15 @@ describe("upload_directory", () => {
     expect([...third.structuredContent!.done].sort()).toEqual(["rel/v2/big.bin", "rel/v2/css/site.css", "rel/v2/index.html"]);
   }, 60_000);
 
+  test("progress for the whole job: objects and MiB done of what is known so far, growing", async () => {
+    const seen: { progress: number; total?: number; message?: string }[] = [];
+    await client.callTool({ name: "upload_directory", arguments: { local_dir: "site", bucket_name: bucket, prefix: "progress", skip_unchanged: false } }, undefined, { onprogress: (p) => seen.push(p) });
+    expect(seen.length).toBeGreaterThan(0);
+    // The last notification may arrive after the answer, when the client no longer listens: every one is well-formed.
+    for (const p of seen) expect(p.message).toMatch(/^upload_directory: [1-6]\/[1-6] objects, [0-9.]+\/[0-9.]+ MiB$/);
+    for (let i = 1; i < seen.length; i++) expect(seen[i]!.progress).toBeGreaterThan(seen[i - 1]!.progress);
+  }, 60_000);
+
   test("include and exclude pick files by glob; a dry run changes nothing", async () => {
     const dry = await call(client, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "only", include: ["**/*.txt", "*.html"], exclude: ["docs/empty.txt"], dry_run: true });
     expect(dry.structuredContent).toMatchObject({ dry_run: true, counts: { done: 2 } });
