@@ -1,13 +1,13 @@
 /**
  * The demo: starts the embedded in-memory S3 emulator (fauxqs), launches the
  * compiled binary over stdio with a real MCP client, and drives it through the
- * six spec tools and the object toolkit, printing a transcript. Stops everything it started.
+ * six spec tools, the object toolkit and the bulk tools, printing a transcript. Stops everything it started.
  *   bun run demo          (builds the binary first)
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startFauxqs } from "./s3/local-servers.ts";
@@ -31,6 +31,13 @@ try {
   writeFileSync(join(work, "metrics.json"), JSON.stringify({ cold_start_ms: 42, tools: 6 }, null, 2) + "\n");
   writeFileSync(join(work, "pixel.png"), PNG);
   writeFileSync(join(work, "archive.bin"), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256)));
+  // A small site for the bulk tools: nested folders, and a symlink the walk must skip.
+  const site: [string, string][] = [["site/index.html", "<h1>Hello</h1>\n"], ["site/css/site.css", "body { margin: 0 }\n"], ["site/docs/guide.md", "# Guide\n"], ["site/docs/notes.log", "debug\n"]];
+  for (const [rel, body] of site) {
+    mkdirSync(join(work, rel, ".."), { recursive: true });
+    writeFileSync(join(work, rel), body);
+  }
+  symlinkSync("/etc/passwd", join(work, "site", "passwd-link"));
 
   out(bold(`store-mcp-server demo: in-memory S3 emulator at ${s3.endpoint}, local files in ${work}`));
   const transport = new StdioClientTransport({
@@ -90,6 +97,12 @@ try {
   const fetched = await fetch((link.structuredContent as { url: string }).url);
   out(indent(`fetching the link without credentials: HTTP ${fetched.status}, ${JSON.stringify(await fetched.text())}`));
   await step("Read a text object in windows (offset)", "get_object", { bucket_name: bucket, object_key: "docs/notes.md", max_content_size: 24, offset: 24 });
+  await step("Upload a whole folder (the symlink is skipped and reported)", "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "site/v1", exclude: ["*.log"] });
+  await step("Upload it again: nothing changed, nothing sent", "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "site/v1", exclude: ["*.log"] });
+  await step("How much space each folder uses", "storage_usage", { bucket_name: bucket });
+  await step("Find objects by name", "find_objects", { bucket_name: bucket, glob: "*.md" });
+  await step("Copy the folder on the store", "copy_prefix", { source_bucket: bucket, source_prefix: "site/v1", bucket_name: bucket, prefix: "site/v2" });
+  await step("Download a prefix into a local folder", "download_prefix", { bucket_name: bucket, prefix: "site/v2", local_dir: "mirror" });
   await step("Delete many objects: a dry run first", "delete_objects", { bucket_name: bucket, prefix: "archive/" });
   await step("Delete them (confirmed)", "delete_objects", { bucket_name: bucket, prefix: "archive/", confirm: true });
   await step("Delete a bucket that still holds objects (refused)", "delete_bucket", { bucket_name: bucket });

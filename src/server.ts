@@ -73,6 +73,7 @@ export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 const INSTRUCTIONS =
   "Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
   "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
+  "For folders and many objects use upload_directory, download_prefix and copy_prefix (resumable: call again to go on), and survey with storage_usage and find_objects. " +
   "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
 
 const REMOTE_INSTRUCTIONS =

@@ -3,7 +3,8 @@
  * the same run (Bun's floor, a Node bundle of the same code, rclone, the AWS
  * CLI) on a throwaway Ceph RGW, on loopback and through the WAN model
  * (wan-proxy.ts), prints the figures and writes scripts/bench/results.md.
- * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file).
+ * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file);
+ * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts).
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
@@ -18,9 +19,11 @@ import { measureRemoteLoad } from "./remote-load.ts";
 import { startServer } from "./server-session.ts";
 import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
 import { startWanProxy } from "./wan-proxy.ts";
+import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
+const onlyBulk = process.env.BENCH_ONLY === "bulk";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -41,6 +44,10 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
+  if (onlyBulk) {
+    await benchBulk(networks);
+    process.exit(0);
+  }
   const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
   for (const b of ["bench", "bench-list", "bench-list-1k"]) await sdk.send(new CreateBucketCommand({ Bucket: b }));
 
@@ -94,10 +101,35 @@ try {
   figures.machine = await describeMachine();
   const report = writeReport(figures, join(import.meta.dir, quick ? "results-quick.md" : "results.md"));
   process.stdout.write(report);
+  await benchBulk(networks);
 } finally {
   await wan.stop();
   await s3.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** Bulk jobs and scans on both networks against aws s3 sync and rclone (bulk.ts); writes results-bulk.md. */
+async function benchBulk(networks: Network[]): Promise<void> {
+  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  await sdk.send(new CreateBucketCommand({ Bucket: "bench-bulk" }));
+  await sdk.send(new CreateBucketCommand({ Bucket: "bench-scan" }));
+  const bulkDir = join(work, "bulk");
+  const tree = join(bulkDir, "tree");
+  log("bulk: making 2,000 small files and 4 of 64 MiB");
+  makeBulkTree(tree, quick ? 16 : 64);
+  const rows: BulkRow[] = [];
+  for (const net of networks) {
+    log(`bulk jobs, ${net.name}`);
+    rows.push(...(await measureBulkTransfers(binary, s3, net, "bench-bulk", tree, bulkDir)));
+  }
+  const keys = quick ? 20_000 : 100_000;
+  log(`bulk: seeding ${keys.toLocaleString("en-US")} keys for the scans`);
+  await seedKeys(sdk, "bench-scan", keys);
+  const scans: ScanRow[] = [];
+  for (const net of networks) scans.push(await measureScans(binary, s3, net, "bench-scan", keys, bulkDir));
+  const report = bulkReport(rows, scans, await describeMachine());
+  await Bun.write(join(import.meta.dir, quick ? "results-bulk-quick.md" : "results-bulk.md"), report);
+  process.stdout.write(report);
 }
 
 /** Single-request reads and listings through `net`: a 1 MiB read of a big and a small object, one page, all pages; rclone lsf beside them. */

@@ -48,7 +48,6 @@ export class Tally {
   #settled = 0;
   #bytesSettled = 0;
   #bytesKnown = 0;
-  #heldBack = 0;
   readonly #started = performance.now();
 
   constructor(
@@ -64,12 +63,9 @@ export class Tally {
   know(bytes: number): void {
     this.#bytesKnown += bytes;
   }
+  /** An item the action limit kept for the next call. */
   heldBack(): void {
-    this.#heldBack++;
     this.#settled++;
-  }
-  get more(): boolean {
-    return this.#heldBack > 0;
   }
 
   add(outcome: Outcome): void {

@@ -103,13 +103,14 @@ async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHa
     }
     if (feeds && !next) written.set(offset, offset + length);
     startCatchUp();
-    if (thread) {
+    // The written prefix: for the hashing thread, or, when nothing reads the bytes in order, to find a gap.
+    if (thread || !feeds) {
       landed.set(offset, offset + length);
       for (let end = landed.get(landedTo); end !== undefined; end = landed.get(landedTo)) {
         landed.delete(landedTo);
         landedTo = end;
       }
-      thread.upTo(landedTo);
+      thread?.upTo(landedTo);
     }
   };
 
@@ -122,7 +123,7 @@ async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHa
   }
   signal?.throwIfAborted();
   await catchUp();
-  const contiguous = thread ? landedTo : hashedTo;
+  const contiguous = thread || !feeds ? landedTo : hashedTo;
   if (written.size > 0 || landed.size > 0 || (source.size !== undefined && contiguous !== source.size) || (feeds && thread && hashedTo !== landedTo)) {
     throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }

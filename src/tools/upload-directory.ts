@@ -57,7 +57,8 @@ export const uploadDirectory = defineTool({
     const inJob = pathFilter(args.include, args.exclude);
     const tally = new Tally(ctx.progress, "upload_directory");
     const where = s3Uri(args.bucket_name, prefix);
-    if (!(await ctx.files.checkDirectory(args.local_dir)).exists) {
+    const localDir = await ctx.files.checkDirectory(args.local_dir); // refused here when outside the allowed directories
+    if (!localDir.exists) {
       throw new ActionableError({ resource: args.local_dir, code: "LocalDirectoryNotFound", message: "No directory exists at this path.", hint: "check local_dir; relative paths start from the first allowed directory." });
     }
     // What is there already: to skip unchanged files, and what a mirror deletes (whatever is left at the end).
@@ -139,8 +140,8 @@ export const uploadDirectory = defineTool({
         : dry && !args.dry_run
           ? "call again with confirm: true to upload and delete."
           : undefined;
-    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: args.local_dir };
+    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
     const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined}.` : "";
-    return textOutput(summarize(result, { verb: "uploaded", where: `from ${args.local_dir} to ${where}` }) + note, result);
+    return textOutput(summarize(result, { verb: "uploaded", where: `from ${localDir.path} to ${where}` }) + note, result);
   },
 });

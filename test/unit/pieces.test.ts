@@ -137,3 +137,23 @@ test("a large download that fails stops its hashing thread", async () => {
   });
   await expect(done).rejects.toThrow("cut");
 });
+
+test("without a sha256 and without a check (a bulk download of a multipart object): pieces in any order land whole, and a gap is still an error", async () => {
+  const bytes = randomBytes(70 * 1024 * KiB + 5, 11); // past the hash thread's threshold: no thread starts either
+  const pieces = piecesOf(bytes, 256 * KiB).reverse();
+  const handle = await open(join(dir, "nohash.bin"), "w+");
+  try {
+    const out = await writePieces(handle, { size: bytes.length, fill: async (w) => void (await Promise.all(pieces.map((p) => w(p.offset, p.chunks)))) }, undefined, false);
+    expect(out).toEqual({ bytes: bytes.length, sha256: "" });
+  } finally {
+    await handle.close();
+  }
+  expect(sha256(readFileSync(join(dir, "nohash.bin")))).toBe(sha256(bytes));
+  const gap = await open(join(dir, "nohash-gap.bin"), "w+");
+  try {
+    const missing = pieces.slice(1);
+    await expect(writePieces(gap, { size: bytes.length, fill: async (w) => void (await Promise.all(missing.map((p) => w(p.offset, p.chunks)))) }, undefined, false)).rejects.toThrow("gap");
+  } finally {
+    await gap.close();
+  }
+}, 60_000);
