@@ -34,3 +34,11 @@ export const isoTime = (what: string) =>
     .max(64)
     .refine((s) => !Number.isNaN(Date.parse(s)), `${what} must be an ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z`)
     .describe(`${what}: an ISO 8601 date or time, e.g. "2026-01-01".`);
+
+/** The fields every scan result ends with: how far it read, and how to go on. */
+export const scanEnd = {
+  keys_scanned: z.number(),
+  truncated: z.boolean(),
+  continuation_token: z.string().optional(),
+  next: z.string().optional(),
+};

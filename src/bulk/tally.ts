@@ -147,3 +147,15 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
   if (r.counts.skipped_local) parts.push(`${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`);
   return `${parts.join("; ")}. ${r.seconds} s.` + (r.next ? ` Next: ${r.next}` : "");
 }
+
+/** A call that would delete (a mirror, a move) without confirm: true is a dry run as a whole. */
+export function isDryRun(args: { dry_run?: boolean; confirm?: boolean }, deletes: boolean): boolean {
+  return args.dry_run === true || (deletes && args.confirm !== true);
+}
+
+/** The next call a result names: go on after a limit or a cancel; confirm after a dry run the model did not ask for. */
+export function nextCall(tool: string, end: string, dry: boolean, askedDryRun: boolean, verbs: string): string | undefined {
+  if (end !== "complete") return `call ${tool} again with the same arguments to go on (what is done is skipped).`;
+  if (dry && !askedDryRun) return `call again with confirm: true to ${verbs}.`;
+  return undefined;
+}

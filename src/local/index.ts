@@ -16,7 +16,7 @@ export interface LocalFiles {
   checkDownloadTarget(given: string, overwrite: boolean): Promise<CheckedPath>;
   /** Writes the pieces into the target atomically, checking the whole path again as it goes; computes sha256 on the way. */
   writeDownload(target: CheckedPath, source: PieceSource, opts: WriteOptions): Promise<WriteResult>;
-  /** The regular files below a directory, each opened as the walk reaches it (the taker closes it); undefined for a missing directory when `missingOk`. */
+  /** The regular files below a directory, each opened as the walk reaches it (the taker closes it); a missing directory is an error, or with `missingOk` an empty walk. */
   walk(given: string, events: WalkEvents, missingOk?: boolean): AsyncGenerator<WalkedFile>;
   /** Whether a directory exists at `given` (refused outside the allowed directories), and its real path. */
   checkDirectory(given: string): Promise<{ exists: boolean; path: string }>;

@@ -7,10 +7,10 @@
  * links met on the way is skipped and reported, never followed or read; a
  * directory swapped for a symlink mid-walk is refused by the open itself.
  */
-import { constants, lstatSync, readdirSync, type Stats } from "node:fs";
+import { constants, readdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { step, type Dir, type WalkMode } from "./beneath.ts";
+import { entryStat, step, type Dir, type WalkMode } from "./beneath.ts";
 import { localError } from "./errors.ts";
 import { uploadSourceOf, type UploadSource } from "./source.ts";
 
@@ -66,7 +66,7 @@ export async function* walkFiles(root: Dir, rootGiven: string, mode: WalkMode, e
         continue;
       }
       const rel = frame.rel + name;
-      const st = lstatQuietly(frame.dir, name);
+      const st = entryStat(frame.dir, name);
       if (!st) continue; // removed meanwhile
       if (st.isDirectory()) {
         const child = step(frame.dir, name, mode, false);
@@ -96,16 +96,6 @@ function frameOf(dir: Dir, rel: string, given: string, events: WalkEvents): Fram
   }
   if (names.length === 0 && rel !== "") events.emptyDir?.(rel.slice(0, -1));
   return { dir, rel, names, next: 0 };
-}
-
-function lstatQuietly(dir: Dir, name: string): Stats | undefined {
-  try {
-    return lstatSync(dir.at(name));
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw err;
-  }
 }
 
 /** Opens `name` in its held directory, never through a symlink, and checks what was opened. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
 import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
-import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
+import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
@@ -54,7 +54,7 @@ export const copyPrefix = defineTool({
       });
     }
     const move = args.move === true;
-    const dry = args.dry_run === true || (move && args.confirm !== true);
+    const dry = isDryRun(args, move);
     const inJob = pathFilter(args.include, args.exclude);
     const tally = new Tally(ctx.progress, "copy_prefix");
     const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectState>();
@@ -100,12 +100,7 @@ export const copyPrefix = defineTool({
         return { kind: "action", name: key, bytes: object.size, ...(move ? { alsoDeletes: object.key } : {}), run };
       },
     });
-    const next =
-      end !== "complete"
-        ? "call copy_prefix again with the same arguments to go on (objects already copied are skipped)."
-        : dry && !args.dry_run
-          ? "call again with confirm: true to move (copy, then delete each source)."
-          : undefined;
+    const next = nextCall("copy_prefix", end, dry, args.dry_run === true, "move (copy, then delete each source)");
     const source = s3Uri(args.source_bucket, from);
     const destination = s3Uri(args.bucket_name, to);
     const result = { ...tally.result(dry, end === "complete", next), source, destination };

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
-import { continuationToken, DEFAULT_KEYS_SCANNED, isoTime, keyFromToken, maxKeysScanned, tokenAfter } from "../bulk/scan.ts";
+import { continuationToken, DEFAULT_KEYS_SCANNED, isoTime, keyFromToken, maxKeysScanned, scanEnd, tokenAfter } from "../bulk/scan.ts";
 import { s3Uri } from "../errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { bucketName, storageClass } from "./schemas.ts";
@@ -35,10 +35,7 @@ export const findObjects = defineTool({
     bucket: z.string(),
     prefix: z.string(),
     matches: z.array(z.object({ key: z.string(), size: z.number(), last_modified: z.string().nullable(), storage_class: z.string().nullable(), etag: z.string().nullable() })),
-    keys_scanned: z.number(),
-    truncated: z.boolean(),
-    continuation_token: z.string().optional(),
-    next: z.string().optional(),
+    ...scanEnd,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { listAll } from "../bulk/listing.ts";
-import { continuationToken, DEFAULT_KEYS_SCANNED, keyFromToken, maxKeysScanned, tokenAfter } from "../bulk/scan.ts";
+import { continuationToken, DEFAULT_KEYS_SCANNED, keyFromToken, maxKeysScanned, scanEnd, tokenAfter } from "../bulk/scan.ts";
 import { humanBytes, topSums, Usage } from "../bulk/usage.ts";
 import { s3Uri } from "../errors.ts";
 import { bucketName } from "./schemas.ts";
@@ -42,10 +42,7 @@ export const storageUsage = defineTool({
     oldest: object.nullable(),
     newest: object.nullable(),
     incomplete_uploads: z.object({ count: z.number(), bytes: z.number(), bytes_of: z.number(), more: z.boolean(), oldest: z.string().nullable() }),
-    keys_scanned: z.number(),
-    truncated: z.boolean(),
-    continuation_token: z.string().optional(),
-    next: z.string().optional(),
+    ...scanEnd,
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",

@@ -4,7 +4,7 @@ import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { runJob } from "../bulk/engine.ts";
-import { jobResultSchema, summarize, Tally } from "../bulk/tally.ts";
+import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../errors.ts";
 import type { WalkedFile } from "../local/index.ts";
@@ -52,7 +52,7 @@ export const uploadDirectory = defineTool({
     ctx.checkBucket(args.bucket_name);
     const prefix = folderPrefix(args.prefix);
     const mirror = args.delete_extraneous === true;
-    const dry = args.dry_run === true || (mirror && args.confirm !== true);
+    const dry = isDryRun(args, mirror);
     const limit = args.max_objects ?? DEFAULT_BULK_OBJECTS;
     const inJob = pathFilter(args.include, args.exclude);
     const tally = new Tally(ctx.progress, "upload_directory");
@@ -134,12 +134,7 @@ export const uploadDirectory = defineTool({
           confirmWithUser: ctx.confirmWithUser,
           remove: async (keys) => (await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal)).failed.map((f) => ({ name: f.key, code: f.code, message: f.message })),
         });
-    const next =
-      end !== "complete"
-        ? "call upload_directory again with the same arguments to go on (unchanged files are skipped)."
-        : dry && !args.dry_run
-          ? "call again with confirm: true to upload and delete."
-          : undefined;
+    const next = nextCall("upload_directory", end, dry, args.dry_run === true, "upload and delete");
     const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
     const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined}.` : "";
     return textOutput(summarize(result, { verb: "uploaded", where: `from ${localDir.path} to ${where}` }) + note, result);
