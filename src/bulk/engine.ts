@@ -10,7 +10,7 @@
 import { ActionableError, isAbortError } from "../errors.ts";
 import { itemPacer } from "../memory.ts";
 
-/** Items settled between full collections (memory.ts): ~20 ms each. */
+/** Items settled between full collections (memory.ts). */
 const ITEMS_PER_GC = 500;
 import type { Tally } from "./tally.ts";
 

@@ -4,8 +4,8 @@ import type { ObjectInfo, Storage } from "../storage/index.ts";
 import { stateOf, type ObjectState } from "./unchanged.ts";
 
 const PAGE = 1000;
-/** Pages between full collections (memory.ts): 2,000 keys. */
-const PAGES_PER_GC = 2;
+/** Pages between full collections (memory.ts): one page of 1,000 keys. */
+const PAGES_PER_GC = 1;
 
 /** Every object under `prefix` after `startAfter`, in key order. */
 export async function* listAll(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter?: string): AsyncGenerator<ObjectInfo> {
