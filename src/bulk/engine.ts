@@ -9,10 +9,10 @@
  */
 import { ActionableError, isAbortError } from "../errors.ts";
 import { itemPacer } from "../memory.ts";
+import type { Tally } from "./tally.ts";
 
 /** Items settled between full collections (memory.ts). */
 const ITEMS_PER_GC = 500;
-import type { Tally } from "./tally.ts";
 
 /** What became of one item. */
 export type Outcome =

@@ -135,7 +135,8 @@ export function createS3Storage(config: Config): Storage {
             uploads.push({ key: u.Key ?? "", upload_id: u.UploadId ?? "", initiated: iso(u.Initiated), bytes: null });
           }
           more ||= (out.IsTruncated ?? false) && uploads.length >= limit;
-          keyMarker = out.IsTruncated && uploads.length < limit ? out.NextKeyMarker : undefined;
+          // A store that says "more" with an empty page or no marker would loop: stop there.
+          keyMarker = out.IsTruncated && uploads.length < limit && (out.Uploads?.length ?? 0) > 0 ? out.NextKeyMarker : undefined;
           idMarker = out.NextUploadIdMarker;
         } while (keyMarker);
         // Parts are what is billed: count them for the first uploads (one ListParts each, paged).

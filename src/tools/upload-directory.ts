@@ -1,9 +1,8 @@
 import { z } from "zod";
-import { Slots, type Action } from "../bulk/engine.ts";
+import { runJob, Slots, type Action } from "../bulk/engine.ts";
 import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
-import { runJob } from "../bulk/engine.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../errors.ts";
@@ -69,7 +68,7 @@ export const uploadDirectory = defineTool({
         tally.skipLocal({ name: s.rel, code: s.code, message: s.message });
       },
     });
-    // Small files go 16 at a time; a file read whole into memory (≤ 5 MiB) or sent in parts takes a slot of its own.
+    // Small files go 16 at a time; of those read whole into memory (1-5 MiB) 4 at once, of those sent in parts (over 5 MiB, each 3-12 parts in flight) 2.
     const medium = new Slots(4);
     const large = new Slots(2);
     const end = await runJob<WalkedFile>({
