@@ -26,14 +26,12 @@ const RESOURCE_NOT_FOUND = -32002;
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "contentBudget"> & {
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey" | "contentBudget"> & {
   /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
   memory: ByteBudget;
   calls: CallTracker;
   /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
   leases?: SendLeases;
-  /** Throws for a key the policy will not send (a "." or ".." segment under a bucket allowlist). */
-  checkKey(key: string): void;
   /** Which listings the caller's tools offer: list_buckets, list_objects. */
   lists: { buckets: boolean; keys: boolean };
 };

@@ -125,6 +125,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   };
 
   const policy = policyOf(options);
+  // Keys a tool derives (a bulk job's prefix + path, a listed key) get the check policy gives the keys a caller names.
+  const checkKey = (key: string) => {
+    const refusal = unsafeKeyRefusal(key, policy.bucketAllowlist ?? false);
+    if (refusal) throw refusal;
+  };
   const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
     if (options.remote || !mcp.server.getClientCapabilities()?.elicitation) return undefined;
     const answer = await mcp.server.elicitInput({
@@ -152,7 +157,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           token === undefined
             ? NO_PROGRESS
             : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? false };
+        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, checkKey, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? false };
         const started = performance.now();
         const about = describeCall(tool.name, args);
         let release: (() => void) | undefined;
@@ -188,10 +193,6 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const offers = (name: string) => offered.some((t) => t.name === name);
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
-    const checkKey = (key: string) => {
-      const refusal = unsafeKeyRefusal(key, policy.bucketAllowlist ?? false);
-      if (refusal) throw refusal;
-    };
     registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
   }
   installSdkHooks(mcp, offered);

@@ -45,6 +45,8 @@ export const copyPrefix = defineTool({
     ctx.checkBucket(args.bucket_name);
     const from = folderPrefix(args.source_prefix);
     const to = folderPrefix(args.prefix);
+    ctx.checkKey(from);
+    ctx.checkKey(to);
     if (args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
       throw new ActionableError({
         resource: s3Uri(args.bucket_name, to),
@@ -76,6 +78,9 @@ export const copyPrefix = defineTool({
         if (rel === "" || !inJob(rel)) return { kind: "ignored" };
         tally.know(object.size);
         const key = to + rel;
+        // A listed key may have "." or ".." segments; under a bucket allowlist neither side of its copy is sent.
+        const refusal = keyRefusal(ctx, object.key);
+        if (refusal) return { kind: "unsafe", name: object.key, code: refusal.code, message: refusal.message };
         if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: object.key, code: "KeyTooLong", message: `${key} would be over S3's 1024-byte key limit; not copied.` };
         const there = existing.get(rel);
         if (there && sameObject(stateOf(object), there)) {
@@ -114,6 +119,16 @@ function verifyCopy(source: ObjectInfo, copied: { size: number; etag: string | n
   const b = etagMd5(copied.etag);
   if (copied.size === source.size && (!a || !b || a === b)) return;
   throw new ActionableError({ resource: key, code: "IntegrityCheckFailed", message: `The copy does not match its source (${copied.size} vs ${source.size} bytes, ETag ${copied.etag} vs ${source.etag}); the source was kept.`, hint: "call again; if it repeats, copy this object with copy_object and compare." });
+}
+
+function keyRefusal(ctx: ToolContext, key: string): ActionableError | undefined {
+  try {
+    ctx.checkKey(key);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ActionableError) return err;
+    throw err;
+  }
 }
 
 async function removeSource(ctx: ToolContext, bucket: string, key: string, tally: Tally): Promise<void> {

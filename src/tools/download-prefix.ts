@@ -49,6 +49,8 @@ export const downloadPrefix = defineTool({
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const prefix = folderPrefix(args.prefix);
+    // Listed keys with "." or ".." segments are refused as local names before any GET (local-names.ts).
+    ctx.checkKey(prefix);
     const mirror = args.delete_extraneous === true;
     const dry = isDryRun(args, mirror);
     const inJob = pathFilter(args.include, args.exclude);

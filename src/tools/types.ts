@@ -12,6 +12,8 @@ export interface ToolContext {
   bucketAllowed(bucket: string): boolean;
   /** Throws an ActionableError when the bucket is outside the operator's allowlist. */
   checkBucket(bucket: string): void;
+  /** Throws UnsafeKey for a key with "." or ".." segments when a bucket allowlist is in force (policy.ts): for keys a tool derives itself. */
+  checkKey(key: string): void;
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
   log: Logger;

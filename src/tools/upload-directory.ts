@@ -50,6 +50,8 @@ export const uploadDirectory = defineTool({
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const prefix = folderPrefix(args.prefix);
+    // Walked names are never "." or "..": the prefix is the one part of a key that could carry such a segment.
+    ctx.checkKey(prefix);
     const mirror = args.delete_extraneous === true;
     const dry = isDryRun(args, mirror);
     const limit = args.max_objects ?? DEFAULT_BULK_OBJECTS;

@@ -5,30 +5,19 @@
  * reported; a directory swapped for a symlink to outside during a directory
  * upload or a prefix download never lets anything be read or written there.
  */
-import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, objectsUnder, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { startSwapper } from "../helpers/swapper.ts";
 
 const SMALL = 150;
 const BIG = 24 * 1024 * 1024;
 let dir: string;
-
-async function listed(bucket: string, prefix = ""): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  let token: string | undefined;
-  do {
-    const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) out.set(o.Key!, o.Size!);
-    token = page.NextContinuationToken;
-  } while (token);
-  return out;
-}
 
 beforeAll(() => {
   dir = tempDir("bulk-robust");
@@ -49,21 +38,15 @@ describe("cancel in the middle", () => {
       await Bun.sleep(300);
       controller.abort();
       await expect(pending).rejects.toThrow();
-      let uploads: unknown[] = [];
-      for (let i = 0; i < 20; i++) {
-        await Bun.sleep(250);
-        uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
-        if (uploads.length === 0) break;
-      }
-      expect(uploads).toEqual([]);
-      const partial = await listed(bucket);
+      expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
+      const partial = await objectsUnder(bucket);
       expect(partial.size).toBeLessThan(SMALL + 2);
       for (const [key, size] of partial) expect(size).toBe(readFileSync(join(dir, "tree", key.slice(2))).length);
       const rest = await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "t" });
       expect(rest.structuredContent).toMatchObject({ complete: true, counts: { failed: 0 } });
       expect(rest.structuredContent!.counts.done + rest.structuredContent!.counts.unchanged).toBe(SMALL + 2);
       expect(rest.structuredContent!.counts.unchanged).toBe(partial.size);
-      expect((await listed(bucket)).size).toBe(SMALL + 2);
+      expect((await objectsUnder(bucket)).size).toBe(SMALL + 2);
     } finally {
       await close();
     }
@@ -115,11 +98,11 @@ describe("a store that refuses some requests", () => {
       expect(s.complete).toBe(true);
       expect(s.problems.filter((p: { kind: string }) => p.kind === "failed").map((p: { code: string }) => p.code)).toEqual(["AccessDenied", "AccessDenied", "AccessDenied"]);
       expect(textOf(r)).toContain("3 failed (e.g. p/small/");
-      expect((await listed(bucket)).size).toBe(SMALL - 3);
+      expect((await objectsUnder(bucket)).size).toBe(SMALL - 3);
       proxy.set({ kind: "pass" });
       const rest = await call(client, "upload_directory", args);
       expect(rest.structuredContent!.counts).toMatchObject({ done: 3, unchanged: SMALL - 3, failed: 0 });
-      expect((await listed(bucket)).size).toBe(SMALL);
+      expect((await objectsUnder(bucket)).size).toBe(SMALL);
     } finally {
       await close();
     }
@@ -154,7 +137,7 @@ describe("a directory swapped for a symlink to outside, over and over", () => {
       expect(await swapper.stop()).toBeGreaterThan(100);
       await close();
     }
-    const keys = [...(await listed(bucket)).keys()];
+    const keys = [...(await objectsUnder(bucket)).keys()];
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) {
       const body = await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToString();

@@ -1,5 +1,5 @@
 /** copy_prefix, storage_usage and find_objects through the compiled binary against Ceph RGW; deletes refused without --allow-delete. */
-import { CreateMultipartUploadCommand, ListObjectsV2Command, PutObjectCommand, UploadPartCommand, AbortMultipartUploadCommand } from "@aws-sdk/client-s3";
+import { CreateMultipartUploadCommand, PutObjectCommand, UploadPartCommand, AbortMultipartUploadCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomBytes } from "../helpers/files.ts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -9,17 +9,13 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, keysUnder, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
 let close: () => Promise<void>;
 let source: string;
 let target: string;
 
-async function keysOf(bucket: string, prefix = ""): Promise<string[]> {
-  const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  return (page.Contents ?? []).map((o) => o.Key!).sort();
-}
 
 beforeAll(async () => {
   source = await freshBucket("bsrc");
@@ -40,12 +36,12 @@ describe("copy_prefix", () => {
     const r = await call(client, "copy_prefix", { source_bucket: source, source_prefix: "data", bucket_name: target, prefix: "archive/2026" });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent!.counts).toMatchObject({ done: 5, failed: 0 });
-    expect(await keysOf(target)).toEqual(["archive/2026/a.txt", "archive/2026/team-x/one.csv", "archive/2026/team-x/two.csv", "archive/2026/team-y/big.parquet", "archive/2026/team-y/deep/small.parquet"]);
+    expect(await keysUnder(target)).toEqual(["archive/2026/a.txt", "archive/2026/team-x/one.csv", "archive/2026/team-x/two.csv", "archive/2026/team-y/big.parquet", "archive/2026/team-y/deep/small.parquet"]);
     const again = await call(client, "copy_prefix", { source_bucket: source, source_prefix: "data/", bucket_name: target, prefix: "archive/2026/" });
     expect(again.structuredContent!.counts).toMatchObject({ done: 0, unchanged: 5 });
     const only = await call(client, "copy_prefix", { source_bucket: source, source_prefix: "data/", bucket_name: target, prefix: "csv/", include: ["*.csv"] });
     expect(only.structuredContent!.counts.done).toBe(2);
-    expect(await keysOf(target, "csv/")).toEqual(["csv/team-x/one.csv", "csv/team-x/two.csv"]);
+    expect(await keysUnder(target, "csv/")).toEqual(["csv/team-x/one.csv", "csv/team-x/two.csv"]);
   });
 
   test("overlapping prefixes in one bucket are refused before anything is copied", async () => {
@@ -58,11 +54,11 @@ describe("copy_prefix", () => {
     const args = { source_bucket: source, source_prefix: "data/team-x", bucket_name: target, prefix: "moved", move: true };
     const dry = await call(client, "copy_prefix", args);
     expect(dry.structuredContent).toMatchObject({ dry_run: true, counts: { done: 2, deleted: 2 } });
-    expect(await keysOf(source, "data/team-x/")).toHaveLength(2);
+    expect(await keysUnder(source, "data/team-x/")).toHaveLength(2);
     const real = await call(client, "copy_prefix", { ...args, confirm: true });
     expect(real.structuredContent).toMatchObject({ dry_run: false, counts: { done: 2, deleted: 2, failed: 0 } });
-    expect(await keysOf(source, "data/team-x/")).toEqual([]);
-    expect(await keysOf(target, "moved/")).toEqual(["moved/one.csv", "moved/two.csv"]);
+    expect(await keysUnder(source, "data/team-x/")).toEqual([]);
+    expect(await keysUnder(target, "moved/")).toEqual(["moved/one.csv", "moved/two.csv"]);
   });
 });
 
@@ -73,7 +69,7 @@ describe("without --allow-delete", () => {
       const move = await call(plain, "copy_prefix", { source_bucket: source, source_prefix: "other/", bucket_name: target, prefix: "o/", move: true, confirm: true });
       expect(move.isError).toBe(true);
       expect(textOf(move)).toContain("DeleteNotAllowed");
-      expect(await keysOf(target, "o/")).toEqual([]);
+      expect(await keysUnder(target, "o/")).toEqual([]);
       const copy = await call(plain, "copy_prefix", { source_bucket: source, source_prefix: "other/", bucket_name: target, prefix: "o/" });
       expect(copy.structuredContent!.counts.done).toBe(1);
     } finally {
@@ -158,15 +154,42 @@ describe("the user is asked before a bulk job deletes, where the client can ask"
       const move = await call(asking, "copy_prefix", { source_bucket: bucket, source_prefix: "m/", bucket_name: bucket, prefix: "moved/", move: true, confirm: true });
       expect(move.isError).toBe(true);
       expect(textOf(move)).toContain("Declined");
-      expect(await keysOf(bucket)).toEqual(["m/old.txt"]);
+      expect(await keysUnder(bucket)).toEqual(["m/old.txt"]);
       const mirror = await call(asking, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "m", delete_extraneous: true, confirm: true });
       expect(mirror.structuredContent).toMatchObject({ counts: { done: 1, deleted: 0 } });
       expect(textOf(mirror)).toContain("declined");
       expect(asked).toHaveLength(2);
       expect(asked[1]).toContain("m/old.txt");
-      expect(await keysOf(bucket)).toEqual(["m/new.txt", "m/old.txt"]);
+      expect(await keysUnder(bucket)).toEqual(["m/new.txt", "m/old.txt"]);
     } finally {
       await asking.close();
+    }
+  });
+});
+
+describe("with a bucket allowlist, keys with . or .. segments are never sent", () => {
+  test("copy_prefix reports a listed one as unsafe and copies the rest; a prefix with such a segment is refused", async () => {
+    const from = await freshBucket("bdotsrc");
+    const to = await freshBucket("bdotdst");
+    await sdkClient().send(new PutObjectCommand({ Bucket: from, Key: "d/ok.txt", Body: "ok" }));
+    await sdkClient().send(new PutObjectCommand({ Bucket: from, Key: "d/../x.txt", Body: "dots" }));
+    const { client: fenced, close: closeFenced } = await connectBinary({ env: s3Env(), args: ["--bucket", from, "--bucket", to] });
+    try {
+      const r = await call(fenced, "copy_prefix", { source_bucket: from, source_prefix: "d/", bucket_name: to, prefix: "p/" });
+      expect(r.structuredContent!.counts).toMatchObject({ done: 1, unsafe: 1, failed: 0 });
+      expect(r.structuredContent!.problems[0]).toMatchObject({ kind: "unsafe", name: "d/../x.txt", code: "UnsafeKey" });
+      expect(await keysUnder(to)).toEqual(["p/ok.txt"]);
+      for (const [tool, args] of [
+        ["copy_prefix", { source_bucket: from, source_prefix: "d/", bucket_name: to, prefix: "p/../q" }],
+        ["download_prefix", { bucket_name: from, prefix: "d/..", local_dir: "x" }],
+        ["upload_directory", { local_dir: "x", bucket_name: to, prefix: "../y" }],
+      ] as const) {
+        const refused = await call(fenced, tool, args);
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain("UnsafeKey");
+      }
+    } finally {
+      await closeFenced();
     }
   });
 });

@@ -1,5 +1,5 @@
 /** upload_directory and download_prefix through the compiled binary against Ceph RGW: trees, skips, unchanged, conflicts, mirrors, limits. */
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { execFileSync } from "node:child_process";
@@ -7,7 +7,7 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, s
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, keysUnder, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
 let close: () => Promise<void>;
@@ -26,16 +26,6 @@ beforeAll(async () => {
 });
 afterAll(() => close());
 
-async function keysOf(bucket: string, prefix = ""): Promise<string[]> {
-  const keys: string[] = [];
-  let token: string | undefined;
-  do {
-    const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-    keys.push(...(page.Contents ?? []).map((o) => o.Key!));
-    token = page.NextContinuationToken;
-  } while (token);
-  return keys.sort();
-}
 
 type Problem = { kind: string; name: string; code: string; message: string };
 const problems = (s: Record<string, any>, kind: string): Problem[] => (s.problems as Problem[]).filter((p) => p.kind === kind);
@@ -86,9 +76,9 @@ describe("upload_directory", () => {
       "hard.txt:LocalHardLinkSkipped",
       "link-out.txt:LocalSymlinkSkipped",
     ]);
-    expect(await keysOf(bucket)).toEqual(Object.keys(files).map((k) => `rel/v2/${k}`).sort());
+    expect(await keysUnder(bucket)).toEqual(Object.keys(files).map((k) => `rel/v2/${k}`).sort());
     for (const [rel, body] of Object.entries(files)) {
-      const got = await sdkClient().send(new (await import("@aws-sdk/client-s3")).GetObjectCommand({ Bucket: bucket, Key: `rel/v2/${rel}` }));
+      const got = await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: `rel/v2/${rel}` }));
       expect(Buffer.from(await got.Body!.transformToByteArray()).equals(Buffer.from(body))).toBe(true);
     }
     const head = await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "rel/v2/index.html" }));
@@ -128,9 +118,9 @@ describe("upload_directory", () => {
   test("include and exclude pick files by glob; a dry run changes nothing", async () => {
     const dry = await call(client, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "only", include: ["**/*.txt", "*.html"], exclude: ["docs/empty.txt"], dry_run: true });
     expect(dry.structuredContent).toMatchObject({ dry_run: true, counts: { done: 2 } });
-    expect(await keysOf(bucket, "only/")).toEqual([]);
+    expect(await keysUnder(bucket, "only/")).toEqual([]);
     const r = await call(client, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "only", include: ["**/*.txt", "*.html"], exclude: ["docs/empty.txt"] });
-    expect(await keysOf(bucket, "only/")).toEqual(["only/docs/a b/naïve résumé.txt", "only/index.html"]);
+    expect(await keysUnder(bucket, "only/")).toEqual(["only/docs/a b/naïve résumé.txt", "only/index.html"]);
     expect(r.structuredContent!.counts.done).toBe(2);
   }, 60_000);
 
@@ -140,7 +130,7 @@ describe("upload_directory", () => {
     expect(first.structuredContent!.next).toContain("same arguments");
     const second = await call(client, "upload_directory", { local_dir: "site", bucket_name: bucket, prefix: "step", max_objects: 4 });
     expect(second.structuredContent).toMatchObject({ complete: true, counts: { done: 2, unchanged: 4 } });
-    expect((await keysOf(bucket, "step/")).length).toBe(6);
+    expect((await keysUnder(bucket, "step/")).length).toBe(6);
   }, 60_000);
 
   test("delete_extraneous: a dry run without confirm, then the mirror deletes what the folder no longer has (not what the filters leave out)", async () => {
@@ -150,11 +140,11 @@ describe("upload_directory", () => {
     const dry = await call(client, "upload_directory", args);
     expect(dry.structuredContent).toMatchObject({ dry_run: true, counts: { deleted: 1 }, deleted: ["rel/v2/old/gone.txt"] });
     expect(dry.structuredContent!.next).toContain("confirm: true");
-    expect(await keysOf(bucket, "rel/v2/old/")).toEqual(["rel/v2/old/gone.txt"]);
+    expect(await keysUnder(bucket, "rel/v2/old/")).toEqual(["rel/v2/old/gone.txt"]);
     const real = await call(client, "upload_directory", { ...args, confirm: true });
     expect(real.structuredContent).toMatchObject({ dry_run: false, counts: { deleted: 1, failed: 0 } });
-    expect(await keysOf(bucket, "rel/v2/old/")).toEqual([]);
-    expect(await keysOf(bucket, "rel/v2/keep.log")).toEqual(["rel/v2/keep.log"]);
+    expect(await keysUnder(bucket, "rel/v2/old/")).toEqual([]);
+    expect(await keysUnder(bucket, "rel/v2/keep.log")).toEqual(["rel/v2/keep.log"]);
   }, 60_000);
 
   test("a mirror stopped by max_objects deletes nothing until the transfers are all done", async () => {
@@ -163,11 +153,11 @@ describe("upload_directory", () => {
     const first = await call(client, "upload_directory", args);
     expect(first.structuredContent).toMatchObject({ complete: false, counts: { done: 2, deleted: 0 } });
     expect(textOf(first)).toContain("not deleted: the job stopped at max_objects");
-    expect(await keysOf(bucket, "held/stale")).toEqual(["held/stale.txt"]);
+    expect(await keysUnder(bucket, "held/stale")).toEqual(["held/stale.txt"]);
     let last = first;
     for (let i = 0; i < 5 && !last.structuredContent!.complete; i++) last = await call(client, "upload_directory", args);
     expect(last.structuredContent).toMatchObject({ complete: true, counts: { deleted: 1 } });
-    expect(await keysOf(bucket, "held/stale")).toEqual([]);
+    expect(await keysUnder(bucket, "held/stale")).toEqual([]);
   }, 60_000);
 
   test("a missing or outside directory is a clear error", async () => {

@@ -1,12 +1,12 @@
 /** Cancellation and shutdown through the compiled binary: work stops, nothing partial is left. */
-import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectBinary, requireBinary } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
-import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, openUploadsAfterCleanUp, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const SIZE = 96 * 1024 * 1024;
 let bucket: string;
@@ -54,13 +54,7 @@ test("a cancelled multipart upload is aborted: no object, no multipart upload le
     await Bun.sleep(400);
     controller.abort();
     await expect(pending).rejects.toThrow();
-    let uploads: unknown[] = [];
-    for (let i = 0; i < 20; i++) {
-      await Bun.sleep(250);
-      uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
-      if (uploads.length === 0) break;
-    }
-    expect(uploads).toEqual([]);
+    expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
     const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "cancelled" }))).Contents ?? [];
     expect(objects).toEqual([]);
   } finally {

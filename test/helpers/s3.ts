@@ -52,3 +52,33 @@ export async function freshBucket(tag: string): Promise<string> {
   await sdkClient().send(new CreateBucketCommand({ Bucket: bucket }));
   return bucket;
 }
+
+/** Every object under `prefix`, key → size, paging through the whole listing. */
+export async function objectsUnder(bucket: string, prefix = ""): Promise<Map<string, number>> {
+  const { ListObjectsV2Command } = await import("@aws-sdk/client-s3");
+  const out = new Map<string, number>();
+  let token: string | undefined;
+  do {
+    const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    for (const o of page.Contents ?? []) out.set(o.Key!, o.Size!);
+    token = page.NextContinuationToken;
+  } while (token);
+  return out;
+}
+
+/** The keys under `prefix`, sorted. */
+export async function keysUnder(bucket: string, prefix = ""): Promise<string[]> {
+  return [...(await objectsUnder(bucket, prefix)).keys()].sort();
+}
+
+/** The multipart uploads still open in `bucket` once the server's clean-up after a cancel had up to 5 s. */
+export async function openUploadsAfterCleanUp(bucket: string): Promise<unknown[]> {
+  const { ListMultipartUploadsCommand } = await import("@aws-sdk/client-s3");
+  let uploads: unknown[] = [];
+  for (let i = 0; i < 20; i++) {
+    await Bun.sleep(250);
+    uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+    if (uploads.length === 0) break;
+  }
+  return uploads;
+}
