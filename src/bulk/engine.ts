@@ -12,7 +12,7 @@ import { itemPacer } from "../memory.ts";
 import type { Tally } from "./tally.ts";
 
 /** Items settled between full collections (memory.ts). */
-const ITEMS_PER_GC = 500;
+const ITEMS_PER_GC = 100;
 
 /** What became of one item. */
 export type Outcome =

@@ -59,12 +59,17 @@ export function isInside(root: string, child: string): boolean {
   return rel === "" || (!isAbsolute(rel) && rel !== ".." && !rel.startsWith(`..${sep}`));
 }
 
+/** Whether /proc/self/fd resolves here: checked once, at the first walk (two lookups through /proc per file cost a bulk job 5% of its time). */
+let procWorks = false;
+
 /** Opens an allowed directory itself (a real path the operator or the client gave). */
 function openDir(path: string, mode: WalkMode): Dir {
   if (mode === "path") return pathDir(path);
   const dir = fdDir(openSync(path, O_DIR), path);
+  if (procWorks) return dir;
   try {
     lstatSync(dir.at("."));
+    procWorks = true;
   } catch {
     dir.close();
     throw new ActionableError({

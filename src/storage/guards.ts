@@ -18,9 +18,9 @@ interface Exchange {
   input?: { Bucket?: string; Key?: string };
 }
 
-type Body = Readable | ReadableStream<Uint8Array> | undefined;
+type Body = Readable | ReadableStream<Uint8Array> | Uint8Array | undefined;
 
-function tooLarge(command: string, exchange: Exchange, cap: number): ActionableError {
+export function tooLarge(command: string, exchange: Exchange, cap: number): ActionableError {
   const req = exchange.request ?? {};
   const store = `${req.protocol ?? "http:"}//${req.hostname ?? "?"}${req.port ? `:${req.port}` : ""}`;
   return new ActionableError({
@@ -31,9 +31,14 @@ function tooLarge(command: string, exchange: Exchange, cap: number): ActionableE
   });
 }
 
-/** Passes at most `cap` bytes of `body` on, then fails it with `error()`. Node streams and web streams alike. */
+/** Passes at most `cap` bytes of `body` on, then fails it with `error()`. Node streams, web streams and bytes alike. */
 export function capBody(body: Body, cap: number, error: () => Error): Body {
   if (!body) return body;
+  // Already read whole (a listing page read by fast-list.ts).
+  if (body instanceof Uint8Array) {
+    if (body.byteLength > cap) throw error();
+    return body;
+  }
   let seen = 0;
   if (typeof (body as ReadableStream).getReader === "function") {
     return (body as ReadableStream<Uint8Array>).pipeThrough(

@@ -5,6 +5,7 @@ import { iso } from "./bodies.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { copyObject } from "./copy.ts";
+import { sendListObjectsV2 } from "./fast-list.ts";
 import { toStorageError } from "./errors.ts";
 import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
@@ -81,11 +82,11 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
       const keys: string[] = [];
       let token: string | undefined;
       do {
-        const page = await operation({ bucket }, signal, ({ client, sdk }, send) =>
-          client.send(new sdk.ListObjectsV2Command({ Bucket: bucket, Prefix: prefix || undefined, MaxKeys: Math.min(1000, limit + 1 - keys.length), ContinuationToken: token }), send),
+        const page = await operation({ bucket }, signal, (s3, send) =>
+          sendListObjectsV2(s3, { Bucket: bucket, Prefix: prefix || undefined, MaxKeys: Math.min(1000, limit + 1 - keys.length), ContinuationToken: token }, send),
         );
-        for (const o of page.Contents ?? []) if (o.Key !== undefined) keys.push(o.Key);
-        token = page.IsTruncated ? page.NextContinuationToken : undefined;
+        for (const o of page.contents) keys.push(o.key);
+        token = page.isTruncated ? (page.nextContinuationToken ?? undefined) : undefined;
       } while (token && keys.length <= limit);
       return { keys: keys.slice(0, limit), more: keys.length > limit || token !== undefined };
     },

@@ -4,6 +4,7 @@ import type { Config } from "../config.ts";
 import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
+import { sendListObjectsV2 } from "./fast-list.ts";
 import { toStorageError } from "./errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { openDownload } from "./ranged.ts";
@@ -51,36 +52,29 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     listObjects: (req, signal) =>
-      operation({ bucket: req.bucket }, signal, async ({ client, sdk }, send) => {
-        const out = await client.send(
-          new sdk.ListObjectsV2Command({
+      operation({ bucket: req.bucket }, signal, async (s3, send) => {
+        const out = await sendListObjectsV2(
+          s3,
+          {
             Bucket: req.bucket,
             MaxKeys: req.maxKeys,
             ...(req.prefix ? { Prefix: req.prefix } : {}),
             ...(req.delimiter ? { Delimiter: req.delimiter } : {}),
             ...(req.continuationToken ? { ContinuationToken: req.continuationToken } : {}),
             ...(req.startAfter && !req.continuationToken ? { StartAfter: req.startAfter } : {}),
-          }),
+          },
           send,
         );
         // S3 counts keys and common prefixes against MaxKeys; a store that sends more is cut to what was asked.
-        const contents = out.Contents ?? [];
-        const prefixes = out.CommonPrefixes ?? [];
-        const keptObjects = contents.slice(0, req.maxKeys);
-        const keptPrefixes = prefixes.slice(0, Math.max(0, req.maxKeys - keptObjects.length));
-        const cut = keptObjects.length < contents.length || keptPrefixes.length < prefixes.length;
-        const truncated = (out.IsTruncated ?? false) || cut;
+        const keptObjects = out.contents.slice(0, req.maxKeys);
+        const keptPrefixes = out.commonPrefixes.slice(0, Math.max(0, req.maxKeys - keptObjects.length));
+        const cut = keptObjects.length < out.contents.length || keptPrefixes.length < out.commonPrefixes.length;
+        const truncated = out.isTruncated || cut;
         return {
-          objects: keptObjects.map((o) => ({
-            key: o.Key ?? "",
-            size: o.Size ?? 0,
-            last_modified: iso(o.LastModified),
-            etag: o.ETag ?? null,
-            storage_class: o.StorageClass ?? null,
-          })),
-          common_prefixes: keptPrefixes.map((p) => p.Prefix ?? ""),
+          objects: keptObjects.map((o) => ({ key: o.key, size: o.size, last_modified: o.lastModified, etag: o.etag, storage_class: o.storageClass })),
+          common_prefixes: keptPrefixes,
           is_truncated: truncated,
-          next_continuation_token: truncated ? (out.NextContinuationToken ?? null) : null,
+          next_continuation_token: truncated ? out.nextContinuationToken : null,
           ...(cut ? { store_ignored_max_keys: true } : {}),
         };
       }),

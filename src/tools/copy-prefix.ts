@@ -67,8 +67,7 @@ export const copyPrefix = defineTool({
     const end = await runJob<ObjectInfo>({
       items: listAll(ctx.storage, args.source_bucket, from, ctx.signal),
       nameOf: (o) => o.key,
-      // Copies are work on the store, not here: twice as many at once.
-      concurrency: 2 * BULK_CONCURRENCY,
+      concurrency: BULK_CONCURRENCY,
       limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
       dryRun: dry,
       signal: ctx.signal,

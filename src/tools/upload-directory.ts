@@ -70,7 +70,7 @@ export const uploadDirectory = defineTool({
         tally.skipLocal({ name: s.rel, code: s.code, message: s.message });
       },
     });
-    // Small files go 16 at a time; of those read whole into memory (1-5 MiB) 4 at once, of those sent in parts (over 5 MiB, each 3-12 parts in flight) 2.
+    // Small files go 32 at a time; of those read whole into memory (1-5 MiB) 4 at once, of those sent in parts (over 5 MiB, each 3-12 parts in flight) 2.
     const medium = new Slots(4);
     const large = new Slots(2);
     const end = await runJob<WalkedFile>({

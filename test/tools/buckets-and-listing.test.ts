@@ -1,7 +1,9 @@
 /** list_buckets, list_objects, create_bucket and delete_bucket through an in-memory client against Ceph RGW. */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import { parseListObjectsV2 } from "../../src/storage/list-xml.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
@@ -131,4 +133,24 @@ describe("list_objects", () => {
     expect(pages).toBe(10);
     expect(seen.size).toBe(10_000);
   }, 180_000);
+});
+
+describe("listing pages read without the SDK's parser (storage/list-xml.ts)", () => {
+  test("give exactly what the SDK reads from the same store: XML-special, unicode and spaced keys, folders, every field", async () => {
+    const bucket = await freshBucket("xmlkeys");
+    const keys = ["a&b.txt", "<angle>.txt", 'quote"s', "apos'", "é café/ünï.txt", "😀/x", " lead and trail ", "tab\there", "amp;lt;", "dir/sub/deep.txt", "dir/one.txt"];
+    await Promise.all(keys.map((Key, i) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body: "x".repeat(i + 1) }))));
+    for (const delimiter of [undefined, "/"]) {
+      const ours = await call(client, "list_objects", { bucket_name: bucket, ...(delimiter ? { delimiter } : {}) });
+      const sdk = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }));
+      const expected = (sdk.Contents ?? []).map((o) => ({ key: o.Key, size: o.Size, last_modified: o.LastModified?.toISOString(), etag: o.ETag, storage_class: o.StorageClass }));
+      expect(expected.length).toBeGreaterThan(delimiter ? 5 : 10);
+      expect(ours.structuredContent!.objects).toEqual(expected);
+      expect(ours.structuredContent!.common_prefixes).toEqual((sdk.CommonPrefixes ?? []).map((p) => p.Prefix));
+      // And the store's own answer is one the reader takes (not handed back to the SDK's parser).
+      const url = await getSignedUrl(sdkClient(), new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }));
+      const raw = parseListObjectsV2(await (await fetch(url)).text());
+      expect(raw?.contents.map((o) => o.key)).toEqual(expected.map((o) => o.key!));
+    }
+  });
 });
