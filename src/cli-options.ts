@@ -14,6 +14,7 @@ export const ARGS = {
   bucket: { type: "string", description: "Limit every tool to this bucket; repeatable (env STORE_BUCKETS)" },
   "allow-delete": { type: "boolean", description: "Offer delete_object and delete_objects (env STORE_ALLOW_DELETE)" },
   tools: { type: "string", description: "Offer only these tools: comma list of names or groups read, write, delete, admin (env STORE_TOOLS)" },
+  profile: { type: "string", description: "An AWS profile (~/.aws/config) to offer as a store of its name; repeatable (env STORE_PROFILES, * for all)" },
   "allow-broad-dirs": { type: "boolean", description: "Allow / , the home directory, its ancestors and system directories as allowed dirs (env STORE_ALLOW_BROAD_DIRS)" },
   transport: { type: "string", description: "stdio (default) or http: remote mode, MCP Streamable HTTP at /mcp (env STORE_TRANSPORT)" },
   listen: { type: "string", description: "HTTP mode: HOST:PORT to listen on (env STORE_LISTEN; default 127.0.0.1:8787)" },
@@ -25,7 +26,7 @@ export const ARGS = {
   "allowed-origin": { type: "string", description: "HTTP mode: a browser Origin to accept, with CORS; repeatable (env STORE_ALLOWED_ORIGINS)" },
 } as const;
 
-const REPEATABLE = new Set(["allowed-dir", "bucket", "allowed-host", "allowed-origin"]);
+const REPEATABLE = new Set(["allowed-dir", "bucket", "profile", "allowed-host", "allowed-origin"]);
 
 /** Options citty does not check: unknown names, and every value of the repeatable ones. */
 export function scanRawArgs(rawArgs: string[], argDefs: Record<string, { type: string }> = ARGS): { repeated: Map<string, string[]>; errors: string[] } {
@@ -80,6 +81,7 @@ export function cliOptionsFrom(rawArgs: string[], args: Record<string, unknown>,
     allowBroadDirs: args["allow-broad-dirs"] === true,
     allowDelete: args["allow-delete"] === true,
     tools: str("tools"),
+    profiles: scan.repeated.get("profile"),
     transport: str("transport"),
     listen: str("listen"),
     resourceUrl: str("resource-url"),

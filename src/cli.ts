@@ -8,8 +8,8 @@ import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
 import { selectionProblems, selectionWarning } from "./policy.ts";
-import { SERVER_NAME, SERVER_VERSION, createServer } from "./server.ts";
-import { ALL_TOOLS } from "./tools/index.ts";
+import { SERVER_NAME, SERVER_VERSION, createServer, serverOptions } from "./server.ts";
+import { EVERY_TOOL } from "./tools/index.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
   // First of all: nothing below may echo a credential, not even a configuration error.
@@ -19,7 +19,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const errors = [...optionErrors, ...(resolved.ok ? [] : resolved.errors)];
   const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
-  if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, ALL_TOOLS));
+  if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, EVERY_TOOL));
   if (!resolved.ok || errors.length > 0) {
     // Before any transport exists: stderr only, exit 1.
     process.stderr.write(`${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`);
@@ -28,22 +28,19 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const config = resolved.config;
   const log = createLogger(config.logLevel);
   for (const warning of resolved.warnings) log.warn(warning);
-  const deleteWarning = selectionWarning(config.tools, ALL_TOOLS, config.allowDelete);
+  const deleteWarning = selectionWarning(config.tools, EVERY_TOOL, config.allowDelete);
   if (deleteWarning) log.warn(deleteWarning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
   if (config.transport === "http") {
-    const [{ startRemote }, { createS3Storage }] = await Promise.all([import("./remote.ts"), import("./storage/index.ts")]);
-    startRemote(config, dirs.dirs, createS3Storage(config), log);
+    const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./remote.ts"), import("./storage/index.ts")]);
+    startRemote(config, dirs.dirs, createStoreStorages(config), log);
     return;
   }
-  const [{ StdioTransport }, { createS3Storage }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
+  const [{ StdioTransport }, { createStoreStorages }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
   const leases = new SendLeases();
-  const server = createServer(
-    { region: config.region, allowedDirs: dirs.dirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks },
-    { storage: createS3Storage(config), log, calls, leases },
-  );
+  const server = createServer(serverOptions(config, dirs.dirs), { ...createStoreStorages(config), log, calls, leases });
   installShutdown(log, calls, () => server.close());
   await server.connect(new StdioTransport(log, process.stdin, process.stdout, undefined, leases));
   log.info("ready on stdio");

@@ -2,6 +2,7 @@ import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.
 import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
 import { maskUrlValue } from "./redact.ts";
 import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
+import { DEFAULT_STORE, namedStores, type StoreSettings } from "./stores-config.ts";
 
 /** Options as they came from the command line (undefined = not given). */
 export interface CliOptions extends HttpCliOptions {
@@ -20,6 +21,8 @@ export interface CliOptions extends HttpCliOptions {
   allowDelete?: boolean;
   /** --tools, as given: a comma list of tool names and groups. */
   tools?: string;
+  /** Repeatable --profile: AWS profiles that become stores of their names. */
+  profiles?: string[];
 }
 
 export type { Env } from "./env-values.ts";
@@ -32,8 +35,16 @@ export interface StaticCredentials {
   sessionToken?: string;
 }
 
-/** Everything the server needs, validated. Secrets live only in `credentials`. */
+/** Everything the server needs, validated. Secrets live only in `credentials` (and each store's). */
 export interface Config {
+  /**
+   * Every store, the default first (stores-config.ts). The connection fields
+   * below are the default store's, so code that knows one store (the doctor,
+   * a single-store server) reads them as before.
+   */
+  stores: StoreSettings[];
+  /** The AWS profile the default store's credentials come from, when it is a profile store. */
+  profile?: string;
   /** Undefined: the AWS SDK's default credential chain decides. */
   credentials: StaticCredentials | undefined;
   credentialSource: string;
@@ -146,17 +157,43 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const transport = readTransport(cli, env, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
+  const labelled = (label: string, check: (errs: string[]) => void) => (errs: string[]) => {
+    const own: string[] = [];
+    check(own);
+    errs.push(...own.map((e) => `${label}: ${e}`));
+  };
+  const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
+    readOnly,
+    allowDelete,
+    checkEndpoint: (raw, errs, label) => {
+      let url: string | undefined;
+      labelled(label, (own) => (url = checkEndpoint(raw, own)))(errs);
+      return url;
+    },
+    checkRegion: (value, errs, label) => {
+      if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(value)) errs.push(`${label}: region "${value}" is not a region name.`);
+    },
+  }, errors);
+  const defaultStore: StoreSettings = { name: DEFAULT_STORE, credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, readOnly, allowDelete, buckets };
+  // The single-store settings make the store "default"; when they say nothing, the first named store is the default.
+  const singleGiven = [cli.accessKeyId, cli.secretAccessKey, cli.sessionToken, cli.region, cli.endpointUrl].some((v) => v !== undefined && v.trim() !== "") ||
+    ["STORE_ACCESS_KEY_ID", "STORE_SECRET_ACCESS_KEY", "STORE_SESSION_TOKEN", "STORE_REGION", "STORE_ENDPOINT_URL"].some((v) => envValue(env, v) !== undefined);
+  const stores = named.length > 0 && !singleGiven ? [{ ...named[0]!, buckets: buckets.length > 0 ? buckets : named[0]!.buckets }, ...named.slice(1)] : [defaultStore, ...named];
+  const first = stores[0]!;
+
   if (errors.length > 0) return { ok: false, errors };
   return {
     ok: true,
     warnings,
     config: {
-      credentials,
-      credentialSource,
-      region,
-      endpointUrl,
-      forcePathStyle,
-      checksums,
+      stores,
+      ...(first.profile ? { profile: first.profile } : {}),
+      credentials: first.credentials,
+      credentialSource: first.credentialSource,
+      region: first.region,
+      endpointUrl: first.endpointUrl,
+      forcePathStyle: first.forcePathStyle,
+      checksums: first.checksums,
       connectTimeoutMs,
       requestTimeoutMs,
       operationTimeoutMs,
@@ -165,7 +202,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       logLevel: "level" in parsed ? parsed.level : "info",
       allowedDirs,
       readOnly,
-      buckets,
+      buckets: first.buckets,
       allowBroadDirs,
       allowDelete,
       tools,
@@ -230,6 +267,9 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.tools.length ? { tools: config.tools } : {}),
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
+    ...(config.stores.length > 1
+      ? { stores: config.stores.map((s) => `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`) }
+      : {}),
     ...(config.http
       ? {
           transport: "http",

@@ -107,12 +107,13 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
     const refusal = typeof args[field] === "string" ? unsafeKeyRefusal(args[field], options.bucketAllowlist ?? false) : undefined;
     if (refusal) return refusal;
   }
-  if (!options.allowDelete && tool.deletes?.(args as never)) {
+  // The delete tools are hidden then; with several stores they may be offered for another store.
+  if (!options.allowDelete && (tool.group === "delete" || tool.deletes?.(args as never))) {
     return new ActionableError({
       resource: tool.name,
       code: "DeleteNotAllowed",
-      message: "This call would delete (delete_extraneous or move), and deleting is off on this server.",
-      hint: "call again without delete_extraneous/move; the user must start the server with --allow-delete (STORE_ALLOW_DELETE=true) to allow deletes.",
+      message: tool.group === "delete" ? "Deleting objects is off for this store." : "This call would delete (delete_extraneous or move), and deleting is off on this server.",
+      hint: tool.group === "delete" ? "the user must allow deletes (--allow-delete, or STORE_<NAME>_ALLOW_DELETE=true for one store)." : "call again without delete_extraneous/move; the user must start the server with --allow-delete (STORE_ALLOW_DELETE=true) to allow deletes.",
     });
   }
   const needed = scopeFor(tool, args);
@@ -132,7 +133,8 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
       hint: "use presign_url for a link the user can download from or upload to.",
     });
   }
-  if (!options.readOnly || !tool.writes?.(args as never)) return undefined;
+  // Tools that write are hidden in read-only mode; with several stores they may be offered for another store.
+  if (!options.readOnly || !(tool.writesToStore || tool.writes?.(args as never))) return undefined;
   return new ActionableError({
     resource: tool.name,
     code: "ReadOnlyMode",

@@ -57,6 +57,11 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
   const tokens = env.STORE_HTTP_TOKENS;
   if (tokens) registerSecrets(tokens, ...tokens.split(",").map((e) => e.trim().replace(/^[^:]*:/, "")).filter((t) => t.length >= 8));
   registerKeyIds(env.STORE_ACCESS_KEY_ID, env.AWS_ACCESS_KEY_ID);
+  // Every named store's (STORE_R2_SECRET_ACCESS_KEY…), whether or not STORE_STORES names it.
+  for (const [name, value] of Object.entries(env)) {
+    if (/^STORE_\w+_(SECRET_ACCESS_KEY|SESSION_TOKEN)$/.test(name)) registerSecrets(value);
+    else if (/^STORE_\w+_ACCESS_KEY_ID$/.test(name)) registerKeyIds(value);
+  }
 }
 
 /** Registers credentials resolved at request time (the AWS default chain: profiles, SSO, roles). */

@@ -12,22 +12,22 @@ import type { Logger } from "./log.ts";
 import { ByteBudget } from "./memory.ts";
 import { missingScope } from "./policy.ts";
 import { scrubSecrets } from "./redact.ts";
-import { READ_MEMORY_BUDGET, createServer } from "./server.ts";
+import { READ_MEMORY_BUDGET, createServer, serverOptions } from "./server.ts";
 import type { Storage } from "./storage/index.ts";
-import { ALL_TOOLS } from "./tools/index.ts";
+import { EVERY_TOOL } from "./tools/index.ts";
 import { startHttpServer } from "./transports/http.ts";
 
-export function startRemote(config: Config, allowedDirs: string[], storage: Storage, log: Logger): void {
+export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger): void {
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
-  const options = { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks };
+  const options = serverOptions(config, allowedDirs);
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes } }, { storage, log, calls, memory, leases, jsonSchemaValidator }),
-    missingScope: (name, args, caller) => missingScope(ALL_TOOLS, name, args, caller.scopes),
+    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes } }, { ...storages, log, calls, memory, leases, jsonSchemaValidator }),
+    missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     log,
   });
   log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);

@@ -87,7 +87,14 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
   handlers.set(method, wrap(original));
 }
 
-export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]): void {
+/** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
+function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[]): (typeof BUILT_SCHEMAS)[string] {
+  const input = schemas.inputSchema as { properties?: Record<string, unknown> };
+  const store = { type: "string", enum: stores, description: `Store to use (default ${stores[0]}); list_stores describes each.` };
+  return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store } } };
+}
+
+export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[]): void {
   const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
@@ -99,7 +106,6 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]
   });
   // 2. tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
   // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-  wrapHandler(mcp, "tools/list", () => async () => ({
-    tools: tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...BUILT_SCHEMAS[t.name]!, annotations: t.annotations })),
-  }));
+  const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations }));
+  wrapHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
 }

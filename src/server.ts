@@ -11,12 +11,14 @@ import { createLocalFiles } from "./local/index.ts";
 import type { Logger } from "./log.ts";
 import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
-import { callRefusal, toolsFor, unsafeKeyRefusal, type PolicyOptions } from "./policy.ts";
+import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
-import { ALL_TOOLS } from "./tools/index.ts";
+import { ALL_TOOLS, STORE_TOOLS } from "./tools/index.ts";
+import { nameStore, scopeOf, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
 import type { Scope } from "./http-config.ts";
+import type { Config } from "./config.ts";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 
 export const SERVER_NAME = pkg.name;
@@ -46,10 +48,19 @@ export interface ServerOptions {
   remote?: { scopes: ReadonlySet<Scope> };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
+  /**
+   * Several stores (stores.ts), the default first, each with its own read-only,
+   * deletes and allowlist; absent: one store from region, readOnly,
+   * allowDelete and buckets above.
+   */
+  stores?: StoreInfo[];
 }
 
 export interface ServerDeps {
+  /** The default store's storage. */
   storage: Storage;
+  /** Each store's storage, by name, with several stores. */
+  storageOf?(name: string): Storage;
   log: Logger;
   /** Bytes calls in flight may hold at once; a fresh budget of READ_MEMORY_BUDGET when omitted. */
   memory?: ByteBudget;
@@ -91,9 +102,25 @@ function policyOf(options: ServerOptions): PolicyOptions {
   };
 }
 
-/** The tools this configuration offers (policy.ts decides). */
-export function selectTools(options: ServerOptions): ToolDefinition[] {
-  return toolsFor(ALL_TOOLS, policyOf(options));
+/** The server's options from a configuration (its stores included) and the real allowed directories. */
+export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
+  const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
+  return { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
+}
+
+/** The stores as the server sees them: those given, or the one store of a single-store server. */
+function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "storageOf">): Stores {
+  const infos: StoreInfo[] = options.stores?.length
+    ? options.stores
+    : [{ name: "default", region: options.region, endpointUrl: undefined, credentialSource: "", readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, buckets: options.buckets }];
+  const server = policyOf(options);
+  return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
+}
+
+/** The tools this configuration offers (policy.ts decides; with several stores, each takes `store`). */
+function offeredTools(options: ServerOptions, stores: Stores): ToolDefinition[] {
+  const tools = toolsFor(stores.several ? [...ALL_TOOLS, ...STORE_TOOLS] : ALL_TOOLS, stores.offering(policyOf(options)));
+  return stores.several ? tools.map((t) => withStoreParameter(t, stores.names)) : tools;
 }
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
@@ -112,24 +139,9 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     if (state && "problem" in state) return { dirs: [], problem: state.problem };
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
   });
-  const allowlist = new Set(options.buckets);
-  const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);
-  const checkBucket = (bucket: string) => {
-    if (bucketAllowed(bucket)) return;
-    throw new ActionableError({
-      resource: `s3://${bucket}`,
-      code: "BucketNotAllowed",
-      message: "This server is limited to other buckets by its configuration.",
-      hint: `use one of: ${[...allowlist].join(", ")}.`,
-    });
-  };
+  const stores = storesOf(options, deps);
+  const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
-  const policy = policyOf(options);
-  // Keys a tool derives (a bulk job's prefix + path, a listed key) get the check policy gives the keys a caller names.
-  const checkKey = (key: string) => {
-    const refusal = unsafeKeyRefusal(key, policy.bucketAllowlist ?? false);
-    if (refusal) throw refusal;
-  };
   const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
     if (options.remote || !mcp.server.getClientCapabilities()?.elicitation) return undefined;
     const answer = await mcp.server.elicitInput({
@@ -139,7 +151,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     return answer.action === "accept" && answer.content?.confirm === true;
   };
 
-  const offered = toolsFor(ALL_TOOLS, policy);
+  const offered = offeredTools(options, stores);
   for (const tool of offered) {
     mcp.registerTool(
       tool.name,
@@ -150,20 +162,25 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
       },
-      async (args: Record<string, unknown>, extra) => {
+      async (given: Record<string, unknown>, extra) => {
+        const { store: storeName, ...args } = given;
         const signal = calls.callSignal(extra.signal);
         const token = extra._meta?.progressToken;
         const progress =
           token === undefined
             ? NO_PROGRESS
             : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
-        const ctx: ToolContext = { storage: deps.storage, files, bucketAllowed, checkBucket, checkKey, signal, log, region: options.region, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: options.resourceLinks ?? false };
         const started = performance.now();
-        const about = describeCall(tool.name, args);
+        const about = describeCall(tool.name, given);
         let release: (() => void) | undefined;
         let handedOver = false;
+        let scope = stores.default;
         try {
-          const refusal = callRefusal(tool, args, policy);
+          // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
+          scope = stores.pick(storeName);
+          // Resource links are s3:// URIs, which name objects of the default store.
+          const ctx: ToolContext = { ...storeContext(scope), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}) };
+          const refusal = stores.refusal(tool, args, scope);
           if (refusal) throw refusal;
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));
@@ -177,7 +194,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           }
           return result;
         } catch (err) {
-          const failure = asActionable(err);
+          const failure = nameStore(asActionable(err), scope, stores);
           const ms = Math.round(performance.now() - started);
           if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
           else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
@@ -193,9 +210,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const offers = (name: string) => offered.some((t) => t.name === name);
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
-    registerObjectResources(mcp, { storage: deps.storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
+    // Resources read the default store (its s3:// URIs are as they were).
+    const { storage, bucketAllowed, checkBucket, checkKey } = stores.default;
+    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
   }
-  installSdkHooks(mcp, offered);
+  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined);
   return mcp;
 }
 
@@ -206,7 +225,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
  */
 export function describeCall(name: string, args: Record<string, unknown>): string {
   const parts = [name];
-  for (const [field, label] of [["bucket_name", "bucket"], ["object_key", "key"], ["prefix", "prefix"], ["mode", "mode"]] as const) {
+  for (const [field, label] of [["store", "store"], ["bucket_name", "bucket"], ["object_key", "key"], ["prefix", "prefix"], ["mode", "mode"]] as const) {
     const value = args[field];
     if (typeof value === "string") parts.push(`${label}=${logValue(value)}`);
   }

@@ -118,6 +118,9 @@ done
 radosgw -n client.rgw -c "$conf" 2>>"$dir/log/rgw-start.log"
 radosgw-admin -c "$conf" user create --uid=test --display-name=test \
   --access-key="$access_key" --secret-key="$secret_key" >/dev/null
+# A second user with buckets of its own: a second store for the several-stores tests.
+radosgw-admin -c "$conf" user create --uid=other --display-name=other \
+  --access-key=OTHERACCESSKEY000001 --secret-key=othersecretkey00000000000000000000000001 >/dev/null
 
 # Wait until RGW answers HTTP.
 for _ in $(seq 1 120); do
@@ -126,6 +129,8 @@ for _ in $(seq 1 120); do
     echo "STORE_ACCESS_KEY_ID=$access_key"
     echo "STORE_SECRET_ACCESS_KEY=$secret_key"
     echo "STORE_REGION=us-east-1"
+    echo "OTHER_ACCESS_KEY_ID=OTHERACCESSKEY000001"
+    echo "OTHER_SECRET_ACCESS_KEY=othersecretkey00000000000000000000000001"
     exit 0
   fi
   sleep 0.25

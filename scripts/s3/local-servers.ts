@@ -13,6 +13,8 @@ export interface S3Server {
   accessKeyId: string;
   secretAccessKey: string;
   region: string;
+  /** A second user of the same store, with buckets of its own (Ceph RGW only). */
+  other?: { accessKeyId: string; secretAccessKey: string };
   stop(): Promise<void>;
 }
 
@@ -54,6 +56,7 @@ export async function startCephRgw(attempts = 4): Promise<S3Server> {
     accessKeyId: vars.STORE_ACCESS_KEY_ID!,
     secretAccessKey: vars.STORE_SECRET_ACCESS_KEY!,
     region: vars.STORE_REGION!,
+    other: { accessKeyId: vars.OTHER_ACCESS_KEY_ID!, secretAccessKey: vars.OTHER_SECRET_ACCESS_KEY! },
     stop: async () => {
       Bun.spawnSync(["bash", script, "down", dir]);
     },

@@ -51,6 +51,8 @@ async function buildClient(config: Config): Promise<S3Handle> {
     region: config.region,
     ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
     ...(config.credentials ? { credentials: config.credentials } : {}),
+    // A profile store: the SDK resolves its credentials from the profile (keys, SSO, assume-role, credential_process).
+    ...(config.profile ? { profile: config.profile } : {}),
     forcePathStyle: config.forcePathStyle,
     // Non-AWS servers reject or silently corrupt aws-chunked bodies with trailing
     // checksums (FACTS.md), so with a custom endpoint we only checksum when S3 requires it.

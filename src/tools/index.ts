@@ -17,6 +17,7 @@ import { downloadPrefix } from "./download-prefix.ts";
 import { copyPrefix } from "./copy-prefix.ts";
 import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
+import { listStores } from "./list-stores.ts";
 
 /** Every tool, in the order clients show them: the six of the spec first, then the object toolkit, then the bulk tools. */
 export const ALL_TOOLS: readonly ToolDefinition[] = [
@@ -39,3 +40,9 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   storageUsage,
   findObjects,
 ];
+
+/** Tools offered only with several stores (stores.ts): a single-store server's list stays as it was. */
+export const STORE_TOOLS: readonly ToolDefinition[] = [listStores];
+
+/** Every tool a server can offer, for --tools checks and the schemas built into the binary. */
+export const EVERY_TOOL: readonly ToolDefinition[] = [...ALL_TOOLS, ...STORE_TOOLS];

@@ -1,7 +1,7 @@
 /** Runs at build (and transpile) time: `import … with { type: "macro" }` inlines the result as a literal. */
-import { ALL_TOOLS } from "./index.ts";
+import { EVERY_TOOL } from "./index.ts";
 import { toolJsonSchemas, type ToolJsonSchemas } from "./json-schemas.ts";
 
 export function builtToolJsonSchemas(): Record<string, ToolJsonSchemas> {
-  return toolJsonSchemas(ALL_TOOLS);
+  return toolJsonSchemas(EVERY_TOOL);
 }

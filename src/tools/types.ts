@@ -3,6 +3,7 @@ import type { LocalFiles } from "../local/index.ts";
 import type { Logger } from "../log.ts";
 import type { ProgressReporter } from "../progress.ts";
 import type { Storage } from "../storage/index.ts";
+import type { StoreInfo } from "../stores.ts";
 
 /** What a tool handler may use; tools never import the AWS SDK or node:fs. */
 export interface ToolContext {
@@ -30,6 +31,8 @@ export interface ToolContext {
   progress: ProgressReporter;
   /** Add resource_link items for objects (some clients cannot pass them to their model: STORE_RESOURCE_LINKS=false). */
   resourceLinks: boolean;
+  /** Every store of a server with several, the default first (list_stores); absent with one. */
+  stores?: readonly StoreInfo[];
 }
 
 export interface ToolAnnotations {

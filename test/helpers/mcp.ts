@@ -60,6 +60,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     tools: [],
     transport: "stdio",
     resourceLinks: true,
+    stores: [],
     ...overrides,
   };
 }

@@ -1,0 +1,123 @@
+/**
+ * The stores a server speaks to, as the server sees them: each one's name,
+ * what a caller may know of it, and the policy that is its own (read-only,
+ * deletes, bucket allowlist). The server picks one per call from the
+ * optional `store` argument; with one store there is no such argument and
+ * nothing changes. Only storage/ knows how a store's client is built.
+ */
+import { z } from "zod";
+import { ActionableError } from "./errors.ts";
+import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "./policy.ts";
+import type { Storage } from "./storage/index.ts";
+import type { ToolContext, ToolDefinition } from "./tools/types.ts";
+
+/** What the server knows of a store: never a credential. */
+export interface StoreInfo {
+  name: string;
+  region: string;
+  endpointUrl: string | undefined;
+  /** Where its credentials come from, for list_stores ("AWS profile r2", "STORE_R2_ACCESS_KEY_ID / …"); never a key. */
+  credentialSource: string;
+  readOnly: boolean;
+  allowDelete: boolean;
+  /** Bucket allowlist; empty = every bucket. */
+  buckets: string[];
+}
+
+/** One store, ready for a call: its storage and the checks its policy makes. */
+export interface StoreScope {
+  info: StoreInfo;
+  storage: Storage;
+  policy: PolicyOptions;
+  bucketAllowed(bucket: string): boolean;
+  checkBucket(bucket: string): void;
+  checkKey(key: string): void;
+}
+
+/** The policy of one store: the server's, with the store's read-only, deletes and allowlist. */
+export function scopeOf(info: StoreInfo, storage: Storage, server: PolicyOptions): StoreScope {
+  const allowlist = new Set(info.buckets);
+  const policy: PolicyOptions = { ...server, readOnly: info.readOnly, allowDelete: info.allowDelete, bucketAllowlist: allowlist.size > 0 };
+  const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);
+  return {
+    info,
+    storage,
+    policy,
+    bucketAllowed,
+    checkBucket(bucket) {
+      if (bucketAllowed(bucket)) return;
+      throw new ActionableError({
+        resource: `s3://${bucket}`,
+        code: "BucketNotAllowed",
+        message: "This server is limited to other buckets by its configuration.",
+        hint: `use one of: ${[...allowlist].join(", ")}.`,
+      });
+    },
+    checkKey(key) {
+      const refusal = unsafeKeyRefusal(key, allowlist.size > 0);
+      if (refusal) throw refusal;
+    },
+  };
+}
+
+/** Several stores: each store's scope by name, the first the default. */
+export class Stores {
+  readonly #scopes: Map<string, StoreScope>;
+  readonly defaultName: string;
+  constructor(scopes: StoreScope[]) {
+    this.#scopes = new Map(scopes.map((s) => [s.info.name, s]));
+    this.defaultName = scopes[0]!.info.name;
+  }
+  get several(): boolean {
+    return this.#scopes.size > 1;
+  }
+  get names(): string[] {
+    return [...this.#scopes.keys()];
+  }
+  get all(): StoreScope[] {
+    return [...this.#scopes.values()];
+  }
+  get default(): StoreScope {
+    return this.#scopes.get(this.defaultName)!;
+  }
+  /** The store a call names (or the default); an unknown name is refused, listing the stores. */
+  pick(name: unknown): StoreScope {
+    if (name === undefined || name === "") return this.default;
+    const scope = typeof name === "string" ? this.#scopes.get(name) : undefined;
+    if (scope) return scope;
+    throw new ActionableError({ resource: `store ${String(name).slice(0, 64)}`, code: "UnknownStore", message: "This server has no store of that name.", hint: `use one of: ${this.names.join(", ")} (list_stores describes them).` });
+  }
+  /** The server-wide view for the tool list: writes offered where any store is writable, deletes where any store allows them. */
+  offering(server: PolicyOptions): PolicyOptions {
+    return { ...server, readOnly: this.all.every((s) => s.info.readOnly), allowDelete: this.all.some((s) => s.info.allowDelete) };
+  }
+  /** Why this call may not proceed on its store (its read-only, deletes, allowlist keys, the caller's scopes). */
+  refusal(tool: ToolDefinition, args: Record<string, unknown>, scope: StoreScope): ActionableError | undefined {
+    const refusal = callRefusal(tool, args, scope.policy);
+    if (!refusal || !this.several) return refusal;
+    return new ActionableError({ resource: refusal.resource, code: refusal.code, message: `${refusal.message} (store ${scope.info.name})`, hint: refusal.hint });
+  }
+}
+
+/** The `store` argument every tool takes when there are several stores. */
+export function storeParameter(names: string[]) {
+  return z.enum(names as [string, ...string[]]).optional().describe(`Store to use (default ${names[0]}); list_stores describes each.`);
+}
+
+/** A tool that also takes `store` (the server picks the store; the handler never sees the argument). */
+export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolDefinition {
+  return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names) }) };
+}
+
+/** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
+export function nameStore(err: ActionableError, scope: StoreScope, stores: Stores): ActionableError {
+  if (!stores.several) return err;
+  const others = stores.names.filter((n) => n !== scope.info.name);
+  const hint = err.code === "NoSuchBucket" ? `${err.hint} The bucket is not in store ${scope.info.name}; the other stores are ${others.join(", ")} (pass store).` : err.hint;
+  return new ActionableError({ resource: `${scope.info.name}:${err.resource}`, code: err.code, message: err.message, hint, ...(err.status ? { status: err.status } : {}), retryable: err.retryable });
+}
+
+/** For ToolContext: the store-specific part. */
+export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey" | "region"> {
+  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, checkBucket: scope.checkBucket, checkKey: scope.checkKey, region: scope.info.region };
+}

@@ -1,0 +1,211 @@
+/**
+ * Several stores in one server, through the compiled binary: Ceph RGW with two
+ * users (each its own buckets) as two stores, plus one whose key is wrong;
+ * the environment form and AWS profiles from a throwaway config file; each
+ * store's own read-only and allowlist; errors naming the store; no secret of
+ * any store in a log or a result; one store as before.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { runBinary } from "../helpers/raw-stdio.ts";
+import { freshBucket, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
+
+const BROKEN_SECRET = "brokensecret0000000000000000000000000009";
+
+function otherClient(): S3Client {
+  const server = s3();
+  return new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: server.other!, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+}
+
+/** The default store (user test), "other" (the second user) and "broken" (a key the store does not know). */
+function severalEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const server = s3();
+  return {
+    ...s3Env(),
+    STORE_STORES: "other,broken",
+    STORE_OTHER_ENDPOINT_URL: server.endpoint,
+    STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
+    STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
+    STORE_BROKEN_ENDPOINT_URL: server.endpoint,
+    STORE_BROKEN_ACCESS_KEY_ID: "BROKENACCESSKEY00009",
+    STORE_BROKEN_SECRET_ACCESS_KEY: BROKEN_SECRET,
+    ...extra,
+  };
+}
+
+let ours: string;
+let theirs: string;
+beforeAll(async () => {
+  ours = await freshBucket("mine");
+  theirs = uniqueBucket("theirs");
+  await otherClient().send(new CreateBucketCommand({ Bucket: theirs }));
+  await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key: "note.txt", Body: "from the other store" }));
+});
+
+describe("several stores from the environment", () => {
+  let session: Awaited<ReturnType<typeof connectBinary>>;
+  beforeAll(async () => {
+    session = await connectBinary({ env: severalEnv({ STORE_OTHER_READ_ONLY: "true", RUST_LOG: "debug" }), args: ["--allow-delete"] });
+  });
+  afterAll(() => session.close());
+
+  test("every tool takes store (the stores as an enum); list_stores describes them and shows no credential", async () => {
+    const { tools } = await session.client.listTools();
+    expect(tools.map((t) => t.name)).toContain("list_stores");
+    for (const tool of tools) {
+      expect([tool.name, (tool.inputSchema.properties as Record<string, { enum?: string[] }>).store?.enum]).toEqual([tool.name, ["default", "other", "broken"]]);
+      expect(tool.inputSchema.required ?? []).not.toContain("store");
+    }
+    const listed = await call(session.client, "list_stores", {});
+    expect(listed.structuredContent!.stores.map((s: { name: string; default: boolean; read_only: boolean }) => [s.name, s.default, s.read_only])).toEqual([
+      ["default", true, false],
+      ["other", false, true],
+      ["broken", false, false],
+    ]);
+    expect(listed.structuredContent!.stores[1]).toMatchObject({ endpoint: new URL(s3().endpoint).host, aws: false, region: "us-east-1" });
+    const all = JSON.stringify(listed);
+    for (const secret of [s3().secretAccessKey, s3().other!.secretAccessKey, BROKEN_SECRET, s3().other!.accessKeyId]) expect(all).not.toContain(secret);
+  });
+
+  test("each call works on its own store: the other user's bucket through store other, ours through the default", async () => {
+    const read = await call(session.client, "get_object", { bucket_name: theirs, object_key: "note.txt", store: "other" });
+    expect(read.structuredContent!.text).toBe("from the other store");
+    const mine = await call(session.client, "list_buckets", {});
+    const names = mine.structuredContent!.buckets.map((b: { name: string }) => b.name);
+    expect(names).toContain(ours);
+    expect(names).not.toContain(theirs);
+    const theirList = await call(session.client, "list_buckets", { store: "other" });
+    expect(theirList.structuredContent!.buckets.map((b: { name: string }) => b.name)).toEqual([theirs]);
+  });
+
+  test("errors name the store; a bucket not found says which stores exist", async () => {
+    const missing = uniqueBucket("nowhere");
+    const r = await call(session.client, "list_objects", { bucket_name: missing, store: "other" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain(`other:s3://${missing}: NoSuchBucket`);
+    expect(textOf(r)).toContain("the other stores are default, broken");
+  });
+
+  test("a store with a wrong key fails alone, and says so; the others keep working", async () => {
+    const bad = await call(session.client, "list_buckets", { store: "broken" });
+    expect(bad.isError).toBe(true);
+    expect(textOf(bad)).toMatch(/^broken:s3: (InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied)/);
+    expect(textOf(bad)).not.toContain(BROKEN_SECRET);
+    const good = await call(session.client, "list_buckets", { store: "default" });
+    expect(good.isError).toBeFalsy();
+  });
+
+  test("a read-only store is never written, whatever the others allow", async () => {
+    const refused = await call(session.client, "put_object", { bucket_name: theirs, object_key: "new.txt", content: "x", store: "other" });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toContain("ReadOnlyMode");
+    expect(textOf(refused)).toContain("(store other)");
+    await expect(otherClient().send(new HeadObjectCommand({ Bucket: theirs, Key: "new.txt" }))).rejects.toThrow();
+    const deleted = await call(session.client, "delete_object", { bucket_name: theirs, object_key: "note.txt", store: "other" });
+    expect(textOf(deleted)).toContain("ReadOnlyMode");
+    const written = await call(session.client, "put_object", { bucket_name: ours, object_key: "new.txt", content: "x" });
+    expect(written.isError).toBeFalsy();
+    expect((await sdkClient().send(new HeadObjectCommand({ Bucket: ours, Key: "new.txt" }))).ContentLength).toBe(1);
+  });
+
+  test("an unknown store is refused naming the stores", async () => {
+    const r = await call(session.client, "list_buckets", { store: "nope" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("default");
+    expect(textOf(r)).toContain("other");
+  });
+
+  test("no secret of any store reaches the log (debug level)", () => {
+    const log = session.stderr();
+    expect(log).toContain("other: ");
+    for (const secret of [s3().secretAccessKey, s3().other!.secretAccessKey, BROKEN_SECRET]) expect(log).not.toContain(secret);
+  });
+});
+
+describe("stores from AWS profiles", () => {
+  test("--profile and STORE_PROFILES=* make stores of profiles with their endpoint_url (direct or in a services section), region and keys", async () => {
+    const dir = tempDir("profiles");
+    const server = s3();
+    writeFileSync(
+      join(dir, "config"),
+      [
+        "[profile ceph-other]",
+        `endpoint_url = ${server.endpoint}`,
+        "region = us-east-1",
+        "",
+        "[profile ceph-svc]",
+        "region = us-east-1",
+        "services = local-ceph",
+        "",
+        "[services local-ceph]",
+        "s3 =",
+        `  endpoint_url = ${server.endpoint}`,
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(
+      join(dir, "credentials"),
+      [`[ceph-other]`, `aws_access_key_id = ${server.other!.accessKeyId}`, `aws_secret_access_key = ${server.other!.secretAccessKey}`, "", `[ceph-svc]`, `aws_access_key_id = ${server.accessKeyId}`, `aws_secret_access_key = ${server.secretAccessKey}`, ""].join("\n"),
+    );
+    const env = { AWS_CONFIG_FILE: join(dir, "config"), AWS_SHARED_CREDENTIALS_FILE: join(dir, "credentials") };
+    // Only profiles: the first is the default store.
+    const profiles = await connectBinary({ env, args: ["--profile", "ceph-other", "--profile", "ceph-svc"] });
+    try {
+      const stores = await call(profiles.client, "list_stores", {});
+      expect(stores.structuredContent!.stores.map((s: { name: string; credentials_from: string }) => [s.name, s.credentials_from])).toEqual([
+        ["ceph-other", "AWS profile ceph-other"],
+        ["ceph-svc", "AWS profile ceph-svc"],
+      ]);
+      const theirList = await call(profiles.client, "list_buckets", {});
+      expect(theirList.structuredContent!.buckets.map((b: { name: string }) => b.name)).toEqual([theirs]);
+      const mine = await call(profiles.client, "list_buckets", { store: "ceph-svc" });
+      expect(mine.structuredContent!.buckets.map((b: { name: string }) => b.name)).toContain(ours);
+    } finally {
+      await profiles.close();
+    }
+    // Beside the STORE_* store, every profile.
+    const all = await connectBinary({ env: { ...s3Env(), ...env, STORE_PROFILES: "*" } });
+    try {
+      const stores = await call(all.client, "list_stores", {});
+      expect(stores.structuredContent!.stores.map((s: { name: string }) => s.name)).toEqual(["default", "ceph-other", "ceph-svc"]);
+    } finally {
+      await all.close();
+    }
+  });
+});
+
+describe("configuration", () => {
+  test("problems of every store are reported at once, naming the store, without echoing a secret", async () => {
+    const r = await runBinary([], {
+      ...s3Env(),
+      STORE_STORES: "half,Bad Name,default",
+      STORE_HALF_SECRET_ACCESS_KEY: "halfsecret00000000000000000000000000000",
+      STORE_HALF_ENDPOINT_URL: "ftp://nowhere",
+      STORE_PROFILES: "no-such-profile",
+      AWS_CONFIG_FILE: "/nonexistent",
+      AWS_SHARED_CREDENTIALS_FILE: "/nonexistent",
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("store half: give both STORE_HALF_ACCESS_KEY_ID and STORE_HALF_SECRET_ACCESS_KEY");
+    expect(r.stderr).toContain("store half: STORE_HALF_ENDPOINT_URL: endpoint URL");
+    expect(r.stderr).toContain('"Bad Name" is not a store name');
+    expect(r.stderr).toContain('"default" is the name of the store STORE_* and the flags configure');
+    expect(r.stderr).toContain('store no-such-profile: no profile "no-such-profile"');
+    expect(r.stderr).not.toContain("halfsecret");
+  });
+
+  test("one store: no store parameter and no list_stores, as before", async () => {
+    const one = await connectBinary({ env: s3Env() });
+    try {
+      const { tools } = await one.client.listTools();
+      expect(tools.map((t) => t.name)).not.toContain("list_stores");
+      for (const tool of tools) expect(Object.keys(tool.inputSchema.properties ?? {})).not.toContain("store");
+    } finally {
+      await one.close();
+    }
+  });
+});
