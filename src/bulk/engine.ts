@@ -132,22 +132,26 @@ export function failure(name: string, err: unknown): Outcome {
   return { kind: "failed", name, code: String(code), message: String((err as Error)?.message ?? err).slice(0, 300) };
 }
 
-/** At most `n` holders at once (big transfers inside a job of small ones). */
+/** At most `n` units held at once (big transfers inside a job of small ones); a holder may take several, and waits its turn in order. */
 export class Slots {
   #free: number;
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: { units: number; go: () => void }[] = [];
   constructor(n: number) {
     this.#free = n;
   }
-  async use<R>(fn: () => Promise<R>): Promise<R> {
-    if (this.#free > 0) this.#free--;
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+  async use<R>(fn: () => Promise<R>, units = 1): Promise<R> {
+    if (this.#waiting.length === 0 && this.#free >= units) this.#free -= units;
+    else await new Promise<void>((go) => this.#waiting.push({ units, go }));
     try {
       return await fn();
     } finally {
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#free++;
+      this.#free += units;
+      // Whoever waits first goes first, when there is room for it (a big holder is not passed by small ones forever).
+      while (this.#waiting.length > 0 && this.#free >= this.#waiting[0]!.units) {
+        const next = this.#waiting.shift()!;
+        this.#free -= next.units;
+        next.go();
+      }
     }
   }
 }
