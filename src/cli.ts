@@ -83,7 +83,7 @@ function helpText(): string {
     `${SERVER_NAME} ${SERVER_VERSION}: MCP server for S3-compatible object storage, over stdio or HTTP.`,
     "",
     `Usage: ${SERVER_NAME} [options]             run the MCP server`,
-    `       ${SERVER_NAME} doctor [options]      check the store setup (--write-test BUCKET, --json)`,
+    `       ${SERVER_NAME} doctor [options]      check the store setup (--write-test BUCKET, --json, --store NAME)`,
     "With no options, everything comes from the environment. Options beat STORE_* variables,",
     "which beat the AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, roles).",
     "",

@@ -7,6 +7,8 @@
  * Listing through resources/list and completions follows the tools: what a
  * caller may not list with list_buckets / list_objects it cannot enumerate
  * here either (--tools get_object alone reads only keys it already knows).
+ * With several stores, the others' objects are store://{store}/{bucket}/{+key}
+ * (read and completed, not listed).
  */
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -34,6 +36,8 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "che
   leases?: SendLeases;
   /** Which listings the caller's tools offer: list_buckets, list_objects. */
   lists: { buckets: boolean; keys: boolean };
+  /** With several stores: the others, by name (the default is the one above). */
+  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey">>;
 };
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
@@ -74,36 +78,68 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     "object",
     template,
     { title: "Object in the store", description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).` },
-    (uri, variables, extra) => asMcpError(async () => {
-      const bucket = String(variables.bucket);
-      const key = keyOfUriPath(String(variables.key));
-      deps.checkBucket(bucket);
-      deps.checkKey(key);
-      const signal = deps.calls.callSignal(extra.signal);
-      const release = await deps.memory.reserve(HELD_BYTES, signal);
-      let window;
-      try {
-        window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0));
-      } catch (err) {
-        release();
-        throw err;
-      }
-      if (deps.leases) deps.leases.hold(extra.requestId, release);
-      else release();
-      const { meta, shown, truncated } = window;
-      const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
-      // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.
-      const _meta = { size: meta.size, truncated, returned_bytes: shown.returnedBytes, ...(window.nextOffset !== null ? { next_offset: window.nextOffset } : {}), ...(meta.etag ? { etag: meta.etag } : {}) };
-      if (shown.kind === "text") return { contents: [{ uri: uri.href, mimeType, text: shown.text, _meta }] };
-      if (shown.kind === "image" || shown.kind === "binary") return { contents: [{ uri: uri.href, mimeType, blob: shown.base64, _meta }] };
-      throw new ActionableError({
-        resource: objectUri(bucket, key),
-        code: "ContentTooLarge",
-        message: `The object is ${meta.size} bytes of binary content, more than one read returns.`,
-        hint: 'use the get_object tool with mode "download", or presign_url for a link.',
-      });
-    }),
+    (uri, variables, extra) => readObject(deps, uri, String(variables.bucket), String(variables.key), extra),
   );
+
+  // With several stores, the others' objects as store://{store}/{bucket}/{+key} (the key encoded as in s3:// URIs).
+  const others = Object.entries(deps.otherStores ?? {});
+  if (others.length === 0) return;
+  const names = others.map(([name]) => name);
+  const storeTemplate = new ResourceTemplate("store://{store}/{bucket}/{+key}", {
+    list: undefined,
+    complete: {
+      store: async (value) => names.filter((n) => n.startsWith(value)),
+      bucket: async (value, context) => {
+        const scope = deps.otherStores?.[context?.arguments?.store ?? ""];
+        if (!scope || !deps.lists.buckets) return [];
+        return (await scope.storage.listBuckets()).map((b) => b.name).filter((name) => scope.bucketAllowed(name) && name.startsWith(value)).slice(0, COMPLETIONS);
+      },
+    },
+  });
+  mcp.registerResource(
+    "store-object",
+    storeTemplate,
+    { title: "Object in another store", description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.` },
+    (uri, variables, extra) => {
+      const scope = deps.otherStores?.[String(variables.store)];
+      if (!scope) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`);
+      return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extra);
+    },
+  );
+}
+
+type Extra = { signal: AbortSignal; requestId: string | number };
+
+/** resources/read: a window of the object exactly as get_object read mode gives it. */
+function readObject(deps: Deps, uri: URL, bucket: string, keyVar: string, extra: Extra) {
+  return asMcpError(async () => {
+    const key = keyOfUriPath(keyVar);
+    deps.checkBucket(bucket);
+    deps.checkKey(key);
+    const signal = deps.calls.callSignal(extra.signal);
+    const release = await deps.memory.reserve(HELD_BYTES, signal);
+    let window;
+    try {
+      window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0));
+    } catch (err) {
+      release();
+      throw err;
+    }
+    if (deps.leases) deps.leases.hold(extra.requestId, release);
+    else release();
+    const { meta, shown, truncated } = window;
+    const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
+    // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.
+    const _meta = { size: meta.size, truncated, returned_bytes: shown.returnedBytes, ...(window.nextOffset !== null ? { next_offset: window.nextOffset } : {}), ...(meta.etag ? { etag: meta.etag } : {}) };
+    if (shown.kind === "text") return { contents: [{ uri: uri.href, mimeType, text: shown.text, _meta }] };
+    if (shown.kind === "image" || shown.kind === "binary") return { contents: [{ uri: uri.href, mimeType, blob: shown.base64, _meta }] };
+    throw new ActionableError({
+      resource: uri.protocol === "s3:" ? objectUri(bucket, key) : uri.href,
+      code: "ContentTooLarge",
+      message: `The object is ${meta.size} bytes of binary content, more than one read returns.`,
+      hint: 'use the get_object tool with mode "download", or presign_url for a link.',
+    });
+  });
 }
 
 /** Our errors as JSON-RPC errors with the same actionable text; a missing object or bucket is MCP's "resource not found". */

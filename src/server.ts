@@ -210,9 +210,10 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const offers = (name: string) => offered.some((t) => t.name === name);
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
-    // Resources read the default store (its s3:// URIs are as they were).
+    // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
     const { storage, bucketAllowed, checkBucket, checkKey } = stores.default;
-    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, ...(deps.leases ? { leases: deps.leases } : {}) });
+    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: s.storage, bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
+    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}) });
   }
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined);
   return mcp;

@@ -11,7 +11,7 @@
  */
 import { readAwsProfiles, type AwsProfile } from "./aws-profiles.ts";
 import { envValue, readBoolean, splitList, type Env } from "./env-values.ts";
-import type { ChecksumMode, StaticCredentials } from "./config.ts";
+import type { ChecksumMode, Config, StaticCredentials } from "./config.ts";
 
 /** One store's connection and its own policy. */
 export interface StoreSettings {
@@ -144,4 +144,11 @@ function policyOf(name: string, env: Env, defaults: StoreDefaults, errors: strin
     allowDelete: readBoolean(env, storeVariable(name, "ALLOW_DELETE"), defaults.allowDelete, errors),
     buckets,
   };
+}
+
+/** The Config a store's client is built from (and the doctor checks): the server's timeouts and limits with the store's connection and allowlist. */
+export function storeConfig(config: Config, store: StoreSettings): Config {
+  const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile, buckets } = store;
+  const { profile: _default, ...rest } = config;
+  return { ...rest, credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, buckets, ...(profile ? { profile } : {}) };
 }

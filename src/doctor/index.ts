@@ -11,6 +11,7 @@
 import { defineCommand, runMain } from "citty";
 import { ARGS, cliOptionsFrom } from "../cli-options.ts";
 import { resolveConfig, type Config } from "../config.ts";
+import { storeConfig } from "../stores-config.ts";
 import { realAllowedDirs } from "../local/allowed.ts";
 import { registerStartupCredentials, scrubSecrets } from "../redact.ts";
 import { clockCheck, probeEndpoint } from "./network.ts";
@@ -24,6 +25,7 @@ const DOCTOR_ARGS = {
   ...ARGS,
   "write-test": { type: "string", description: "Also put, read and delete a tiny object in this bucket, in both checksum modes (nothing is left behind)" },
   json: { type: "boolean", description: "Print the checks as JSON" },
+  store: { type: "string", description: "With several stores: check only this one (default: every store, one section each)" },
 } as const;
 
 export async function diagnose(config: Config, writeTest: string | undefined, checks = new CheckLog()): Promise<Check[]> {
@@ -60,8 +62,15 @@ async function run(rawArgs: string[], args: Record<string, unknown>): Promise<vo
   const json = args.json === true;
   // Human output: each line as its check finishes (a slow step shows where it is); JSON: one document at the end.
   const log = new CheckLog(json ? undefined : (check) => process.stdout.write(`${renderCheck(check)}\n`));
+  const only = typeof args.store === "string" ? (args.store as string) : undefined;
+  const stores = resolved.ok ? resolved.config.stores.filter((s) => only === undefined || s.name === only) : [];
+  if (resolved.ok && only !== undefined && stores.length === 0) problems.push(`--store: no store named "${only}" (the stores are ${resolved.config.stores.map((s) => s.name).join(", ")}).`);
   if (problems.length > 0 || !resolved.ok) log.push(...problems.map((p) => ({ name: "configuration", status: "fail" as const, detail: scrubSecrets(p), fix: "fix the option or variable it names (store-mcp-server --help)" })));
-  else await diagnose(resolved.config, writeTest, log);
+  else if (resolved.config.stores.length <= 1) await diagnose(resolved.config, writeTest, log);
+  else {
+    // One section per store: its checks named after it (each store's own log keeps the plain names its steps look for).
+    for (const store of stores) await diagnose(storeConfig(resolved.config, store), writeTest, new CheckLog((check) => log.push({ ...check, name: `${store.name}: ${check.name}` })));
+  }
   const code = exitCodeOf(log.all);
   process.stdout.write(json ? `${JSON.stringify({ ok: code === 0, checks: log.all }, null, 2)}\n` : `${code === 0 ? "All required checks passed." : "Some checks failed: fix the first ✗ first."}\n`);
   process.exit(code);

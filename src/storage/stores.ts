@@ -1,15 +1,8 @@
 /** Each configured store's storage, made on first use: starting with five stores costs what one does. */
 import type { Config } from "../config.ts";
-import type { StoreSettings } from "../stores-config.ts";
+import { storeConfig } from "../stores-config.ts";
 import { createS3Storage } from "./s3-storage.ts";
 import type { Storage } from "./types.ts";
-
-/** The Config a store's client is built from: the server's timeouts and limits with the store's connection. */
-export function storeConfig(config: Config, store: StoreSettings): Config {
-  const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile } = store;
-  const { profile: _default, ...rest } = config;
-  return { ...rest, credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, ...(profile ? { profile } : {}) };
-}
 
 /** The default store's storage and a getter for every store's, by name. */
 export function createStoreStorages(config: Config): { storage: Storage; storageOf(name: string): Storage } {

@@ -119,6 +119,17 @@ describe("several stores from the environment", () => {
     expect(textOf(r)).toContain("other");
   });
 
+  test("resources: s3:// URIs read the default store, store://NAME/bucket/key the others; store names complete", async () => {
+    const read = await session.client.readResource({ uri: `store://other/${theirs}/note.txt` });
+    expect(read.contents[0]).toMatchObject({ uri: `store://other/${theirs}/note.txt`, text: "from the other store" });
+    await expect(session.client.readResource({ uri: `s3://${theirs}/note.txt` })).rejects.toThrow(/AccessDenied|NoSuchBucket/);
+    await expect(session.client.readResource({ uri: `store://nope/${theirs}/note.txt` })).rejects.toThrow(/UnknownStore/);
+    const names = await session.client.complete({ ref: { type: "ref/resource", uri: "store://{store}/{bucket}/{+key}" }, argument: { name: "store", value: "o" } });
+    expect(names.completion.values).toEqual(["other"]);
+    const buckets = await session.client.complete({ ref: { type: "ref/resource", uri: "store://{store}/{bucket}/{+key}" }, argument: { name: "bucket", value: theirs.slice(0, 4) }, context: { arguments: { store: "other" } } });
+    expect(buckets.completion.values).toEqual([theirs]);
+  });
+
   test("no secret of any store reaches the log (debug level)", () => {
     const log = session.stderr();
     expect(log).toContain("other: ");
@@ -207,5 +218,23 @@ describe("configuration", () => {
     } finally {
       await one.close();
     }
+  });
+});
+
+describe("doctor with several stores", () => {
+  test("checks every store in a section of its own, or only the one --store names", () => {
+    const all = runBinary(["doctor"], severalEnv());
+    expect(all.exitCode).toBe(1); // the broken store fails
+    expect(all.stdout).toContain("✓ default: list buckets");
+    expect(all.stdout).toContain("✓ other: list buckets: 1 bucket(s) visible");
+    expect(all.stdout).toMatch(/✗ broken: list buckets: .*(InvalidAccessKeyId|SignatureDoesNotMatch|AccessDenied)/);
+    expect(all.stdout).not.toContain(BROKEN_SECRET);
+    const one = runBinary(["doctor", "--store", "other"], severalEnv());
+    expect(one.exitCode).toBe(0);
+    expect(one.stdout).toContain("✓ other: list buckets");
+    expect(one.stdout).not.toContain("default:");
+    const unknown = runBinary(["doctor", "--store", "nope"], severalEnv());
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stdout).toContain('no store named "nope" (the stores are default, other, broken)');
   });
 });
