@@ -157,17 +157,13 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const transport = readTransport(cli, env, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
-  const labelled = (label: string, check: (errs: string[]) => void) => (errs: string[]) => {
-    const own: string[] = [];
-    check(own);
-    errs.push(...own.map((e) => `${label}: ${e}`));
-  };
   const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
     readOnly,
     allowDelete,
     checkEndpoint: (raw, errs, label) => {
-      let url: string | undefined;
-      labelled(label, (own) => (url = checkEndpoint(raw, own)))(errs);
+      const own: string[] = [];
+      const url = checkEndpoint(raw, own);
+      errs.push(...own.map((e) => `${label}: ${e}`));
       return url;
     },
     checkRegion: (value, errs, label) => {
