@@ -82,15 +82,16 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   );
 
   // With several stores, the others' objects as store://{store}/{bucket}/{+key} (the key encoded as in s3:// URIs).
-  const others = Object.entries(deps.otherStores ?? {});
-  if (others.length === 0) return;
-  const names = others.map(([name]) => name);
+  // A Map, not the record: a URI's store name ("constructor", "__proto__") must not reach Object's own properties.
+  const others = new Map(Object.entries(deps.otherStores ?? {}));
+  if (others.size === 0) return;
+  const names = [...others.keys()];
   const storeTemplate = new ResourceTemplate("store://{store}/{bucket}/{+key}", {
     list: undefined,
     complete: {
       store: async (value) => names.filter((n) => n.startsWith(value)),
       bucket: async (value, context) => {
-        const scope = deps.otherStores?.[context?.arguments?.store ?? ""];
+        const scope = others.get(context?.arguments?.store ?? "");
         if (!scope || !deps.lists.buckets) return [];
         return (await scope.storage.listBuckets()).map((b) => b.name).filter((name) => scope.bucketAllowed(name) && name.startsWith(value)).slice(0, COMPLETIONS);
       },
@@ -101,7 +102,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     storeTemplate,
     { title: "Object in another store", description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.` },
     (uri, variables, extra) => {
-      const scope = deps.otherStores?.[String(variables.store)];
+      const scope = others.get(String(variables.store));
       if (!scope) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`);
       return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extra);
     },

@@ -47,7 +47,8 @@ export async function sendListObjectsV2({ client, sdk }: S3Handle, input: ListOb
       if ((response?.statusCode ?? 500) >= 300) return result;
       const bytes = await bodyBytes(response.body, MAX_RESPONSE_BYTES, () => tooLarge("ListObjectsV2Command", args as never, MAX_RESPONSE_BYTES));
       fast = parseListObjectsV2(new TextDecoder().decode(bytes));
-      response.body = fast ? EMPTY_RESULT : bytes;
+      // A copy each time: the SDK adopts the bytes it is given (it changes their prototype).
+      response.body = fast ? EMPTY_RESULT.slice() : bytes;
       return result;
     },
     { step: "deserialize", priority: "low", name: "storeMcpFastList" },

@@ -123,7 +123,7 @@ describe("several stores from the environment", () => {
     const read = await session.client.readResource({ uri: `store://other/${theirs}/note.txt` });
     expect(read.contents[0]).toMatchObject({ uri: `store://other/${theirs}/note.txt`, text: "from the other store" });
     await expect(session.client.readResource({ uri: `s3://${theirs}/note.txt` })).rejects.toThrow(/AccessDenied|NoSuchBucket/);
-    await expect(session.client.readResource({ uri: `store://nope/${theirs}/note.txt` })).rejects.toThrow(/UnknownStore/);
+    for (const name of ["nope", "constructor", "__proto__"]) await expect(session.client.readResource({ uri: `store://${name}/${theirs}/note.txt` })).rejects.toThrow(/UnknownStore/);
     const names = await session.client.complete({ ref: { type: "ref/resource", uri: "store://{store}/{bucket}/{+key}" }, argument: { name: "store", value: "o" } });
     expect(names.completion.values).toEqual(["other"]);
     const buckets = await session.client.complete({ ref: { type: "ref/resource", uri: "store://{store}/{bucket}/{+key}" }, argument: { name: "bucket", value: theirs.slice(0, 4) }, context: { arguments: { store: "other" } } });
