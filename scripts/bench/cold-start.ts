@@ -36,3 +36,9 @@ export async function coldStarts(cmds: string[][], env: Record<string, string>, 
   }
   return times.map(median);
 }
+
+/** `env` arguments for four more stores of the environment form (issue #26: clients are built on first use, so they should cost nothing at start). */
+export function fourMoreStores(endpoint: string): string[] {
+  const names = ["s1", "s2", "s3", "s4"];
+  return [`STORE_STORES=${names.join(",")}`, ...names.flatMap((n) => [`STORE_${n.toUpperCase()}_ENDPOINT_URL=${endpoint}`, `STORE_${n.toUpperCase()}_ACCESS_KEY_ID=KEY${n}`, `STORE_${n.toUpperCase()}_SECRET_ACCESS_KEY=secret${n}`])];
+}

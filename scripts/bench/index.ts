@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compile } from "../lib/compile.ts";
 import { startCephRgw } from "../s3/local-servers.ts";
-import { coldStarts } from "./cold-start.ts";
+import { coldStarts, fourMoreStores } from "./cold-start.ts";
 import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
 import { writeReport, type Figures, type ReadFigures } from "./report.ts";
 import { measureRemoteLoad } from "./remote-load.ts";
@@ -64,6 +64,10 @@ try {
   figures.coldStartMs = ours!;
   figures.floorColdStartMs = floor!;
   figures.nodeColdStartMs = (await coldStarts([["node", nodeBundle]], plainEnv, quick ? 3 : 9))[0]!;
+  // One store against five (the default plus four of the environment form), both started through env(1).
+  const [oneStore, fiveStores] = await coldStarts([["env", binary], ["env", ...fourMoreStores(s3.endpoint), binary]], plainEnv, starts);
+  figures.coldStartOneStoreMs = oneStore!;
+  figures.coldStartFiveStoresMs = fiveStores!;
   figures.binaryMb = statSync(binary).size / 2 ** 20;
   figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
   // The reference CLIs' own start-up, shown beside their transfer times (which include it).
