@@ -88,10 +88,12 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
 }
 
 /** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
-function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[]): (typeof BUILT_SCHEMAS)[string] {
+function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolDefinition): (typeof BUILT_SCHEMAS)[string] {
   const input = schemas.inputSchema as { properties?: Record<string, unknown> };
-  const store = { type: "string", enum: stores, description: `Store to use (default ${stores[0]}); list_stores describes each.` };
-  return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store } } };
+  const shape = tool.inputSchema.shape as Record<string, { description?: string }>;
+  const store = { type: "string", enum: stores, description: shape.store?.description };
+  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: shape.source_store?.description } } : {};
+  return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
 }
 
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[]): void {
@@ -106,6 +108,6 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]
   });
   // 2. tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
   // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-  const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations }));
+  const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations }));
   wrapHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
 }

@@ -15,7 +15,7 @@ import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "./tools/index.ts";
-import { nameStore, scopeOf, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
+import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolContext, ToolDefinition } from "./tools/types.ts";
 import type { Scope } from "./http-config.ts";
 import type { Config } from "./config.ts";
@@ -163,7 +163,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         annotations: tool.annotations,
       },
       async (given: Record<string, unknown>, extra) => {
-        const { store: storeName, ...args } = given;
+        const { store: storeName, source_store: sourceName, ...args } = given;
         const signal = calls.callSignal(extra.signal);
         const token = extra._meta?.progressToken;
         const progress =
@@ -178,8 +178,9 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         try {
           // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
           scope = stores.pick(storeName);
+          const source = sourceName === undefined ? undefined : stores.pick(sourceName);
           // Resource links are s3:// URIs, which name objects of the default store.
-          const ctx: ToolContext = { ...storeContext(scope), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}) };
+          const ctx: ToolContext = { ...storeContext(scope), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope) };
           const refusal = stores.refusal(tool, args, scope);
           if (refusal) throw refusal;
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);

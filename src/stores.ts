@@ -104,9 +104,14 @@ export function storeParameter(names: string[]) {
   return z.enum(names as [string, ...string[]]).optional().describe(`Store to use (default ${names[0]}); list_stores describes each.`);
 }
 
-/** A tool that also takes `store` (the server picks the store; the handler never sees the argument). */
+/** The `source_store` argument of the copy tools with several stores. */
+export function sourceStoreParameter(names: string[]) {
+  return z.enum(names as [string, ...string[]]).optional().describe("Store source_bucket is in (default: store); another store's object is streamed through the server and verified.");
+}
+
+/** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */
 export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolDefinition {
-  return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names) }) };
+  return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) };
 }
 
 /** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
@@ -115,6 +120,12 @@ export function nameStore(err: ActionableError, scope: StoreScope, stores: Store
   const others = stores.names.filter((n) => n !== scope.info.name);
   const hint = err.code === "NoSuchBucket" ? `${err.hint} The bucket is not in store ${scope.info.name}; the other stores are ${others.join(", ")} (pass store).` : err.hint;
   return new ActionableError({ resource: `${scope.info.name}:${err.resource}`, code: err.code, message: err.message, hint, ...(err.status ? { status: err.status } : {}), retryable: err.retryable });
+}
+
+/** For ToolContext: the store a copy reads from, when it is not the call's own. */
+export function sourceContext(source: StoreScope | undefined, own: StoreScope): ToolContext["sourceStore"] {
+  if (!source || source === own) return undefined;
+  return { name: source.info.name, storage: source.storage, checkBucket: source.checkBucket, checkKey: source.checkKey };
 }
 
 /** For ToolContext: the store-specific part. */

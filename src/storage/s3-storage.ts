@@ -5,6 +5,7 @@ import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { sendListObjectsV2 } from "./fast-list.ts";
+import { copyAcrossStores } from "./cross-copy.ts";
 import { toStorageError } from "./errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { openDownload } from "./ranged.ts";
@@ -17,7 +18,7 @@ export function createS3Storage(config: Config): Storage {
 
   const operation = operationRunner(config, getClient);
 
-  return {
+  const storage: Storage = {
     ...createObjectStore(config, getClient, operation),
 
     listBuckets: (signal) =>
@@ -155,5 +156,8 @@ export function createS3Storage(config: Config): Storage {
         throw toStorageError(err, ctx);
       }
     },
+
+    copyFrom: (source, req, signal) => copyAcrossStores(source, storage, req, signal),
   };
+  return storage;
 }

@@ -38,12 +38,17 @@ export const copyObject = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
   writesToStore: true,
+  sourceStore: true,
   async handler(args, ctx) {
-    ctx.checkBucket(args.source_bucket);
+    // From another store (source_store): its allowlist for the source, streamed through the server.
+    const from = ctx.sourceStore;
+    (from ?? ctx).checkBucket(args.source_bucket);
+    from?.checkKey(args.source_key);
     ctx.checkBucket(args.bucket_name);
     const replace = args.metadata_directive === "REPLACE";
     let sink: ((done: number) => void) | undefined;
-    const out = await ctx.storage.copyObject(
+    const copy = (req: Parameters<typeof ctx.storage.copyObject>[0], signal: AbortSignal) => (from ? ctx.storage.copyFrom(from.storage, req, signal) : ctx.storage.copyObject(req, signal));
+    const out = await copy(
       {
         source: { bucket: args.source_bucket, key: args.source_key, ...(args.source_version_id ? { versionId: args.source_version_id } : {}) },
         bucket: args.bucket_name,
@@ -56,9 +61,9 @@ export const copyObject = defineTool({
       },
       ctx.signal,
     );
-    const source = s3Uri(args.source_bucket, args.source_key);
+    const source = `${from ? `${from.name}:` : ""}${s3Uri(args.source_bucket, args.source_key)}`;
     const ignored = !replace && (args.content_type || args.cache_control || args.metadata) ? " (content_type, cache_control and metadata apply only with metadata_directive REPLACE; the source's were kept)" : "";
-    return textOutput(`Copied ${source} (${out.size} bytes${out.multipart ? ", in parts" : ""}) to ${s3Uri(args.bucket_name, args.object_key)}${out.version_id ? `, version ${out.version_id}` : ""}${ignored}.`, {
+    return textOutput(`Copied ${source} (${out.size} bytes${out.multipart ? ", in parts" : ""}${from ? ", streamed between stores and verified" : ""}) to ${s3Uri(args.bucket_name, args.object_key)}${out.version_id ? `, version ${out.version_id}` : ""}${ignored}.`, {
       source,
       bucket: args.bucket_name,
       key: args.object_key,

@@ -33,6 +33,8 @@ export interface ToolContext {
   resourceLinks: boolean;
   /** Every store of a server with several, the default first (list_stores); absent with one. */
   stores?: readonly StoreInfo[];
+  /** The store a copy reads from, when the call names another one (source_store; tools with `sourceStore`). */
+  sourceStore?: { name: string; storage: Storage; checkBucket(bucket: string): void; checkKey(key: string): void };
 }
 
 export interface ToolAnnotations {
@@ -80,6 +82,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   localFiles?: "always" | ((args: z.output<In>) => boolean);
   /** Appended to the description on a remote server without local files: how its user moves bytes instead. */
   remoteNote?: string;
+  /** With several stores, also takes `source_store`: the store its source_bucket is in (the server resolves it into ctx.sourceStore). */
+  sourceStore?: boolean;
   /** Optional string parameters where `""` is a real value (elsewhere a client's `""` means "not given"; see sdk-hooks.ts). */
   emptyIsValue?: string[];
   /** Bytes a call with these arguments may hold in memory at once; reserved from the server's budget before it runs. */

@@ -6,13 +6,14 @@
  * any store in a log or a result; one store as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CreateBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "../helpers/files.ts";
+import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { runBinary } from "../helpers/raw-stdio.ts";
-import { freshBucket, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
+import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
 const BROKEN_SECRET = "brokensecret0000000000000000000000000009";
 
@@ -134,6 +135,66 @@ describe("several stores from the environment", () => {
     const log = session.stderr();
     expect(log).toContain("other: ");
     for (const secret of [s3().secretAccessKey, s3().other!.secretAccessKey, BROKEN_SECRET]) expect(log).not.toContain(secret);
+  });
+});
+
+describe("copies between stores", () => {
+  let session: Awaited<ReturnType<typeof connectBinary>>;
+  const big = randomBytes(13 * 1024 * 1024 + 17, 26);
+  beforeAll(async () => {
+    session = await connectBinary({ env: severalEnv() });
+    await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key: "big.bin", Body: big, ContentType: "application/x-test", Metadata: { origin: "other" } }));
+  });
+  afterAll(() => session.close());
+  const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
+  const stored = async (bucket: string, key: string) => new Uint8Array(await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
+
+  test("copy_object with source_store streams another store's object in, verified: a small one whole, a large one in parts, type and metadata kept", async () => {
+    const small = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "note.txt", bucket_name: ours, object_key: "from-other/note.txt" });
+    expect(small.isError, textOf(small)).toBeFalsy();
+    expect(textOf(small)).toContain(`other:s3://${theirs}/note.txt`);
+    expect(textOf(small)).toContain("streamed between stores and verified");
+    expect(new TextDecoder().decode(await stored(ours, "from-other/note.txt"))).toBe("from the other store");
+    const large = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: ours, object_key: "from-other/big.bin" });
+    expect(large.structuredContent).toMatchObject({ size: big.length, multipart: true });
+    expect(md5(await stored(ours, "from-other/big.bin"))).toBe(md5(big));
+    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: ours, Key: "from-other/big.bin" }));
+    expect([head.ContentType, head.Metadata?.origin]).toEqual(["application/x-test", "other"]);
+  });
+
+  test("the tools list offers source_store on copy_object only", async () => {
+    const { tools } = await session.client.listTools();
+    const withSource = tools.filter((t) => "source_store" in ((t.inputSchema.properties as Record<string, unknown>) ?? {})).map((t) => t.name);
+    expect(withSource).toEqual(["copy_object"]);
+  });
+
+  test("a copy that fails at the destination leaves no multipart upload; a cancelled one neither, and nothing at the key", async () => {
+    const failed = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: uniqueBucket("nowhere"), object_key: "x.bin" });
+    expect(failed.isError).toBe(true);
+    expect(textOf(failed)).toContain("NoSuchBucket");
+    const target = await freshBucket("cut");
+    const cancel = new AbortController();
+    const running = session.client.callTool({ name: "copy_object", arguments: { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: target, object_key: "cut.bin" } }, undefined, { signal: cancel.signal, onprogress: () => cancel.abort(), resetTimeoutOnProgress: true });
+    await running.then(() => undefined, () => undefined);
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "cut.bin" }))).rejects.toThrow();
+  });
+
+  test("the source store's allowlist applies to the source, and a read-only source store may still be read", async () => {
+    const limited = await connectBinary({ env: severalEnv({ STORE_OTHER_BUCKETS: "someone-else", STORE_OTHER_READ_ONLY: "true" }) });
+    try {
+      const refused = await call(limited.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "note.txt", bucket_name: ours, object_key: "nope.txt" });
+      expect(textOf(refused)).toContain("BucketNotAllowed");
+    } finally {
+      await limited.close();
+    }
+    const readOnly = await connectBinary({ env: severalEnv({ STORE_OTHER_READ_ONLY: "true" }) });
+    try {
+      const copied = await call(readOnly.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "note.txt", bucket_name: ours, object_key: "ro.txt" });
+      expect(copied.isError, textOf(copied)).toBeFalsy();
+    } finally {
+      await readOnly.close();
+    }
   });
 });
 

@@ -1,0 +1,88 @@
+/**
+ * A copy from one store to another, streamed through this server: the
+ * source downloaded as get_object download does it (one stream near, ranges
+ * far, every request pinned to the first answer's ETag, its MD5 or checksums
+ * checked over all of it), the destination uploaded as upload_file does it
+ * (parts with Content-MD5, the multipart upload aborted on any failure or
+ * cancel), the two joined by a PiecePipe (bounded memory; nothing reaches
+ * the destination that did not verify). Length is always checked.
+ */
+import { ActionableError, s3Uri } from "../errors.ts";
+import { PiecePipe } from "./piece-pipe.ts";
+import { partSizeFor } from "./upload.ts";
+import type { CopyRequest, CopyResult, Storage } from "./types.ts";
+
+/** Bytes held between the download and the upload beyond the parts being sent. */
+const PIPE_BYTES = 32 * 1024 * 1024;
+
+export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal): Promise<CopyResult> {
+  const head = await source.headObject(req.source, signal);
+  if (head.size === null) {
+    throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." });
+  }
+  if (req.ifAbsent) await refuseIfThere(target, req.bucket, req.key, signal);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal?.reason);
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const download = await source.openObjectDownload(req.source, stop.signal);
+  try {
+    if (download.meta.etag !== head.etag || download.size !== head.size) {
+      throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." });
+    }
+    const size = head.size;
+    const pipe = new PiecePipe(size, PIPE_BYTES, download.check);
+    req.onProgress?.(0, size);
+    const copyMeta = req.metadataDirective === "COPY";
+    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks)).then(
+      () => undefined,
+      (err: unknown) => {
+        pipe.fail(err);
+        throw err;
+      },
+    );
+    delivering.catch(() => {}); // settled below
+    const uploading = target
+      .uploadObject(
+        {
+          bucket: req.bucket,
+          key: req.key,
+          size,
+          readAt: (into, position) => pipe.readAt(into, position),
+          contentType: (copyMeta ? head.content_type : req.contentType) ?? "application/octet-stream",
+          ...((copyMeta ? head.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? head.cache_control : req.cacheControl)! } : {}),
+          ...(copyMeta ? { metadata: head.metadata } : req.metadata ? { metadata: req.metadata } : {}),
+          ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+          onProgress: (done) => req.onProgress?.(done, size),
+        },
+        stop.signal,
+      )
+      .catch((err: unknown) => {
+        // The upload gave up (and aborted its multipart upload): stop reading the source.
+        stop.abort(err);
+        pipe.fail(err);
+        throw err;
+      });
+    const [sent, read] = await Promise.allSettled([uploading, delivering]);
+    // The source's failure explains the upload's (a stopped pipe); otherwise the upload's own.
+    if (read.status === "rejected" && sent.status === "rejected") throw signal?.aborted ? sent.reason : read.reason;
+    if (sent.status === "rejected") throw sent.reason;
+    if (read.status === "rejected") throw read.reason;
+    return { ...sent.value, size, multipart: size > partSizeFor(size), source_version_id: head.version_id };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    download.discard();
+  }
+}
+
+async function refuseIfThere(target: Storage, bucket: string, key: string, signal?: AbortSignal): Promise<void> {
+  const exists = await target.headObject({ bucket, key }, signal).then(
+    () => true,
+    (err: unknown) => {
+      if (err instanceof ActionableError && (err.code === "NoSuchKey" || err.code === "NotFound" || err.status === 404)) return false;
+      throw err;
+    },
+  );
+  if (exists) {
+    throw new ActionableError({ resource: s3Uri(bucket, key), code: "PreconditionFailed", message: "An object already exists at the destination and if_absent was given; nothing was copied.", hint: "choose another object_key, or call again without if_absent to replace it." });
+  }
+}

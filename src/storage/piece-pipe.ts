@@ -1,0 +1,113 @@
+/**
+ * Bytes from one store on their way to another: a download delivers pieces
+ * at their offsets (several ranges at once, in any order), an upload reads
+ * them back by position (several parts at once). Bytes are handed out only
+ * once every byte before them has arrived and been fed to the source's own
+ * check (its MD5 or checksums), and the check is finished before the last
+ * bytes are handed out: an upload can never complete with bytes that did
+ * not verify. Memory is bounded: pieces past the verified prefix wait once
+ * `limit` bytes are held, while the piece that extends the prefix is always
+ * taken (so readers always progress). Each byte is read once, then dropped.
+ */
+import type { OrderedCheck } from "./types.ts";
+
+interface Held {
+  start: number;
+  bytes: Uint8Array;
+  /** Bytes of it read so far. */
+  read: number;
+}
+
+export class PiecePipe {
+  /** Arrived, not yet verified: by offset. */
+  readonly #pending = new Map<number, Uint8Array>();
+  /** Verified and not yet read whole, in order. */
+  readonly #ready: Held[] = [];
+  #verifiedTo = 0;
+  #held = 0;
+  #failure: { err: unknown } | undefined;
+  #readers: (() => void)[] = [];
+  #writers: (() => void)[] = [];
+
+  constructor(
+    readonly size: number,
+    private readonly limit: number,
+    private readonly check: OrderedCheck | undefined,
+  ) {}
+
+  /** Stops everything: waiting readers and writers get `err`. */
+  fail(err: unknown): void {
+    this.#failure ??= { err };
+    this.#wake();
+  }
+
+  /** A piece of the source at `offset` (copied: the caller frees its chunks afterwards). */
+  async write(offset: number, chunks: Uint8Array[]): Promise<void> {
+    while (!this.#failure && offset > this.#verifiedTo && this.#held > this.limit) await new Promise<void>((go) => this.#writers.push(go));
+    if (this.#failure) throw this.#failure.err;
+    const bytes = chunks.length === 1 ? new Uint8Array(chunks[0]!) : Buffer.concat(chunks);
+    if (bytes.length === 0) return;
+    this.#pending.set(offset, bytes);
+    this.#held += bytes.length;
+    this.#verify();
+    this.#wake();
+  }
+
+  /** Up to `into.length` bytes from `position`, once verified; 0 at the end. */
+  async readAt(into: Uint8Array, position: number): Promise<number> {
+    for (;;) {
+      if (this.#failure) throw this.#failure.err;
+      if (position >= this.size) return 0;
+      if (position < this.#verifiedTo) break;
+      await new Promise<void>((go) => this.#readers.push(go));
+    }
+    const at = this.#find(position);
+    const held = this.#ready[at]!;
+    const from = position - held.start;
+    const n = Math.min(into.length, held.bytes.length - from);
+    into.set(held.bytes.subarray(from, from + n));
+    held.read += n;
+    if (held.read >= held.bytes.length) {
+      this.#ready.splice(at, 1);
+      this.#held -= held.bytes.length;
+      this.#wake();
+    }
+    return n;
+  }
+
+  /** Feeds the check every piece that now continues the verified prefix; finishes it at the end. */
+  #verify(): void {
+    for (let next = this.#pending.get(this.#verifiedTo); next; next = this.#pending.get(this.#verifiedTo)) {
+      this.#pending.delete(this.#verifiedTo);
+      this.check?.update(next);
+      this.#ready.push({ start: this.#verifiedTo, bytes: next, read: 0 });
+      this.#verifiedTo += next.length;
+    }
+    if (this.#verifiedTo >= this.size) {
+      try {
+        this.check?.finish();
+      } catch (err) {
+        this.fail(err);
+      }
+    }
+  }
+
+  /** The ready piece holding `position` (binary search over starts). */
+  #find(position: number): number {
+    let lo = 0;
+    let hi = this.#ready.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.#ready[mid]!.start <= position) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  #wake(): void {
+    const waiting = [...this.#readers, ...this.#writers];
+    this.#readers = [];
+    this.#writers = [];
+    for (const go of waiting) go();
+  }
+}
