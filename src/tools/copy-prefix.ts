@@ -11,6 +11,9 @@ import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
 
 const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
+const MiB = 1024 * 1024;
+/** MiB copies between stores may hold at once: a large one (its 32 MiB buffer and parts) goes alone. */
+const CROSS_STORE_MIB = 48;
 
 export const copyPrefix = defineTool({
   name: "copy_prefix",
@@ -39,15 +42,22 @@ export const copyPrefix = defineTool({
   writesToStore: true,
   emptyIsValue: ["source_prefix", "prefix"],
   deletes: (args) => args.move === true,
+  sourceStore: true,
   heldBytes: () => BULK_HELD_BYTES,
   async handler(args, ctx) {
-    ctx.checkBucket(args.source_bucket);
+    // From another store (source_store): its allowlist and keys rules for the source; each object streamed through the server.
+    const other = ctx.sourceStore;
+    const source = other ?? ctx;
+    source.checkBucket(args.source_bucket);
     ctx.checkBucket(args.bucket_name);
     const from = folderPrefix(args.source_prefix);
     const to = folderPrefix(args.prefix);
-    ctx.checkKey(from);
+    source.checkKey(from);
     ctx.checkKey(to);
-    if (args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
+    if (other && args.move === true) {
+      throw new ActionableError({ resource: `${other.name}:${s3Uri(args.source_bucket, from)}`, code: "NotSupported", message: "A move between stores is not offered yet (its deletes would need the source store's own delete permission).", hint: "copy with copy_prefix, then delete the sources with delete_objects on the source store." });
+    }
+    if (!other && args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
       throw new ActionableError({
         resource: s3Uri(args.bucket_name, to),
         code: "OverlappingPrefixes",
@@ -64,8 +74,10 @@ export const copyPrefix = defineTool({
       throw new ActionableError({ resource: s3Uri(args.source_bucket, from), code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
     }
     const large = new Slots(2);
+    // Between stores each copy holds its bytes here (about twice a small object; a large one's buffer and parts).
+    const held = new Slots(CROSS_STORE_MIB);
     const end = await runJob<ObjectInfo>({
-      items: listAll(ctx.storage, args.source_bucket, from, ctx.signal),
+      items: listAll(other?.storage ?? ctx.storage, args.source_bucket, from, ctx.signal),
       nameOf: (o) => o.key,
       concurrency: BULK_CONCURRENCY,
       limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
@@ -78,7 +90,7 @@ export const copyPrefix = defineTool({
         tally.know(object.size);
         const key = to + rel;
         // A listed key may have "." or ".." segments; under a bucket allowlist neither side of its copy is sent.
-        const refusal = keyRefusal(ctx, object.key);
+        const refusal = keyRefusal(source, object.key) ?? (other ? keyRefusal(ctx, key) : undefined);
         if (refusal) return { kind: "unsafe", name: object.key, code: refusal.code, message: refusal.message };
         if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: object.key, code: "KeyTooLong", message: `${key} would be over S3's 1024-byte key limit; not copied.` };
         const there = existing.get(rel);
@@ -92,9 +104,11 @@ export const copyPrefix = defineTool({
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
         }
         const run = async (signal: AbortSignal): Promise<Outcome> => {
-          const copy = () => ctx.storage.copyObject({ source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY", listed: { size: object.size, etag: object.etag } }, signal);
-          // A multipart copy (over 5 GiB) has 4 parts in flight of its own.
-          const copied = object.size > MULTIPART_COPY_ABOVE ? await large.use(copy) : await copy();
+          const req = { source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" as const, listed: { size: object.size, etag: object.etag } };
+          const copied = other
+            ? await held.use(() => ctx.storage.copyFrom(other.storage, req, signal), Math.min(CROSS_STORE_MIB, Math.max(1, Math.ceil((2 * object.size) / MiB))))
+            : // A multipart copy (over 5 GiB) has 4 parts in flight of its own.
+              object.size > MULTIPART_COPY_ABOVE ? await large.use(() => ctx.storage.copyObject(req, signal)) : await ctx.storage.copyObject(req, signal);
           if (move) {
             verifyCopy(object, copied, key);
             await removeSource(ctx, args.source_bucket, object.key, tally);
@@ -105,10 +119,10 @@ export const copyPrefix = defineTool({
       },
     });
     const next = nextCall("copy_prefix", end, dry, args.dry_run === true, "move (copy, then delete each source)");
-    const source = s3Uri(args.source_bucket, from);
+    const sourceUri = `${other ? `${other.name}:` : ""}${s3Uri(args.source_bucket, from)}`;
     const destination = s3Uri(args.bucket_name, to);
-    const result = { ...tally.result(dry, end === "complete", next), source, destination };
-    return textOutput(summarize(result, { verb: move ? "moved" : "copied", where: `from ${source} to ${destination}` }), result);
+    const result = { ...tally.result(dry, end === "complete", next), source: sourceUri, destination };
+    return textOutput(summarize(result, { verb: move ? "moved" : "copied", where: `from ${sourceUri} to ${destination}` }), result);
   },
 });
 
@@ -120,9 +134,9 @@ function verifyCopy(source: ObjectInfo, copied: { size: number; etag: string | n
   throw new ActionableError({ resource: key, code: "IntegrityCheckFailed", message: `The copy does not match its source (${copied.size} vs ${source.size} bytes, ETag ${copied.etag} vs ${source.etag}); the source was kept.`, hint: "call again; if it repeats, copy this object with copy_object and compare." });
 }
 
-function keyRefusal(ctx: ToolContext, key: string): ActionableError | undefined {
+function keyRefusal(checks: Pick<ToolContext, "checkKey">, key: string): ActionableError | undefined {
   try {
-    ctx.checkKey(key);
+    checks.checkKey(key);
     return undefined;
   } catch (err) {
     if (err instanceof ActionableError) return err;

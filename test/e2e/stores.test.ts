@@ -162,10 +162,28 @@ describe("copies between stores", () => {
     expect([head.ContentType, head.Metadata?.origin]).toEqual(["application/x-test", "other"]);
   });
 
-  test("the tools list offers source_store on copy_object only", async () => {
+  test("the tools list offers source_store on the copy tools only", async () => {
     const { tools } = await session.client.listTools();
     const withSource = tools.filter((t) => "source_store" in ((t.inputSchema.properties as Record<string, unknown>) ?? {})).map((t) => t.name);
-    expect(withSource).toEqual(["copy_object"]);
+    expect(withSource).toEqual(["copy_object", "copy_prefix"]);
+  });
+
+  test("copy_prefix with source_store copies a prefix between stores, verified; again, nothing to do; a move between stores is refused", async () => {
+    const keys = ["pfx/a.txt", "pfx/sub/b.txt", "pfx/sub/deep/c.bin"];
+    for (const [i, Key] of keys.entries()) await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key, Body: `content ${i}`.repeat(i * 100 + 1) }));
+    const r = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
+    expect(r.structuredContent, textOf(r)).toMatchObject({ complete: true, counts: { done: 3, failed: 0 }, source: `other:s3://${theirs}/pfx/` });
+    for (const [i, key] of keys.entries()) expect(new TextDecoder().decode(await stored(ours, key.replace("pfx/", "imported/")))).toBe(`content ${i}`.repeat(i * 100 + 1));
+    const again = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
+    expect(again.structuredContent).toMatchObject({ counts: { done: 0, unchanged: 3 } });
+    const deleting = await connectBinary({ env: severalEnv(), args: ["--allow-delete"] });
+    try {
+      const move = await call(deleting.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "moved", move: true, confirm: true });
+      expect(textOf(move)).toContain("NotSupported");
+      expect((await call(deleting.client, "get_object", { store: "other", bucket_name: theirs, object_key: "pfx/a.txt" })).isError).toBeFalsy();
+    } finally {
+      await deleting.close();
+    }
   });
 
   test("a copy that fails at the destination leaves no multipart upload; a cancelled one neither, and nothing at the key", async () => {
