@@ -4,7 +4,7 @@
  * CLI) on a throwaway Ceph RGW, on loopback and through the WAN model
  * (wan-proxy.ts), prints the figures and writes scripts/bench/results.md.
  * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file);
- * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts).
+ * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts), BENCH_ONLY=stores for copies between stores (stores.ts).
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
@@ -20,10 +20,12 @@ import { startServer } from "./server-session.ts";
 import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
 import { startWanProxy } from "./wan-proxy.ts";
 import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
+import { measureStoreCopies, seedSource, type StoreCopyRow } from "./stores.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
 const onlyBulk = process.env.BENCH_ONLY === "bulk";
+const onlyStores = process.env.BENCH_ONLY === "stores";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -44,8 +46,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk) {
-    await benchBulk(networks);
+  if (onlyBulk || onlyStores) {
+    await (onlyBulk ? benchBulk(networks) : benchStores(networks));
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -110,6 +112,7 @@ try {
   const report = writeReport(figures, join(import.meta.dir, quick ? "results-quick.md" : "results.md"));
   process.stdout.write(report);
   await benchBulk(networks);
+  await benchStores(networks);
 } finally {
   await wan.stop();
   await s3.stop();
@@ -117,6 +120,38 @@ try {
 }
 
 /** Bulk jobs and scans on both networks against aws s3 sync and rclone (bulk.ts); writes results-bulk.md. */
+/** Copies between stores (issue #26): from the second Ceph user's store into the first's, against rclone; writes results-stores.md. */
+async function benchStores(networks: Network[]): Promise<void> {
+  const other = s3.other!;
+  const otherSdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: other, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  await sdk.send(new CreateBucketCommand({ Bucket: "bench-stores-dst" }));
+  const bigMiB = quick ? 256 : 1024;
+  log(`stores: seeding the second store with ${bigMiB} MiB and 2,000 small objects`);
+  await seedSource(otherSdk, "bench-stores-src", bigMiB, 2000);
+  const dir = join(work, "stores");
+  mkdirSync(dir, { recursive: true });
+  const [loopback, wanNet] = networks as [Network, Network];
+  const rows: StoreCopyRow[] = [];
+  log("copies between stores, loopback");
+  rows.push(...(await measureStoreCopies(binary, s3, other, loopback, loopback, "bench-stores-src", "bench-stores-dst", dir, "loopback")));
+  log("copies between stores, the source behind the WAN model");
+  rows.push(...(await measureStoreCopies(binary, s3, other, wanNet, loopback, "bench-stores-src", "bench-stores-dst", dir, "wan-source")));
+  const lines = [
+    "# Copies between stores: results",
+    "",
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${await describeMachine()}. From the second Ceph user's store into the first's (the same RGW; \`wan-source\`: the source through the WAN model), ours through the server (copy_object / copy_prefix with source_store) against \`rclone copyto\` / \`rclone copy --transfers 32\` between two remotes. One run per figure; above 1.0× we are faster.`,
+    "",
+    "| network | job | ours | peak RSS | rclone | rclone ÷ ours |",
+    "|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.network} | ${r.job}${r.job === "one large object" ? ` (${bigMiB} MiB)` : " (2,000)"} | ${(r.oursMs / 1000).toFixed(1)} s | ${Math.round(r.peakMb)} MB | ${(r.rcloneMs / 1000).toFixed(1)} s | ${(r.rcloneMs / r.oursMs).toFixed(2)}× |`),
+    "",
+  ];
+  const report = lines.join("\n");
+  await Bun.write(join(import.meta.dir, quick ? "results-stores-quick.md" : "results-stores.md"), report);
+  process.stdout.write(report);
+}
+
 async function benchBulk(networks: Network[]): Promise<void> {
   const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
   await sdk.send(new CreateBucketCommand({ Bucket: "bench-bulk" }));

@@ -12,7 +12,7 @@ import { defineTool, textOutput, type ToolContext } from "./types.ts";
 
 const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
 const MiB = 1024 * 1024;
-/** MiB copies between stores may hold at once: a large one (its 32 MiB buffer and parts) goes alone. */
+/** MiB copies between stores may hold at once: a large one (its 8 MiB buffer and parts) goes alone. */
 const CROSS_STORE_MIB = 48;
 
 export const copyPrefix = defineTool({
