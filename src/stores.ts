@@ -116,7 +116,8 @@ export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolD
 
 /** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
 export function nameStore(err: ActionableError, scope: StoreScope, stores: Stores): ActionableError {
-  if (!stores.several) return err;
+  // Already named (a copy's source store): as it is.
+  if (!stores.several || stores.names.some((n) => err.resource.startsWith(`${n}:s3://`))) return err;
   const others = stores.names.filter((n) => n !== scope.info.name);
   const hint = err.code === "NoSuchBucket" ? `${err.hint} The bucket is not in store ${scope.info.name}; the other stores are ${others.join(", ")} (pass store).` : err.hint;
   return new ActionableError({ resource: `${scope.info.name}:${err.resource}`, code: err.code, message: err.message, hint, ...(err.status ? { status: err.status } : {}), retryable: err.retryable });

@@ -15,8 +15,10 @@ import type { CopyRequest, CopyResult, Storage } from "./types.ts";
 /** Bytes held between the download and the upload beyond the parts being sent (32 MiB peaked 50 MB higher than 8 at the same speed). */
 const PIPE_BYTES = 8 * 1024 * 1024;
 
-export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal): Promise<CopyResult> {
-  const head = await source.headObject(req.source, signal);
+export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
+  // The source side's errors say so (the destination's are the call's own).
+  const fromSource = <T>(work: Promise<T>) => work.catch((err: unknown) => Promise.reject(nameSource(err)));
+  const head = await fromSource(source.headObject(req.source, signal));
   if (head.size === null) {
     throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." });
   }
@@ -24,7 +26,7 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const download = await source.openObjectDownload(req.source, stop.signal);
+  const download = await fromSource(source.openObjectDownload(req.source, stop.signal));
   try {
     if (download.meta.etag !== head.etag || download.size !== head.size) {
       throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." });
@@ -33,13 +35,13 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     const pipe = new PiecePipe(size, PIPE_BYTES, download.check);
     req.onProgress?.(0, size);
     const copyMeta = req.metadataDirective === "COPY";
-    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks)).then(
-      () => undefined,
-      (err: unknown) => {
-        pipe.fail(err);
-        throw err;
-      },
-    );
+    // Whichever side fails first stops the other; its error is the one reported.
+    let first: "source" | "target" | undefined;
+    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks)).catch((err: unknown) => {
+      first ??= "source";
+      pipe.fail(err);
+      throw err;
+    });
     delivering.catch(() => {}); // settled below
     const uploading = target
       .uploadObject(
@@ -58,15 +60,15 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       )
       .catch((err: unknown) => {
         // The upload gave up (and aborted its multipart upload): stop reading the source.
+        first ??= "target";
         stop.abort(err);
         pipe.fail(err);
         throw err;
       });
     const [sent, read] = await Promise.allSettled([uploading, delivering]);
-    // The source's failure explains the upload's (a stopped pipe); otherwise the upload's own.
-    if (read.status === "rejected" && sent.status === "rejected") throw signal?.aborted ? sent.reason : read.reason;
+    if (first === "source" && read.status === "rejected") throw nameSource(read.reason);
     if (sent.status === "rejected") throw sent.reason;
-    if (read.status === "rejected") throw read.reason;
+    if (read.status === "rejected") throw nameSource(read.reason);
     return { ...sent.value, size, multipart: size > partSizeFor(size), source_version_id: head.version_id };
   } finally {
     signal?.removeEventListener("abort", onAbort);

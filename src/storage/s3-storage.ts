@@ -157,7 +157,7 @@ export function createS3Storage(config: Config): Storage {
       }
     },
 
-    copyFrom: (source, req, signal) => copyAcrossStores(source, storage, req, signal),
+    copyFrom: (source, req, signal, nameSource) => copyAcrossStores(source, storage, req, signal, nameSource),
   };
   return storage;
 }

@@ -88,8 +88,8 @@ export interface Storage extends ObjectStore {
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
   openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
-  /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts). */
-  copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal): Promise<CopyResult>;
+  /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
+  copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
   /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */
   listIncompleteUploads(bucket: string, prefix: string, limit: number, sizeLimit: number, signal?: AbortSignal): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
 }

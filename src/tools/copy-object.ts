@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../errors.ts";
 import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, storageClass, versionId } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
@@ -47,7 +47,7 @@ export const copyObject = defineTool({
     ctx.checkBucket(args.bucket_name);
     const replace = args.metadata_directive === "REPLACE";
     let sink: ((done: number) => void) | undefined;
-    const copy = (req: Parameters<typeof ctx.storage.copyObject>[0], signal: AbortSignal) => (from ? ctx.storage.copyFrom(from.storage, req, signal) : ctx.storage.copyObject(req, signal));
+    const copy = (req: Parameters<typeof ctx.storage.copyObject>[0], signal: AbortSignal) => (from ? ctx.storage.copyFrom(from.storage, req, signal, (err) => sourceNamed(err, from.name)) : ctx.storage.copyObject(req, signal));
     const out = await copy(
       {
         source: { bucket: args.source_bucket, key: args.source_key, ...(args.source_version_id ? { versionId: args.source_version_id } : {}) },
@@ -75,3 +75,9 @@ export const copyObject = defineTool({
     });
   },
 });
+
+/** An error of the source side of a copy between stores names the source store (the server names the call's own). */
+export function sourceNamed(err: unknown, store: string): unknown {
+  if (!(err instanceof ActionableError)) return err;
+  return new ActionableError({ resource: `${store}:${err.resource}`, code: err.code, message: err.message, hint: err.hint, ...(err.status ? { status: err.status } : {}), retryable: err.retryable });
+}

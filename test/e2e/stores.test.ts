@@ -187,9 +187,13 @@ describe("copies between stores", () => {
   });
 
   test("a copy that fails at the destination leaves no multipart upload; a cancelled one neither, and nothing at the key", async () => {
-    const failed = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: uniqueBucket("nowhere"), object_key: "x.bin" });
+    const nowhere = uniqueBucket("nowhere");
+    const failed = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: nowhere, object_key: "x.bin" });
     expect(failed.isError).toBe(true);
-    expect(textOf(failed)).toContain("NoSuchBucket");
+    expect(textOf(failed)).toContain(`default:s3://${nowhere}/x.bin: NoSuchBucket`);
+    // A missing source names its store.
+    const missing = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "missing.bin", bucket_name: ours, object_key: "x.bin" });
+    expect(textOf(missing)).toMatch(new RegExp(`^other:s3://${theirs}/missing\\.bin: (NotFound|NoSuchKey)`));
     const target = await freshBucket("cut");
     const cancel = new AbortController();
     const running = session.client.callTool({ name: "copy_object", arguments: { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: target, object_key: "cut.bin" } }, undefined, { signal: cancel.signal, onprogress: () => cancel.abort(), resetTimeoutOnProgress: true });
