@@ -20,16 +20,19 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
   const fromSource = <T>(work: Promise<T>) => work.catch((err: unknown) => Promise.reject(nameSource(err)));
   const head = await fromSource(source.headObject(req.source, signal));
   if (head.size === null) {
-    throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." });
+    throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." }));
   }
   if (req.ifAbsent) await refuseIfThere(target, req.bucket, req.key, signal);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const download = await fromSource(source.openObjectDownload(req.source, stop.signal));
+  const download = await fromSource(source.openObjectDownload(req.source, stop.signal)).catch((err: unknown) => {
+    signal?.removeEventListener("abort", onAbort);
+    throw err;
+  });
   try {
     if (download.meta.etag !== head.etag || download.size !== head.size) {
-      throw new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." });
+      throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." }));
     }
     const size = head.size;
     const pipe = new PiecePipe(size, PIPE_BYTES, download.check);
