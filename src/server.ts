@@ -181,7 +181,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           const source = sourceName === undefined ? undefined : stores.pick(sourceName);
           // Resource links are s3:// URIs, which name objects of the default store.
           const ctx: ToolContext = { ...storeContext(scope), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope) };
-          const refusal = stores.refusal(tool, args, scope);
+          const refusal = stores.refusal(tool, args, scope, source);
           if (refusal) throw refusal;
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));

@@ -91,9 +91,20 @@ export class Stores {
   offering(server: PolicyOptions): PolicyOptions {
     return { ...server, readOnly: this.all.every((s) => s.info.readOnly), allowDelete: this.all.some((s) => s.info.allowDelete) };
   }
-  /** Why this call may not proceed on its store (its read-only, deletes, allowlist keys, the caller's scopes). */
-  refusal(tool: ToolDefinition, args: Record<string, unknown>, scope: StoreScope): ActionableError | undefined {
-    const refusal = callRefusal(tool, args, scope.policy);
+  /**
+   * Why this call may not proceed on its store (its read-only, deletes,
+   * allowlist keys, the caller's scopes). A move from another store deletes
+   * there, not here: the source store must allow deletes (and writes), the
+   * call's own store only writes.
+   */
+  refusal(tool: ToolDefinition, args: Record<string, unknown>, scope: StoreScope, source?: StoreScope): ActionableError | undefined {
+    if (source && source !== scope && tool.deletes?.(args as never)) {
+      return this.#named(callRefusal({ ...tool, deletes: undefined }, args, scope.policy), scope) ?? this.#named(callRefusal(tool, args, source.policy), source);
+    }
+    return this.#named(callRefusal(tool, args, scope.policy), scope);
+  }
+
+  #named(refusal: ActionableError | undefined, scope: StoreScope): ActionableError | undefined {
     if (!refusal || !this.several) return refusal;
     return new ActionableError({ resource: refusal.resource, code: refusal.code, message: `${refusal.message} (store ${scope.info.name})`, hint: refusal.hint });
   }

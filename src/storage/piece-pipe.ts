@@ -24,7 +24,7 @@ interface Held {
 
 export class PiecePipe {
   /** Arrived, not yet verified: by offset. */
-  readonly #pending = new Map<number, Uint8Array>();
+  readonly #pending = new Map<number, Uint8Array[]>();
   /** Verified and not yet read whole, in order. */
   readonly #ready: Held[] = [];
   #verifiedTo = 0;
@@ -48,18 +48,20 @@ export class PiecePipe {
     this.#wake();
   }
 
-  /** A piece of the source at `offset` (copied: the caller frees its chunks afterwards). */
-  async write(offset: number, chunks: Uint8Array[]): Promise<void> {
+  /** A piece of the source at `offset`: its chunks are the pipe's from now on (freed once read). */
+  async write(offset: number, chunks: Uint8Array[]): Promise<"kept" | undefined> {
     // Over the limit a piece waits, unless it extends the verified prefix while a reader waits for more
     // (readers only wait for bytes past the prefix, so taking it is what lets them go on and free memory).
     while (!this.#failure && this.#held > this.limit && (offset > this.#verifiedTo || this.#starving === 0)) await new Promise<void>((go) => this.#writers.push(go));
     if (this.#failure) throw this.#failure.err;
-    const bytes = chunks.length === 1 ? new Uint8Array(chunks[0]!) : Buffer.concat(chunks);
-    if (bytes.length === 0) return;
-    this.#pending.set(offset, bytes);
-    this.#held += bytes.length;
+    // Kept as they came, not copied: every copy was one more buffer for the allocator to hold on to.
+    const kept = chunks.filter((chunk) => chunk.length > 0);
+    if (kept.length === 0) return undefined;
+    this.#pending.set(offset, kept);
+    for (const chunk of kept) this.#held += chunk.length;
     this.#verify();
     this.#wake();
+    return "kept";
   }
 
   /** Up to `into.length` bytes from `position`, once verified; 0 at the end. */
@@ -95,9 +97,11 @@ export class PiecePipe {
   #verify(): void {
     for (let next = this.#pending.get(this.#verifiedTo); next; next = this.#pending.get(this.#verifiedTo)) {
       this.#pending.delete(this.#verifiedTo);
-      this.check?.update(next);
-      this.#ready.push({ start: this.#verifiedTo, bytes: next, read: 0 });
-      this.#verifiedTo += next.length;
+      for (const bytes of next) {
+        this.check?.update(bytes);
+        this.#ready.push({ start: this.#verifiedTo, bytes, read: 0 });
+        this.#verifiedTo += bytes.length;
+      }
     }
     if (this.#verifiedTo >= this.size) {
       try {

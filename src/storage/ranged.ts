@@ -203,8 +203,10 @@ async function pump(body: Body | undefined, start: number, length: number | unde
   const hand = async () => {
     if (writing.length >= WRITES_PER_BODY) await writing.shift();
     const chunks = piece;
-    // Written, the chunks are garbage: freed now rather than at the next collection.
-    const write = sink(offset, chunks).then(() => releaseChunks(chunks));
+    // Written, the chunks are garbage (unless the sink kept them): freed now rather than at the next collection.
+    const write = sink(offset, chunks).then((kept) => {
+      if (kept !== "kept") releaseChunks(chunks);
+    });
     write.catch(() => {}); // awaited in turn or at the end
     writing.push(write);
     offset += filled;

@@ -95,7 +95,8 @@ export interface Storage extends ObjectStore {
 }
 
 /** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (they are freed then). */
-export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<void>;
+/** Resolves "kept" when it keeps the chunks (then they are its to free); otherwise the caller frees them once it resolves. */
+export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<"kept" | undefined | void>;
 
 /** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */
 export interface ObjectDownload {

@@ -20,7 +20,7 @@ export const copyPrefix = defineTool({
   title: "Copy a prefix",
   description:
     "Copies every object under s3://source_bucket/source_prefix to s3://bucket_name/prefix on the store (server-side, nothing passes through here; over 5 GiB in parts), each at prefix + its path below source_prefix, in parallel. " +
-    "Skips objects already there with the same content (skip_unchanged), so calling again resumes. move: true (with confirm: true and --allow-delete) deletes each source once its copy is verified. dry_run: true only reports.",
+    "Skips objects already there with the same content (skip_unchanged), so calling again resumes. move: true (with confirm: true and --allow-delete on the source's store) deletes each source once its copy is verified. dry_run: true only reports.",
   inputSchema: z
     .object({
       source_bucket: bucketName,
@@ -54,9 +54,6 @@ export const copyPrefix = defineTool({
     const to = folderPrefix(args.prefix);
     source.checkKey(from);
     ctx.checkKey(to);
-    if (other && args.move === true) {
-      throw new ActionableError({ resource: `${other.name}:${s3Uri(args.source_bucket, from)}`, code: "NotSupported", message: "A move between stores is not offered yet (its deletes would need the source store's own delete permission).", hint: "copy with copy_prefix, then delete the sources with delete_objects on the source store." });
-    }
     if (!other && args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
       throw new ActionableError({
         resource: s3Uri(args.bucket_name, to),
@@ -69,9 +66,16 @@ export const copyPrefix = defineTool({
     const dry = isDryRun(args, move);
     const inJob = pathFilter(args.include, args.exclude);
     const tally = new Tally(ctx.progress, "copy_prefix");
+    const sourceUri = `${other ? `${other.name}:` : ""}${s3Uri(args.source_bucket, from)}`;
+    const destination = s3Uri(args.bucket_name, to);
+    // A move deletes in the source's store (the server checked that it allows deletes).
+    const removeSource = async (key: string) => {
+      await source.storage.deleteObject({ bucket: args.source_bucket, key }, ctx.signal);
+      tally.removed(key);
+    };
     const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectState>();
-    if (move && !dry && (await ctx.confirmWithUser(`Move the objects under ${s3Uri(args.source_bucket, from)} to ${s3Uri(args.bucket_name, to)}, deleting each source once its copy is verified?`)) === false) {
-      throw new ActionableError({ resource: s3Uri(args.source_bucket, from), code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
+    if (move && !dry && (await ctx.confirmWithUser(`Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`)) === false) {
+      throw new ActionableError({ resource: sourceUri, code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
     }
     const large = new Slots(2);
     // Between stores each copy holds its bytes here (about twice a small object; a large one's buffer and parts).
@@ -98,7 +102,7 @@ export const copyPrefix = defineTool({
           if (!move) return { kind: "unchanged", name: key, bytes: object.size };
           // Already copied (a resumed move): only the source's delete is left.
           const finish = async (): Promise<Outcome> => {
-            await removeSource(ctx, args.source_bucket, object.key, tally);
+            await removeSource(object.key);
             return { kind: "unchanged", name: key, bytes: object.size };
           };
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
@@ -111,7 +115,7 @@ export const copyPrefix = defineTool({
               object.size > MULTIPART_COPY_ABOVE ? await large.use(() => ctx.storage.copyObject(req, signal)) : await ctx.storage.copyObject(req, signal);
           if (move) {
             verifyCopy(object, copied, key);
-            await removeSource(ctx, args.source_bucket, object.key, tally);
+            await removeSource(object.key);
           }
           return { kind: "done", name: key, bytes: copied.size };
         };
@@ -119,8 +123,6 @@ export const copyPrefix = defineTool({
       },
     });
     const next = nextCall("copy_prefix", end, dry, args.dry_run === true, "move (copy, then delete each source)");
-    const sourceUri = `${other ? `${other.name}:` : ""}${s3Uri(args.source_bucket, from)}`;
-    const destination = s3Uri(args.bucket_name, to);
     const result = { ...tally.result(dry, end === "complete", next), source: sourceUri, destination };
     return textOutput(summarize(result, { verb: move ? "moved" : "copied", where: `from ${sourceUri} to ${destination}` }), result);
   },
@@ -144,7 +146,3 @@ function keyRefusal(checks: Pick<ToolContext, "checkKey">, key: string): Actiona
   }
 }
 
-async function removeSource(ctx: ToolContext, bucket: string, key: string, tally: Tally): Promise<void> {
-  await ctx.storage.deleteObject({ bucket, key }, ctx.signal);
-  tally.removed(key);
-}

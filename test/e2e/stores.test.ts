@@ -6,7 +6,7 @@
  * any store in a log or a result; one store as before.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, DeleteBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +20,12 @@ const BROKEN_SECRET = "brokensecret0000000000000000000000000009";
 function otherClient(): S3Client {
   const server = s3();
   return new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: server.other!, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+}
+
+/** The keys in a bucket of the other user's store, sorted. */
+async function listed(bucket: string): Promise<string[]> {
+  const out = await otherClient().send(new ListObjectsV2Command({ Bucket: bucket }));
+  return (out.Contents ?? []).map((o) => o.Key!).sort();
 }
 
 /** The default store (user test), "other" (the second user) and "broken" (a key the store does not know). */
@@ -168,7 +174,7 @@ describe("copies between stores", () => {
     expect(withSource).toEqual(["copy_object", "copy_prefix"]);
   });
 
-  test("copy_prefix with source_store copies a prefix between stores, verified; again, nothing to do; a move between stores is refused", async () => {
+  test("copy_prefix with source_store copies a prefix between stores, verified; again, nothing to do", async () => {
     const keys = ["pfx/a.txt", "pfx/sub/b.txt", "pfx/sub/deep/c.bin"];
     for (const [i, Key] of keys.entries()) await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key, Body: `content ${i}`.repeat(i * 100 + 1) }));
     const r = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
@@ -176,13 +182,42 @@ describe("copies between stores", () => {
     for (const [i, key] of keys.entries()) expect(new TextDecoder().decode(await stored(ours, key.replace("pfx/", "imported/")))).toBe(`content ${i}`.repeat(i * 100 + 1));
     const again = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
     expect(again.structuredContent).toMatchObject({ counts: { done: 0, unchanged: 3 } });
-    const deleting = await connectBinary({ env: severalEnv(), args: ["--allow-delete"] });
+    // Store other is read-only here (so it deletes nothing either): a move would delete there.
+    const readOnly = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "moved", move: true, confirm: true });
+    expect(textOf(readOnly)).toContain("DeleteNotAllowed");
+    expect(textOf(readOnly)).toContain("(store other)");
+  });
+
+  test("a move between stores needs deletes on the source store only: refused where it lacks them, done (sources deleted once copied) where it has them", async () => {
+    const moving = uniqueBucket("moving");
+    await otherClient().send(new CreateBucketCommand({ Bucket: moving }));
+    const keys = ["m/one.txt", "m/two/three.txt"];
+    for (const [i, Key] of keys.entries()) await otherClient().send(new PutObjectCommand({ Bucket: moving, Key, Body: `moved ${i}` }));
+    const args = { source_store: "other", source_bucket: moving, source_prefix: "m", bucket_name: ours, prefix: "arrived", move: true, confirm: true };
+    // Deletes allowed on the default store (the destination) but not on other (the source).
+    const refusing = await connectBinary({ env: severalEnv({ STORE_OTHER_ALLOW_DELETE: "false" }), args: ["--allow-delete"] });
     try {
-      const move = await call(deleting.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "moved", move: true, confirm: true });
-      expect(textOf(move)).toContain("NotSupported");
-      expect((await call(deleting.client, "get_object", { store: "other", bucket_name: theirs, object_key: "pfx/a.txt" })).isError).toBeFalsy();
+      const refused = await call(refusing.client, "copy_prefix", args);
+      expect(textOf(refused)).toContain("DeleteNotAllowed");
+      expect(textOf(refused)).toContain("(store other)");
     } finally {
-      await deleting.close();
+      await refusing.close();
+    }
+    expect(await listed(moving)).toEqual(keys);
+    // The other way round: the destination may not delete, the source may.
+    const moveOnly = await connectBinary({ env: severalEnv({ STORE_OTHER_ALLOW_DELETE: "true" }) });
+    try {
+      const moved = await call(moveOnly.client, "copy_prefix", args);
+      expect(moved.structuredContent, textOf(moved)).toMatchObject({ complete: true, counts: { done: 2, failed: 0, deleted: 2 } });
+      for (const [i, key] of keys.entries()) expect(new TextDecoder().decode(await stored(ours, key.replace("m/", "arrived/")))).toBe(`moved ${i}`);
+      expect(await listed(moving)).toEqual([]);
+      // Deletes stay off on the default store itself.
+      const own = await call(moveOnly.client, "copy_prefix", { source_bucket: ours, source_prefix: "arrived", bucket_name: ours, prefix: "elsewhere", move: true, confirm: true });
+      expect(textOf(own)).toContain("DeleteNotAllowed");
+    } finally {
+      await moveOnly.close();
+      // Emptied by the move: gone, so the other user's store lists what the later tests expect.
+      await otherClient().send(new DeleteBucketCommand({ Bucket: moving }));
     }
   });
 
