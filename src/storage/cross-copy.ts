@@ -18,10 +18,11 @@ const PIPE_BYTES = 8 * 1024 * 1024;
 export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
   // The source side's errors say so (the destination's are the call's own).
   const fromSource = <T>(work: Promise<T>) => work.catch((err: unknown) => Promise.reject(nameSource(err)));
-  const head = await fromSource(source.headObject(req.source, signal));
-  if (head.size === null) {
-    throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." }));
-  }
+  // A listed object (copy_prefix) needs no HEAD: the download's first answer must match the listing instead.
+  const listed = req.listed?.etag ? req.listed : undefined;
+  const head = listed ? undefined : await fromSource(source.headObject(req.source, signal));
+  const unknownSize = () => nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." }));
+  if (head && head.size === null) throw unknownSize();
   if (req.ifAbsent) await refuseIfThere(target, req.bucket, req.key, signal);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
@@ -31,10 +32,13 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     throw err;
   });
   try {
-    if (download.meta.etag !== head.etag || download.size !== head.size) {
+    const expected = head ?? listed!;
+    if (download.size === undefined) throw unknownSize();
+    if (download.meta.etag !== expected.etag || download.size !== expected.size) {
       throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." }));
     }
-    const size = head.size;
+    const size = download.size;
+    const about = { content_type: download.meta.content_type, ...download.carried, version_id: download.meta.version_id };
     const pipe = new PiecePipe(size, PIPE_BYTES, download.check);
     req.onProgress?.(0, size);
     const copyMeta = req.metadataDirective === "COPY";
@@ -53,9 +57,9 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
           key: req.key,
           size,
           readAt: (into, position) => pipe.readAt(into, position),
-          contentType: (copyMeta ? head.content_type : req.contentType) ?? "application/octet-stream",
-          ...((copyMeta ? head.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? head.cache_control : req.cacheControl)! } : {}),
-          ...(copyMeta ? { metadata: head.metadata } : req.metadata ? { metadata: req.metadata } : {}),
+          contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
+          ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
+          ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
           ...(req.storageClass ? { storageClass: req.storageClass } : {}),
           onProgress: (done) => req.onProgress?.(done, size),
         },
@@ -72,7 +76,7 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     if (first === "source" && read.status === "rejected") throw nameSource(read.reason);
     if (sent.status === "rejected") throw sent.reason;
     if (read.status === "rejected") throw nameSource(read.reason);
-    return { ...sent.value, size, multipart: size > partSizeFor(size), source_version_id: head.version_id };
+    return { ...sent.value, size, multipart: size > partSizeFor(size), source_version_id: about.version_id };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     download.discard();

@@ -111,7 +111,8 @@ export function createS3Storage(config: Config): Storage {
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
         const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
-        return { meta, size, check, deliver: (sink) => download.deliver(size, ctx, sink, received), discard: download.discard };
+        const carried = { cache_control: first.CacheControl ?? null, metadata: first.Metadata ?? {} };
+        return { meta, carried, size, check, deliver: (sink) => download.deliver(size, ctx, sink, received), discard: download.discard };
       }),
 
     listIncompleteUploads: (bucket, prefix, limit, sizeLimit, signal) =>

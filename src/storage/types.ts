@@ -101,6 +101,8 @@ export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<"kept"
 /** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */
 export interface ObjectDownload {
   meta: ObjectMeta;
+  /** What a copy carries over with the bytes (from the first answer's headers). */
+  carried: { cache_control: string | null; metadata: Record<string, string> };
   /** Bytes the object has; undefined when the store did not say (then the pieces come in order). */
   size: number | undefined;
   /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */

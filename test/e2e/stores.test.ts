@@ -176,10 +176,13 @@ describe("copies between stores", () => {
 
   test("copy_prefix with source_store copies a prefix between stores, verified; again, nothing to do", async () => {
     const keys = ["pfx/a.txt", "pfx/sub/b.txt", "pfx/sub/deep/c.bin"];
-    for (const [i, Key] of keys.entries()) await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key, Body: `content ${i}`.repeat(i * 100 + 1) }));
+    for (const [i, Key] of keys.entries()) await otherClient().send(new PutObjectCommand({ Bucket: theirs, Key, Body: `content ${i}`.repeat(i * 100 + 1), ...(i === 1 ? { ContentType: "text/x-note", CacheControl: "max-age=60", Metadata: { origin: "other" } } : {}) }));
     const r = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
     expect(r.structuredContent, textOf(r)).toMatchObject({ complete: true, counts: { done: 3, failed: 0 }, source: `other:s3://${theirs}/pfx/` });
     for (const [i, key] of keys.entries()) expect(new TextDecoder().decode(await stored(ours, key.replace("pfx/", "imported/")))).toBe(`content ${i}`.repeat(i * 100 + 1));
+    // Listed objects are copied without a HEAD: type, cache control and metadata still come along (from the GET).
+    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: ours, Key: "imported/sub/b.txt" }));
+    expect([head.ContentType, head.CacheControl, head.Metadata?.origin]).toEqual(["text/x-note", "max-age=60", "other"]);
     const again = await call(session.client, "copy_prefix", { source_store: "other", source_bucket: theirs, source_prefix: "pfx", bucket_name: ours, prefix: "imported" });
     expect(again.structuredContent).toMatchObject({ counts: { done: 0, unchanged: 3 } });
     // Store other is read-only here (so it deletes nothing either): a move would delete there.
