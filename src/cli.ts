@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { defineCommand, runMain } from "citty";
+import { openAuditLog, type AuditLog } from "./audit.ts";
 import { ARGS, cliOptionsFrom } from "./cli-options.ts";
 import { describeConfig, resolveConfig } from "./config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
@@ -32,18 +33,31 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   if (deleteWarning) log.warn(deleteWarning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
+  const audit = openAudit(config.auditLog, log);
+
   if (config.transport === "http") {
     const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./remote.ts"), import("./storage/index.ts")]);
-    startRemote(config, dirs.dirs, createStoreStorages(config), log);
+    startRemote(config, dirs.dirs, createStoreStorages(config), log, audit);
     return;
   }
   const [{ StdioTransport }, { createStoreStorages }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
   const leases = new SendLeases();
-  const server = createServer(serverOptions(config, dirs.dirs), { ...createStoreStorages(config), log, calls, leases });
+  const server = createServer(serverOptions(config, dirs.dirs), { ...createStoreStorages(config), log, calls, leases, ...(audit ? { audit } : {}) });
   installShutdown(log, calls, () => server.close());
   await server.connect(new StdioTransport(log, process.stdin, process.stdout, undefined, leases));
   log.info("ready on stdio");
+}
+
+/** The audit log, opened before serving: one that cannot be opened stops the start (calls must not go unrecorded). */
+function openAudit(target: string | undefined, log: Logger): AuditLog | undefined {
+  if (!target) return undefined;
+  try {
+    return openAuditLog(target, (message) => log.error(message));
+  } catch (err) {
+    process.stderr.write(`${SERVER_NAME}: cannot start: the audit log ${target} cannot be opened for appending (${(err as Error).message}).\n`);
+    process.exit(1);
+  }
 }
 
 /** Exits 0 when the client closes stdin or on SIGINT/SIGTERM/SIGHUP, after in-flight calls cleaned up. */

@@ -23,6 +23,8 @@ export interface CliOptions extends HttpCliOptions {
   tools?: string;
   /** Repeatable --profile: AWS profiles that become stores of their names. */
   profiles?: string[];
+  /** --audit-log FILE, or - for stderr. */
+  auditLog?: string;
 }
 
 export type { Env } from "./env-values.ts";
@@ -72,6 +74,8 @@ export interface Config {
   tools: string[];
   /** resource_link items in list_objects and truncated reads (STORE_RESOURCE_LINKS). */
   resourceLinks: boolean;
+  /** --audit-log: a file to append a JSON line per call to, or "-" for stderr. */
+  auditLog?: string;
   transport: Transport;
   /** The remote mode's settings, with --transport http. */
   http?: HttpConfig;
@@ -154,6 +158,8 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
   }
 
+  const auditLog = firstGiven(cli.auditLog, envValue(env, "STORE_AUDIT_LOG"))?.trim() || undefined;
+
   const transport = readTransport(cli, env, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
@@ -203,6 +209,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       allowDelete,
       tools,
       resourceLinks,
+      ...(auditLog ? { auditLog } : {}),
       transport,
       ...(http ? { http } : {}),
     },
@@ -263,6 +270,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.tools.length ? { tools: config.tools } : {}),
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
+    ...(config.auditLog ? { auditLog: config.auditLog } : {}),
     ...(config.stores.length > 1
       ? { stores: config.stores.map((s) => `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`) }
       : {}),

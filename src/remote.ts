@@ -1,10 +1,11 @@
 /**
  * Remote mode (--transport http): one S3 client and one memory budget for
  * the process, a fresh MCP server per request with the tools its caller may
- * use, the HTTP transport in front, and SIGTERM (SIGINT, SIGHUP) that drains
- * before exiting.
+ * use, the HTTP transport in front, SIGTERM (SIGINT) that drains
+ * before exiting, and SIGHUP that reopens the audit log.
  */
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import type { AuditLog } from "./audit.ts";
 import { createAuthenticator } from "./auth/index.ts";
 import type { Config } from "./config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
@@ -17,7 +18,7 @@ import type { Storage } from "./storage/index.ts";
 import { EVERY_TOOL } from "./tools/index.ts";
 import { startHttpServer } from "./transports/http.ts";
 
-export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger): void {
+export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger, audit?: AuditLog): void {
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
@@ -26,7 +27,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes } }, { ...storages, log, calls, memory, leases, jsonSchemaValidator }),
+    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes, caller: caller.id } }, { ...storages, log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) }),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     log,
   });
@@ -41,6 +42,11 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     await server.shutdown(http.shutdownGraceMs, () => calls.shutdown(5_000));
     process.exit(0);
   };
-  for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void stop(signal));
+  // A service's SIGHUP reloads (log rotation: the audit log is opened anew); SIGTERM and SIGINT stop it.
+  for (const signal of SHUTDOWN_SIGNALS.filter((s) => s !== "SIGHUP")) process.on(signal, () => void stop(signal));
+  process.on("SIGHUP", () => {
+    audit?.reopen();
+    log.info("SIGHUP: audit log reopened");
+  });
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
 }

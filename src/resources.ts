@@ -12,6 +12,7 @@
  */
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import type { AuditEntry } from "./audit.ts";
 import { ActionableError } from "./errors.ts";
 import type { CallTracker } from "./lifecycle.ts";
 import type { ByteBudget, SendLeases } from "./memory.ts";
@@ -38,6 +39,8 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "che
   lists: { buckets: boolean; keys: boolean };
   /** With several stores: the others, by name (the default is the one above). */
   otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey">>;
+  /** --audit-log: a line per read (the store named for another store's objects). */
+  audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
 };
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
@@ -78,7 +81,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     "object",
     template,
     { title: "Object in the store", description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).` },
-    (uri, variables, extra) => readObject(deps, uri, String(variables.bucket), String(variables.key), extra),
+    (uri, variables, extra) => audited(deps, undefined, String(variables.bucket), String(variables.key), extra, () => readObject(deps, uri, String(variables.bucket), String(variables.key), extra)),
   );
 
   // With several stores, the others' objects as store://{store}/{bucket}/{+key} (the key encoded as in s3:// URIs).
@@ -101,15 +104,39 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     "store-object",
     storeTemplate,
     { title: "Object in another store", description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.` },
-    (uri, variables, extra) => {
-      const scope = others.get(String(variables.store));
-      if (!scope) throw new McpError(RESOURCE_NOT_FOUND, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`);
-      return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extra);
-    },
+    (uri, variables, extra) =>
+      audited(deps, String(variables.store), String(variables.bucket), String(variables.key), extra, async () => {
+        const scope = others.get(String(variables.store));
+        if (!scope) throw Object.assign(new McpError(RESOURCE_NOT_FOUND, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`), { auditCode: "UnknownStore" });
+        return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extra);
+      }),
   );
 }
 
 type Extra = { signal: AbortSignal; requestId: string | number };
+
+/** A read with its audit line: the object it named (the key as the URI spells it, decoded), how it ended, the bytes returned. */
+async function audited<T extends { contents: { _meta?: { returned_bytes?: number } }[] }>(deps: Deps, store: string | undefined, bucket: string, keyVar: string, extra: Extra, read: () => Promise<T>): Promise<T> {
+  if (!deps.audit) return read();
+  const started = performance.now();
+  const entry = (outcome: string, bytes?: number) => {
+    let key = keyVar;
+    try {
+      key = keyOfUriPath(keyVar);
+    } catch {
+      // A key that does not decode is logged as the URI spelled it.
+    }
+    return { ...(store ? { store } : {}), bucket, key, outcome, ...(bytes === undefined ? {} : { bytes }), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId };
+  };
+  try {
+    const out = await read();
+    deps.audit(entry("ok", out.contents[0]?._meta?.returned_bytes));
+    return out;
+  } catch (err) {
+    deps.audit(entry((err as { auditCode?: string }).auditCode ?? "InternalError"));
+    throw err;
+  }
+}
 
 /** resources/read: a window of the object exactly as get_object read mode gives it. */
 function readObject(deps: Deps, uri: URL, bucket: string, keyVar: string, extra: Extra) {
@@ -150,6 +177,7 @@ async function asMcpError<T>(read: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (!(err instanceof ActionableError)) throw err;
     const notFound = err.code === "NoSuchKey" || err.code === "NoSuchBucket";
-    throw new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, scrubSecrets(err.describe()));
+    // The code travels along for the audit line (the message is the model's, not parsed back).
+    throw Object.assign(new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, scrubSecrets(err.describe())), { auditCode: err.code });
   }
 }

@@ -13,6 +13,7 @@ import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
 import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
+import { auditBytes, auditTarget, type AuditEntry, type AuditLog } from "./audit.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "./tools/index.ts";
 import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
@@ -45,7 +46,7 @@ export interface ServerOptions {
    * client anything (stateless: the answer could reach another replica), so
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
-  remote?: { scopes: ReadonlySet<Scope> };
+  remote?: { scopes: ReadonlySet<Scope>; caller?: string };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
   /**
@@ -70,6 +71,8 @@ export interface ServerDeps {
   calls?: CallTracker;
   /** One validator for every server of the process: the SDK builds an Ajv instance per server otherwise (~0.4 ms per HTTP request). */
   jsonSchemaValidator?: jsonSchemaValidator;
+  /** --audit-log: a line per tool call and resource read. */
+  audit?: AuditLog;
 }
 
 /**
@@ -140,6 +143,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
   });
   const stores = storesOf(options, deps);
+  const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
   const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
@@ -172,6 +176,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
             : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
         const started = performance.now();
         const about = describeCall(tool.name, given);
+        const audit = (outcome: string, structured?: unknown) =>
+          deps.audit?.write({ caller, action: tool.name, ...(stores.several ? { store: scope.info.name } : {}), ...auditTarget(args, typeof sourceName === "string" ? sourceName : undefined), outcome, ...optionalBytes(auditBytes(tool.name, structured)), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId });
         let release: (() => void) | undefined;
         let handedOver = false;
         let scope = stores.default;
@@ -189,6 +195,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
           if (!fitsResponse(result)) throw responseTooLarge(tool.name);
           log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
+          audit("ok", out.structured);
           if (release && deps.leases && !signal.aborted) {
             deps.leases.hold(extra.requestId, release);
             handedOver = true;
@@ -199,6 +206,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           const ms = Math.round(performance.now() - started);
           if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
           else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
+          audit(failure.code);
           return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true };
         } finally {
           progress.close(); // nothing after the answer
@@ -214,7 +222,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
     const { storage, bucketAllowed, checkBucket, checkKey } = stores.default;
     const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: s.storage, bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}) });
+    const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
+    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
   }
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined);
   return mcp;
@@ -233,6 +242,8 @@ export function describeCall(name: string, args: Record<string, unknown>): strin
   }
   return parts.join(" ");
 }
+
+const optionalBytes = (bytes: number | undefined) => (bytes === undefined ? {} : { bytes });
 
 function responseTooLarge(tool: string): ActionableError {
   return new ActionableError({

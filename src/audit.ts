@@ -1,0 +1,109 @@
+/**
+ * The audit log (--audit-log FILE, or - for stderr): one JSON line per tool
+ * call and resource read, saying who did what to which object and how it
+ * ended. Never content, a secret or a token: only the names a call was
+ * given (bucket, key, prefix, store), counts and times. Each line is one
+ * write(2) on a descriptor opened for appending, so replicas may share one
+ * file on a volume without tearing lines; `reopen` (SIGHUP) follows a log
+ * rotation. A key is JSON-escaped, and so are U+2028/U+2029: no key can end
+ * a line or forge another.
+ */
+import { closeSync, openSync, writeSync } from "node:fs";
+
+export interface AuditEntry {
+  /** Who called: a static token's label, a JWT's sub, "anonymous", or "local" (stdio). */
+  caller: string;
+  /** The tool, or "resources/read". */
+  action: string;
+  store?: string;
+  bucket?: string;
+  key?: string;
+  prefix?: string;
+  /** For copies: where the bytes came from (store:bucket/key or prefix). */
+  source?: string;
+  /** "ok", or the error's code. */
+  outcome: string;
+  /** Bytes the call moved or returned, where it says. */
+  bytes?: number;
+  duration_ms: number;
+  /** The JSON-RPC id the client gave the request. */
+  request_id: string | number;
+}
+
+export interface AuditLog {
+  write(entry: AuditEntry): void;
+  /** Opens the file anew (after a rotation moved it away). */
+  reopen(): void;
+  close(): void;
+}
+
+/** One line of the log: the entry with its time first, escaped so it stays one line. */
+export function auditLine(entry: AuditEntry, now = new Date()): string {
+  return `${JSON.stringify({ time: now.toISOString(), ...entry }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
+}
+
+export function openAuditLog(target: string, onError: (message: string) => void): AuditLog {
+  if (target === "-") {
+    return { write: (entry) => void process.stderr.write(auditLine(entry)), reopen() {}, close() {} };
+  }
+  // Owner-only: the log names people and objects.
+  const open = () => openSync(target, "a", 0o600);
+  let fd: number | undefined = open();
+  let failing = false;
+  return {
+    write(entry) {
+      if (fd === undefined) return;
+      try {
+        writeSync(fd, auditLine(entry));
+        failing = false;
+      } catch (err) {
+        // A full disk must not stop the calls; say so once per run of failures.
+        if (!failing) onError(`audit log ${target}: ${(err as Error).message}`);
+        failing = true;
+      }
+    },
+    reopen() {
+      try {
+        const next = open();
+        if (fd !== undefined) closeSync(fd);
+        fd = next;
+      } catch (err) {
+        onError(`audit log ${target}: could not reopen (${(err as Error).message}); still writing to the file opened before`);
+      }
+    },
+    close() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
+  };
+}
+
+/** What a call names, for its audit line: the bucket and key or prefix it acts on, and a copy's source. */
+export function auditTarget(args: Record<string, unknown>, sourceStore: string | undefined): Pick<AuditEntry, "bucket" | "key" | "prefix" | "source"> {
+  const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
+  const bucket = str("bucket_name");
+  const key = str("object_key");
+  const prefix = str("prefix");
+  const sourceBucket = str("source_bucket");
+  const sourcePath = str("source_key") ?? str("source_prefix");
+  return {
+    ...(bucket !== undefined ? { bucket } : {}),
+    ...(key !== undefined ? { key } : {}),
+    ...(prefix !== undefined ? { prefix } : {}),
+    ...(sourceBucket !== undefined ? { source: `${sourceStore ? `${sourceStore}:` : ""}${sourceBucket}/${sourcePath ?? ""}` } : {}),
+  };
+}
+
+/** Tools whose result's `size` is the bytes they moved (elsewhere, as in head_object, it only describes an object). */
+const SIZE_MOVED = new Set(["upload_file", "put_object", "copy_object"]);
+
+/** The bytes a call's result says it moved or returned: a download's bytes, a read's window, a bulk job's bytes done, an upload's or copy's size. */
+export function auditBytes(action: string, structured: unknown): number | undefined {
+  if (!structured || typeof structured !== "object") return undefined;
+  const out = structured as Record<string, unknown>;
+  for (const field of ["bytes", "returned_bytes", "bytes_done", ...(SIZE_MOVED.has(action) ? ["size"] : [])]) {
+    const value = out[field];
+    if (typeof value === "number" && Number.isFinite(value)) return value;
+  }
+  return undefined;
+}
