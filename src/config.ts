@@ -25,6 +25,8 @@ export interface CliOptions extends HttpCliOptions {
   profiles?: string[];
   /** --audit-log FILE, or - for stderr. */
   auditLog?: string;
+  /** --policy FILE. */
+  policy?: string;
 }
 
 export type { Env } from "./env-values.ts";
@@ -76,6 +78,8 @@ export interface Config {
   resourceLinks: boolean;
   /** --audit-log: a file to append a JSON line per call to, or "-" for stderr. */
   auditLog?: string;
+  /** --policy: the per-caller policy file (remote mode). */
+  policy?: string;
   transport: Transport;
   /** The remote mode's settings, with --transport http. */
   http?: HttpConfig;
@@ -160,7 +164,10 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
 
   const auditLog = firstGiven(cli.auditLog, envValue(env, "STORE_AUDIT_LOG"))?.trim() || undefined;
 
+  const policy = firstGiven(cli.policy, envValue(env, "STORE_POLICY"))?.trim() || undefined;
+
   const transport = readTransport(cli, env, errors);
+  if (policy && transport !== "http") errors.push("policy: a per-caller policy applies to remote mode (--transport http); over stdio the one local user has the server's own permissions.");
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
   const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
@@ -210,6 +217,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       tools,
       resourceLinks,
       ...(auditLog ? { auditLog } : {}),
+      ...(policy ? { policy } : {}),
       transport,
       ...(http ? { http } : {}),
     },
@@ -271,6 +279,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
     ...(config.auditLog ? { auditLog: config.auditLog } : {}),
+    ...(config.policy ? { policy: config.policy } : {}),
     ...(config.stores.length > 1
       ? { stores: config.stores.map((s) => `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`) }
       : {}),

@@ -11,7 +11,10 @@ import type { Config } from "./config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
 import type { Logger } from "./log.ts";
 import { ByteBudget } from "./memory.ts";
-import { missingScope } from "./policy.ts";
+import { CallerAccess } from "./access/caller-access.ts";
+import { loadPolicy } from "./access/policy-file.ts";
+import { PolicyHolder } from "./access/policy-holder.ts";
+import { TOOL_GROUPS, missingScope } from "./policy.ts";
 import { scrubSecrets } from "./redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "./server.ts";
 import type { Storage } from "./storage/index.ts";
@@ -24,11 +27,22 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
+  const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller, leases) => createServer({ ...options, remote: { scopes: caller.scopes, caller: caller.id } }, { ...storages, log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) }),
+    serverFor: (caller, leases) =>
+      createServer(
+        // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
+        { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(policy ? { access: new CallerAccess(policy.current, caller) } : {}) } },
+        { ...storages, log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) },
+      ),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
+    policyRefusal: (name, caller) => {
+      const tool = policy && EVERY_TOOL.find((t) => t.name === name);
+      if (!tool || new CallerAccess(policy.current, caller).offers(tool)) return undefined;
+      return `PolicyDenied: the policy has no rule giving ${caller.id} the tool ${name}. Next: use the tools listed for you (tools/list), or ask the server's operator for a rule that grants it.`;
+    },
     log,
   });
   log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);
@@ -46,7 +60,22 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   for (const signal of SHUTDOWN_SIGNALS.filter((s) => s !== "SIGHUP")) process.on(signal, () => void stop(signal));
   process.on("SIGHUP", () => {
     audit?.reopen();
-    log.info("SIGHUP: audit log reopened");
+    policy?.reload("SIGHUP");
+    log.info("SIGHUP: audit log reopened, policy reloaded");
   });
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+}
+
+/** The policy file, checked at start (a broken one stops the start, listing its problems), then watched. */
+function startPolicy(file: string, config: Config, log: Logger): PolicyHolder {
+  const names = { tools: EVERY_TOOL.map((t) => t.name), groups: TOOL_GROUPS, stores: config.stores.map((s) => s.name) };
+  const loaded = loadPolicy(file, names);
+  if (!loaded.ok) {
+    process.stderr.write(`store-mcp-server: cannot start, the policy ${file} has ${loaded.errors.length} problem(s):\n${loaded.errors.map((e) => `  - ${e}`).join("\n")}\n`);
+    process.exit(1);
+  }
+  log.info(`policy ${file}: ${loaded.policy.rules.length} rule(s); callers no rule names get no tool`);
+  const holder = new PolicyHolder(file, loaded.policy, names, log);
+  holder.watch();
+  return holder;
 }

@@ -14,6 +14,7 @@ import type { Storage } from "./storage/index.ts";
 import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { auditBytes, auditTarget, type AuditEntry, type AuditLog } from "./audit.ts";
+import { callGuard, type CallerAccess } from "./access/index.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "./tools/index.ts";
 import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
@@ -46,7 +47,7 @@ export interface ServerOptions {
    * client anything (stateless: the answer could reach another replica), so
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
-  remote?: { scopes: ReadonlySet<Scope>; caller?: string };
+  remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
   /**
@@ -122,7 +123,8 @@ function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "st
 
 /** The tools this configuration offers (policy.ts decides; with several stores, each takes `store`). */
 function offeredTools(options: ServerOptions, stores: Stores): ToolDefinition[] {
-  const tools = toolsFor(stores.several ? [...ALL_TOOLS, ...STORE_TOOLS] : ALL_TOOLS, stores.offering(policyOf(options)));
+  const access = options.remote?.access;
+  const tools = toolsFor(stores.several ? [...ALL_TOOLS, ...STORE_TOOLS] : ALL_TOOLS, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
   return stores.several ? tools.map((t) => withStoreParameter(t, stores.names)) : tools;
 }
 
@@ -144,6 +146,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   });
   const stores = storesOf(options, deps);
   const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
+  const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
   const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
@@ -186,9 +189,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           scope = stores.pick(storeName);
           const source = sourceName === undefined ? undefined : stores.pick(sourceName);
           // Resource links are s3:// URIs, which name objects of the default store.
-          const ctx: ToolContext = { ...storeContext(scope), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope) };
           const refusal = stores.refusal(tool, args, scope, source);
           if (refusal) throw refusal;
+          // A per-caller policy: the stores as this call may use them (every key it touches checked).
+          const guard = access ? callGuard(access, tool, args) : (storage: Storage) => storage;
+          const ctx: ToolContext = { ...storeContext(scope), storage: guard(scope.storage, scope.info.name), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope, guard) };
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));
           const result = { content: out.content, structuredContent: out.structured as Record<string, unknown> };
@@ -220,8 +225,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
-    const { storage, bucketAllowed, checkBucket, checkKey } = stores.default;
-    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: s.storage, bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
+    // Under a policy, reads and completions see what get_object and the listings may (resources exist where get_object is offered).
+    const guard = access ? callGuard(access, offered.find((t) => t.name === "get_object")!, {}) : (storage: Storage) => storage;
+    const { bucketAllowed, checkBucket, checkKey } = stores.default;
+    const storage = guard(stores.default.storage, stores.default.info.name);
+    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
     const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
     registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
   }

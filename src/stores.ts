@@ -135,9 +135,9 @@ export function nameStore(err: ActionableError, scope: StoreScope, stores: Store
 }
 
 /** For ToolContext: the store a copy reads from, when it is not the call's own. */
-export function sourceContext(source: StoreScope | undefined, own: StoreScope): ToolContext["sourceStore"] {
+export function sourceContext(source: StoreScope | undefined, own: StoreScope, guard: (storage: Storage, store: string) => Storage = (storage) => storage): ToolContext["sourceStore"] {
   if (!source || source === own) return undefined;
-  return { name: source.info.name, storage: source.storage, checkBucket: source.checkBucket, checkKey: source.checkKey };
+  return { name: source.info.name, storage: guard(source.storage, source.info.name), checkBucket: source.checkBucket, checkKey: source.checkKey };
 }
 
 /** For ToolContext: the store-specific part. */

@@ -26,7 +26,7 @@ export function createAuthenticator(config: HttpConfig): Authenticator {
       if (!match) return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
       const token = match[1]!;
       const label = matchStaticToken(config.tokens, token);
-      if (label !== undefined) return { ok: true, caller: { id: label, scopes: ALL } };
+      if (label !== undefined) return { ok: true, caller: { id: label, label, scopes: ALL } };
       if (verifyJwt) return verifyJwt(token);
       return { ok: false, error: "invalid_token", description: "the token is not one this server accepts" };
     },

@@ -33,9 +33,14 @@ async function discoverJwks(issuer: string): Promise<URL> {
 
 /** The permissions a token's `scope` (space-separated) or `scp` (list) grants. */
 export function scopesOf(payload: JWTPayload, names: Record<Scope, string>): Set<Scope> {
-  const raw = payload.scope ?? payload.scp;
-  const granted = new Set(typeof raw === "string" ? raw.split(" ") : Array.isArray(raw) ? raw.map(String) : []);
+  const granted = new Set(tokenScopes(payload));
   return new Set(SCOPES.filter((s) => granted.has(names[s])));
+}
+
+/** The scopes a token carries, as it names them (`scope`, space-separated, or `scp`, a list). */
+function tokenScopes(payload: JWTPayload): string[] {
+  const raw = payload.scope ?? payload.scp;
+  return typeof raw === "string" ? raw.split(" ").filter(Boolean) : Array.isArray(raw) ? raw.map(String) : [];
 }
 
 /** RFC 9068 access tokens say `at+jwt`; plain `JWT` and no `typ` are what most issuers send. Anything else (an ID token, a logout token…) is not an access token. */
@@ -101,7 +106,8 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
     if (problem) return { ok: false, error: "invalid_token", description: problem };
     try {
       const { payload } = await jwtVerify(token, keys, { issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
-      return { ok: true, caller: { id: typeof payload.sub === "string" ? payload.sub : (payload.client_id as string | undefined) ?? "unknown", scopes: scopesOf(payload, config.scopeNames) } };
+      const sub = typeof payload.sub === "string" ? payload.sub : undefined;
+      return { ok: true, caller: { id: sub ?? (payload.client_id as string | undefined) ?? "unknown", ...(sub ? { sub } : {}), claims: payload, tokenScopes: tokenScopes(payload), scopes: scopesOf(payload, config.scopeNames) } };
     } catch (err) {
       return { ok: false, error: "invalid_token", description: describeJwtError(err) };
     }

@@ -6,6 +6,11 @@ export interface Caller {
   id: string;
   /** What this caller may do. */
   scopes: ReadonlySet<Scope>;
+  /** What a per-caller policy matches on (access/): a static token's label; a JWT's sub, claims and scopes as named in it. */
+  label?: string;
+  sub?: string;
+  claims?: Record<string, unknown>;
+  tokenScopes?: readonly string[];
 }
 
 export type AuthResult =

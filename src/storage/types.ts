@@ -94,8 +94,11 @@ export interface Storage extends ObjectStore {
   listIncompleteUploads(bucket: string, prefix: string, limit: number, sizeLimit: number, signal?: AbortSignal): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
 }
 
-/** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (they are freed then). */
-/** Resolves "kept" when it keeps the chunks (then they are its to free); otherwise the caller frees them once it resolves. */
+/**
+ * Takes the bytes `chunks` (in order) that belong at `offset`. Resolves
+ * "kept" when it keeps the chunks (then they are its to free); otherwise it
+ * keeps no reference to them and the caller frees them once it resolves.
+ */
 export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<"kept" | undefined | void>;
 
 /** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */

@@ -36,6 +36,8 @@ export interface HttpDeps {
   serverFor(caller: Caller, leases: SendLeases): McpServer;
   /** The permission a tools/call needs that this caller lacks, if any (policy.ts decides). */
   missingScope(name: string, args: Record<string, unknown>, caller: Caller): Scope | undefined;
+  /** Why the per-caller policy gives this caller no such tool (it is not in their tools/list), if it does not. */
+  policyRefusal?(name: string, caller: Caller): string | undefined;
   log: Logger;
 }
 
@@ -128,6 +130,9 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
         const error = `, error="insufficient_scope", scope="${scopeName(missing)}", error_description="this call needs the ${scopeName(missing)} scope"`;
         return rpcError(403, -32003, `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`, { ...corsHeaders, "www-authenticate": challenge(error) }, message.id);
       }
+      // A tool the caller's rules do not grant is not theirs to call: answered as the SDK answers an unknown tool (an error result), with our reason.
+      const refused = deps.policyRefusal?.(message.params.name, caller);
+      if (refused) return json(200, { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: refused }], isError: true } }, corsHeaders);
     }
     // A long tool call sends nothing until it is done: no idle cut for an authenticated call.
     server.timeout(req, 0);

@@ -1,0 +1,103 @@
+/**
+ * A store as one call of one caller may use it under the policy: every
+ * storage operation checks the bucket and key it touches at the level it
+ * needs (read, write, delete) before anything is sent, and listings return
+ * only what the caller may see (a prefix outside their grants lists
+ * nothing). Tools, bulk jobs, resources and completions all reach the store
+ * through this, so no path around it exists: a bulk job checks each object,
+ * a copy needs read on its source and write on its destination.
+ */
+import type { Level } from "./policy-file.ts";
+import type { Grants, PrefixView } from "./caller-access.ts";
+import type { ObjectAddress, ObjectPage, Storage } from "../storage/index.ts";
+
+const within = (view: PrefixView, key: string) => view.all || view.prefixes.some((p) => key.startsWith(p));
+/** A "folder" is shown when it is inside a granted prefix or leads to one. */
+const leadsTo = (view: PrefixView, folder: string) => view.all || view.prefixes.some((p) => folder.startsWith(p) || p.startsWith(folder));
+
+export function guardedStorage(storage: Storage, grants: Grants, store: string): Storage {
+  const need = (level: Level, bucket: string, key: string) => {
+    if (!grants.allows(level, store, bucket, key)) throw grants.refusal(level, store, bucket, key);
+  };
+  const view = (bucket: string, prefix: string): PrefixView => {
+    if (!grants.bucketVisible(store, bucket)) throw grants.refusal("read", store, bucket, prefix);
+    return grants.view(store, bucket, prefix);
+  };
+  const filterPage = (page: ObjectPage, seen: PrefixView): ObjectPage =>
+    seen.all ? page : { ...page, objects: page.objects.filter((o) => within(seen, o.key)), common_prefixes: page.common_prefixes.filter((f) => leadsTo(seen, f)) };
+  const read = (addr: ObjectAddress) => need("read", addr.bucket, addr.key);
+
+  return {
+    listBuckets: async (signal) => (await storage.listBuckets(signal)).filter((b) => grants.bucketVisible(store, b.name)),
+    createBucket: async (bucket, signal) => {
+      need("write", bucket, "");
+      return storage.createBucket(bucket, signal);
+    },
+    deleteBucket: async (bucket, signal) => {
+      need("delete", bucket, "");
+      return storage.deleteBucket(bucket, signal);
+    },
+    listObjects: async (req, signal) => {
+      const seen = view(req.bucket, req.prefix ?? "");
+      if (!seen.all && seen.prefixes.length === 0) return { objects: [], common_prefixes: [], is_truncated: false, next_continuation_token: null };
+      return filterPage(await storage.listObjects(req, signal), seen);
+    },
+    readObjectHead: async (addr, maxBytes, signal, offset) => {
+      read(addr);
+      return storage.readObjectHead(addr, maxBytes, signal, offset);
+    },
+    openObjectDownload: async (addr, signal, onProgress) => {
+      read(addr);
+      return storage.openObjectDownload(addr, signal, onProgress);
+    },
+    uploadObject: async (req, signal) => {
+      need("write", req.bucket, req.key);
+      return storage.uploadObject(req, signal);
+    },
+    // The source is another store's guarded storage: its own reads are checked there.
+    copyFrom: async (source, req, signal, nameSource) => {
+      need("write", req.bucket, req.key);
+      return storage.copyFrom(source, req, signal, nameSource);
+    },
+    listIncompleteUploads: async (bucket, prefix, limit, sizeLimit, signal) => {
+      const seen = view(bucket, prefix);
+      const found = await storage.listIncompleteUploads(bucket, prefix, limit, sizeLimit, signal);
+      return { ...found, uploads: found.uploads.filter((u) => within(seen, u.key)) };
+    },
+    headObject: async (addr, signal) => {
+      read(addr);
+      return storage.headObject(addr, signal);
+    },
+    putObject: async (req, signal) => {
+      need("write", req.bucket, req.key);
+      return storage.putObject(req, signal);
+    },
+    copyObject: async (req, signal) => {
+      read(req.source);
+      need("write", req.bucket, req.key);
+      return storage.copyObject(req, signal);
+    },
+    deleteObject: async (addr, signal) => {
+      need("delete", addr.bucket, addr.key);
+      return storage.deleteObject(addr, signal);
+    },
+    deleteObjects: async (bucket, keys, signal) => {
+      for (const key of keys) need("delete", bucket, key);
+      return storage.deleteObjects(bucket, keys, signal);
+    },
+    listKeys: async (bucket, prefix, limit, signal) => {
+      const seen = view(bucket, prefix);
+      const found = await storage.listKeys(bucket, prefix, limit, signal);
+      return { ...found, keys: found.keys.filter((k) => within(seen, k)) };
+    },
+    listObjectVersions: async (req, signal) => {
+      const seen = view(req.bucket, req.prefix ?? "");
+      const page = await storage.listObjectVersions(req, signal);
+      return { ...page, versions: page.versions.filter((v) => within(seen, v.key)) };
+    },
+    presign: async (req) => {
+      need(req.method === "PUT" ? "write" : "read", req.bucket, req.key);
+      return storage.presign(req);
+    },
+  };
+}

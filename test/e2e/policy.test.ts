@@ -1,0 +1,201 @@
+/**
+ * The per-caller policy (--policy) through the compiled binary in remote
+ * mode, with a real issuer (oidc-provider's key signs the people's tokens,
+ * with their roles under realm_access.roles) and a static CI token: each
+ * caller sees and reaches exactly their grants — tools/list, calls,
+ * resources, completions, presigned URLs, listings filtered to their
+ * prefixes, bulk jobs checked object by object — and nothing of what others
+ * may do; a reload mid-run, a broken file kept out, a broken file at start.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { call, textOf } from "../helpers/mcp.ts";
+import { startIssuer, type TestIssuer } from "../helpers/oidc.ts";
+import { runBinary } from "../helpers/raw-stdio.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+
+const CI_TOKEN = "ci-policy-token-0123456789abcdef";
+const ALL_SCOPES = "s3:read s3:write s3:delete";
+
+let issuer: TestIssuer;
+let server: HttpBinary;
+let resource: string;
+let reports: string;
+let finance: string;
+let policyFile: string;
+
+function policy(extra = ""): string {
+  return `# three roles and a CI bot
+groups_claim: realm_access.roles
+rules:
+  - name: analysts read reports
+    who: ["group:analysts"]
+    access: read
+    buckets: ["${reports}"]
+  - name: alice writes team-a
+    who: ["sub:alice"]
+    access: write
+    buckets: ["${reports}"]
+    prefixes: ["team-a/"]
+  - name: finance owns finance
+    who: ["group:finance"]
+    access: delete
+    buckets: ["${finance.slice(0, 8)}*"]
+  - name: ci publishes builds
+    who: ["label:ci"]
+    access: write
+    buckets: ["${reports}"]
+    prefixes: ["builds/"]
+    tools: [put_object, list_objects, storage_usage]
+${extra}`;
+}
+
+async function person(sub: string, roles: string[]): Promise<Client> {
+  return connectHttp(server.url, await issuer.mint({ sub, scope: ALL_SCOPES, realm_access: { roles } }, { audience: resource }));
+}
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
+
+beforeAll(async () => {
+  issuer = await startIssuer();
+  reports = await freshBucket("reports");
+  finance = await freshBucket("finance");
+  for (const [bucket, key] of [[reports, "team-a/q3.csv"], [reports, "team-b/q3.csv"], [reports, "builds/v1.zip"], [finance, "ledger.csv"]] as const) {
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: `${bucket}/${key}` }));
+  }
+  policyFile = join(tempDir("policy"), "policy.yaml");
+  writeFileSync(policyFile, policy());
+  server = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_HTTP_TOKENS: `ci:${CI_TOKEN}` }, args: ["--allow-delete", "--policy", policyFile] });
+  resource = `http://localhost:${server.port}/mcp`;
+}, 60_000);
+afterAll(async () => {
+  await server.stop();
+  await issuer.stop();
+});
+
+describe("each caller gets exactly their grants", () => {
+  test("alice (analyst, writes team-a/): reads reports, writes only team-a/, sees nothing of finance", async () => {
+    const alice = await person("alice", ["analysts"]);
+    try {
+      const tools = await toolNames(alice);
+      expect(tools).toContain("put_object");
+      expect(tools).not.toContain("delete_object");
+      expect(tools).not.toContain("create_bucket");
+      const buckets = (await call(alice, "list_buckets", {})).structuredContent!.buckets.map((b: { name: string }) => b.name);
+      expect(buckets).toEqual([reports]);
+      expect(textOf(await call(alice, "get_object", { bucket_name: reports, object_key: "team-b/q3.csv" }))).toContain(`${reports}/team-b/q3.csv`);
+      const denied = await call(alice, "get_object", { bucket_name: finance, object_key: "ledger.csv" });
+      expect(denied.isError).toBe(true);
+      expect(textOf(denied)).toContain("PolicyDenied");
+      expect(textOf(denied)).not.toContain("finance owns");
+      expect((await call(alice, "put_object", { bucket_name: reports, object_key: "team-a/new.txt", content: "a" })).isError).toBeFalsy();
+      expect(textOf(await call(alice, "put_object", { bucket_name: reports, object_key: "team-b/new.txt", content: "b" }))).toContain("PolicyDenied");
+      // Presigned links: the same rules.
+      expect((await call(alice, "presign_url", { bucket_name: reports, object_key: "team-b/q3.csv" })).isError).toBeFalsy();
+      expect(textOf(await call(alice, "presign_url", { bucket_name: reports, object_key: "team-b/x", method: "PUT" }))).toContain("PolicyDenied");
+      expect(textOf(await call(alice, "presign_url", { bucket_name: finance, object_key: "ledger.csv" }))).toContain("PolicyDenied");
+      // Resources and completions.
+      expect((await alice.readResource({ uri: `s3://${reports}/team-a/q3.csv` })).contents[0]).toMatchObject({ text: `${reports}/team-a/q3.csv` });
+      await expect(alice.readResource({ uri: `s3://${finance}/ledger.csv` })).rejects.toThrow(/PolicyDenied/);
+      const completed = await alice.complete({ ref: { type: "ref/resource", uri: "s3://{bucket}/{+key}" }, argument: { name: "bucket", value: "" } });
+      expect(completed.completion.values).toEqual([reports]);
+      // A bulk copy: read on the source and write on the destination, object by object.
+      const copied = await call(alice, "copy_prefix", { source_bucket: reports, source_prefix: "team-b/", bucket_name: reports, prefix: "team-a/from-b/" });
+      expect(copied.structuredContent, textOf(copied)).toMatchObject({ counts: { done: 1, failed: 0 } });
+      const refused = await call(alice, "copy_prefix", { source_bucket: reports, source_prefix: "team-a/", bucket_name: reports, prefix: "team-c/" });
+      expect(refused.structuredContent, textOf(refused)).toMatchObject({ counts: { done: 0 } });
+      expect(refused.structuredContent!.counts.failed).toBeGreaterThan(0);
+      expect(JSON.stringify(refused.structuredContent)).toContain("PolicyDenied");
+    } finally {
+      await alice.close();
+    }
+  });
+
+  test("bob (finance): deletes in finance, sees nothing of reports", async () => {
+    const bob = await person("bob", ["finance"]);
+    try {
+      expect(await toolNames(bob)).toContain("delete_object");
+      expect((await call(bob, "list_buckets", {})).structuredContent!.buckets.map((b: { name: string }) => b.name)).toEqual([finance]);
+      expect(textOf(await call(bob, "list_objects", { bucket_name: reports }))).toContain("PolicyDenied");
+      await sdkClient().send(new PutObjectCommand({ Bucket: finance, Key: "old.csv", Body: "x" }));
+      expect((await call(bob, "delete_object", { bucket_name: finance, object_key: "old.csv" })).isError).toBeFalsy();
+    } finally {
+      await bob.close();
+    }
+  });
+
+  test("the CI token: only its three tools, only builds/ — listings outside it are empty, usage counts only it", async () => {
+    const ci = await connectHttp(server.url, CI_TOKEN);
+    try {
+      expect(await toolNames(ci)).toEqual(["list_objects", "put_object", "storage_usage"]);
+      expect((await call(ci, "put_object", { bucket_name: reports, object_key: "builds/v2.zip", content: "zip" })).isError).toBeFalsy();
+      const all = await call(ci, "list_objects", { bucket_name: reports });
+      expect(all.structuredContent!.objects.map((o: { key: string }) => o.key).sort()).toEqual(["builds/v1.zip", "builds/v2.zip"]);
+      const folders = await call(ci, "list_objects", { bucket_name: reports, delimiter: "/" });
+      expect(folders.structuredContent!.common_prefixes).toEqual(["builds/"]);
+      expect((await call(ci, "list_objects", { bucket_name: reports, prefix: "team-a/" })).structuredContent!.objects).toEqual([]);
+      const usage = await call(ci, "storage_usage", { bucket_name: reports });
+      expect(usage.structuredContent, textOf(usage)).toMatchObject({ objects: 2, groups: [{ group: "builds/", objects: 2 }] });
+      expect(textOf(await call(ci, "get_object", { bucket_name: reports, object_key: "builds/v1.zip" }))).toContain("PolicyDenied: the policy has no rule giving ci the tool get_object");
+    } finally {
+      await ci.close();
+    }
+  });
+
+  test("a caller no rule names gets no tool, and a call anyway is refused", async () => {
+    const mallory = await person("mallory", []);
+    try {
+      expect(await toolNames(mallory)).toEqual([]);
+      expect(textOf(await call(mallory, "list_buckets", {}))).toContain("PolicyDenied: the policy has no rule giving mallory the tool list_buckets");
+    } finally {
+      await mallory.close();
+    }
+  });
+});
+
+describe("reloads", () => {
+  test("a changed file applies to the next request; a broken one is logged and the policy in force stays", async () => {
+    writeFileSync(policyFile, policy(`  - name: mallory reads builds
+    who: ["sub:mallory"]
+    access: read
+    buckets: ["${reports}"]
+    prefixes: ["builds/"]
+`));
+    const deadline = Date.now() + 5_000;
+    while (!server.stderr().includes("reloaded (the file changed): 5 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
+    const mallory = await person("mallory", []);
+    try {
+      expect(await toolNames(mallory)).toContain("list_objects");
+      expect((await call(mallory, "list_objects", { bucket_name: reports })).structuredContent!.objects.map((o: { key: string }) => o.key)).toEqual(["builds/v1.zip", "builds/v2.zip"]);
+      writeFileSync(policyFile, "rules: [ {who: nobody} ");
+      server.proc.kill("SIGHUP");
+      const until = Date.now() + 5_000;
+      while (!server.stderr().includes("not reloaded (SIGHUP)") && Date.now() < until) await Bun.sleep(20);
+      expect(server.stderr()).toContain("the previous policy stays in force");
+      expect(await toolNames(mallory)).toContain("list_objects");
+    } finally {
+      await mallory.close();
+    }
+  });
+});
+
+test("a policy file with problems stops the start, listing each", () => {
+  const file = join(tempDir("bad-policy"), "policy.json");
+  writeFileSync(file, JSON.stringify({ rules: [{ who: ["boss"], access: "all" }, { who: ["*"], access: "read", tools: ["teleport"], stores: ["mars"] }] }));
+  const out = runBinary(["--transport", "http", "--listen", "127.0.0.1:18999", "--policy", file], s3Env());
+  expect(out.exitCode).toBe(1);
+  expect(out.stderr).toContain("cannot start, the policy");
+  expect(out.stderr).toContain("rules.0.who.0");
+  expect(out.stderr).toContain("rules.0.access");
+  const second = JSON.stringify({ rules: [{ who: ["*"], access: "read", tools: ["teleport"], stores: ["mars"] }] });
+  writeFileSync(file, second);
+  const again = runBinary(["--transport", "http", "--listen", "127.0.0.1:18999", "--policy", file], s3Env());
+  expect(again.stderr).toContain('"teleport" is neither a tool nor a group');
+  expect(again.stderr).toContain('"mars" is not a configured store');
+  // Over stdio there is one local user: a policy is refused.
+  expect(runBinary(["--policy", file], s3Env()).stderr).toContain("applies to remote mode");
+});
