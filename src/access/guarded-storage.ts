@@ -7,6 +7,7 @@
  * through this, so no path around it exists: a bulk job checks each object,
  * a copy needs read on its source and write on its destination.
  */
+import { unsafeKeyRefusal } from "../policy.ts";
 import type { Level } from "./policy-file.ts";
 import type { Grants, PrefixView } from "./caller-access.ts";
 import type { ObjectAddress, ObjectPage, Storage } from "../storage/index.ts";
@@ -17,6 +18,9 @@ const leadsTo = (view: PrefixView, folder: string) => view.all || view.prefixes.
 
 export function guardedStorage(storage: Storage, grants: Grants, store: string): Storage {
   const need = (level: Level, bucket: string, key: string) => {
+    // A "." or ".." segment could be resolved by a proxy on the way into a key outside the granted prefix.
+    const unsafe = unsafeKeyRefusal(key, true);
+    if (unsafe) throw unsafe;
     if (!grants.allows(level, store, bucket, key)) throw grants.refusal(level, store, bucket, key);
   };
   const view = (bucket: string, prefix: string): PrefixView => {
