@@ -46,6 +46,8 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** How long SIGTERM waits for calls in flight before cancelling them. */
   shutdownGraceMs: number;
+  /** Per caller: requests per second (burst) and in flight; 0 is off. */
+  limits: { perSecond: number; burst: number; inFlight: number };
 }
 
 export interface HttpCliOptions {
@@ -156,5 +158,20 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [`http://${h}`, `https://${h}`]);
   const shutdownGraceMs = readPositiveInt(env, "STORE_SHUTDOWN_GRACE_MS", 25_000, errors);
 
-  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs };
+  // An assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person.
+  const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
+  const limits = { perSecond, burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors), inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors) };
+  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs, limits };
+}
+
+/** A per-caller limit: a whole number, 0 or "off" for none. */
+function readLimit(env: Env, name: string, fallback: number, errors: string[]): number {
+  const given = value(env, name)?.toLowerCase();
+  if (given === undefined) return fallback;
+  if (given === "off") return 0;
+  if (!/^\d+$/.test(given)) {
+    errors.push(`${name}: "${given}" must be a whole number (0 or off: no limit).`);
+    return fallback;
+  }
+  return Number(given);
 }

@@ -54,7 +54,7 @@ function figures(latencies: number[], wallMs: number, peakMb: number): LoadFigur
 
 export async function measureRemoteLoad(binary: string, serverEnv: Record<string, string>, dir: string, bucket: string, key: string): Promise<RemoteLoadFigures> {
   const port = freePort();
-  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...serverEnv, STORE_HTTP_TOKENS: `bench:${TOKEN}`, STORE_LOG_LEVEL: "error", RUST_LOG: "error" }, stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...serverEnv, STORE_HTTP_TOKENS: `bench:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off", STORE_LOG_LEVEL: "error", RUST_LOG: "error" }, stdout: "ignore", stderr: "ignore" });
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   let http: LoadFigures;
   try {

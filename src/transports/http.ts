@@ -7,7 +7,8 @@
  *
  * In front of the MCP layer: Host and Origin checks (DNS rebinding), CORS
  * only for configured origins, a bounded body, authentication (auth/), a 403
- * for a call outside the caller's scopes, one access-log line per request,
+ * for a call outside the caller's scopes, 429 for a caller over its limits
+ * (caller-limits.ts), one access-log line per request,
  * /healthz and the OAuth protected resource metadata (RFC 9728).
  *
  * One JSON-RPC message per POST: protocol 2025-06-18 dropped batching, and a
@@ -22,6 +23,7 @@ import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../http-confi
 import type { Logger } from "../log.ts";
 import { SendLeases } from "../memory.ts";
 import { logValue } from "../redact.ts";
+import { CallerLimits } from "./caller-limits.ts";
 import { answerBody, sseMessage } from "./http-answer.ts";
 
 /** A put_object of 4 MiB is ~5.6 MB of JSON: room for it, not for much more. */
@@ -61,6 +63,7 @@ const MAX_LEASE_MS = 10 * 60_000;
 
 export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
+  const limits = new CallerLimits(config.limits);
   const resource = new URL(config.resourceUrl);
   const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
   const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
@@ -89,7 +92,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       ? { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version" }
       : {};
 
-  async function handleMcp(req: Request, server: Bun.Server<undefined>, note: (rpc: string, caller?: string) => void, answered: Answered): Promise<Response> {
+  async function handleMcp(req: Request, server: Bun.Server<undefined>, note: (rpc: string, caller?: string) => void, answered: Answered, hold: (release: () => void) => void): Promise<Response> {
     const origin = req.headers.get("origin");
     // DNS rebinding: a browser page under another name that resolves here.
     if (!hostAllowed(req.headers.get("host"))) return rpcError(403, -32000, "Forbidden: this Host is not allowed (--allowed-host / STORE_ALLOWED_HOSTS).");
@@ -109,6 +112,13 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       return rpcError(401, -32001, `Unauthorized: ${who.description}.`, { ...corsHeaders, "www-authenticate": challenge(error) });
     }
     const caller = who.caller;
+    // Per caller: over the rate or the requests in flight, 429 before any work (held until the answer is written).
+    const admitted = limits.admit(caller.id);
+    if (!admitted.ok) {
+      note("rate limited", caller.id);
+      return rpcError(429, -32000, `Too many requests: this caller is over its limit (${admitted.reason}). Retry after ${admitted.retryAfterS} s.`, { ...corsHeaders, "retry-after": String(admitted.retryAfterS) });
+    }
+    hold(admitted.release);
     // Stateless: no standalone SSE stream to resume, no session to delete.
     if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: this server is stateless; send JSON-RPC with POST.", { ...corsHeaders, allow: "POST" });
     if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return rpcError(413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, corsHeaders);
@@ -188,13 +198,14 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       let closeServer: (() => void) | undefined;
       let rpcId: RpcMessage["id"] = null;
       const answered: Answered = (l, close, id) => ((leases = l), (closeServer = close), (rpcId = id ?? null));
+      let releaseSlot: (() => void) | undefined;
       inFlight++;
       let res: Response;
       try {
         path = new URL(req.url).pathname;
         if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok" });
         else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
-        else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered);
+        else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered, (release) => (releaseSlot = release));
         else res = json(404, { error: "not found", hint: `MCP is served at ${MCP_PATH}` });
       } catch (err) {
         log.error(`http ${req.method} ${logValue(path)}: ${logValue(String((err as Error)?.message ?? err))}`);
@@ -204,6 +215,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       const done = (how: string) => {
         inFlight--;
         if (inFlight === 0) drained?.();
+        releaseSlot?.();
         leases?.settleAll();
         closeServer?.();
         const cut = how === "written" ? "" : ` (${how})`;
