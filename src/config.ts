@@ -27,6 +27,8 @@ export interface CliOptions extends HttpCliOptions {
   auditLog?: string;
   /** --policy FILE. */
   policy?: string;
+  /** --sts-role-arn ARN. */
+  stsRoleArn?: string;
 }
 
 export type { Env } from "./env-values.ts";
@@ -51,6 +53,10 @@ export interface Config {
   profile?: string;
   /** Undefined: the AWS SDK's default credential chain decides. */
   credentials: StaticCredentials | undefined;
+  /** Credentials made per caller (identity pass-through, access/pass-through.ts); when set, used instead of `credentials`. */
+  credentialProvider?: () => Promise<StaticCredentials & { expiration?: Date }>;
+  /** --sts-role-arn: identity pass-through settings (remote mode with OAuth). */
+  passThrough?: { roleArn: string; endpoint: string | undefined; durationSeconds: number };
   credentialSource: string;
   region: string;
   endpointUrl: string | undefined;
@@ -167,6 +173,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const policy = firstGiven(cli.policy, envValue(env, "STORE_POLICY"))?.trim() || undefined;
 
   const transport = readTransport(cli, env, errors);
+  const passThrough = readPassThrough(cli, env, transport, errors);
   if (policy && transport !== "http") errors.push("policy: a per-caller policy applies to remote mode (--transport http); over stdio the one local user has the server's own permissions.");
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
@@ -218,10 +225,23 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       resourceLinks,
       ...(auditLog ? { auditLog } : {}),
       ...(policy ? { policy } : {}),
+      ...(passThrough ? { passThrough: { ...passThrough, endpoint: passThrough.endpoint ?? first.endpointUrl } } : {}),
       transport,
       ...(http ? { http } : {}),
     },
   };
+}
+
+/** Identity pass-through: needs remote mode with OAuth (a caller's access token is what STS exchanges). */
+function readPassThrough(cli: CliOptions, env: Env, transport: Transport, errors: string[]): { roleArn: string; endpoint: string | undefined; durationSeconds: number } | undefined {
+  const roleArn = firstGiven(cli.stsRoleArn, envValue(env, "STORE_STS_ROLE_ARN"))?.trim();
+  if (!roleArn) return undefined;
+  if (!/^arn:[\w-]+:iam::\d*:role\/[\w+=,.@\/-]+$/.test(roleArn)) errors.push(`sts role ARN: "${roleArn}" is not a role ARN (arn:aws:iam::ACCOUNT:role/NAME).`);
+  if (transport !== "http" || !(cli.oauthIssuer ?? envValue(env, "STORE_OAUTH_ISSUER"))) errors.push("sts role ARN: identity pass-through exchanges each caller's OAuth access token, so it needs remote mode with --oauth-issuer.");
+  const rawEndpoint = envValue(env, "STORE_STS_ENDPOINT_URL")?.trim();
+  const endpoint = rawEndpoint === undefined ? undefined : checkEndpoint(rawEndpoint, errors);
+  const durationSeconds = readPositiveInt(env, "STORE_STS_DURATION_SECONDS", 900, errors);
+  return { roleArn, endpoint, durationSeconds };
 }
 
 function checkEndpoint(raw: string, errors: string[]): string | undefined {
@@ -280,6 +300,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
     ...(config.auditLog ? { auditLog: config.auditLog } : {}),
     ...(config.policy ? { policy: config.policy } : {}),
+    ...(config.passThrough ? { passThrough: `STS role ${config.passThrough.roleArn} at ${config.passThrough.endpoint ?? "AWS STS"}` } : {}),
     ...(config.stores.length > 1
       ? { stores: config.stores.map((s) => `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`) }
       : {}),

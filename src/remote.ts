@@ -14,6 +14,8 @@ import { ByteBudget } from "./memory.ts";
 import { CallerAccess } from "./access/caller-access.ts";
 import { loadPolicy } from "./access/policy-file.ts";
 import { PolicyHolder } from "./access/policy-holder.ts";
+import { PassThrough } from "./access/pass-through.ts";
+import { createStoreStorages } from "./storage/index.ts";
 import { TOOL_GROUPS, missingScope } from "./policy.ts";
 import { scrubSecrets } from "./redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "./server.ts";
@@ -28,6 +30,8 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
+  // Identity pass-through: each caller's own STS credentials on the default store.
+  const passThrough = config.passThrough ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages) : undefined;
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
@@ -35,7 +39,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
       createServer(
         // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
         { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(policy ? { access: new CallerAccess(policy.current, caller) } : {}) } },
-        { ...storages, log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) },
+        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) },
       ),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     policyRefusal: (name, caller) => {

@@ -94,6 +94,9 @@ rgw max chunk size = 4194304
 rgw gc obj min wait = 0
 rgw gc processor period = 5
 rgw gc processor max time = 5
+# STS (AssumeRoleWithWebIdentity) for identity pass-through tests: the key encrypts session tokens.
+rgw sts key = stsk3y0123456789
+rgw s3 auth use sts = true
 CONF
 export CEPH_CONF="$conf"
 
@@ -121,6 +124,8 @@ radosgw-admin -c "$conf" user create --uid=test --display-name=test \
 # A second user with buckets of its own: a second store for the several-stores tests.
 radosgw-admin -c "$conf" user create --uid=other --display-name=other \
   --access-key=OTHERACCESSKEY000001 --secret-key=othersecretkey00000000000000000000000001 >/dev/null
+# The test user may create roles and OpenID Connect providers (the STS tests set up a federated role).
+radosgw-admin -c "$conf" caps add --uid=test --caps="roles=*;oidc-provider=*" >/dev/null
 
 # Wait until RGW answers HTTP.
 for _ in $(seq 1 120); do

@@ -107,7 +107,7 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
     try {
       const { payload } = await jwtVerify(token, keys, { issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
       const sub = typeof payload.sub === "string" ? payload.sub : undefined;
-      return { ok: true, caller: { id: sub ?? (payload.client_id as string | undefined) ?? "unknown", ...(sub ? { sub } : {}), claims: payload, tokenScopes: tokenScopes(payload), scopes: scopesOf(payload, config.scopeNames) } };
+      return { ok: true, caller: { id: sub ?? (payload.client_id as string | undefined) ?? "unknown", ...(sub ? { sub } : {}), claims: payload, tokenScopes: tokenScopes(payload), webIdentityToken: token, scopes: scopesOf(payload, config.scopeNames) } };
     } catch (err) {
       return { ok: false, error: "invalid_token", description: describeJwtError(err) };
     }

@@ -11,6 +11,8 @@ export interface Caller {
   sub?: string;
   claims?: Record<string, unknown>;
   tokenScopes?: readonly string[];
+  /** The caller's JWT itself, only for identity pass-through's STS exchange (access/pass-through.ts): never logged or echoed. */
+  webIdentityToken?: string;
 }
 
 export type AuthResult =

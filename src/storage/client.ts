@@ -50,7 +50,7 @@ async function buildClient(config: Config): Promise<S3Handle> {
   const options = {
     region: config.region,
     ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
-    ...(config.credentials ? { credentials: config.credentials } : {}),
+    ...(config.credentialProvider ? { credentials: config.credentialProvider } : config.credentials ? { credentials: config.credentials } : {}),
     // A profile store: the SDK resolves its credentials from the profile (keys, SSO, assume-role, credential_process).
     ...(config.profile ? { profile: config.profile } : {}),
     forcePathStyle: config.forcePathStyle,

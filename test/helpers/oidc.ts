@@ -6,7 +6,12 @@
  * mint tokens the provider would never issue (expired, another issuer).
  */
 import { createServer, type Server } from "node:http";
-import { exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { exportJWK, importPKCS8, SignJWT, type JWK } from "jose";
 import Provider from "oidc-provider";
 import { freePort } from "../../scripts/s3/local-servers.ts";
 
@@ -14,6 +19,8 @@ export interface TestIssuer {
   issuer: string;
   clientId: string;
   clientSecret: string;
+  /** The SHA-1 thumbprint of the signing key's certificate (what an STS like Ceph RGW's is told to trust). */
+  thumbprint: string;
   /** A token from the provider's token endpoint (client credentials) for `resource` with `scope`. */
   token(resource: string, scope: string): Promise<string>;
   /** A JWT signed with the provider's own key, with whatever claims a test needs. */
@@ -24,8 +31,14 @@ export interface TestIssuer {
 export async function startIssuer(): Promise<TestIssuer> {
   const port = freePort();
   const issuer = `http://127.0.0.1:${port}`;
-  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-  const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig" };
+  // The signing key comes with a self-signed certificate in the JWKS (x5c): Ceph RGW's STS verifies tokens
+  // against that certificate and checks its SHA-1 thumbprint against the one registered for the provider.
+  const dir = mkdtempSync(join(tmpdir(), "test-issuer-"));
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2", "-subj", "/CN=store-mcp-test-issuer"], { stdio: "ignore" });
+  const der = Buffer.from(readFileSync(join(dir, "cert.pem"), "utf8").replace(/-----[^-]+-----|\s/g, ""), "base64");
+  const privateKey = await importPKCS8(readFileSync(join(dir, "key.pem"), "utf8"), "RS256", { extractable: true });
+  rmSync(dir, { recursive: true, force: true });
+  const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig", x5c: [der.toString("base64")] };
   const clientId = "mcp-test-client";
   const clientSecret = "a-client-secret-for-tests-only-0123456789";
   const provider = new Provider(issuer, {
@@ -47,6 +60,7 @@ export async function startIssuer(): Promise<TestIssuer> {
   await new Promise<void>((resolve) => http.listen(port, "127.0.0.1", resolve));
   return {
     issuer,
+    thumbprint: createHash("sha1").update(der).digest("hex"),
     clientId,
     clientSecret,
     async token(resource, scope) {
