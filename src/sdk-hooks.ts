@@ -96,8 +96,33 @@ function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: stri
   return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
 }
 
+/**
+ * The per-tool-list work (each tool's parameters, the tools/list answer),
+ * made once per distinct list: remote mode builds a server per request, and
+ * redoing it was the largest share of a request's CPU (8% of the server's
+ * time under the 100-client load).
+ */
+const prepared = new Map<string, { byName: Map<string, { tool: ToolDefinition; parameters: Parameters }>; listed: unknown[] }>();
+
+function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined) {
+  // A list is its tools' names and descriptions (a remote note changes one) and the stores.
+  const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}`;
+  let found = prepared.get(key);
+  if (!found) {
+    const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
+    // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
+    // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
+    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations }));
+    found = { byName, listed };
+    // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
+    if (prepared.size >= 256) prepared.clear();
+    prepared.set(key, found);
+  }
+  return found;
+}
+
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[]): void {
-  const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
+  const { byName, listed } = prepare(tools, stores);
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
@@ -106,8 +131,6 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
     return tool && ignored.length > 0 ? noteIgnored(result, ignored, tool) : result;
   });
-  // 2. tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
-  // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-  const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations }));
+  // 2. tools/list: prepared above, the same answer for every server with this list.
   wrapHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
 }
