@@ -1,6 +1,7 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
 import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
-import { maskUrlValue } from "./redact.ts";
+import { checkEndpoint } from "./endpoint-url.ts";
+import { readDeployment } from "./deployment-config.ts";
 import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
 import { DEFAULT_STORE, namedStores, type StoreSettings } from "./stores-config.ts";
 
@@ -168,13 +169,8 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`bucket allowlist: "${bucket}" is not a bucket name.`);
   }
 
-  const auditLog = firstGiven(cli.auditLog, envValue(env, "STORE_AUDIT_LOG"))?.trim() || undefined;
-
-  const policy = firstGiven(cli.policy, envValue(env, "STORE_POLICY"))?.trim() || undefined;
-
   const transport = readTransport(cli, env, errors);
-  const passThrough = readPassThrough(cli, env, transport, errors);
-  if (policy && transport !== "http") errors.push("policy: a per-caller policy applies to remote mode (--transport http); over stdio the one local user has the server's own permissions.");
+  const { auditLog, policy, passThrough } = readDeployment(cli, env, transport, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
   const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
@@ -230,41 +226,6 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       ...(http ? { http } : {}),
     },
   };
-}
-
-/** Identity pass-through: needs remote mode with OAuth (a caller's access token is what STS exchanges). */
-function readPassThrough(cli: CliOptions, env: Env, transport: Transport, errors: string[]): { roleArn: string; endpoint: string | undefined; durationSeconds: number } | undefined {
-  const roleArn = firstGiven(cli.stsRoleArn, envValue(env, "STORE_STS_ROLE_ARN"))?.trim();
-  if (!roleArn) return undefined;
-  if (!/^arn:[\w-]+:iam::\d*:role\/[\w+=,.@\/-]+$/.test(roleArn)) errors.push(`sts role ARN: "${roleArn}" is not a role ARN (arn:aws:iam::ACCOUNT:role/NAME).`);
-  if (transport !== "http" || !(cli.oauthIssuer ?? envValue(env, "STORE_OAUTH_ISSUER"))) errors.push("sts role ARN: identity pass-through exchanges each caller's OAuth access token, so it needs remote mode with --oauth-issuer.");
-  const rawEndpoint = envValue(env, "STORE_STS_ENDPOINT_URL")?.trim();
-  const endpoint = rawEndpoint === undefined ? undefined : checkEndpoint(rawEndpoint, errors);
-  const durationSeconds = readPositiveInt(env, "STORE_STS_DURATION_SECONDS", 900, errors);
-  return { roleArn, endpoint, durationSeconds };
-}
-
-function checkEndpoint(raw: string, errors: string[]): string | undefined {
-  let url: URL;
-  // Echoed without userinfo, even when it does not parse (user:secret@ is a credential).
-  const shown = maskUrlValue(raw);
-  try {
-    url = new URL(raw);
-  } catch {
-    errors.push(`endpoint URL: "${shown}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
-    return undefined;
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    errors.push(`endpoint URL: "${shown}" must start with http:// or https://.`);
-  }
-  if (url.username || url.password) {
-    // Never echo the URL: it carries a secret.
-    errors.push("endpoint URL: must not carry credentials (user:password@); give them as the access key id and secret access key.");
-  }
-  if (url.search || url.hash) {
-    errors.push(`endpoint URL: "${url.origin}${url.pathname}" must not have a query string or fragment.`);
-  }
-  return url.toString().replace(/\/$/, "");
 }
 
 /** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */

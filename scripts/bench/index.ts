@@ -4,10 +4,11 @@
  * CLI) on a throwaway Ceph RGW, on loopback and through the WAN model
  * (wan-proxy.ts), prints the figures and writes scripts/bench/results.md.
  * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file);
- * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts), BENCH_ONLY=stores for copies between stores (stores.ts).
+ * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts), BENCH_ONLY=stores for copies between stores (stores.ts),
+ * BENCH_ONLY=team for a team's load on a remote deployment (team-load.ts).
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compile } from "../lib/compile.ts";
@@ -21,11 +22,13 @@ import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type Tran
 import { startWanProxy } from "./wan-proxy.ts";
 import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
 import { measureStoreCopies, seedSource, type StoreCopyRow } from "./stores.ts";
+import { measureCrowd, measureFailover, teamReport } from "./team-load.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
 const onlyBulk = process.env.BENCH_ONLY === "bulk";
 const onlyStores = process.env.BENCH_ONLY === "stores";
+const onlyTeam = process.env.BENCH_ONLY === "team";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -46,8 +49,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk || onlyStores) {
-    await (onlyBulk ? benchBulk(networks) : benchStores(networks));
+  if (onlyBulk || onlyStores || onlyTeam) {
+    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -113,10 +116,30 @@ try {
   process.stdout.write(report);
   await benchBulk(networks);
   await benchStores(networks);
+  await benchTeam();
 } finally {
   await wan.stop();
   await s3.stop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** A team's load on one deployment (team-load.ts): 100 × 20 over HTTP against stdio, 1,000 people at once, a replica stopped under load; writes results-team.md. */
+async function benchTeam(): Promise<void> {
+  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  await sdk.send(new CreateBucketCommand({ Bucket: "bench-team" }));
+  await Promise.all(Array.from({ length: 100 }, (_, i) => sdk.send(new PutObjectCommand({ Bucket: "bench-team", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" }))));
+  const env = serverEnv(s3, { name: "loopback", endpoint: s3.endpoint });
+  const dir = join(work, "team");
+  mkdirSync(dir, { recursive: true });
+  log("team: 100 clients × 20 calls over HTTP and over stdio");
+  const load = await measureRemoteLoad(binary, env, dir, "bench-team", "obj-00001.txt");
+  log("team: 1,000 people at once, 5 calls each");
+  const crowd = await measureCrowd(binary, env, "bench-team", "obj-00001.txt");
+  log("team: two replicas behind nginx, one stopped under load");
+  const failover = await measureFailover(binary, env, "bench-team", "obj-00001.txt");
+  const text = teamReport(load, crowd, failover, await describeMachine());
+  writeFileSync(join(import.meta.dir, "results-team.md"), text);
+  process.stdout.write(text);
 }
 
 /** Bulk jobs and scans on both networks against aws s3 sync and rclone (bulk.ts); writes results-bulk.md. */

@@ -62,6 +62,33 @@ test("one client's calls alternate between the replicas and all succeed", async 
   }
 });
 
+test("under load (100 clients x 10 calls), SIGTERM to one replica fails no call: the proxy retries what the stopping replica never accepted", async () => {
+  // Fresh replicas on the store directly (the shared ones stand behind a throttle, and one is stopped below).
+  const env = { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" };
+  const pair = await Promise.all([startHttpBinary({ env }), startHttpBinary({ env })]);
+  const front = await startNginx(pair.map((r) => r.port));
+  try {
+    const clients = await Promise.all(Array.from({ length: 100 }, () => connectHttp(front.url, TOKEN)));
+    let done = 0;
+    const failures: string[] = [];
+    await Promise.all(
+      clients.map(async (client) => {
+        for (let i = 0; i < 10; i++) {
+          const r = await call(client, i % 2 ? "head_object" : "list_objects", { bucket_name: bucket, ...(i % 2 ? { object_key: "small.txt" } : {}) }).catch((err: unknown) => ({ isError: true, content: [{ type: "text" as const, text: String(err) }] }));
+          if (r.isError) failures.push(textOf(r as never).slice(0, 200));
+          if (++done === 300) pair[0]!.proc.kill("SIGTERM");
+        }
+      }),
+    );
+    expect(failures).toEqual([]);
+    expect(await pair[0]!.proc.exited).toBe(0);
+    await Promise.all(clients.map((c) => c.close()));
+  } finally {
+    await front.stop();
+    for (const r of pair) r.proc.kill("SIGKILL");
+  }
+}, 60_000);
+
 test("SIGTERM to the replica serving a call: that call completes, calls not yet started go to the other, none fails", async () => {
   const client = await connectHttp(proxy.url, TOKEN);
   try {

@@ -1,9 +1,10 @@
 /**
  * A real reverse proxy for the scale-out tests: Debian's nginx, round robin
  * over the given upstreams, started in the foreground from a throwaway
- * prefix. Connect errors are retried on the next upstream (nginx's default
- * `proxy_next_upstream error timeout`); a POST that reached an upstream is
- * never repeated. The client's Host is passed on (the replicas check it).
+ * prefix. A request that fails to reach an upstream — refused, or reset
+ * before any answer (a stopping replica closes its listener on connections
+ * it never accepted) — is retried on the next one, POSTs included (the
+ * README's advice). The client's Host is passed on (the replicas check it).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -25,7 +26,7 @@ export async function startNginx(upstreamPorts: number[]): Promise<Nginx> {
 worker_processes 1;
 pid ${prefix}/nginx.pid;
 error_log stderr warn;
-events { worker_connections 256; }
+events { worker_connections 4096; }
 http {
   access_log off;
   client_body_temp_path ${prefix}/body;
@@ -46,7 +47,7 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=3
       proxy_set_header Host $http_host;
       proxy_buffering off;
       proxy_read_timeout 300s;
-      proxy_next_upstream error timeout;
+      proxy_next_upstream error timeout non_idempotent;
     }
   }
 }

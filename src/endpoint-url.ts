@@ -1,0 +1,25 @@
+/** An endpoint URL as given by the user, checked: http(s), no credentials, no query; echoed without userinfo. */
+import { maskUrlValue } from "./redact.ts";
+
+export function checkEndpoint(raw: string, errors: string[]): string | undefined {
+  let url: URL;
+  // Echoed without userinfo, even when it does not parse (user:secret@ is a credential).
+  const shown = maskUrlValue(raw);
+  try {
+    url = new URL(raw);
+  } catch {
+    errors.push(`endpoint URL: "${shown}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    errors.push(`endpoint URL: "${shown}" must start with http:// or https://.`);
+  }
+  if (url.username || url.password) {
+    // Never echo the URL: it carries a secret.
+    errors.push("endpoint URL: must not carry credentials (user:password@); give them as the access key id and secret access key.");
+  }
+  if (url.search || url.hash) {
+    errors.push(`endpoint URL: "${url.origin}${url.pathname}" must not have a query string or fragment.`);
+  }
+  return url.toString().replace(/\/$/, "");
+}
