@@ -65,7 +65,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   process.on("SIGHUP", () => {
     audit?.reopen();
     policy?.reload("SIGHUP");
-    log.info("SIGHUP: audit log reopened, policy reloaded");
+    log.info(`SIGHUP: ${[audit ? "audit log reopened" : "", policy ? "policy read again" : ""].filter(Boolean).join(", ") || "nothing to reload"}`);
   });
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
 }

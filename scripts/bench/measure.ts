@@ -44,3 +44,11 @@ export function round(value: number, digits = 2): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;
 }
+
+/** CPU time (user + system) the process has used so far, in ms (/proc/PID/stat, clock ticks of 10 ms). */
+export function procCpuMs(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  // After the command name: state is field 3, utime 14 and stime 15 (1-based over the whole line).
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort } from "../s3/local-servers.ts";
-import { procMemoryMb } from "./measure.ts";
+import { procCpuMs, procMemoryMb } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 
 export interface LoadFigures {
@@ -15,6 +15,8 @@ export interface LoadFigures {
   p50Ms: number;
   p99Ms: number;
   peakMb: number;
+  /** The server process's CPU (user + system) per call: what the transport costs the server, whatever the clients cost. */
+  serverCpuMsPerCall: number;
 }
 
 export interface RemoteLoadFigures {
@@ -46,10 +48,10 @@ async function drive(callers: CallFn[], bucket: string, key: string): Promise<{ 
   return { latencies, wallMs: performance.now() - started };
 }
 
-function figures(latencies: number[], wallMs: number, peakMb: number): LoadFigures {
+function figures(latencies: number[], wallMs: number, peakMb: number, cpuMs: number): LoadFigures {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { callsPerS: (latencies.length / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb };
+  return { callsPerS: (latencies.length / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb, serverCpuMsPerCall: cpuMs / latencies.length };
 }
 
 export async function measureRemoteLoad(binary: string, serverEnv: Record<string, string>, dir: string, bucket: string, key: string): Promise<RemoteLoadFigures> {
@@ -66,8 +68,9 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
         return client;
       }),
     );
+    const cpuBefore = procCpuMs(proc.pid);
     const run = await drive(clients.map((c) => (name, args) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>), bucket, key);
-    http = figures(run.latencies, run.wallMs, procMemoryMb(proc.pid, "VmHWM"));
+    http = figures(run.latencies, run.wallMs, procMemoryMb(proc.pid, "VmHWM"), procCpuMs(proc.pid) - cpuBefore);
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     proc.kill("SIGTERM");
@@ -76,8 +79,9 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
 
   const server = await startServer(binary, { ...serverEnv, RUST_LOG: "error" }, dir);
   try {
+    const cpuBefore = procCpuMs(server.pid);
     const run = await drive(Array.from({ length: CLIENTS }, () => (name: string, args: Record<string, unknown>) => server.call(name, args)), bucket, key);
-    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(run.latencies, run.wallMs, procMemoryMb(server.pid, "VmHWM")) };
+    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(run.latencies, run.wallMs, procMemoryMb(server.pid, "VmHWM"), procCpuMs(server.pid) - cpuBefore) };
   } finally {
     await server.close();
   }

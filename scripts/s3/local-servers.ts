@@ -27,15 +27,15 @@ export function freePort(): number {
   return port;
 }
 
-/** A throwaway single-node Ceph cluster with RGW on loopback (~12 s). */
-export async function startCephRgw(attempts = 4): Promise<S3Server> {
+/** A throwaway single-node Ceph cluster with RGW on loopback (~12 s); `sts`: with RGW's STS on (ceph-rgw.sh). */
+export async function startCephRgw(attempts = 4, options: { sts?: boolean } = {}): Promise<S3Server> {
   const script = join(root, "scripts/s3/ceph-rgw.sh");
   let dir = "";
   let up: ReturnType<typeof Bun.spawnSync> | undefined;
   // A fresh cluster occasionally fails to form on a loaded machine: try again from scratch.
   for (let attempt = 1; attempt <= attempts; attempt++) {
     dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
-    up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], { stdout: "pipe", stderr: "pipe" });
+    up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...(options.sts ? { CEPH_STS: "1" } : {}) } });
     if (up.exitCode === 0) break;
     process.stderr.write(`ceph-rgw: attempt ${attempt} failed: ${up.stderr?.toString().trim().slice(-500)}\n`);
     Bun.spawnSync(["bash", script, "down", dir]);

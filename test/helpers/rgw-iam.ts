@@ -1,11 +1,12 @@
 /**
  * Ceph RGW's IAM API (roles, role policies, OpenID Connect providers), signed
- * as the test user, who has the roles and oidc-provider caps (ceph-rgw.sh).
+ * as the test user, who has the roles and oidc-provider caps when the Ceph
+ * was started with STS (ceph-rgw.sh, CEPH_STS=1).
  * For the identity pass-through tests: a role that trusts the test issuer.
  */
 import { SignatureV4 } from "@smithy/signature-v4";
 import { createHash, createHmac } from "node:crypto";
-import { s3 } from "./s3.ts";
+import type { S3Server } from "../../scripts/s3/local-servers.ts";
 
 type Bytes = string | ArrayBuffer | ArrayBufferView;
 const toBuffer = (data: Bytes) => (typeof data === "string" ? Buffer.from(data) : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data));
@@ -25,9 +26,8 @@ class Sha256 {
   }
 }
 
-/** One IAM action against the test Ceph; throws with the store's answer when it is not 200. */
-export async function rgwIam(params: Record<string, string>): Promise<string> {
-  const server = s3();
+/** One IAM action against a test Ceph started with STS; throws with the store's answer when it is not 200. */
+export async function rgwIam(server: S3Server, params: Record<string, string>): Promise<string> {
   const url = new URL(server.endpoint);
   const signer = new SignatureV4({ credentials: { accessKeyId: server.accessKeyId, secretAccessKey: server.secretAccessKey }, region: server.region, service: "iam", sha256: Sha256 });
   const body = new URLSearchParams(params).toString();
