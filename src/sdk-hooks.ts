@@ -121,11 +121,13 @@ function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined)
   return found;
 }
 
-export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[]): void {
+export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[], unknownTool?: (name: string, args: unknown, id: string | number) => void): void {
   const { byName, listed } = prepare(tools, stores);
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
+    // A tool this server does not offer (read-only, --tools, a model's guess): the SDK answers; the audit log hears of it.
+    if (!found) unknownTool?.(String(params?.name ?? ""), params?.arguments, (extra as { requestId: string | number }).requestId);
     const tool = found?.tool;
     const { args, ignored } = normalizeArguments(params?.arguments, found?.parameters);
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;

@@ -233,7 +233,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
     registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
   }
-  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined);
+  const unknownTool = deps.audit && ((name: string, given: unknown, id: string | number) => {
+    const args = given && typeof given === "object" ? (given as Record<string, unknown>) : {};
+    deps.audit!.write({ caller, action: name.slice(0, 100), ...auditTarget(args, undefined), outcome: "UnknownTool", duration_ms: 0, request_id: id });
+  });
+  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, unknownTool);
   return mcp;
 }
 

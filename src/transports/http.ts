@@ -40,6 +40,8 @@ export interface HttpDeps {
   missingScope(name: string, args: Record<string, unknown>, caller: Caller): Scope | undefined;
   /** Why the per-caller policy gives this caller no such tool (it is not in their tools/list), if it does not. */
   policyRefusal?(name: string, caller: Caller): string | undefined;
+  /** Told of a tools/call refused here, before any MCP server saw it (for the audit log). */
+  refusedCall?(caller: Caller, name: string, args: Record<string, unknown>, code: string, id: RpcMessage["id"]): void;
   log: Logger;
 }
 
@@ -51,7 +53,7 @@ export interface HttpServer {
 
 /** Told what outlives the handler: the call's reservations, the server to close after a stream (SSE), the request id. */
 type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMessage["id"] | undefined) => void;
-type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
+export type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -137,11 +139,13 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     if (message?.method === "tools/call" && typeof message.params?.name === "string") {
       const missing = deps.missingScope(message.params.name, message.params.arguments ?? {}, caller);
       if (missing) {
+        deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "InsufficientScope", message.id);
         const error = `, error="insufficient_scope", scope="${scopeName(missing)}", error_description="this call needs the ${scopeName(missing)} scope"`;
         return rpcError(403, -32003, `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`, { ...corsHeaders, "www-authenticate": challenge(error) }, message.id);
       }
       // A tool the caller's rules do not grant is not theirs to call: answered as the SDK answers an unknown tool (an error result), with our reason.
       const refused = deps.policyRefusal?.(message.params.name, caller);
+      if (refused) deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "PolicyDenied", message.id);
       if (refused) return json(200, { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: refused }], isError: true } }, corsHeaders);
     }
     // A long tool call sends nothing until it is done: no idle cut for an authenticated call.

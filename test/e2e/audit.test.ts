@@ -6,7 +6,7 @@
  * keeps serving); a log that cannot be opened stops the start.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, renameSync } from "node:fs";
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
@@ -38,6 +38,8 @@ describe("audit log, stdio", () => {
       await call(session.client, "get_object", { bucket_name: bucket, object_key: "missing.txt" });
       await session.client.readResource({ uri: `s3://${bucket}/notes/a.txt` });
       await session.client.readResource({ uri: `s3://${bucket}/nothing-here` }).catch(() => undefined);
+      // Not offered without --allow-delete: the SDK answers, the log still has it.
+      await call(session.client, "delete_object", { bucket_name: bucket, object_key: "notes/a.txt" });
     } finally {
       await session.close();
     }
@@ -53,6 +55,7 @@ describe("audit log, stdio", () => {
       ["local", "get_object", bucket, "missing.txt", null, "NoSuchKey"],
       ["local", "resources/read", bucket, "notes/a.txt", null, "ok"],
       ["local", "resources/read", bucket, "nothing-here", null, "NoSuchKey"],
+      ["local", "delete_object", bucket, "notes/a.txt", null, "UnknownTool"],
     ]);
     expect(got[0]!.bytes).toBe(CONTENT.length);
     expect(got[2]!.bytes).toBe(CONTENT.length);
@@ -68,7 +71,7 @@ describe("audit log, stdio", () => {
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(CONTENT);
     expect(text).not.toContain(s3().secretAccessKey);
-    expect(text.trimEnd().split("\n")).toHaveLength(7);
+    expect(text.trimEnd().split("\n")).toHaveLength(8);
     expect(lines(file).some((l) => l.action === "delete_bucket")).toBe(false);
   });
 });
@@ -99,6 +102,23 @@ describe("audit log, remote", () => {
     ]);
     const text = readFileSync(file, "utf8");
     for (const secret of [ALICE, BOB, s3().secretAccessKey]) expect(text).not.toContain(secret);
+  });
+
+  test("a call refused before it reached a tool (one the policy does not give) still gets its line", async () => {
+    const dir = tempDir("audit-policy");
+    const policy = join(dir, "policy.yaml");
+    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n`);
+    const other = join(dir, "audit.jsonl");
+    const guarded = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other }, args: ["--policy", policy] });
+    try {
+      const alice = await connectHttp(guarded.url, ALICE);
+      const r = await call(alice, "put_object", { bucket_name: bucket, object_key: "nope.txt", content: "x" });
+      expect(r.isError).toBe(true);
+      await alice.close();
+    } finally {
+      await guarded.stop();
+    }
+    expect(lines(other).map((l) => [l.caller, l.action, l.bucket, l.key, l.outcome])).toEqual([["alice", "put_object", bucket, "nope.txt", "PolicyDenied"]]);
   });
 
   test("SIGHUP after a rotation: the server keeps serving and writes to a new file", async () => {
