@@ -46,19 +46,23 @@ export async function measureStoreCopies(binary: string, store: Store, other: { 
   const env = { ...serverEnv(store, target), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: source.endpoint, STORE_SRC_ACCESS_KEY_ID: other.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: other.secretAccessKey };
   const rclone = { ...rcloneEnv(store, target), ...srcRemote(other, source.endpoint, store.region) };
   const rows: StoreCopyRow[] = [];
-  const server = await startServer(binary, env, work);
-  try {
-    let started = performance.now();
-    await server.call("copy_object", { source_store: "src", source_bucket: srcBucket, source_key: "big.bin", bucket_name: dstBucket, object_key: `${tag}/ours/big.bin` });
-    const bigMs = performance.now() - started;
-    rows.push({ network: tag, job: "one large object", oursMs: bigMs, peakMb: procMemoryMb(server.pid, "VmHWM"), rcloneMs: await timedCommand(["rclone", "copyto", `src:${srcBucket}/big.bin`, `bench:${dstBucket}/${tag}/rclone/big.bin`], rclone) });
-    started = performance.now();
-    const r = await server.call("copy_prefix", { source_store: "src", source_bucket: srcBucket, source_prefix: "small", bucket_name: dstBucket, prefix: `${tag}/ours/small`, max_objects: 100_000 });
+  // Each job on a fresh server: VmHWM is the process's peak, so a second job on the same server would report the first's.
+  const job = async (run: (call: Awaited<ReturnType<typeof startServer>>["call"]) => Promise<void>): Promise<{ ms: number; peakMb: number }> => {
+    const server = await startServer(binary, env, work);
+    try {
+      const started = performance.now();
+      await run(server.call.bind(server));
+      return { ms: performance.now() - started, peakMb: procMemoryMb(server.pid, "VmHWM") };
+    } finally {
+      await server.close();
+    }
+  };
+  const big = await job(async (call) => void (await call("copy_object", { source_store: "src", source_bucket: srcBucket, source_key: "big.bin", bucket_name: dstBucket, object_key: `${tag}/ours/big.bin` })));
+  rows.push({ network: tag, job: "one large object", oursMs: big.ms, peakMb: big.peakMb, rcloneMs: await timedCommand(["rclone", "copyto", `src:${srcBucket}/big.bin`, `bench:${dstBucket}/${tag}/rclone/big.bin`], rclone) });
+  const small = await job(async (call) => {
+    const r = await call("copy_prefix", { source_store: "src", source_bucket: srcBucket, source_prefix: "small", bucket_name: dstBucket, prefix: `${tag}/ours/small`, max_objects: 100_000 });
     if (r.structuredContent?.counts?.failed) throw new Error(`copy_prefix failed for ${r.structuredContent.counts.failed} objects`);
-    const smallMs = performance.now() - started;
-    rows.push({ network: tag, job: "a prefix of small objects", oursMs: smallMs, peakMb: procMemoryMb(server.pid, "VmHWM"), rcloneMs: await timedCommand(["rclone", "copy", `src:${srcBucket}/small`, `bench:${dstBucket}/${tag}/rclone/small`, "--transfers", "32", "--checkers", "32"], rclone) });
-  } finally {
-    await server.close();
-  }
+  });
+  rows.push({ network: tag, job: "a prefix of small objects", oursMs: small.ms, peakMb: small.peakMb, rcloneMs: await timedCommand(["rclone", "copy", `src:${srcBucket}/small`, `bench:${dstBucket}/${tag}/rclone/small`, "--transfers", "32", "--checkers", "32"], rclone) });
   return rows;
 }
