@@ -7,7 +7,8 @@
  * its logs name the person (the session is named after the token's sub).
  * One set of storages per token, made on first use and kept while the token
  * is valid (the SDK renews the credentials before they expire), at most
- * MAX_CALLERS of them: the oldest are dropped first.
+ * MAX_CALLERS of them: the least recently used are dropped first. Each holds
+ * S3 clients of its own (and their connections), hence the bound.
  */
 import { createHash } from "node:crypto";
 import type { Caller } from "../auth/index.ts";
@@ -15,7 +16,7 @@ import type { Config } from "../config.ts";
 import { ActionableError } from "../errors.ts";
 import type { Storage } from "../storage/index.ts";
 
-export const MAX_CALLERS = 1_000;
+export const MAX_CALLERS = 200;
 
 export interface PassThroughSettings {
   roleArn: string;
