@@ -7,7 +7,7 @@
  */
 import { SCOPES, type HttpConfig } from "../http-config.ts";
 import { jwtVerifier } from "./jwt.ts";
-import { matchStaticToken } from "./static-tokens.ts";
+import { staticTokenMatcher } from "./static-tokens.ts";
 import type { Authenticator, AuthResult } from "./types.ts";
 
 export type { Authenticator, AuthResult, Caller } from "./types.ts";
@@ -17,6 +17,7 @@ const ALL = new Set(SCOPES);
 export function createAuthenticator(config: HttpConfig): Authenticator {
   const verifyJwt = config.oauth ? jwtVerifier(config.oauth) : undefined;
   const required = config.tokens.length > 0 || verifyJwt !== undefined;
+  const matchStaticToken = staticTokenMatcher(config.tokens);
   return {
     required,
     async authenticate(authorization): Promise<AuthResult> {
@@ -25,7 +26,7 @@ export function createAuthenticator(config: HttpConfig): Authenticator {
       if (!authorization) return { ok: false, description: "this server needs an access token (Authorization: Bearer …)" };
       if (!match) return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
       const token = match[1]!;
-      const label = matchStaticToken(config.tokens, token);
+      const label = matchStaticToken(token);
       if (label !== undefined) return { ok: true, caller: { id: label, label, scopes: ALL } };
       if (verifyJwt) return verifyJwt(token);
       return { ok: false, error: "invalid_token", description: "the token is not one this server accepts" };
