@@ -94,6 +94,13 @@ export function auditTarget(args: Record<string, unknown>, sourceStore: string |
   };
 }
 
+/** The line of a call refused before any tool ran (by scope, policy, or a tool not offered): named as the call named itself. */
+export function refusedEntry(caller: string, action: string, args: unknown, outcome: string, requestId: string | number | null | undefined): AuditEntry {
+  const given = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
+  const sourceStore = typeof given.source_store === "string" ? given.source_store : undefined;
+  return { caller, action: action.slice(0, 100), ...auditTarget(given, sourceStore), outcome, duration_ms: 0, request_id: requestId ?? "" };
+}
+
 /** Tools whose result's `size` is the bytes they moved (elsewhere, as in head_object, it only describes an object). */
 const SIZE_MOVED = new Set(["upload_file", "put_object", "copy_object"]);
 

@@ -5,7 +5,7 @@
  * before exiting, and SIGHUP that reopens the audit log.
  */
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import { auditTarget, type AuditLog } from "./audit.ts";
+import { refusedEntry, type AuditLog } from "./audit.ts";
 import { createAuthenticator } from "./auth/index.ts";
 import type { Config } from "./config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
@@ -48,7 +48,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
       return `PolicyDenied: the policy has no rule giving ${caller.id} the tool ${name}. Next: use the tools listed for you (tools/list), or ask the server's operator for a rule that grants it.`;
     },
     // Calls refused before any MCP server saw them still get their audit line.
-    refusedCall: (caller, name, args, code, id) => audit?.write({ caller: caller.id, action: name, ...auditTarget(args, typeof args.source_store === "string" ? args.source_store : undefined), outcome: code, duration_ms: 0, request_id: id ?? "" }),
+    refusedCall: (caller, name, args, code, id) => audit?.write(refusedEntry(caller.id, name, args, code, id)),
     log,
   });
   log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);

@@ -13,7 +13,7 @@ import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
 import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
-import { auditBytes, auditTarget, type AuditEntry, type AuditLog } from "./audit.ts";
+import { auditBytes, auditTarget, refusedEntry, type AuditEntry, type AuditLog } from "./audit.ts";
 import { callGuard, type CallerAccess } from "./access/index.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "./tools/index.ts";
@@ -233,10 +233,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
     registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
   }
-  const unknownTool = deps.audit && ((name: string, given: unknown, id: string | number) => {
-    const args = given && typeof given === "object" ? (given as Record<string, unknown>) : {};
-    deps.audit!.write({ caller, action: name.slice(0, 100), ...auditTarget(args, undefined), outcome: "UnknownTool", duration_ms: 0, request_id: id });
-  });
+  const unknownTool = deps.audit && ((name: string, args: unknown, id: string | number) => deps.audit!.write(refusedEntry(caller, name, args, "UnknownTool", id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, unknownTool);
   return mcp;
 }
