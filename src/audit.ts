@@ -19,6 +19,8 @@ export interface AuditEntry {
   bucket?: string;
   key?: string;
   prefix?: string;
+  /** A resource that is not an object (the object browser's page). */
+  uri?: string;
   /** For copies: where the bytes came from (store:bucket/key or prefix). */
   source?: string;
   /** "ok", or the error's code. */

@@ -13,6 +13,7 @@ import { logValue, scrubSecrets } from "./redact.ts";
 import type { Storage } from "./storage/index.ts";
 import { toolsFor, type PolicyOptions } from "./policy.ts";
 import { registerObjectResources } from "./resources.ts";
+import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS } from "./object-browser.ts";
 import { auditBytes, auditTarget, refusedEntry, type AuditEntry, type AuditLog } from "./audit.ts";
 import { callGuard, type CallerAccess } from "./access/index.ts";
 import { installSdkHooks } from "./sdk-hooks.ts";
@@ -32,6 +33,8 @@ export interface ServerOptions {
   allowedDirs: string[];
   /** Where relative paths resolve when nothing else is allowed. */
   cwd: string;
+  /** The store's endpoint (absent: AWS); with several stores, each store's is in `stores`. */
+  endpointUrl?: string;
   /** Hide every tool that writes to the store. */
   readOnly: boolean;
   /** Register delete_object and delete_objects (--allow-delete). */
@@ -109,14 +112,14 @@ function policyOf(options: ServerOptions): PolicyOptions {
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
   const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
+  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */
 function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "storageOf">): Stores {
   const infos: StoreInfo[] = options.stores?.length
     ? options.stores
-    : [{ name: "default", region: options.region, endpointUrl: undefined, credentialSource: "", readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, buckets: options.buckets }];
+    : [{ name: "default", region: options.region, endpointUrl: options.endpointUrl, credentialSource: "", readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, buckets: options.buckets }];
   const server = policyOf(options);
   return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
 }
@@ -159,7 +162,10 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   };
 
   const offered = offeredTools(options, stores);
+  // The object browser's results say which tools this caller has: the view offers only those actions.
+  const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
   for (const tool of offered) {
+    const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
     mcp.registerTool(
       tool.name,
       {
@@ -196,7 +202,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           const ctx: ToolContext = { ...storeContext(scope), storage: guard(scope.storage, scope.info.name), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope, guard) };
           release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
           const out = await calls.track(tool.handler(args as never, ctx));
-          const result = { content: out.content, structuredContent: out.structured as Record<string, unknown> };
+          const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };
           // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
           if (!fitsResponse(result)) throw responseTooLarge(tool.name);
           log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
@@ -212,7 +218,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
           if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
           else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
           audit(failure.code);
-          return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true };
+          return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true, ...meta };
         } finally {
           progress.close(); // nothing after the answer
           if (!handedOver) release?.();
@@ -222,6 +228,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   }
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
+  const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
   if (offers("get_object")) {
     const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
@@ -230,8 +237,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const { bucketAllowed, checkBucket, checkKey } = stores.default;
     const storage = guard(stores.default.storage, stores.default.info.name);
     const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
     registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
+  }
+  // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
+  if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
+    registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
   }
   const unknownTool = deps.audit && ((name: string, args: unknown, id: string | number) => deps.audit!.write(refusedEntry(caller, name, args, "UnknownTool", id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, unknownTool);
