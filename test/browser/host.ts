@@ -30,6 +30,10 @@ host.startView = async ({ toolName, args, result, context }) => {
   bridge = new AppBridge(null, { name: "store-mcp-test-host", version: "1.0.0" }, { openLinks: {}, serverTools: {}, logging: {} }, { hostContext: context });
   bridge.oncalltool = (params) => host.hostCallTool(params);
   bridge.onreadresource = (params) => host.hostReadResource(params);
+  // As hosts do: the frame takes the height the view reports (App autoResize).
+  bridge.addEventListener("sizechange", ({ height }) => {
+    if (height) iframe.style.height = `${Math.min(Math.ceil(height) + 2, 1200)}px`;
+  });
   bridge.onopenlink = async ({ url }) => {
     await host.hostOpenLink(url);
     return {};

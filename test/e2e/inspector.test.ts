@@ -16,6 +16,12 @@ beforeAll(async () => {
 
 /** Runs `mcp-inspector --cli … <binary>` and returns its parsed JSON output. */
 function inspector(args: string[], serverEnv: Record<string, string> = {}): any {
+  const out = runInspector(args, serverEnv);
+  if (out.exitCode !== 0) throw new Error(`inspector exited ${out.exitCode}: ${out.stderr}\n${out.stdout}`);
+  return JSON.parse(out.stdout);
+}
+
+function runInspector(args: string[], serverEnv: Record<string, string> = {}): { exitCode: number; stdout: string; stderr: string } {
   const home = tempDir("inspector-home");
   const env = Object.entries({ ...s3Env(), ...serverEnv }).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   // The target goes first: --tool-arg takes every value after it.
@@ -24,9 +30,7 @@ function inspector(args: string[], serverEnv: Record<string, string> = {}): any 
     env: { PATH: process.env.PATH ?? "", HOME: home, MCP_CATALOG_PATH: join(home, "mcp.json") },
     timeout: 60_000,
   });
-  const stdout = out.stdout.toString();
-  if (out.exitCode !== 0) throw new Error(`inspector exited ${out.exitCode}: ${out.stderr.toString().slice(-2000)}\n${stdout}`);
-  return JSON.parse(stdout);
+  return { exitCode: out.exitCode ?? -1, stdout: out.stdout.toString(), stderr: out.stderr.toString().slice(-2000) };
 }
 
 test("the Inspector lists our tools (the six of the spec and the toolkit) with their input schemas", () => {
@@ -59,4 +63,22 @@ test("the Inspector sees the object template, lists resources and reads one", ()
   const read = inspector(["--method", "resources/read", "--uri", `s3://${bucket}/notes/hello.txt`]);
   expect(read.contents[0].text).toBe("Hello from the Inspector test.\n");
   expect(read.contents[0].mimeType).toBe("text/plain");
+}, 60_000);
+
+test("the Inspector's MCP Apps probe (--app-info): list_buckets and list_objects carry the object browser, with its MIME type and CSP; others none", () => {
+  const lines = runInspector(["--method", "tools/list", "--app-info", "--advertise-apps"]);
+  expect(lines.exitCode, lines.stderr).toBe(0);
+  const infos = lines.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const withApp = infos.filter((i) => i.hasApp);
+  expect(withApp.map((i) => i.toolName).sort()).toEqual(["list_buckets", "list_objects"]);
+  for (const info of withApp) {
+    expect(info.resourceUri).toBe("ui://store-mcp-server/object-browser.html");
+    expect(info.resourceMimeType).toBe("text/html;profile=mcp-app");
+    expect(info.resourceError).toBeUndefined();
+    expect(info.csp.resourceDomains).toContain(new URL(s3Env().STORE_ENDPOINT_URL!).origin);
+  }
+  // A tool without a view: the probe says so with exit code 2.
+  const none = runInspector(["--method", "tools/call", "--tool-name", "get_object", "--app-info"]);
+  expect(none.exitCode).toBe(2);
+  expect(JSON.parse(none.stdout.trim())).toMatchObject({ hasApp: false, toolName: "get_object" });
 }, 60_000);

@@ -197,3 +197,27 @@ test("follows the host's theme", async () => {
   await host.setHostContext({ theme: "dark" });
   await host.screenshot("browser-dark");
 });
+
+test("a server that offers fewer tools gets fewer actions: read-only with three tools shows no upload, delete, usage or links, and images come inline", async () => {
+  const narrow = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" }, args: ["--tools", "list_buckets,list_objects,get_object"] });
+  const small = await startAppHost(narrow.client);
+  try {
+    await small.open("list_objects", { bucket_name: bucket, prefix: "img/", delimiter: "/" });
+    await small.view.getByRole("button", { name: "chart.png", exact: true }).waitFor();
+    for (const name of ["Upload…", "Usage"]) expect(await small.view.getByRole("button", { name }).count(), name).toBe(0);
+    expect(await small.view.getByRole("button", { name: /^Delete/ }).count()).toBe(0);
+    expect(await small.view.getByRole("checkbox").count()).toBe(0);
+    await small.view.getByRole("button", { name: "chart.png", exact: true }).click();
+    const decoded = await small.frame().waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>(".preview img");
+      return img?.complete && img.naturalWidth > 0 ? { width: img.naturalWidth, height: img.naturalHeight, inline: img.src.startsWith("data:image/png;base64,") } : undefined;
+    });
+    expect(await decoded.jsonValue()).toEqual({ ...IMAGE, inline: true });
+    expect(await small.view.getByRole("button", { name: "Make share link" }).count()).toBe(0);
+    expect(await small.view.getByRole("button", { name: "Download" }).count()).toBe(0);
+    expect(small.pageErrors).toEqual([]);
+  } finally {
+    await small.close();
+    await narrow.close();
+  }
+});

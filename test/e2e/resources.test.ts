@@ -36,11 +36,13 @@ test("the server offers the object template and lists a bounded set of objects",
   const { resourceTemplates } = await session.client.listResourceTemplates();
   expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}"]);
   const { resources } = await session.client.listResources();
-  expect(resources.length).toBeLessThanOrEqual(LISTED_BUCKETS * LISTED_PER_BUCKET);
+  // Objects, and the object browser's page (an MCP App view, listed as hosts expect).
+  expect(resources.filter((r) => r.uri.startsWith("s3://")).length).toBeLessThanOrEqual(LISTED_BUCKETS * LISTED_PER_BUCKET);
+  expect(resources.filter((r) => !r.uri.startsWith("s3://")).map((r) => [r.uri, r.mimeType])).toEqual([["ui://store-mcp-server/object-browser.html", "text/html;profile=mcp-app"]]);
   // The first LISTED_PER_BUCKET keys of each bucket, in key order.
   const only = await connectBinary({ env: { ...s3Env(), STORE_BUCKETS: bucket } });
   try {
-    const mine = (await only.client.listResources()).resources;
+    const mine = (await only.client.listResources()).resources.filter((r) => r.uri.startsWith("s3://"));
     expect(mine.map((r) => r.name).sort()).toEqual(["big.txt", "bin/blob.bin", AWKWARD, "docs/guide.md", "docs/readme.md", "img/dot.png"].sort());
     expect(mine.find((r) => r.name === "docs/readme.md")).toMatchObject({ uri: uriOf("docs/readme.md"), size: 10 });
   } finally {
@@ -120,7 +122,7 @@ test("what a caller can enumerate through resources/list and completions follows
     const narrow = await connectBinary({ env: s3Env(), args: ["--tools", c.tools] });
     try {
       // resources/list enumerates buckets and keys: only with both listings offered.
-      expect((await narrow.client.listResources()).resources, c.tools).toEqual([]);
+      expect((await narrow.client.listResources()).resources.filter((r) => r.uri.startsWith("s3://")), c.tools).toEqual([]);
       const buckets = (await narrow.client.complete({ ref, argument: { name: "bucket", value: bucket.slice(0, 6) } })).completion.values;
       expect(buckets.includes(bucket), c.tools).toBe(c.buckets);
       const keys = (await narrow.client.complete({ ref, argument: { name: "key", value: "docs/" }, context: { arguments: { bucket } } })).completion.values;

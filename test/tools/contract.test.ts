@@ -105,3 +105,15 @@ test("snapshot of tools/list (a contract change must be deliberate)", async () =
   const { tools } = await client.listTools();
   expect(tools).toMatchSnapshot();
 });
+
+test("the object browser costs tools/list at most 1 KB, and only list_buckets / list_objects results carry the caller's tools", async () => {
+  const { tools } = await client.listTools();
+  const withView = JSON.stringify(tools).length;
+  const without = JSON.stringify(tools.map(({ _meta, ...tool }) => tool)).length;
+  expect(withView - without).toBeGreaterThan(0);
+  expect(withView - without).toBeLessThanOrEqual(1024);
+  const listed = await client.callTool({ name: "list_buckets", arguments: {} });
+  expect((listed._meta as Record<string, string[]>)["store-mcp-server/tools"]).toEqual(tools.map((t) => t.name));
+  const other = await client.callTool({ name: "head_object", arguments: { bucket_name: "no-such-bucket-here", object_key: "k" } });
+  expect(other._meta).toBeUndefined();
+});

@@ -131,14 +131,16 @@ export function formatDate(iso: string | null | undefined, locale?: string, time
 const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|x-sh|toml|sql|x-ndjson|ld\+json|csv)|image\/svg\+xml$)/;
 const TEXT_NAMES = /\.(txt|md|csv|tsv|json|ya?ml|xml|html?|css|js|ts|py|sh|log|ini|toml|conf|sql|ndjson)$/i;
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp|avif|bmp|svg\+xml|x-icon|vnd\.microsoft\.icon)$/;
+const IMAGE_NAMES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
 
 export type PreviewKind = "image" | "text" | "none";
 
-/** How an object can be previewed: images as images, text as text, anything else by its metadata. */
+/** How an object can be previewed: images as images, text as text, anything else by its metadata. Without a useful type (no head_object, or a generic one), by the key's extension. */
 export function previewKind(contentType: string | null | undefined, key: string): PreviewKind {
   const type = (contentType ?? "").split(";")[0]!.trim().toLowerCase();
-  if (IMAGE_TYPES.test(type)) return "image";
-  if (TEXT_TYPES.test(type) || ((!type || type === "application/octet-stream" || type === "binary/octet-stream") && TEXT_NAMES.test(key))) return "text";
+  const generic = !type || type === "application/octet-stream" || type === "binary/octet-stream";
+  if (IMAGE_TYPES.test(type) || (generic && IMAGE_NAMES.test(key))) return "image";
+  if (TEXT_TYPES.test(type) || (generic && TEXT_NAMES.test(key))) return "text";
   return "none";
 }
 
