@@ -9,6 +9,7 @@ WORKDIR /src
 COPY package.json bun.lock bunfig.toml tsconfig.json ./
 RUN bun install --frozen-lockfile --production
 COPY src ./src
+COPY view ./view
 COPY scripts/lib ./scripts/lib
 COPY scripts/build-local.ts ./scripts/build-local.ts
 RUN bun scripts/build-local.ts /out/store-mcp-server && /out/store-mcp-server --version

@@ -38,6 +38,7 @@ describe("audit log, stdio", () => {
       await call(session.client, "get_object", { bucket_name: bucket, object_key: "missing.txt" });
       await session.client.readResource({ uri: `s3://${bucket}/notes/a.txt` });
       await session.client.readResource({ uri: `s3://${bucket}/nothing-here` }).catch(() => undefined);
+      await session.client.readResource({ uri: "ui://store-mcp-server/object-browser.html" });
       // Not offered without --allow-delete: the SDK answers, the log still has it.
       await call(session.client, "delete_object", { bucket_name: bucket, object_key: "notes/a.txt" });
     } finally {
@@ -55,11 +56,14 @@ describe("audit log, stdio", () => {
       ["local", "get_object", bucket, "missing.txt", null, "NoSuchKey"],
       ["local", "resources/read", bucket, "notes/a.txt", null, "ok"],
       ["local", "resources/read", bucket, "nothing-here", null, "NoSuchKey"],
+      ["local", "resources/read", undefined, null, null, "ok"],
       ["local", "delete_object", bucket, "notes/a.txt", null, "UnknownTool"],
     ]);
     expect(got[0]!.bytes).toBe(CONTENT.length);
     expect(got[2]!.bytes).toBe(CONTENT.length);
     expect(got[5]!.bytes).toBe(CONTENT.length);
+    // The object browser's page: named by its URI, not as an object.
+    expect(got[7]).toMatchObject({ uri: "ui://store-mcp-server/object-browser.html" });
     for (const line of got) {
       expect(Number.isNaN(Date.parse(line.time))).toBe(false);
       expect(typeof line.duration_ms).toBe("number");
@@ -71,7 +75,7 @@ describe("audit log, stdio", () => {
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(CONTENT);
     expect(text).not.toContain(s3().secretAccessKey);
-    expect(text.trimEnd().split("\n")).toHaveLength(8);
+    expect(text.trimEnd().split("\n")).toHaveLength(9);
     expect(lines(file).some((l) => l.action === "delete_bucket")).toBe(false);
   });
 });
