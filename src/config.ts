@@ -20,6 +20,7 @@ export interface CliOptions extends HttpCliOptions {
   buckets?: string[];
   allowBroadDirs?: boolean;
   allowDelete?: boolean;
+  allowAdmin?: boolean;
   /** --tools, as given: a comma list of tool names and groups. */
   tools?: string;
   /** Repeatable --profile: AWS profiles that become stores of their names. */
@@ -79,6 +80,8 @@ export interface Config {
   allowBroadDirs: boolean;
   /** Register the tools that delete objects (--allow-delete). */
   allowDelete: boolean;
+  /** Register the tools that change bucket settings and object tags (--allow-admin). */
+  allowAdmin: boolean;
   /** Tool names and groups to offer; empty: all (checked against the tool list by the CLI). */
   tools: string[];
   /** resource_link items in list_objects and truncated reads (STORE_RESOURCE_LINKS). */
@@ -161,6 +164,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
   const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
   const allowDelete = cli.allowDelete || readBoolean(env, "STORE_ALLOW_DELETE", false, errors);
+  const allowAdmin = cli.allowAdmin || readBoolean(env, "STORE_ALLOW_ADMIN", false, errors);
   // Off by default: LangChain (JS and Python) turns a resource_link into a URL file block that OpenAI chat models refuse, aborting the agent run; elsewhere links are only shown as text or dropped.
   const resourceLinks = readBoolean(env, "STORE_RESOURCE_LINKS", false, errors);
   const tools = splitList(firstGiven(cli.tools, envValue(env, "STORE_TOOLS")), ",");
@@ -217,6 +221,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       buckets: first.buckets,
       allowBroadDirs,
       allowDelete,
+      allowAdmin,
       tools,
       resourceLinks,
       ...(auditLog ? { auditLog } : {}),
@@ -256,6 +261,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     logLevel: config.logLevel,
     ...(config.readOnly ? { readOnly: true } : {}),
     ...(config.allowDelete ? { allowDelete: true } : {}),
+    ...(config.allowAdmin ? { allowAdmin: true } : {}),
     ...(config.tools.length ? { tools: config.tools } : {}),
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),

@@ -18,6 +18,8 @@ export interface PolicyOptions {
   readOnly: boolean;
   /** Register the tools of the "delete" group (deleting objects is opt-in). */
   allowDelete: boolean;
+  /** Register the tools that change bucket settings and tags (--allow-admin; opt-in). */
+  allowAdmin?: boolean;
   /** Tool names and group names to offer; empty: all. */
   tools: string[];
   /** A remote caller's permissions (its token's scopes); undefined: a local (stdio) server, no scopes. */
@@ -94,6 +96,7 @@ export function toolsFor(all: readonly ToolDefinition[], options: PolicyOptions)
     .filter((tool) => {
       if (options.readOnly && tool.writesToStore) return false;
       if (tool.group === "delete" && !options.allowDelete) return false;
+      if (tool.needsAllowAdmin && !options.allowAdmin) return false;
       if (options.scopes && !options.scopes.has(scopeFor(tool))) return false;
       if (!localFiles && tool.localFiles === "always") return false;
       return chosen.size === 0 || chosen.has(tool.name) || chosen.has(tool.group);
@@ -114,6 +117,14 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
       code: "DeleteNotAllowed",
       message: tool.group === "delete" ? "Deleting objects is off for this store." : "This call would delete (delete_extraneous or move), and deleting is off on this server.",
       hint: tool.group === "delete" ? "the user must allow deletes (--allow-delete, or STORE_<NAME>_ALLOW_DELETE=true for one store)." : "call again without delete_extraneous/move; the user must start the server with --allow-delete (STORE_ALLOW_DELETE=true) to allow deletes.",
+    });
+  }
+  if (tool.needsAllowAdmin && !options.allowAdmin) {
+    return new ActionableError({
+      resource: tool.name,
+      code: "AdminNotAllowed",
+      message: "Changing bucket settings and tags is off on this server.",
+      hint: "the user must start the server with --allow-admin (STORE_ALLOW_ADMIN=true) to allow it.",
     });
   }
   const needed = scopeFor(tool, args);

@@ -39,6 +39,8 @@ export interface ServerOptions {
   readOnly: boolean;
   /** Register delete_object and delete_objects (--allow-delete). */
   allowDelete?: boolean;
+  /** Register the tools that change bucket settings and object tags (--allow-admin). */
+  allowAdmin?: boolean;
   /** Tool names and groups to offer (--tools); empty or absent: all. */
   tools?: string[];
   /** Bucket allowlist; empty = every bucket. */
@@ -103,6 +105,7 @@ function policyOf(options: ServerOptions): PolicyOptions {
   return {
     readOnly: options.readOnly,
     allowDelete: options.allowDelete ?? false,
+    allowAdmin: options.allowAdmin ?? false,
     tools: options.tools ?? [],
     bucketAllowlist: options.buckets.length > 0,
     ...(options.remote ? { scopes: options.remote.scopes, localFiles: options.allowedDirs.length > 0 } : {}),
@@ -112,7 +115,7 @@ function policyOf(options: ServerOptions): PolicyOptions {
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
   const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
+  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */

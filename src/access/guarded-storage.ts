@@ -99,6 +99,39 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       const page = await storage.listObjectVersions(req, signal);
       return { ...page, versions: page.versions.filter((v) => within(seen, v.key)) };
     },
+    // A bucket's settings are about all of it: read or changed under a grant of the whole bucket.
+    readBucketSetting: async (bucket, part, signal) => {
+      need("read", bucket, "");
+      return storage.readBucketSetting(bucket, part, signal);
+    },
+    setBucketVersioning: async (bucket, status, signal) => {
+      need("write", bucket, "");
+      return storage.setBucketVersioning(bucket, status, signal);
+    },
+    setBucketLifecycle: async (bucket, change, signal) => {
+      need("write", bucket, "");
+      return storage.setBucketLifecycle(bucket, change, signal);
+    },
+    setBucketCors: async (bucket, rules, signal) => {
+      need("write", bucket, "");
+      return storage.setBucketCors(bucket, rules, signal);
+    },
+    setBucketPolicy: async (bucket, policy, signal) => {
+      need("write", bucket, "");
+      return storage.setBucketPolicy(bucket, policy, signal);
+    },
+    getObjectTags: async (addr, signal) => {
+      read(addr);
+      return storage.getObjectTags(addr, signal);
+    },
+    putObjectTags: async (addr, tags, signal) => {
+      need("write", addr.bucket, addr.key);
+      return storage.putObjectTags(addr, tags, signal);
+    },
+    getObjectLock: async (addr, signal) => {
+      read(addr);
+      return storage.getObjectLock(addr, signal);
+    },
     presign: async (req) => {
       need(req.method === "PUT" ? "write" : "read", req.bucket, req.key);
       return storage.presign(req);

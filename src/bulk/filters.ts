@@ -11,7 +11,7 @@ export const globList = (what: string) =>
   z
     .array(z.string().min(1, "a glob must not be empty").max(1024))
     .max(100)
-    .describe(`Globs on the path below the ${what}, e.g. ["*.log", "tmp/**"].`);
+    .describe(`Globs on the path below the ${what}, e.g. ["*.log"].`);
 
 export type PathFilter = (rel: string) => boolean;
 

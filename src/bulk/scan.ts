@@ -9,9 +9,9 @@ export const maxKeysScanned = z
   .int()
   .min(1)
   .max(10_000_000)
-  .describe(`Keys one call reads at most (default ${DEFAULT_KEYS_SCANNED.toLocaleString("en-US")}); then truncated with a continuation_token.`);
+  .describe(`Default ${DEFAULT_KEYS_SCANNED.toLocaleString("en-US")}.`);
 
-export const continuationToken = z.string().min(1).max(2048).describe("From a truncated result: go on where it stopped.");
+export const continuationToken = z.string().min(1).max(2048).describe("From a truncated result.");
 
 /** A token naming the last key scanned (the listing resumes after it). */
 export function tokenAfter(key: string): string {
@@ -33,7 +33,7 @@ export const isoTime = (what: string) =>
     .string()
     .max(64)
     .refine((s) => !Number.isNaN(Date.parse(s)), `${what} must be an ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z`)
-    .describe(`${what}: an ISO 8601 date or time, e.g. "2026-01-01".`);
+    .describe('ISO 8601, e.g. "2026-01-01".');
 
 /** The fields every scan result ends with: how far it read, and how to go on. */
 export const scanEnd = {

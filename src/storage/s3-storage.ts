@@ -3,6 +3,7 @@ import { isWhole, iso, metaOf, readAtMost } from "./bodies.ts";
 import type { Config } from "../config.ts";
 import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
+import { createSettingsStore } from "./bucket-settings.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { sendListObjectsV2 } from "./fast-list.ts";
 import { copyAcrossStores } from "./cross-copy.ts";
@@ -20,6 +21,7 @@ export function createS3Storage(config: Config): Storage {
 
   const storage: Storage = {
     ...createObjectStore(config, getClient, operation),
+    ...createSettingsStore(operation),
 
     listBuckets: (signal) =>
       operation({}, signal, async ({ client, sdk }, send) => {

@@ -78,7 +78,7 @@ export interface IncompleteUpload {
   bytes: number | null;
 }
 
-export interface Storage extends ObjectStore {
+export interface Storage extends ObjectStore, SettingsStore {
   listBuckets(signal?: AbortSignal): Promise<BucketInfo[]>;
   createBucket(bucket: string, signal?: AbortSignal): Promise<{ location: string | null }>;
   deleteBucket(bucket: string, signal?: AbortSignal): Promise<void>;
@@ -224,4 +224,48 @@ export interface ObjectStore {
   listKeys(bucket: string, prefix: string, limit: number, signal?: AbortSignal): Promise<{ keys: string[]; more: boolean }>;
   listObjectVersions(req: VersionsRequest, signal?: AbortSignal): Promise<VersionsPage>;
   presign(req: PresignRequest): Promise<{ url: string; headers: Record<string, string> }>;
+}
+
+/** A lifecycle rule in the tools' form (lifecycle-form.ts converts it to and from S3's). */
+export interface LifecycleRule {
+  id: string;
+  enabled: boolean;
+  prefix?: string;
+  tag?: { key: string; value: string };
+  expire_after_days?: number;
+  noncurrent_expire_after_days?: number;
+  keep_noncurrent_versions?: number;
+  abort_incomplete_uploads_after_days?: number;
+  transition_after_days?: number;
+  transition_storage_class?: string;
+  /** What the stored rule also says that this form cannot (kept when the rule is written back). */
+  other?: string[];
+}
+
+export interface CorsRule {
+  id?: string;
+  allowed_origins: string[];
+  allowed_methods: string[];
+  allowed_headers?: string[];
+  expose_headers?: string[];
+  max_age_seconds?: number;
+}
+
+/** The parts of a bucket's configuration get_bucket_settings reads, each with its own request. */
+export type SettingPart = "location" | "versioning" | "lifecycle" | "cors" | "policy" | "public_access_block" | "encryption" | "object_lock" | "tags" | "ownership";
+
+/** Bucket settings and object tags: each read answers null for "not set"; a store without the feature throws NotImplemented. */
+export interface SettingsStore {
+  readBucketSetting(bucket: string, part: SettingPart, signal?: AbortSignal): Promise<unknown>;
+  setBucketVersioning(bucket: string, status: "Enabled" | "Suspended", signal?: AbortSignal): Promise<void>;
+  /** Writes `set` and keeps the stored rules named in `keep` exactly as they are; nothing at all removes the configuration. */
+  setBucketLifecycle(bucket: string, change: { keep: string[]; set: LifecycleRule[] }, signal?: AbortSignal): Promise<void>;
+  /** An empty list removes the CORS configuration. */
+  setBucketCors(bucket: string, rules: CorsRule[], signal?: AbortSignal): Promise<void>;
+  /** null removes the bucket policy. */
+  setBucketPolicy(bucket: string, policy: string | null, signal?: AbortSignal): Promise<void>;
+  getObjectTags(addr: ObjectAddress, signal?: AbortSignal): Promise<Record<string, string>>;
+  putObjectTags(addr: ObjectAddress, tags: Record<string, string>, signal?: AbortSignal): Promise<{ version_id: string | null }>;
+  /** Retention and legal hold (object lock); null where not set. */
+  getObjectLock(addr: ObjectAddress, signal?: AbortSignal): Promise<{ retention: { mode: string; retain_until: string | null } | null; legal_hold: string | null }>;
 }

@@ -14,8 +14,8 @@ export const maxObjects = z
   .int()
   .min(1)
   .max(BULK_OBJECTS_CAP)
-  .describe(`Transfers per call (default ${DEFAULT_BULK_OBJECTS}).`);
+  .describe(`Default ${DEFAULT_BULK_OBJECTS}.`);
 
-export const skipUnchanged = z.boolean().describe("Skip what is already the same (default true).");
-export const dryRun = z.boolean().describe("true: only report what would be done.");
-export const confirm = z.boolean().describe("true: really delete (delete_extraneous, move); else a dry run.");
+export const skipUnchanged = z.boolean().describe("Default true.");
+export const dryRun = z.boolean().describe("true: only report.");
+export const confirm = z.boolean().describe("true: do the deletes (else a dry run).");

@@ -19,14 +19,14 @@ export const copyPrefix = defineTool({
   name: "copy_prefix",
   title: "Copy a prefix",
   description:
-    "Copies every object under s3://source_bucket/source_prefix to s3://bucket_name/prefix on the store (server-side, nothing passes through here; over 5 GiB in parts), each at prefix + its path below source_prefix, in parallel. " +
-    "Skips objects already there with the same content (skip_unchanged), so calling again resumes. move: true (with confirm: true and --allow-delete on the source's store) deletes each source once its copy is verified. dry_run: true only reports.",
+    "Copies every object under source_prefix to prefix + its path below it, server-side, in parallel; calling again resumes (skip_unchanged). " +
+    "move (with confirm, --allow-delete on the source's store) deletes each source once its copy is verified.",
   inputSchema: z
     .object({
       source_bucket: bucketName,
-      source_prefix: z.string().max(1024).describe('Folder to copy, e.g. "data/2026/" ("" = the whole bucket).'),
+      source_prefix: z.string().max(1024).describe('e.g. "data/2026/" ("" = all).'),
       bucket_name: bucketName.describe("Destination bucket."),
-      prefix: z.string().max(1024).describe('Destination folder, e.g. "archive/2026/" ("" = the bucket\'s top).'),
+      prefix: z.string().max(1024).describe('Destination, e.g. "archive/" ("" = top).'),
       include: globList("source prefix").optional(),
       exclude: globList("source prefix").optional(),
       skip_unchanged: skipUnchanged.optional(),

@@ -7,8 +7,7 @@ export const createBucket = defineTool({
   name: "create_bucket",
   title: "Create bucket",
   description:
-    "Creates an empty bucket in the configured region. Names: 3-63 lowercase letters, digits, dots, hyphens, starting and ending with a letter or digit; " +
-    "global on AWS. Fails if it exists.",
+    "Creates an empty bucket in the configured region (names: 3-63 of a-z, 0-9, '.', '-'). Fails if it exists.",
   inputSchema: z
     .object({
       bucket_name: z.string().min(1, "bucket_name must not be empty").max(255).describe('e.g. "team-reports-2024".'),

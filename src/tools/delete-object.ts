@@ -7,8 +7,7 @@ export const deleteObject = defineTool({
   name: "delete_object",
   title: "Delete object",
   description:
-    "Deletes one object. Versioned bucket: adds a delete marker (older versions stay, restorable); with version_id removes that version PERMANENTLY. " +
-    "Unversioned: gone for good. Confirm with the user first.",
+    "Deletes one object. Versioned bucket: a delete marker (restorable); with version_id that version PERMANENTLY. Unversioned: gone for good. Confirm with the user first.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

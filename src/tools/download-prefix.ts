@@ -20,19 +20,18 @@ export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
   description:
-    "Downloads every object under s3://bucket_name/prefix into local_dir (in an allowed directory), each key minus the prefix as a path below it, in parallel; each file written atomically and verified as get_object download does. " +
-    "Skips files already the same (skip_unchanged), so calling again resumes; a different local file is a conflict unless overwrite: true. Keys that cannot be a safe local path are skipped and reported. " +
-    "delete_extraneous: true (with confirm: true and --allow-delete) also deletes local files the prefix no longer has. dry_run: true only reports.",
+    "Downloads every object under prefix into local_dir (allowed directories) as key minus prefix, in parallel, atomic and verified; calling again resumes (skip_unchanged). " +
+    "A differing local file is a conflict unless overwrite; unsafe keys are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('Folder to download, e.g. "logs/2026-11/" ("" = the whole bucket).'),
-      local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory to download into (created if missing), e.g. "./logs".'),
+      prefix: z.string().max(1024).describe('e.g. "logs/2026-11/" ("" = all).'),
+      local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('e.g. "./logs" (created if missing).'),
       include: globList("prefix").optional(),
       exclude: globList("prefix").optional(),
       skip_unchanged: skipUnchanged.optional(),
       overwrite: z.boolean().optional().describe("Replace local files that differ (default false: conflicts)."),
-      delete_extraneous: z.boolean().optional().describe("Also delete local files the prefix does not have (mirror)."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),

@@ -14,13 +14,13 @@ export const findObjects = defineTool({
   name: "find_objects",
   title: "Find objects",
   description:
-    "Finds objects under a prefix by name (glob on the key), size, modification time and storage class, scanning the listing on the store (nothing is downloaded). " +
-    `Returns at most max_results (default ${DEFAULT_RESULTS}) and how many keys were scanned; when it stops early it gives a continuation_token.`,
+    "Finds objects under a prefix by glob on the key, size, modification time and storage class, from the listing. " +
+    `At most max_results (default ${DEFAULT_RESULTS}); a continuation_token when it stops early.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,
       prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "logs/".'),
-      glob: z.string().min(1).max(1024).optional().describe('On the whole key ("**" crosses folders; without "/", the last name only), e.g. "**/*.parquet" or "*.log".'),
+      glob: z.string().min(1).max(1024).optional().describe('e.g. "**/*.parquet" ("**" crosses folders; without "/": the name).'),
       min_size: z.number().int().min(0).optional().describe("Bytes, at least."),
       max_size: z.number().int().min(0).optional().describe("Bytes, at most."),
       modified_after: isoTime("modified_after").optional(),

@@ -28,7 +28,7 @@ const inputSchema = z
       .describe(`Read mode: bytes to fetch and return, default ${DEFAULT_MAX_CONTENT_SIZE}.`),
     overwrite: z.boolean().optional().describe("Download mode: replace an existing file (default false)."),
     offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read mode: first byte, default 0; pass next_offset to read on."),
-    include_binary: z.boolean().optional().describe("Read mode: a binary (not text or image) object's bytes as base64; default false: metadata only."),
+    include_binary: z.boolean().optional().describe("Read mode: binary bytes as base64 (default: metadata only)."),
   })
   .strict();
 
@@ -60,9 +60,8 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object. mode "read" (default) returns content: text, PNG/JPEG/GIF/WebP as an image; other binary only its metadata unless include_binary (then a base64 resource); only max_content_size bytes ' +
-    "(default 1 MiB) from offset are fetched, and truncated: true with next_offset means more follows. " +
-    'mode "download" streams the whole object to local_path (in an allowed directory) and returns its sha256; an existing file is kept unless overwrite.',
+    'Reads an object. mode "read" (default): text, or PNG/JPEG/GIF/WebP as an image (other binary: metadata, or base64 with include_binary); max_content_size bytes (default 1 MiB) from offset; truncated with next_offset means more. ' +
+    'mode "download": the whole object to local_path (allowed directories), with its sha256; an existing file kept unless overwrite.',
   inputSchema,
   outputSchema,
   // Not read-only: download mode writes local files (and may replace one with overwrite).

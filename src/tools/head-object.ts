@@ -7,7 +7,7 @@ export const headObject = defineTool({
   name: "head_object",
   title: "Object metadata",
   description:
-    "An object's metadata without its content: size, type, ETag, dates, version, storage class, headers, user metadata, checksums, and whether it is a delete marker.",
+    "An object's metadata: size, type, ETag, dates, version, storage class, headers, user metadata, checksums, delete marker.",
   inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, version_id: versionId.optional() }).strict(),
   outputSchema: z.object({
     bucket: z.string(),

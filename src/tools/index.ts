@@ -18,8 +18,16 @@ import { copyPrefix } from "./copy-prefix.ts";
 import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
 import { listStores } from "./list-stores.ts";
+import { getBucketSettings } from "./get-bucket-settings.ts";
+import { getObjectTags } from "./get-object-tags.ts";
+import { putObjectTags } from "./put-object-tags.ts";
+import { setBucketVersioning } from "./set-bucket-versioning.ts";
+import { setBucketLifecycle } from "./set-bucket-lifecycle.ts";
+import { setBucketCors } from "./set-bucket-cors.ts";
+import { setBucketPolicy } from "./set-bucket-policy.ts";
+import { deleteBucketPolicy } from "./delete-bucket-policy.ts";
 
-/** Every tool, in the order clients show them: the six of the spec first, then the object toolkit, then the bulk tools. */
+/** Every tool, in the order clients show them: the six of the spec first, then the object toolkit, the bulk tools, bucket settings and tags. */
 export const ALL_TOOLS: readonly ToolDefinition[] = [
   listBuckets,
   listObjects,
@@ -39,6 +47,14 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   copyPrefix,
   storageUsage,
   findObjects,
+  getBucketSettings,
+  getObjectTags,
+  putObjectTags,
+  setBucketVersioning,
+  setBucketLifecycle,
+  setBucketCors,
+  setBucketPolicy,
+  deleteBucketPolicy,
 ];
 
 /** Tools offered only with several stores (stores.ts): a single-store server's list stays as it was. */

@@ -49,10 +49,22 @@ export function compactSchema(node: unknown, output: boolean): unknown {
   return out;
 }
 
+/**
+ * An output schema as advertised: `{"type": "object"}`. It tells clients the
+ * tool returns structured content (some hand the model only that, some only
+ * the text, by its presence); the shapes themselves cost tools/list more than
+ * all tool descriptions together, which the 24 KB budget for every tool
+ * (issue #29) cannot hold, and no client tried reads them (the README's tool
+ * reference and each result's text say what the fields are). The server
+ * still checks every result against the full schema (the SDK does).
+ */
+export const ADVERTISED_OUTPUT_SCHEMA = { type: "object" } as const;
+
 function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<string, unknown> {
   const object = normalizeObjectSchema(schema as never);
   if (!object) throw new Error("a tool schema is not an object schema");
-  return compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
+  const compact = compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
+  return pipeStrategy === "output" ? { ...ADVERTISED_OUTPUT_SCHEMA } : compact;
 }
 
 export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {

@@ -12,8 +12,8 @@ export const listObjects = defineTool({
   name: "list_objects",
   title: "List objects",
   description:
-    `Lists objects in a bucket (under prefix), at most max_keys (default and maximum ${MAX_KEYS}) a call; when is_truncated, call again with continuation_token = next_continuation_token. ` +
-    'delimiter "/" browses like folders: deeper keys are grouped into common_prefixes, usable as prefix.',
+    `Lists objects under prefix, at most max_keys (≤ ${MAX_KEYS}) a call; when is_truncated, pass next_continuation_token as continuation_token. ` +
+    'delimiter "/" lists one folder level (common_prefixes are the folders).',
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -11,8 +11,7 @@ export const presignUrl = defineTool({
   name: "presign_url",
   title: "Share a link",
   description:
-    "A presigned URL anyone can use without credentials until it expires: GET downloads, PUT uploads to the key. " +
-    `expires_in: default ${DEFAULT_EXPIRY} s, at most ${MAX_EXPIRY} (7 days).`,
+    `A URL anyone can use without credentials until it expires (default ${DEFAULT_EXPIRY} s, at most ${MAX_EXPIRY}): GET downloads, PUT uploads.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

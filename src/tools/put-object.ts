@@ -11,8 +11,8 @@ export const putObject = defineTool({
   name: "put_object",
   title: "Write object",
   description:
-    `Writes text (or base64) you have to s3://bucket_name/object_key, at most ${PUT_OBJECT_MAX_BYTES} bytes; for files use upload_file. ` +
-    "REPLACES an existing object unless if_absent. content_type is detected from the key when omitted.",
+    `Writes text (or base64) to s3://bucket_name/object_key, at most ${PUT_OBJECT_MAX_BYTES} bytes (files: upload_file). ` +
+    "REPLACES an existing object unless if_absent.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -6,20 +6,17 @@ export const bucketName = z
   .string()
   .min(1, "bucket_name must not be empty")
   .max(255, "bucket_name is at most 255 characters")
-  .refine((s) => !s.includes("/"), "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)")
-  .describe('Bucket name, e.g. "my-data".');
+  .refine((s) => !s.includes("/"), "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)");
 
 export const objectKey = z
   .string()
   .min(1, "object_key must not be empty")
-  .refine((s) => Buffer.byteLength(s, "utf8") <= 1024, "object_key is at most 1024 bytes (UTF-8)")
-  .describe('Object key, e.g. "reports/q1.csv".');
+  .refine((s) => Buffer.byteLength(s, "utf8") <= 1024, "object_key is at most 1024 bytes (UTF-8)");
 
 export const versionId = z
   .string()
   .min(1, "version_id must not be empty")
-  .max(1024)
-  .describe("Omit for the latest version.");
+  .max(1024);
 
 /** A header value: one line, bounded. */
 export const headerValue = (what: string) =>
@@ -31,19 +28,18 @@ export const headerValue = (what: string) =>
 
 export const contentType = headerValue("content_type")
   .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
-  .describe('MIME type, e.g. "application/pdf". Omit to detect it from the name.');
+  .describe("Default: from the name.");
 
 export const storageClass = z
   .string()
-  .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR")
-  .describe("e.g. STANDARD (default), STANDARD_IA, GLACIER_IR; stores differ.");
+  .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR");
 
-export const cacheControl = headerValue("cache_control").describe('Cache-Control header to store, e.g. "max-age=3600".');
+export const cacheControl = headerValue("cache_control");
 
 /** S3 user metadata: lowercase-insensitive names, at most 2 KB in all. */
 export const metadata = z
   .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"), headerValue("a metadata value"))
   .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= 2048, "metadata is at most 2 KB in all (S3's limit)")
-  .describe('User metadata, e.g. {"author": "ana"}; at most 2 KB.');
+  .describe('e.g. {"author": "ana"}; ≤ 2 KB.');
 
-export const ifAbsent = z.boolean().describe("true: fail rather than replace an existing object (conditional write).");
+export const ifAbsent = z.boolean().describe("true: never replace an existing object.");

@@ -19,8 +19,8 @@ export const storageUsage = defineTool({
   name: "storage_usage",
   title: "Storage usage",
   description:
-    "Sums what a bucket or prefix holds, from its listing (nothing is downloaded): objects and bytes in total, per folder (depth: the next 1-3 levels), per storage class, the largest objects, the oldest and newest, " +
-    "and the incomplete multipart uploads (stored and billed, but invisible in listings). Stops at max_keys_scanned with a continuation_token (the sums then cover the keys scanned).",
+    "Sums a bucket or prefix from its listing: objects and bytes in total, per folder (depth 1-3), per storage class, largest, oldest, newest, " +
+    "incomplete uploads (billed, unlisted). Stops at max_keys_scanned with a continuation_token.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

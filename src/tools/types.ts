@@ -71,6 +71,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   group: ToolGroup;
   /** Changes the store (not just local files): left out in read-only mode. */
   writesToStore: boolean;
+  /** Changes a bucket's settings or tags: registered only with --allow-admin (STORE_ALLOW_ADMIN). */
+  needsAllowAdmin?: boolean;
   /** Whether this call deletes (a mirror's delete_extraneous, a move): needs --allow-delete and the delete permission. */
   deletes?(args: z.output<In>): boolean;
   /** For a tool offered in read-only mode: whether this call would let anyone write (refused then). */

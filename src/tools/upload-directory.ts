@@ -18,18 +18,17 @@ export const uploadDirectory = defineTool({
   name: "upload_directory",
   title: "Upload a directory",
   description:
-    "Uploads a local directory (in an allowed directory) to s3://bucket_name/prefix/…, each file at prefix + its relative path, in parallel, big files in parts. " +
-    "Skips files whose content is already there (skip_unchanged), so calling again resumes. Symlinks, FIFOs, devices and hard-linked files are skipped and reported, never followed. " +
-    "delete_extraneous: true (with confirm: true and --allow-delete) also deletes objects under the prefix that the directory no longer has. dry_run: true only reports.",
+    "Uploads a local directory (allowed directories) to prefix + each relative path, in parallel; calling again resumes (skip_unchanged). " +
+    "Symlinks, FIFOs, devices, hard links are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
   inputSchema: z
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('Folder to upload into, e.g. "releases/v2/" ("" = the bucket\'s top).'),
+      prefix: z.string().max(1024).describe('e.g. "releases/v2/" ("" = top).'),
       include: globList("directory").optional(),
       exclude: globList("directory").optional(),
       skip_unchanged: skipUnchanged.optional(),
-      delete_extraneous: z.boolean().optional().describe("Also delete objects the directory does not have (mirror)."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       content_type: contentType.optional().describe("For every file (default: detected)."),

@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * A minimal MCP Apps host page for the object browser's tests, built on the
  * official AppBridge: it loads the view in a sandboxed iframe (no

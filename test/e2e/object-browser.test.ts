@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 /**
  * The object browser (MCP App) in a real browser: headless Chromium shows the
  * view from the compiled binary's ui:// resource in a sandboxed iframe with

@@ -57,6 +57,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     buckets: [],
     allowBroadDirs: false,
     allowDelete: false,
+    allowAdmin: false,
     tools: [],
     transport: "stdio",
     resourceLinks: true,

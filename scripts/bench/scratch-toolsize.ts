@@ -1,0 +1,12 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { createServer } from "../../src/server.ts";
+import { createLogger } from "../../src/log.ts";
+const server = createServer({ region: "us-east-1", allowedDirs: [], cwd: process.cwd(), readOnly: false, buckets: [], allowDelete: true, ...(JSON.parse(process.env.OPTS ?? "{}")) } as never, { storage: {} as never, log: createLogger("error") });
+const [a, b] = InMemoryTransport.createLinkedPair();
+const client = new Client({ name: "x", version: "1" });
+await Promise.all([server.connect(b), client.connect(a)]);
+const { tools } = await client.listTools();
+console.log("total", JSON.stringify(tools).length, "tools", tools.length);
+for (const t of tools) console.log(t.name.padEnd(22), JSON.stringify(t).length, "desc", t.description!.length, "in", JSON.stringify(t.inputSchema).length, "out", JSON.stringify(t.outputSchema ?? {}).length);
+process.exit(0);

@@ -1,0 +1,25 @@
+import { z } from "zod";
+import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { bucketName } from "./schemas.ts";
+import { safeJson } from "./set-bucket-policy.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+export const deleteBucketPolicy = defineTool({
+  name: "delete_bucket_policy",
+  title: "Delete bucket policy",
+  description: "Removes a bucket's policy (access then follows the store's other permissions).",
+  inputSchema: z.object({ bucket_name: bucketName, confirm: confirmArg }).strict(),
+  outputSchema: changeOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "admin",
+  writesToStore: true,
+  needsAllowAdmin: true,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
+    if (stored === null) return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, { bucket: args.bucket_name, applied: false, before: null, after: null });
+    const decision = await decide(args.confirm, `Remove the policy of s3://${args.bucket_name}?`, ctx);
+    if (decision === "apply") await ctx.storage.setBucketPolicy(args.bucket_name, null, ctx.signal);
+    return changeResult("delete_bucket_policy", { bucket: args.bucket_name }, decision, `the policy of s3://${args.bucket_name}`, safeJson(stored), null);
+  },
+});

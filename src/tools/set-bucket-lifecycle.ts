@@ -1,0 +1,64 @@
+import { z } from "zod";
+import { ActionableError } from "../errors.ts";
+import type { LifecycleRule } from "../storage/index.ts";
+import { ruleSentence } from "./get-bucket-settings.ts";
+import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { bucketName, storageClass } from "./schemas.ts";
+import { defineTool } from "./types.ts";
+
+const days = z.number().int().min(1);
+const rule = z
+  .object({
+    id: z.string().min(1).max(255).describe("Rule name."),
+    prefix: z.string().max(1024).optional().describe('e.g. "tmp/".'),
+    tag: z.object({ key: z.string().min(1).max(128), value: z.string().max(256) }).strict().optional().describe("Only objects with this tag."),
+    expire_after_days: days.optional(),
+    noncurrent_expire_after_days: days.optional().describe("Days after replacement."),
+    keep_noncurrent_versions: z.number().int().min(1).max(100).optional().describe("Keep this many old versions anyway."),
+    abort_incomplete_uploads_after_days: days.optional(),
+    transition_after_days: z.number().int().min(0).optional(),
+    transition_storage_class: storageClass.optional(),
+    enabled: z.boolean().optional().describe("Default true."),
+  })
+  .strict();
+
+export const setBucketLifecycle = defineTool({
+  name: "set_bucket_lifecycle",
+  title: "Set bucket lifecycle rules",
+  description:
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag), expire old versions (or keep N), abort incomplete uploads, or change storage class. " +
+    "Other rules stay unless replace: true ([] removes all).",
+  inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100), replace: z.boolean().optional(), confirm: confirmArg }).strict(),
+  outputSchema: changeOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "admin",
+  writesToStore: true,
+  needsAllowAdmin: true,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const resource = `s3://${args.bucket_name}`;
+    const given: LifecycleRule[] = args.rules.map(({ enabled, ...r }) => ({ ...r, enabled: enabled ?? true }));
+    for (const r of given) {
+      const problem = ruleProblem(r);
+      if (problem) throw new ActionableError({ resource, code: "InvalidLifecycleRule", message: `Rule ${JSON.stringify(r.id)} ${problem}.`, hint: "fix that rule and call again." });
+    }
+    const ids = new Set(given.map((r) => r.id));
+    if (ids.size !== given.length) throw new ActionableError({ resource, code: "InvalidLifecycleRule", message: "Two rules have the same id.", hint: "give each rule its own id." });
+    if (given.length === 0 && !args.replace) throw new ActionableError({ resource, code: "InvalidParameter", message: "No rules given.", hint: "give rules, or rules: [] with replace: true to remove every rule." });
+    const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "lifecycle", ctx.signal)) as LifecycleRule[] | null) ?? [];
+    const kept = args.replace ? [] : before.filter((r) => !ids.has(r.id));
+    const after = [...kept, ...given];
+    const decision = await decide(args.confirm, `Set the lifecycle rules of ${resource} to: ${after.map(ruleSentence).join("; ") || "none"}?`, ctx);
+    if (decision === "apply") await ctx.storage.setBucketLifecycle(args.bucket_name, { keep: kept.map((r) => r.id), set: given }, ctx.signal);
+    const dropped = args.replace ? before.filter((r) => !ids.has(r.id)).map((r) => r.id) : [];
+    const note = `After: ${after.map(ruleSentence).join("; ") || "no rules"}.` + (dropped.length ? ` Removed rules: ${dropped.join(", ")}.` : "");
+    return changeResult("set_bucket_lifecycle", { bucket: args.bucket_name }, decision, `the lifecycle rules of ${resource}`, before, after, note);
+  },
+});
+
+function ruleProblem(r: LifecycleRule): string | undefined {
+  if ([r.expire_after_days, r.noncurrent_expire_after_days, r.keep_noncurrent_versions, r.abort_incomplete_uploads_after_days, r.transition_after_days].every((v) => v === undefined)) return "does nothing: give at least one of the *_days settings";
+  if ((r.transition_after_days === undefined) !== (r.transition_storage_class === undefined)) return "needs transition_after_days and transition_storage_class together";
+  if (r.abort_incomplete_uploads_after_days !== undefined && r.tag) return "filters by tag, which S3 does not allow with abort_incomplete_uploads_after_days";
+  return undefined;
+}

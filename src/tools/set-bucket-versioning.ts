@@ -1,0 +1,27 @@
+import { z } from "zod";
+import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { bucketName } from "./schemas.ts";
+import { defineTool } from "./types.ts";
+
+const ONE_WAY = "Once enabled it can never be turned off again, only suspended.";
+
+export const setBucketVersioning = defineTool({
+  name: "set_bucket_versioning",
+  title: "Set bucket versioning",
+  description:
+    `Enables or suspends versioning. ${ONE_WAY}`,
+  inputSchema: z.object({ bucket_name: bucketName, status: z.enum(["Enabled", "Suspended"]), confirm: confirmArg }).strict(),
+  outputSchema: changeOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "admin",
+  writesToStore: true,
+  needsAllowAdmin: true,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const current = (await ctx.storage.readBucketSetting(args.bucket_name, "versioning", ctx.signal)) as { status: string } | null;
+    const before = current?.status ?? "never enabled";
+    const decision = await decide(args.confirm, `Set versioning of s3://${args.bucket_name} to ${args.status}? ${ONE_WAY}`, ctx);
+    if (decision === "apply") await ctx.storage.setBucketVersioning(args.bucket_name, args.status, ctx.signal);
+    return changeResult("set_bucket_versioning", { bucket: args.bucket_name }, decision, `versioning of s3://${args.bucket_name}`, before, args.status, ONE_WAY);
+  },
+});

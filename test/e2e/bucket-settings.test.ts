@@ -1,0 +1,194 @@
+/**
+ * Bucket settings and object tags through the compiled binary against Ceph
+ * RGW: each read with and without the setting, each change (a dry run first)
+ * and its effect read back with the SDK, the public-policy refusal, the
+ * lifecycle `replace` rule, a store that answers NotImplemented for a part
+ * (the fake S3 server), and the gating (--allow-admin, read-only, --tools).
+ */
+import { CreateBucketCommand, GetBucketCorsCommand, GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectTaggingCommand, PutBucketLifecycleConfigurationCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { fakeEnv, startFakeS3, xml } from "../helpers/fake-s3.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
+
+let plain: string;
+let configured: string;
+let admin: Awaited<ReturnType<typeof connectBinary>>;
+
+const publicPolicy = (bucket: string) => JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: "*", Action: ["s3:GetObject"], Resource: [`arn:aws:s3:::${bucket}/*`] }] });
+
+beforeAll(async () => {
+  plain = await freshBucket("settings-plain");
+  configured = await freshBucket("settings-set");
+  await sdkClient().send(new PutObjectCommand({ Bucket: configured, Key: "docs/a.txt", Body: "a", Tagging: "team=finance" }));
+  admin = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true" } });
+}, 60_000);
+afterAll(() => admin?.close());
+
+test("get_bucket_settings on a bucket with nothing set: each part not set, a summary first", async () => {
+  const result = await call(admin.client, "get_bucket_settings", { bucket_name: plain });
+  expect(result.isError).toBeFalsy();
+  const s = result.structuredContent!;
+  expect(s.settings.versioning.state).toBe("not set");
+  expect(s.settings.lifecycle.state).toBe("not set");
+  expect(s.settings.cors.state).toBe("not set");
+  expect(s.settings.policy.state).toBe("not set");
+  expect(s.settings.location.state).toBe("set");
+  expect(s.summary).toContain("not versioned");
+  expect(s.public).toEqual([]);
+  expect(textOf(result).split("\n")[0]).toBe(`s3://${plain}: ${s.summary}`);
+});
+
+test("each change is a dry run first, then applied with confirm: the store has it, and get_bucket_settings says so", async () => {
+  // Versioning.
+  const dry = await call(admin.client, "set_bucket_versioning", { bucket_name: configured, status: "Enabled" });
+  expect(dry.structuredContent).toMatchObject({ applied: false, before: "never enabled", after: "Enabled" });
+  expect(textOf(dry)).toContain("confirm: true");
+  expect((await sdkClient().send(new GetBucketVersioningCommand({ Bucket: configured }))).Status).toBeUndefined();
+  const on = await call(admin.client, "set_bucket_versioning", { bucket_name: configured, status: "Enabled", confirm: true });
+  expect(on.structuredContent).toMatchObject({ applied: true });
+  expect(textOf(on)).toContain("never be turned off");
+  expect((await sdkClient().send(new GetBucketVersioningCommand({ Bucket: configured }))).Status).toBe("Enabled");
+
+  // Lifecycle: tmp/ expires after 7 days, incomplete uploads aborted after 3.
+  const rules = [{ id: "tmp", prefix: "tmp/", expire_after_days: 7 }, { id: "uploads", abort_incomplete_uploads_after_days: 3 }];
+  await call(admin.client, "set_bucket_lifecycle", { bucket_name: configured, rules });
+  expect(await sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchLifecycleConfiguration");
+  const life = await call(admin.client, "set_bucket_lifecycle", { bucket_name: configured, rules, confirm: true });
+  expect(life.isError, textOf(life)).toBeFalsy();
+  const stored = (await sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: configured }))).Rules!;
+  expect(stored.map((r) => r.ID).sort()).toEqual(["tmp", "uploads"]);
+  expect(stored.find((r) => r.ID === "tmp")!.Expiration?.Days).toBe(7);
+
+  // CORS.
+  const cors = await call(admin.client, "set_bucket_cors", { bucket_name: configured, rules: [{ allowed_origins: ["https://app.example.com"], allowed_methods: ["GET", "PUT"], max_age_seconds: 600 }], confirm: true });
+  expect(cors.isError, textOf(cors)).toBeFalsy();
+  const corsRules = (await sdkClient().send(new GetBucketCorsCommand({ Bucket: configured }))).CORSRules!;
+  expect(corsRules[0]).toMatchObject({ AllowedOrigins: ["https://app.example.com"], AllowedMethods: ["GET", "PUT"], MaxAgeSeconds: 600 });
+
+  // A public policy is refused without allow_public, applied with it, and the result says what is public.
+  const refused = await call(admin.client, "set_bucket_policy", { bucket_name: configured, policy: publicPolicy(configured), confirm: true });
+  expect(refused.isError).toBe(true);
+  expect(textOf(refused)).toContain("PublicPolicyRefused");
+  expect(textOf(refused)).toContain("s3:GetObject");
+  expect(await sdkClient().send(new GetBucketPolicyCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchBucketPolicy");
+  const publicOk = await call(admin.client, "set_bucket_policy", { bucket_name: configured, policy: publicPolicy(configured), allow_public: true, confirm: true });
+  expect(publicOk.isError, textOf(publicOk)).toBeFalsy();
+  expect(publicOk.structuredContent!.note).toContain("PUBLIC");
+  expect(JSON.parse((await sdkClient().send(new GetBucketPolicyCommand({ Bucket: configured }))).Policy!).Statement[0].Principal).toBe("*");
+
+  const read = (await call(admin.client, "get_bucket_settings", { bucket_name: configured })).structuredContent!;
+  expect(read.settings.versioning).toMatchObject({ state: "set", value: { status: "Enabled" } });
+  expect(read.settings.lifecycle.value.map((r: { id: string }) => r.id).sort()).toEqual(["tmp", "uploads"]);
+  expect(read.settings.cors.state).toBe("set");
+  expect(read.public[0]).toContain("s3:GetObject");
+  expect(read.summary).toContain("versioned");
+  expect(read.summary).toContain("objects under tmp/ expire after 7 days");
+  expect(read.summary).toContain("public read through the bucket policy");
+
+  // delete_bucket_policy: the policy goes.
+  const removed = await call(admin.client, "delete_bucket_policy", { bucket_name: configured, confirm: true });
+  expect(removed.structuredContent).toMatchObject({ applied: true, after: null });
+  expect(await sdkClient().send(new GetBucketPolicyCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchBucketPolicy");
+});
+
+test("set_bucket_lifecycle keeps the rules it was not given (even ones its form cannot say) unless replace: true", async () => {
+  const bucket = await freshBucket("settings-life");
+  // A rule set by someone else, with a part the tools' form does not express (a filter of two tags).
+  const twoTags = [{ Key: "a", Value: "1" }, { Key: "b", Value: "2" }];
+  await sdkClient().send(new PutBucketLifecycleConfigurationCommand({ Bucket: bucket, LifecycleConfiguration: { Rules: [{ ID: "theirs", Status: "Enabled", Filter: { And: { Prefix: "big/", Tags: twoTags } }, Expiration: { Days: 30 } }] } }));
+  const merged = await call(admin.client, "set_bucket_lifecycle", { bucket_name: bucket, rules: [{ id: "mine", prefix: "tmp/", expire_after_days: 1 }], confirm: true });
+  expect(merged.isError, textOf(merged)).toBeFalsy();
+  let rules = (await sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules!;
+  expect(rules.map((r) => r.ID).sort()).toEqual(["mine", "theirs"]);
+  expect(rules.find((r) => r.ID === "theirs")!.Filter?.And?.Tags).toEqual(twoTags);
+  const replaced = await call(admin.client, "set_bucket_lifecycle", { bucket_name: bucket, rules: [{ id: "mine", prefix: "tmp/", expire_after_days: 2 }], replace: true, confirm: true });
+  expect(replaced.structuredContent!.note).toContain("Removed rules: theirs");
+  rules = (await sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).Rules!;
+  expect(rules.map((r) => [r.ID, r.Expiration?.Days])).toEqual([["mine", 2]]);
+  const invalid = await call(admin.client, "set_bucket_lifecycle", { bucket_name: bucket, rules: [{ id: "nothing" }], confirm: true });
+  expect(textOf(invalid)).toContain("InvalidLifecycleRule");
+});
+
+test("object tags: read, merge, replace, S3's limits checked first; retention and legal hold where object lock is on", async () => {
+  const addr = { bucket_name: configured, object_key: "docs/a.txt" };
+  expect((await call(admin.client, "get_object_tags", addr)).structuredContent!.tags).toEqual({ team: "finance" });
+  const dry = await call(admin.client, "put_object_tags", { ...addr, tags: { hold: "legal" } });
+  expect(dry.structuredContent).toMatchObject({ applied: false, before: { team: "finance" }, after: { team: "finance", hold: "legal" } });
+  await call(admin.client, "put_object_tags", { ...addr, tags: { hold: "legal" }, confirm: true });
+  const tags = async () => Object.fromEntries(((await sdkClient().send(new GetObjectTaggingCommand({ Bucket: configured, Key: "docs/a.txt" }))).TagSet ?? []).map((t) => [t.Key, t.Value]));
+  expect(await tags()).toEqual({ team: "finance", hold: "legal" });
+  await call(admin.client, "put_object_tags", { ...addr, tags: { only: "this" }, mode: "replace", confirm: true });
+  expect(await tags()).toEqual({ only: "this" });
+  const tooMany = await call(admin.client, "put_object_tags", { ...addr, tags: Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`k${i}`, "v"])), mode: "replace", confirm: true });
+  expect(textOf(tooMany)).toContain("TooManyTags");
+  const longKey = await call(admin.client, "put_object_tags", { ...addr, tags: { ["k".repeat(129)]: "v" }, confirm: true });
+  expect(textOf(longKey)).toContain("at most 128");
+  expect(await tags()).toEqual({ only: "this" });
+
+  const locked = uniqueBucket("settings-lock");
+  await sdkClient().send(new CreateBucketCommand({ Bucket: locked, ObjectLockEnabledForBucket: true }));
+  await sdkClient().send(new PutObjectCommand({ Bucket: locked, Key: "k", Body: "x", ObjectLockLegalHoldStatus: "ON" }));
+  const held = await call(admin.client, "get_object_tags", { bucket_name: locked, object_key: "k" });
+  expect(held.isError, textOf(held)).toBeFalsy();
+  expect(held.structuredContent).toMatchObject({ tags: {}, legal_hold: "ON" });
+  expect((await call(admin.client, "get_bucket_settings", { bucket_name: locked })).structuredContent!.settings.object_lock.state).toBe("set");
+});
+
+test("a store that answers NotImplemented for some parts: those are 'not supported', the rest still read", async () => {
+  const fake = await startFakeS3();
+  fake.handle((req) => {
+    if (req.query.has("location")) return { body: xml('<LocationConstraint xmlns="http://s3.amazonaws.com/doc/2006-03-01/">eu-west-1</LocationConstraint>') };
+    if (req.query.has("versioning")) return { body: xml("<VersioningConfiguration><Status>Suspended</Status></VersioningConfiguration>") };
+    if (req.query.has("policy")) return { status: 404, body: xml("<Error><Code>NoSuchBucketPolicy</Code><Message>none</Message></Error>") };
+    return { status: 501, body: xml("<Error><Code>NotImplemented</Code><Message>not here</Message></Error>") };
+  });
+  const session = await connectBinary({ env: fakeEnv(fake) });
+  try {
+    const result = await call(session.client, "get_bucket_settings", { bucket_name: "b" });
+    expect(result.isError, textOf(result)).toBeFalsy();
+    const s = result.structuredContent!;
+    expect(s.settings.location).toEqual({ state: "set", value: "eu-west-1" });
+    expect(s.settings.versioning.value.status).toBe("Suspended");
+    expect(s.settings.policy.state).toBe("not set");
+    for (const part of ["lifecycle", "cors", "encryption", "ownership", "tags"]) expect(s.settings[part].state, part).toBe("not supported");
+    expect(s.summary).toContain("versioning suspended");
+    expect(s.summary).toContain("this store does not support");
+  } finally {
+    await session.close();
+    await fake.stop();
+  }
+});
+
+test("gating: the change tools only with --allow-admin, never read-only; --tools selects; reads are always there", async () => {
+  const names = async (env: Record<string, string>, args: string[] = []) => {
+    const session = await connectBinary({ env: { ...s3Env(), ...env }, args });
+    try {
+      return (await session.client.listTools()).tools.map((t) => t.name);
+    } finally {
+      await session.close();
+    }
+  };
+  const CHANGES = ["put_object_tags", "set_bucket_versioning", "set_bucket_lifecycle", "set_bucket_cors", "set_bucket_policy", "delete_bucket_policy"];
+  const plainList = await names({});
+  expect(plainList).toContain("get_bucket_settings");
+  expect(plainList).toContain("get_object_tags");
+  for (const tool of CHANGES) expect(plainList).not.toContain(tool);
+  const adminList = await names({ STORE_ALLOW_ADMIN: "true" });
+  for (const tool of CHANGES) expect(adminList).toContain(tool);
+  const readOnly = await names({ STORE_ALLOW_ADMIN: "true", STORE_READ_ONLY: "true" });
+  for (const tool of CHANGES) expect(readOnly).not.toContain(tool);
+  expect(readOnly).toContain("get_bucket_settings");
+  expect(await names({}, ["--allow-admin", "--tools", "get_bucket_settings,set_bucket_cors"])).toEqual(["get_bucket_settings", "set_bucket_cors"]);
+});
+
+test("tools/list with every tool enabled stays within 24 KB", async () => {
+  const session = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" } });
+  try {
+    const { tools } = await session.client.listTools();
+    expect(tools.length).toBe(26);
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(24 * 1024);
+  } finally {
+    await session.close();
+  }
+});
