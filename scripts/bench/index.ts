@@ -80,7 +80,7 @@ try {
   figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
 
   log("idle memory, tools/list size");
-  const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete"]);
+  const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete", "--allow-admin"]);
   figures.toolsListBytes = idle.toolsListBytes;
   figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
   await idle.call("list_buckets");

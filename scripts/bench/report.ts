@@ -85,7 +85,7 @@ export function rows(f: Figures): Row[] {
     ["remote mode under that load: server peak RSS (VmHWM)", mb(load.http.peakMb), `stdio ${mb(load.stdio.peakMb)}`, "", "", ""],
   );
   out.push(
-    ["tools/list with every tool enabled (JSON)", `${round(f.toolsListBytes / 1000, 1)} KB`, "", "", "≤ 20 KB", met(f.toolsListBytes <= 20_000)],
+    ["tools/list with every tool enabled (JSON, --allow-delete --allow-admin)", `${round(f.toolsListBytes / 1024, 1)} KiB`, "", "", "≤ 24 KiB (issue #29)", met(f.toolsListBytes <= 24 * 1024)],
     ["idle memory after tools/list (VmRSS)", mb(f.idleRssMb), `after the first S3 call ${mb(f.afterFirstCallRssMb)}`, "", "", ""],
     ["binary size", mb(f.binaryMb), `Bun floor ${mb(f.floorBinaryMb)}`, x(f.binaryMb / f.floorBinaryMb), "", ""],
   );

@@ -20,7 +20,7 @@ export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
   description:
-    "Downloads every object under prefix into local_dir (allowed directories) as key minus prefix, in parallel, atomic and verified; calling again resumes (skip_unchanged). " +
+    "Downloads every object under prefix into local_dir (allowed directories), in parallel, atomic and verified; calling again resumes (skip_unchanged). " +
     "A differing local file is a conflict unless overwrite; unsafe keys are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
   inputSchema: z
     .object({

@@ -15,7 +15,7 @@ export const findObjects = defineTool({
   title: "Find objects",
   description:
     "Finds objects under a prefix by glob on the key, size, modification time and storage class, from the listing. " +
-    `At most max_results (default ${DEFAULT_RESULTS}); a continuation_token when it stops early.`,
+    `At most max_results; a continuation_token when it stops early.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

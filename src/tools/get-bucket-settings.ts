@@ -14,8 +14,7 @@ export const getBucketSettings = defineTool({
   name: "get_bucket_settings",
   title: "Get bucket settings",
   description:
-    "A bucket's configuration and a one-line summary: location, versioning, lifecycle, CORS, policy (what it makes public), public access block, " +
-    'encryption, object lock, tags, ownership; each its value, "not set" or "not supported".',
+    "A bucket's configuration with a one-line summary: location, versioning, lifecycle, CORS, policy (what it makes public), public access block, encryption, object lock, tags, ownership.",
   inputSchema: z.object({ bucket_name: bucketName }).strict(),
   outputSchema: z.object({ bucket: z.string(), summary: z.string(), public: z.array(z.string()), settings: z.record(z.string(), part) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
@@ -26,9 +25,9 @@ export const getBucketSettings = defineTool({
     const settled = await Promise.allSettled(PARTS.map((p) => ctx.storage.readBucketSetting(args.bucket_name, p, ctx.signal)));
     const settings: Record<string, Part> = {};
     for (const [i, name] of PARTS.entries()) settings[name] = partOf(settled[i]!);
-    // A bucket that is not there (or not ours) fails every part the same way: that is the call's answer.
-    const location = settled[0]!;
-    if (location.status === "rejected" && ["NoSuchBucket", "AccessDenied"].includes((location.reason as ActionableError).code)) throw location.reason;
+    // A bucket that is not there fails every part the same way: that is the call's answer.
+    const missing = settled.find((r) => r.status === "rejected" && (r.reason as ActionableError).code === "NoSuchBucket");
+    if (missing?.status === "rejected") throw missing.reason;
     if (settings.policy?.state === "set") settings.policy.value = policyValue(String(settings.policy.value), args.bucket_name);
     const grants = settings.policy?.state === "set" ? publicGrants(settings.policy.value as { Statement?: unknown }) : [];
     const summary = summarize(settings, grants);

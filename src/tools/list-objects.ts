@@ -12,8 +12,8 @@ export const listObjects = defineTool({
   name: "list_objects",
   title: "List objects",
   description:
-    `Lists objects under prefix, at most max_keys (≤ ${MAX_KEYS}) a call; when is_truncated, pass next_continuation_token as continuation_token. ` +
-    'delimiter "/" lists one folder level (common_prefixes are the folders).',
+    `Lists objects under prefix, at most max_keys (≤ ${MAX_KEYS}) a call; when is_truncated, pass next_continuation_token on. ` +
+    'delimiter "/" lists one folder level (common_prefixes).',
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -18,7 +18,7 @@ export const putObjectTags = defineTool({
       object_key: objectKey,
       version_id: versionId.optional(),
       tags: z.record(z.string(), z.string()).describe('e.g. {"legal-hold": "2026-q4"}.'),
-      mode: z.enum(["merge", "replace"]).optional(),
+      mode: z.enum(["merge", "replace"]).optional().describe("Default merge."),
       confirm: confirmArg,
     })
     .strict(),

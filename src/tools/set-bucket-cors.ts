@@ -9,7 +9,8 @@ const names = () => z.array(z.string().min(1).max(256));
 export const setBucketCors = defineTool({
   name: "set_bucket_cors",
   title: "Set bucket CORS",
-  description: "Replaces a bucket's CORS rules (which web origins may call it from a browser); rules: [] removes them.",
+  description:
+    "Replaces a bucket's CORS rules (which web origins may call it from a browser).",
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -25,7 +26,8 @@ export const setBucketCors = defineTool({
             })
             .strict(),
         )
-        .max(100),
+        .max(100)
+        .describe("[] removes them."),
       confirm: confirmArg,
     })
     .strict(),

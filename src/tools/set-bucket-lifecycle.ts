@@ -26,9 +26,8 @@ export const setBucketLifecycle = defineTool({
   name: "set_bucket_lifecycle",
   title: "Set bucket lifecycle rules",
   description:
-    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag), expire old versions (or keep N), abort incomplete uploads, or change storage class. " +
-    "Other rules stay unless replace: true ([] removes all).",
-  inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100), replace: z.boolean().optional(), confirm: confirmArg }).strict(),
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort incomplete uploads, or change storage class.",
+  inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100).describe("Merged by id."), replace: z.boolean().optional().describe("true: drop rules not given."), confirm: confirmArg }).strict(),
   outputSchema: changeOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "admin",

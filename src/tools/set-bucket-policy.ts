@@ -10,7 +10,7 @@ export const setBucketPolicy = defineTool({
   title: "Set bucket policy",
   description:
     'Replaces a bucket policy (JSON text). One granting anything to everyone (Principal "*") is refused unless allow_public: true.',
-  inputSchema: z.object({ bucket_name: bucketName, policy: z.string().min(2).describe("The policy document as JSON text."), allow_public: z.boolean().optional(), confirm: confirmArg }).strict(),
+  inputSchema: z.object({ bucket_name: bucketName, policy: z.string().min(2).describe("The policy document as JSON text."), allow_public: z.boolean().optional().describe("true: allow grants to everyone."), confirm: confirmArg }).strict(),
   outputSchema: changeOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "admin",

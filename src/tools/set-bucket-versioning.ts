@@ -10,7 +10,7 @@ export const setBucketVersioning = defineTool({
   title: "Set bucket versioning",
   description:
     `Enables or suspends versioning. ${ONE_WAY}`,
-  inputSchema: z.object({ bucket_name: bucketName, status: z.enum(["Enabled", "Suspended"]), confirm: confirmArg }).strict(),
+  inputSchema: z.object({ bucket_name: bucketName, status: z.enum(["Enabled", "Suspended"]).describe("Suspended keeps old versions."), confirm: confirmArg }).strict(),
   outputSchema: changeOutput,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "admin",

@@ -19,8 +19,8 @@ export const storageUsage = defineTool({
   name: "storage_usage",
   title: "Storage usage",
   description:
-    "Sums a bucket or prefix from its listing: objects and bytes in total, per folder (depth 1-3), per storage class, largest, oldest, newest, " +
-    "incomplete uploads (billed, unlisted). Stops at max_keys_scanned with a continuation_token.",
+    "Sums a bucket or prefix from its listing: objects and bytes in total, per folder (depth 1-3) and storage class; the largest, oldest, newest; " +
+    "incomplete uploads (billed, unlisted). Resumable with continuation_token.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

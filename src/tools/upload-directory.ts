@@ -19,7 +19,7 @@ export const uploadDirectory = defineTool({
   title: "Upload a directory",
   description:
     "Uploads a local directory (allowed directories) to prefix + each relative path, in parallel; calling again resumes (skip_unchanged). " +
-    "Symlinks, FIFOs, devices, hard links are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
+    "Links, FIFOs, devices are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
   inputSchema: z
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),

@@ -67,13 +67,13 @@ test("overwrite over a symlink replaces the link, never its target", async () =>
 test("--read-only hides the writing tools from tools/list", async () => {
   const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
   try {
-    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["download_prefix", "find_objects", "get_object", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "storage_usage"]);
+    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "storage_usage"]);
   } finally {
     await ro.close();
   }
   const roEnv = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" } });
   try {
-    expect((await roEnv.client.listTools()).tools.length).toBe(9);
+    expect((await roEnv.client.listTools()).tools.length).toBe(11);
   } finally {
     await roEnv.close();
   }
