@@ -5,10 +5,13 @@
  * lifecycle `replace` rule, a store that answers NotImplemented for a part
  * (the fake S3 server), and the gating (--allow-admin, read-only, --tools).
  */
-import { CreateBucketCommand, GetBucketCorsCommand, GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectTaggingCommand, PutBucketLifecycleConfigurationCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { CreateBucketCommand, GetBucketCorsCommand, PutBucketEncryptionCommand, PutBucketOwnershipControlsCommand, PutBucketTaggingCommand, PutPublicAccessBlockCommand, GetBucketLifecycleConfigurationCommand, GetBucketPolicyCommand, GetBucketVersioningCommand, GetObjectTaggingCommand, PutBucketLifecycleConfigurationCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { fakeEnv, startFakeS3, xml } from "../helpers/fake-s3.ts";
-import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
 let plain: string;
@@ -190,5 +193,51 @@ test("tools/list with every tool enabled stays within 24 KB", async () => {
     expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(24 * 1024);
   } finally {
     await session.close();
+  }
+});
+
+test("with each of the other parts set through the SDK, get_bucket_settings reads it back (or says the store does not support it, as the store said)", async () => {
+  const bucket = await freshBucket("settings-parts");
+  const put = (command: Parameters<ReturnType<typeof sdkClient>["send"]>[0]) => sdkClient().send(command).then(() => "set", (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => (e.name === "NotImplemented" || e.$metadata?.httpStatusCode === 501 ? "not supported" : `failed: ${e.name}`));
+  const stored = {
+    tags: await put(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: [{ Key: "team", Value: "data" }] } })),
+    public_access_block: await put(new PutPublicAccessBlockCommand({ Bucket: bucket, PublicAccessBlockConfiguration: { BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true } })),
+    // Ceph RGW 16 refuses these two (InvalidArgument: no SSE-S3 backend, no ownership controls): the tool must then not report them as set.
+    encryption: await put(new PutBucketEncryptionCommand({ Bucket: bucket, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] } })),
+    ownership: await put(new PutBucketOwnershipControlsCommand({ Bucket: bucket, OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] } })),
+  };
+  const result = (await call(admin.client, "get_bucket_settings", { bucket_name: bucket })).structuredContent!;
+  const settings = result.settings;
+  for (const [part, state] of Object.entries(stored)) {
+    if (state.startsWith("failed")) expect(settings[part].state, `${part}: ${state}`).not.toBe("set");
+    else expect(settings[part].state, part).toBe(state);
+  }
+  expect(stored.tags).toBe("set");
+  expect(settings.tags.value).toEqual({ team: "data" });
+  expect(stored.public_access_block).toBe("set");
+  expect(settings.public_access_block.value).toEqual({ block_public_acls: true, ignore_public_acls: true, block_public_policy: true, restrict_public_buckets: true });
+  expect(result.summary).toContain("public access blocked");
+  if (stored.encryption === "set") expect(settings.encryption.value[0].algorithm).toBe("AES256");
+});
+
+test("with elicitation the user confirms a change: declined, nothing changes although the model confirmed", async () => {
+  const bucket = await freshBucket("settings-ask");
+  const transport = new StdioClientTransport({ command: requireBinary(), args: ["--allow-admin"], env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...s3Env() }, stderr: "ignore" });
+  const client = new Client({ name: "eliciting", version: "1" }, { capabilities: { elicitation: {} } });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "decline" };
+  });
+  await client.connect(transport);
+  try {
+    const r = await call(client, "set_bucket_versioning", { bucket_name: bucket, status: "Enabled", confirm: true });
+    expect(asked).toHaveLength(1);
+    expect(asked[0]).toContain("never be turned off");
+    expect(r.structuredContent).toMatchObject({ applied: false });
+    expect(textOf(r)).toContain("declined");
+    expect((await sdkClient().send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status).toBeUndefined();
+  } finally {
+    await client.close();
   }
 });
