@@ -1,15 +1,15 @@
 #!/usr/bin/env bun
 import { defineCommand, runMain } from "citty";
-import { openAuditLog, type AuditLog } from "./audit.ts";
-import { ARGS, cliOptionsFrom } from "./cli-options.ts";
-import { describeConfig, resolveConfig } from "./config.ts";
-import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
-import { SendLeases } from "./memory.ts";
+import { openAuditLog, type AuditLog } from "./runtime/audit.ts";
+import { ARGS, cliOptionsFrom } from "./config/cli-options.ts";
+import { describeConfig, resolveConfig } from "./config/config.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
+import { SendLeases } from "./runtime/memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
-import { createLogger, type Logger } from "./log.ts";
-import { registerStartupCredentials, scrubSecrets } from "./redact.ts";
-import { selectionProblems, selectionWarning } from "./policy.ts";
-import { SERVER_NAME, SERVER_VERSION, createServer, serverOptions } from "./server.ts";
+import { createLogger, type Logger } from "./runtime/log.ts";
+import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
+import { selectionProblems, selectionWarning } from "./access/policy.ts";
+import { SERVER_NAME, SERVER_VERSION, createServer, serverOptions } from "./mcp/server.ts";
 import { EVERY_TOOL } from "./tools/index.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -36,7 +36,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const audit = openAudit(config.auditLog, log);
 
   if (config.transport === "http") {
-    const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./remote.ts"), import("./storage/index.ts")]);
+    const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./transports/remote.ts"), import("./storage/index.ts")]);
     startRemote(config, dirs.dirs, createStoreStorages(config), log, audit);
     return;
   }

@@ -1,7 +1,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { createServer } from "../../src/server.ts";
-import { createLogger } from "../../src/log.ts";
+import { createServer } from "../../src/mcp/server.ts";
+import { createLogger } from "../../src/runtime/log.ts";
 const server = createServer({ region: "us-east-1", allowedDirs: [], cwd: process.cwd(), readOnly: false, buckets: [], allowDelete: true, ...(JSON.parse(process.env.OPTS ?? "{}")) } as never, { storage: {} as never, log: createLogger("error") });
 const [a, b] = InMemoryTransport.createLinkedPair();
 const client = new Client({ name: "x", version: "1" });

@@ -7,8 +7,8 @@
  * operation needs. Refusals name what is missing for this caller only,
  * never what others may do.
  */
-import { ActionableError } from "../errors.ts";
-import { scopeFor } from "../policy.ts";
+import { ActionableError } from "../runtime/errors.ts";
+import { scopeFor } from "./policy.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { Level, Policy, Rule } from "./policy-file.ts";
 

@@ -7,7 +7,7 @@
  * through this, so no path around it exists: a bulk job checks each object,
  * a copy needs read on its source and write on its destination.
  */
-import { unsafeKeyRefusal } from "../policy.ts";
+import { unsafeKeyRefusal } from "./policy.ts";
 import type { Level } from "./policy-file.ts";
 import type { Grants, PrefixView } from "./caller-access.ts";
 import type { ObjectAddress, ObjectPage, Storage } from "../storage/index.ts";

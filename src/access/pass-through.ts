@@ -12,8 +12,8 @@
  */
 import { createHash } from "node:crypto";
 import type { Caller } from "../auth/index.ts";
-import type { Config } from "../config.ts";
-import { ActionableError } from "../errors.ts";
+import type { Config } from "../config/config.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import type { Storage } from "../storage/index.ts";
 
 export const MAX_CALLERS = 200;

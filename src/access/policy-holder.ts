@@ -7,7 +7,7 @@
  */
 import { watch, type FSWatcher } from "node:fs";
 import { basename, dirname } from "node:path";
-import type { Logger } from "../log.ts";
+import type { Logger } from "../runtime/log.ts";
 import { loadPolicy, type Policy, type PolicyNames } from "./policy-file.ts";
 
 /** Changes to the file settle for this long before it is read (an editor's write, rename and chmod come in a burst). */

@@ -5,7 +5,7 @@
  * server), every caller is anonymous with every permission the server's own
  * configuration allows.
  */
-import { SCOPES, type HttpConfig } from "../http-config.ts";
+import { SCOPES, type HttpConfig } from "../config/http-config.ts";
 import { jwtVerifier } from "./jwt.ts";
 import { staticTokenMatcher } from "./static-tokens.ts";
 import type { Authenticator, AuthResult } from "./types.ts";

@@ -12,7 +12,7 @@
  * is remembered (with backoff) instead of fetched again for every request.
  */
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
-import { SCOPES, type OAuthConfig, type Scope } from "../http-config.ts";
+import { SCOPES, type OAuthConfig, type Scope } from "../config/http-config.ts";
 import type { AuthResult } from "./types.ts";
 
 /** Tolerated difference between our clock and the issuer's, in seconds. */

@@ -5,7 +5,7 @@
  * timing.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { StaticToken } from "../http-config.ts";
+import type { StaticToken } from "../config/http-config.ts";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 

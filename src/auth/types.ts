@@ -1,4 +1,4 @@
-import type { Scope } from "../http-config.ts";
+import type { Scope } from "../config/http-config.ts";
 
 /** Who is calling, as far as authorization goes: never the token itself. */
 export interface Caller {

@@ -7,8 +7,8 @@
  * reporter, cancellation, and a tally of outcomes. It knows nothing of S3,
  * files or MCP: the tools hand it closures.
  */
-import { ActionableError, isAbortError } from "../errors.ts";
-import { itemPacer } from "../memory.ts";
+import { ActionableError, isAbortError } from "../runtime/errors.ts";
+import { itemPacer } from "../runtime/memory.ts";
 import type { Tally } from "./tally.ts";
 
 /** Items settled between full collections (memory.ts). */

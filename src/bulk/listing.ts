@@ -1,5 +1,5 @@
 /** A store listing as a stream of objects, one page held at a time: the source of downloads, copies, usage and searches. */
-import { itemPacer } from "../memory.ts";
+import { itemPacer } from "../runtime/memory.ts";
 import type { ObjectInfo, Storage } from "../storage/index.ts";
 import { stateOf, type ObjectState } from "./unchanged.ts";
 

@@ -1,6 +1,6 @@
 /** Shared by the scanning tools (storage_usage, find_objects): where a scan resumes, and how far one call goes. */
 import { z } from "zod";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 
 export const DEFAULT_KEYS_SCANNED = 1_000_000;
 

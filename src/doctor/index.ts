@@ -9,11 +9,11 @@
  * failed, 1 otherwise; --json for the same as JSON.
  */
 import { defineCommand, runMain } from "citty";
-import { ARGS, cliOptionsFrom } from "../cli-options.ts";
-import { resolveConfig, type Config } from "../config.ts";
-import { storeConfig } from "../stores-config.ts";
+import { ARGS, cliOptionsFrom } from "../config/cli-options.ts";
+import { resolveConfig, type Config } from "../config/config.ts";
+import { storeConfig } from "../config/stores-config.ts";
 import { realAllowedDirs } from "../local/allowed.ts";
-import { registerStartupCredentials, scrubSecrets } from "../redact.ts";
+import { registerStartupCredentials, scrubSecrets } from "../runtime/redact.ts";
 import { clockCheck, probeEndpoint } from "./network.ts";
 import { CheckLog, exitCodeOf, renderCheck, type Check } from "./report.ts";
 import { addressingCheck, bucketChecks, credentialSourceCheck, listBucketsCheck, storeProbe, writeChecks } from "./store.ts";

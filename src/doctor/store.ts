@@ -7,10 +7,10 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
-import { redactKeyId, type ChecksumMode, type Config } from "../config.ts";
+import { redactKeyId, type ChecksumMode, type Config } from "../config/config.ts";
 import { lazyS3Client, type S3Handle } from "../storage/client.ts";
 import { startDeadline } from "../storage/deadline.ts";
-import { scrubSecrets } from "../redact.ts";
+import { scrubSecrets } from "../runtime/redact.ts";
 import type { Check } from "./report.ts";
 
 type Sdk = typeof import("@aws-sdk/client-s3");

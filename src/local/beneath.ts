@@ -17,7 +17,7 @@
  */
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 
 export type WalkMode = "fd" | "path";
 

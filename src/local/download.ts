@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { constants, linkSync, renameSync, unlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import { localError } from "./errors.ts";
 import { writePieces, type PieceSource } from "./pieces.ts";
 import { entryStat, type Dir } from "./beneath.ts";

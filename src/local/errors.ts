@@ -1,4 +1,4 @@
-import { ActionableError, isAbortError } from "../errors.ts";
+import { ActionableError, isAbortError } from "../runtime/errors.ts";
 
 const TABLE: Record<string, [code: string, message: string, hint: string]> = {
   ENOENT: ["LocalFileNotFound", "No file exists at this path.", "check the path."],

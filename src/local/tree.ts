@@ -1,7 +1,7 @@
 /** Local operations of bulk jobs beyond one upload or download: walking a tree, knowing a file again, removing one. */
 import { createHash } from "node:crypto";
 import { unlinkSync } from "node:fs";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import { entryStat, walkToParent, type WalkMode } from "./beneath.ts";
 import { localError } from "./errors.ts";
 import { allowedPath, openDirectory, openForReading, type AllowedDirs } from "./sandbox.ts";

@@ -7,7 +7,7 @@
  * cancel), the two joined by a PiecePipe (bounded memory; nothing reaches
  * the destination that did not verify). Length is always checked.
  */
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 import { partSizeFor } from "./upload.ts";
 import type { CopyRequest, CopyResult, Storage } from "./types.ts";

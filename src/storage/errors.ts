@@ -1,5 +1,5 @@
-import { ActionableError, isAbortError, s3Uri } from "../errors.ts";
-import { scrubSecrets } from "../redact.ts";
+import { ActionableError, isAbortError, s3Uri } from "../runtime/errors.ts";
+import { scrubSecrets } from "../runtime/redact.ts";
 
 /** What a failed storage call was about, so the error can name it. */
 export interface ErrorContext {

@@ -6,7 +6,7 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { createHash, type Hash } from "node:crypto";
-import { ActionableError, isAbortError, s3Uri } from "../errors.ts";
+import { ActionableError, isAbortError, s3Uri } from "../runtime/errors.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";
 import type { OrderedCheck } from "./types.ts";
 

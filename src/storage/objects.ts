@@ -1,6 +1,6 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
 import { createHash } from "node:crypto";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { iso } from "./bodies.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";

@@ -1,5 +1,5 @@
-import type { Config } from "../config.ts";
-import { s3Uri } from "../errors.ts";
+import type { Config } from "../config/config.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import type { S3Handle } from "./client.ts";
 import type { ObjectAddress } from "./types.ts";
 import { deadlineError, startDeadline } from "./deadline.ts";

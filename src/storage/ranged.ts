@@ -18,8 +18,8 @@
  * which the sink has (`check`).
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { ActionableError, s3Uri } from "../errors.ts";
-import { memoryPacer, releaseChunks } from "../memory.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { memoryPacer, releaseChunks } from "../runtime/memory.ts";
 import { isWhole } from "./bodies.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { toStorageError, type ErrorContext } from "./errors.ts";

@@ -1,6 +1,6 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { isWhole, iso, metaOf, readAtMost } from "./bodies.ts";
-import type { Config } from "../config.ts";
+import type { Config } from "../config/config.ts";
 import { lazyS3Client } from "./client.ts";
 import { createObjectStore } from "./objects.ts";
 import { createSettingsStore } from "./bucket-settings.ts";

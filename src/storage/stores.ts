@@ -1,6 +1,6 @@
 /** Each configured store's storage, made on first use: starting with five stores costs what one does. */
-import type { Config } from "../config.ts";
-import { storeConfig } from "../stores-config.ts";
+import type { Config } from "../config/config.ts";
+import { storeConfig } from "../config/stores-config.ts";
 import { createS3Storage } from "./s3-storage.ts";
 import type { Storage } from "./types.ts";
 

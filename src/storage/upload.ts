@@ -1,6 +1,6 @@
 import type { CompletedPart } from "@aws-sdk/client-s3";
-import { ActionableError, s3Uri } from "../errors.ts";
-import { memoryPacer } from "../memory.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { memoryPacer } from "../runtime/memory.ts";
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { createHash } from "node:crypto";
 import { etagMd5 } from "./integrity.ts";

@@ -1,5 +1,5 @@
 /** Reading a bucket policy document: is it valid JSON of the right shape, and what does it give everyone? */
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 
 /** S3's limit for a bucket policy document. */
 export const POLICY_MAX_BYTES = 20 * 1024;

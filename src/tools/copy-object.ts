@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, storageClass, versionId } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 

@@ -4,7 +4,7 @@ import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
 import { bucketName } from "./schemas.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import { bucketNameProblem } from "./bucket-naming.ts";
 import { defineTool, textOutput } from "./types.ts";
 

@@ -6,7 +6,7 @@ import { FileFolderClash, unsafeLocalName } from "../bulk/local-names.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { localIsObject, stateOf } from "../bulk/unchanged.ts";
-import { s3Uri } from "../errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
 import { bucketName } from "./schemas.ts";

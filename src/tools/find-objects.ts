@@ -2,7 +2,7 @@ import { z } from "zod";
 import { pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
 import { continuationToken, DEFAULT_KEYS_SCANNED, isoTime, keyFromToken, maxKeysScanned, scanEnd, tokenAfter } from "../bulk/scan.ts";
-import { s3Uri } from "../errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { bucketName, storageClass } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule, SettingPart } from "../storage/index.ts";
 import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
 import { bucketName } from "./schemas.ts";

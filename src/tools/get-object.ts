@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { objectUri, readWindow } from "./object-window.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { s3Uri } from "../errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 

@@ -2,7 +2,7 @@
  * How get_object (read mode) presents bytes to the model: text, an image, an
  * embedded binary resource, or only a summary. Pure functions, unit-tested.
  */
-import { fitJsonText } from "../response-budget.ts";
+import { fitJsonText } from "../runtime/response-budget.ts";
 
 const TEXT_TYPES = new Set([
   "application/json", "application/xml", "application/yaml", "application/x-yaml", "application/toml",

@@ -4,7 +4,7 @@
  * same truncation rules, the same checks). Text windows start and end on
  * character boundaries; content is cut to the response budget.
  */
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectAddress, ObjectMeta } from "../storage/index.ts";
 import { fitToBudget, leadingContinuationBytes, present } from "./object-content.ts";
 import type { ToolContext } from "./types.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool } from "./types.ts";

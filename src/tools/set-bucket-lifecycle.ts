@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ActionableError } from "../errors.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule } from "../storage/index.ts";
 import { ruleSentence } from "./get-bucket-settings.ts";
 import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { listAll } from "../bulk/listing.ts";
 import { continuationToken, DEFAULT_KEYS_SCANNED, keyFromToken, maxKeysScanned, scanEnd, tokenAfter } from "../bulk/scan.ts";
 import { humanBytes, topSums, Usage } from "../bulk/usage.ts";
-import { s3Uri } from "../errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 

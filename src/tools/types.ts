@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { LocalFiles } from "../local/index.ts";
-import type { Logger } from "../log.ts";
-import type { ProgressReporter } from "../progress.ts";
+import type { Logger } from "../runtime/log.ts";
+import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Storage } from "../storage/index.ts";
-import type { StoreInfo } from "../stores.ts";
+import type { StoreInfo } from "../mcp/stores.ts";
 
 /** What a tool handler may use; tools never import the AWS SDK or node:fs. */
 export interface ToolContext {

@@ -5,7 +5,7 @@ import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bulk/unchanged.ts";
-import { ActionableError, s3Uri } from "../errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { WalkedFile } from "../local/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
 import { bucketName, cacheControl, contentType, storageClass } from "./schemas.ts";

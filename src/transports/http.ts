@@ -19,10 +19,10 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Authenticator, Caller } from "../auth/index.ts";
-import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../http-config.ts";
-import type { Logger } from "../log.ts";
-import { SendLeases } from "../memory.ts";
-import { logValue } from "../redact.ts";
+import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../config/http-config.ts";
+import type { Logger } from "../runtime/log.ts";
+import { SendLeases } from "../runtime/memory.ts";
+import { logValue } from "../runtime/redact.ts";
 import { CallerLimits } from "./caller-limits.ts";
 import { answerBody, sseMessage } from "./http-answer.ts";
 

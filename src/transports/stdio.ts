@@ -8,8 +8,8 @@
  */
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import type { Logger } from "../log.ts";
-import { memoryPacer, type SendLeases } from "../memory.ts";
+import type { Logger } from "../runtime/log.ts";
+import { memoryPacer, type SendLeases } from "../runtime/memory.ts";
 
 /** The largest message accepted from the client: the SDK clients' own limit. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

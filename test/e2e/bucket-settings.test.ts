@@ -198,13 +198,13 @@ test("tools/list with every tool enabled stays within 24 KB", async () => {
 
 test("with each of the other parts set through the SDK, get_bucket_settings reads it back (or says the store does not support it, as the store said)", async () => {
   const bucket = await freshBucket("settings-parts");
-  const put = (command: Parameters<ReturnType<typeof sdkClient>["send"]>[0]) => sdkClient().send(command).then(() => "set", (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => (e.name === "NotImplemented" || e.$metadata?.httpStatusCode === 501 ? "not supported" : `failed: ${e.name}`));
+  const put = (send: Promise<unknown>) => send.then(() => "set", (e: { name?: string; $metadata?: { httpStatusCode?: number } }) => (e.name === "NotImplemented" || e.$metadata?.httpStatusCode === 501 ? "not supported" : `failed: ${e.name}`));
   const stored = {
-    tags: await put(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: [{ Key: "team", Value: "data" }] } })),
-    public_access_block: await put(new PutPublicAccessBlockCommand({ Bucket: bucket, PublicAccessBlockConfiguration: { BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true } })),
+    tags: await put(sdkClient().send(new PutBucketTaggingCommand({ Bucket: bucket, Tagging: { TagSet: [{ Key: "team", Value: "data" }] } }))),
+    public_access_block: await put(sdkClient().send(new PutPublicAccessBlockCommand({ Bucket: bucket, PublicAccessBlockConfiguration: { BlockPublicAcls: true, IgnorePublicAcls: true, BlockPublicPolicy: true, RestrictPublicBuckets: true } }))),
     // Ceph RGW 16 refuses these two (InvalidArgument: no SSE-S3 backend, no ownership controls): the tool must then not report them as set.
-    encryption: await put(new PutBucketEncryptionCommand({ Bucket: bucket, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] } })),
-    ownership: await put(new PutBucketOwnershipControlsCommand({ Bucket: bucket, OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] } })),
+    encryption: await put(sdkClient().send(new PutBucketEncryptionCommand({ Bucket: bucket, ServerSideEncryptionConfiguration: { Rules: [{ ApplyServerSideEncryptionByDefault: { SSEAlgorithm: "AES256" } }] } }))),
+    ownership: await put(sdkClient().send(new PutBucketOwnershipControlsCommand({ Bucket: bucket, OwnershipControls: { Rules: [{ ObjectOwnership: "BucketOwnerEnforced" }] } }))),
   };
   const result = (await call(admin.client, "get_bucket_settings", { bucket_name: bucket })).structuredContent!;
   const settings = result.settings;

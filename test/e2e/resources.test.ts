@@ -8,7 +8,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connectBinary, call, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
-import { LISTED_BUCKETS, LISTED_PER_BUCKET } from "../../src/resources.ts";
+import { LISTED_BUCKETS, LISTED_PER_BUCKET } from "../../src/mcp/resources.ts";
 
 const PNG = Uint8Array.from(Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64"));
 const AWKWARD = "dir one/a#b?c%d é.txt";

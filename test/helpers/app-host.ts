@@ -10,7 +10,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
 import { chromium, type Browser, type Frame, type FrameLocator, type Page } from "playwright-core";
-import { APP_MIME_TYPE, BROWSER_URI } from "../../src/object-browser.ts";
+import { APP_MIME_TYPE, BROWSER_URI } from "../../src/mcp/object-browser.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/lib/chromium/chromium-headless-shell";
 export const SCREENSHOTS = resolve(import.meta.dir, "../../.tmp/screenshots");

@@ -5,9 +5,9 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import type { Config } from "../../src/config.ts";
-import { createLogger } from "../../src/log.ts";
-import { createServer, type ServerOptions } from "../../src/server.ts";
+import type { Config } from "../../src/config/config.ts";
+import { createLogger } from "../../src/runtime/log.ts";
+import { createServer, type ServerOptions } from "../../src/mcp/server.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { s3 } from "./s3.ts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { auditBytes, auditLine, auditTarget } from "../../src/audit.ts";
+import { auditBytes, auditLine, auditTarget } from "../../src/runtime/audit.ts";
 
 describe("audit lines", () => {
   test("a key with newlines, quotes and line separators stays inside one line and parses back exactly", () => {

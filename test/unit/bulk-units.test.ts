@@ -5,7 +5,7 @@ import { pathFilter } from "../../src/bulk/filters.ts";
 import { FileFolderClash, unsafeLocalName } from "../../src/bulk/local-names.ts";
 import { Tally } from "../../src/bulk/tally.ts";
 import { etagMd5, localIsObject, mtimeMetadata, sameAsLocal, sameObject } from "../../src/bulk/unchanged.ts";
-import { ActionableError } from "../../src/errors.ts";
+import { ActionableError } from "../../src/runtime/errors.ts";
 
 describe("unsafeLocalName", () => {
   test("refuses what cannot be a file below the folder, on every platform", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { describeConfig, redactKeyId, resolveConfig } from "../../src/config.ts";
+import { describeConfig, redactKeyId, resolveConfig } from "../../src/config/config.ts";
 
 const ok = (cli: Parameters<typeof resolveConfig>[0], env: Record<string, string> = {}) => {
   const r = resolveConfig(cli, env);

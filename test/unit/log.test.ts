@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseLogDirectives } from "../../src/log.ts";
+import { parseLogDirectives } from "../../src/runtime/log.ts";
 
 const level = (s: string) => {
   const r = parseLogDirectives(s);

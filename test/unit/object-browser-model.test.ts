@@ -1,7 +1,7 @@
 /** The object browser's pure parts (view/src/model.ts): what it shows from tool results. */
 import { expect, test } from "bun:test";
 import { attachmentOf, crumbsOf, entriesOf, filterEntries, formatSize, namesToConfirm, offeredToolsOf, parentOf, previewKind, sortEntries, toBase64, usageBarsOf, type ListPage } from "../../view/src/model.ts";
-import { OFFERED_TOOLS_META } from "../../src/object-browser.ts";
+import { OFFERED_TOOLS_META } from "../../src/mcp/object-browser.ts";
 
 const page: ListPage = {
   bucket: "b",

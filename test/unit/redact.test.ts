@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { maskUrlUserinfo, registerSecrets, scrubSecrets } from "../../src/redact.ts";
+import { maskUrlUserinfo, registerSecrets, scrubSecrets } from "../../src/runtime/redact.ts";
 
 test("registered secrets and signed-request material are scrubbed", () => {
   registerSecrets("s3cr3t-value-123", "session-token-xyz");

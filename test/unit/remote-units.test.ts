@@ -3,8 +3,8 @@ import { expect, test } from "bun:test";
 import { scopesOf } from "../../src/auth/jwt.ts";
 import { createAuthenticator } from "../../src/auth/index.ts";
 import { matchStaticToken } from "../../src/auth/static-tokens.ts";
-import { isLoopbackHostHeader, resolveHttpConfig } from "../../src/http-config.ts";
-import { missingScope, scopeFor, toolsFor } from "../../src/policy.ts";
+import { isLoopbackHostHeader, resolveHttpConfig } from "../../src/config/http-config.ts";
+import { missingScope, scopeFor, toolsFor } from "../../src/access/policy.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
 
 const resolve = (cli: Parameters<typeof resolveHttpConfig>[0], env: Record<string, string> = {}) => {

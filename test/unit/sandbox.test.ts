@@ -3,7 +3,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ActionableError } from "../../src/errors.ts";
+import { ActionableError } from "../../src/runtime/errors.ts";
 import { effectiveAllowedDirs } from "../../src/local/allowed.ts";
 import { checkExistingPath, checkTargetPath, isInside } from "../../src/local/sandbox.ts";
 import { tempDir } from "../helpers/files.ts";

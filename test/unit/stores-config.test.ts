@@ -2,8 +2,8 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseIni, readAwsProfiles } from "../../src/aws-profiles.ts";
-import { resolveConfig } from "../../src/config.ts";
+import { parseIni, readAwsProfiles } from "../../src/config/aws-profiles.ts";
+import { resolveConfig } from "../../src/config/config.ts";
 import { tempDir } from "../helpers/files.ts";
 
 describe("AWS shared config files", () => {

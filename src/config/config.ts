@@ -1,4 +1,4 @@
-import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "./log.ts";
+import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives, type LogLevel } from "../runtime/log.ts";
 import { readTransport, resolveHttpConfig, type HttpCliOptions, type HttpConfig, type Transport } from "./http-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { readDeployment } from "./deployment-config.ts";

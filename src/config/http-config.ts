@@ -5,7 +5,7 @@
  * tokens) come only from the environment, never from argv.
  */
 import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
-import { maskUrlValue } from "./redact.ts";
+import { maskUrlValue } from "../runtime/redact.ts";
 
 export type Transport = "stdio" | "http";
 

@@ -9,7 +9,7 @@
  * SDK), so the metadata is set here by hand, as the extension specifies.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { AuditEntry } from "./audit.ts";
+import type { AuditEntry } from "../runtime/audit.ts";
 
 export const BROWSER_URI = "ui://store-mcp-server/object-browser.html";
 /** The extension's MIME type for a view. */

@@ -12,14 +12,14 @@
  */
 import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { AuditEntry } from "./audit.ts";
-import { ActionableError } from "./errors.ts";
-import type { CallTracker } from "./lifecycle.ts";
-import type { ByteBudget, SendLeases } from "./memory.ts";
-import { scrubSecrets } from "./redact.ts";
-import { DEFAULT_MAX_CONTENT_SIZE } from "./tools/get-object.ts";
-import { keyOfUriPath, objectUri, readWindow } from "./tools/object-window.ts";
-import type { ToolContext } from "./tools/types.ts";
+import type { AuditEntry } from "../runtime/audit.ts";
+import { ActionableError } from "../runtime/errors.ts";
+import type { CallTracker } from "../runtime/lifecycle.ts";
+import type { ByteBudget, SendLeases } from "../runtime/memory.ts";
+import { scrubSecrets } from "../runtime/redact.ts";
+import { DEFAULT_MAX_CONTENT_SIZE } from "../tools/get-object.ts";
+import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
+import type { ToolContext } from "../tools/types.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
 export const LISTED_BUCKETS = 5;

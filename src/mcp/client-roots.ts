@@ -8,9 +8,9 @@
  */
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { rootDirs } from "./local/allowed.ts";
-import type { Logger } from "./log.ts";
-import { logValue } from "./redact.ts";
+import { rootDirs } from "../local/allowed.ts";
+import type { Logger } from "../runtime/log.ts";
+import { logValue } from "../runtime/redact.ts";
 
 /** How long a local operation waits for the client's first roots answer. */
 export const ROOTS_WAIT_MS = 10_000;

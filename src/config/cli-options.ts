@@ -1,6 +1,6 @@
 /** The command-line options, shared by the server and `doctor`: citty parses them, scanRawArgs checks what citty does not. */
 import type { CliOptions } from "./config.ts";
-import { DEFAULT_LOG_DIRECTIVE } from "./log.ts";
+import { DEFAULT_LOG_DIRECTIVE } from "../runtime/log.ts";
 
 export const ARGS = {
   "access-key-id": { type: "string", description: "Access key ID for storage authentication (env STORE_ACCESS_KEY_ID)" },

@@ -6,10 +6,10 @@
  * nothing changes. Only storage/ knows how a store's client is built.
  */
 import { z } from "zod";
-import { ActionableError } from "./errors.ts";
-import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "./policy.ts";
-import type { Storage } from "./storage/index.ts";
-import type { ToolContext, ToolDefinition } from "./tools/types.ts";
+import { ActionableError } from "../runtime/errors.ts";
+import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "../access/policy.ts";
+import type { Storage } from "../storage/index.ts";
+import type { ToolContext, ToolDefinition } from "../tools/types.ts";
 
 /** What the server knows of a store: never a credential. */
 export interface StoreInfo {

@@ -5,23 +5,23 @@
  * before exiting, and SIGHUP that reopens the audit log.
  */
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import { refusedEntry, type AuditLog } from "./audit.ts";
-import { createAuthenticator } from "./auth/index.ts";
-import type { Config } from "./config.ts";
-import { CallTracker, SHUTDOWN_SIGNALS } from "./lifecycle.ts";
-import type { Logger } from "./log.ts";
-import { ByteBudget } from "./memory.ts";
-import { CallerAccess } from "./access/caller-access.ts";
-import { loadPolicy } from "./access/policy-file.ts";
-import { PolicyHolder } from "./access/policy-holder.ts";
-import { PassThrough } from "./access/pass-through.ts";
-import { createStoreStorages } from "./storage/index.ts";
-import { TOOL_GROUPS, missingScope } from "./policy.ts";
-import { scrubSecrets } from "./redact.ts";
-import { READ_MEMORY_BUDGET, createServer, serverOptions } from "./server.ts";
-import type { Storage } from "./storage/index.ts";
-import { EVERY_TOOL } from "./tools/index.ts";
-import { startHttpServer } from "./transports/http.ts";
+import { refusedEntry, type AuditLog } from "../runtime/audit.ts";
+import { createAuthenticator } from "../auth/index.ts";
+import type { Config } from "../config/config.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
+import type { Logger } from "../runtime/log.ts";
+import { ByteBudget } from "../runtime/memory.ts";
+import { CallerAccess } from "../access/caller-access.ts";
+import { loadPolicy } from "../access/policy-file.ts";
+import { PolicyHolder } from "../access/policy-holder.ts";
+import { PassThrough } from "../access/pass-through.ts";
+import { createStoreStorages } from "../storage/index.ts";
+import { TOOL_GROUPS, missingScope } from "../access/policy.ts";
+import { scrubSecrets } from "../runtime/redact.ts";
+import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
+import type { Storage } from "../storage/index.ts";
+import { EVERY_TOOL } from "../tools/index.ts";
+import { startHttpServer } from "./http.ts";
 
 export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger, audit?: AuditLog): void {
   const http = config.http!;

@@ -1,5 +1,5 @@
 /** An endpoint URL as given by the user, checked: http(s), no credentials, no query; echoed without userinfo. */
-import { maskUrlValue } from "./redact.ts";
+import { maskUrlValue } from "../runtime/redact.ts";
 
 export function checkEndpoint(raw: string, errors: string[]): string | undefined {
   let url: URL;

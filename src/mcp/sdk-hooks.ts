@@ -18,8 +18,8 @@
  *   text), so the call works and the model still sees what was ignored.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { builtToolJsonSchemas } from "./tools/json-schemas.macro.ts" with { type: "macro" };
-import type { ToolDefinition } from "./tools/types.ts";
+import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
+import type { ToolDefinition } from "../tools/types.ts";
 import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
 
 const BUILT_SCHEMAS = builtToolJsonSchemas();

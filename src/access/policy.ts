@@ -7,9 +7,9 @@
  * whether it uses local files, and (for a tool whose effect depends on its
  * arguments) whether this call writes.
  */
-import { ActionableError } from "./errors.ts";
-import type { Scope } from "./http-config.ts";
-import type { ToolDefinition, ToolGroup } from "./tools/types.ts";
+import { ActionableError } from "../runtime/errors.ts";
+import type { Scope } from "../config/http-config.ts";
+import type { ToolDefinition, ToolGroup } from "../tools/types.ts";
 
 export const TOOL_GROUPS: readonly ToolGroup[] = ["read", "write", "delete", "admin"];
 
