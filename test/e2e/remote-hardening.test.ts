@@ -112,6 +112,16 @@ test("a call's memory is held until its answer is written: stalled readers hold 
   }
 }, 90_000);
 
+test("a small answer goes out whole with its length; a large one streams, as fast as the client reads", async () => {
+  const small = await rpc(server.url, toolCall(7, "list_buckets", {}), auth);
+  expect(small.status).toBe(200);
+  expect(Number(small.headers.get("content-length"))).toBe((await small.arrayBuffer()).byteLength);
+  const large = await rpc(server.url, bigRead(8), auth);
+  expect(large.headers.get("content-length")).toBeNull();
+  expect(large.headers.get("transfer-encoding")).toBe("chunked");
+  expect(((await large.json()) as any).result.structuredContent.returned_bytes).toBeGreaterThan(64 * 1024);
+});
+
 /** One raw HTTP exchange: what Bun itself answers for requests a client library would never send. */
 function raw(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
