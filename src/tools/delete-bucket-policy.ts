@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { safeJson } from "./set-bucket-policy.ts";
 import { defineTool, textOutput } from "./types.ts";
@@ -9,11 +9,7 @@ export const deleteBucketPolicy = defineTool({
   title: "Delete bucket policy",
   description: "Removes a bucket's policy (access then follows the store's other permissions).",
   inputSchema: z.object({ bucket_name: bucketName, confirm: confirmArg }).strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -22,11 +22,7 @@ export const putObjectTags = defineTool({
       confirm: confirmArg,
     })
     .strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}/${args.object_key}`;

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CorsRule } from "../storage/index.ts";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -31,11 +31,7 @@ export const setBucketCors = defineTool({
       confirm: confirmArg,
     })
     .strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "cors", ctx.signal)) as CorsRule[] | null) ?? [];

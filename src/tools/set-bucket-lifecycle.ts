@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule } from "../storage/index.ts";
 import { ruleSentence } from "./get-bucket-settings.ts";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName, storageClass } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -28,11 +28,7 @@ export const setBucketLifecycle = defineTool({
   description:
     "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort incomplete uploads, or change storage class.",
   inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100).describe("Merged by id."), replace: z.boolean().optional().describe("true: drop rules not given."), confirm: confirmArg }).strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}`;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -11,11 +11,7 @@ export const setBucketPolicy = defineTool({
   description:
     'Replaces a bucket policy (JSON text). One granting anything to everyone (Principal "*") is refused unless allow_public: true.',
   inputSchema: z.object({ bucket_name: bucketName, policy: z.string().min(2).describe("The policy document as JSON text."), allow_public: z.boolean().optional().describe("true: allow grants to everyone."), confirm: confirmArg }).strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}`;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { changeOutput, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -11,11 +11,7 @@ export const setBucketVersioning = defineTool({
   description:
     `Enables or suspends versioning. ${ONE_WAY}`,
   inputSchema: z.object({ bucket_name: bucketName, status: z.enum(["Enabled", "Suspended"]).describe("Suspended keeps old versions."), confirm: confirmArg }).strict(),
-  outputSchema: changeOutput,
-  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
-  group: "admin",
-  writesToStore: true,
-  needsAllowAdmin: true,
+  ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const current = (await ctx.storage.readBucketSetting(args.bucket_name, "versioning", ctx.signal)) as { status: string } | null;

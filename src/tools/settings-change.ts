@@ -15,6 +15,15 @@ export const changeOutput = z.object({
 });
 export type ChangeOutput = z.output<typeof changeOutput>;
 
+/** What every settings change is, as data: its result, its annotations (a change can drop what was there), and who may have it. */
+export const SETTINGS_CHANGE = {
+  outputSchema: changeOutput,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
+  group: "admin",
+  writesToStore: true,
+  needsAllowAdmin: true,
+} as const;
+
 /** "apply" when confirmed (and the user agreed where the client can ask), else why not. */
 export async function decide(confirm: boolean | undefined, question: string, ctx: ToolContext): Promise<"apply" | "dry_run" | "declined"> {
   if (confirm !== true) return "dry_run";
