@@ -61,6 +61,10 @@ test("list_buckets opens the browser; a bucket, a folder and paging through a la
   await expect(rowButton("item-119.log").isVisible()).resolves.toBe(true);
   await host.view.getByRole("button", { name: "Previous page" }).click();
   await host.view.getByText("Page 1: 0 folders, 100 objects, more on the next page").waitFor();
+  // Sort within the page: a second click on Name sorts descending.
+  await host.view.getByRole("button", { name: /^Name/ }).click();
+  expect(await host.view.locator("tbody tr button[data-row]").first().textContent()).toBe("item-099.log");
+  expect(await host.view.getByRole("columnheader", { name: /^Name/ }).getAttribute("aria-sort")).toBe("descending");
   // Filter within the page, and the breadcrumb back to the bucket.
   await host.view.getByRole("searchbox", { name: "Filter this page by name" }).fill("item-04");
   expect(await host.view.locator("tbody tr").count()).toBe(10);
