@@ -58,7 +58,7 @@ export function registerObjectBrowser(mcp: McpServer, deps: BrowserDeps): void {
     async (_uri, extra) => {
       const started = performance.now();
       const { OBJECT_BROWSER_HTML } = await import("./object-browser-html.ts");
-      deps.audit?.({ uri: BROWSER_URI, outcome: "ok", bytes: OBJECT_BROWSER_HTML.length, duration_ms: Math.round(performance.now() - started), request_id: extra.requestId });
+      deps.audit?.({ uri: BROWSER_URI, outcome: "ok", bytes: Buffer.byteLength(OBJECT_BROWSER_HTML), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId });
       return { contents: [{ uri: BROWSER_URI, mimeType: APP_MIME_TYPE, text: OBJECT_BROWSER_HTML, _meta }] };
     },
   );

@@ -123,10 +123,10 @@ export function createSettingsStore(operation: Operation): SettingsStore {
 
     getObjectLock: (addr, signal) =>
       operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
-        // A bucket without object lock answers these with an error: neither is set then.
+        // An object without retention or legal hold answers that one "not set"; any other error is the call's.
         const [retention, hold] = await Promise.all([
-          client.send(new sdk.GetObjectRetentionCommand(objectParams(addr)), send).then((o) => o.Retention, () => undefined),
-          client.send(new sdk.GetObjectLegalHoldCommand(objectParams(addr)), send).then((o) => o.LegalHold, () => undefined),
+          orNotSet(client.send(new sdk.GetObjectRetentionCommand(objectParams(addr)), send)).then((o) => o?.Retention),
+          orNotSet(client.send(new sdk.GetObjectLegalHoldCommand(objectParams(addr)), send)).then((o) => o?.LegalHold),
         ]);
         return {
           retention: retention?.Mode ? { mode: retention.Mode, retain_until: iso(retention.RetainUntilDate) } : null,

@@ -93,6 +93,13 @@ test("each change is a dry run first, then applied with confirm: the store has i
   const removed = await call(admin.client, "delete_bucket_policy", { bucket_name: configured, confirm: true });
   expect(removed.structuredContent).toMatchObject({ applied: true, after: null });
   expect(await sdkClient().send(new GetBucketPolicyCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchBucketPolicy");
+  expect(textOf(await call(admin.client, "delete_bucket_policy", { bucket_name: configured, confirm: true }))).toContain("no bucket policy; nothing to remove");
+  // Empty lists remove CORS and lifecycle.
+  await call(admin.client, "set_bucket_cors", { bucket_name: configured, rules: [], confirm: true });
+  expect(await sdkClient().send(new GetBucketCorsCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchCORSConfiguration");
+  const cleared = await call(admin.client, "set_bucket_lifecycle", { bucket_name: configured, rules: [], replace: true, confirm: true });
+  expect(cleared.structuredContent!.after).toEqual([]);
+  expect(await sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: configured })).catch((e) => e.name)).toBe("NoSuchLifecycleConfiguration");
 });
 
 test("set_bucket_lifecycle keeps the rules it was not given (even ones its form cannot say) unless replace: true", async () => {
@@ -239,5 +246,24 @@ test("with elicitation the user confirms a change: declined, nothing changes alt
     expect((await sdkClient().send(new GetBucketVersioningCommand({ Bucket: bucket }))).Status).toBeUndefined();
   } finally {
     await client.close();
+  }
+});
+
+test("get_object_tags under object lock: a retention the store refuses to show is the call's error, not 'no retention'", async () => {
+  const fake = await startFakeS3();
+  fake.handle((req) => {
+    if (req.query.has("tagging")) return { body: xml("<Tagging><TagSet><Tag><Key>k</Key><Value>v</Value></Tag></TagSet></Tagging>") };
+    if (req.query.has("object-lock")) return { body: xml("<ObjectLockConfiguration><ObjectLockEnabled>Enabled</ObjectLockEnabled></ObjectLockConfiguration>") };
+    if (req.query.has("legal-hold")) return { status: 404, body: xml("<Error><Code>NoSuchObjectLockConfiguration</Code><Message>none</Message></Error>") };
+    return { status: 403, body: xml("<Error><Code>AccessDenied</Code><Message>no</Message></Error>") };
+  });
+  const session = await connectBinary({ env: fakeEnv(fake) });
+  try {
+    const result = await call(session.client, "get_object_tags", { bucket_name: "b", object_key: "k" });
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toContain("AccessDenied");
+  } finally {
+    await session.close();
+    await fake.stop();
   }
 });

@@ -56,3 +56,9 @@ test("sizes, base64 of large files, delete dialog names, usage bars, attachment 
   expect(bars.map((b) => [b.label, b.percent])).toEqual([["(objects here)", 100], ["a/", 50]]);
   expect(attachmentOf("dir/ré\"port.pdf")).toBe(`attachment; filename="r__port.pdf"; filename*=UTF-8''r%C3%A9%22port.pdf`);
 });
+
+test("the view's CSP names where presigned URLs point: an endpoint's origin and its bucket subdomains, every AWS host, no subdomains for an IP", async () => {
+  const { presignOrigins } = await import("../../src/mcp/object-browser.ts");
+  expect(presignOrigins(["https://s3.example.com:9000/"])).toEqual(["https://s3.example.com:9000", "https://*.s3.example.com:9000"]);
+  expect(presignOrigins([undefined, "http://127.0.0.1:7480", "http://[::1]:7480"])).toEqual(["https://*.amazonaws.com", "http://127.0.0.1:7480", "http://[::1]:7480"]);
+});
