@@ -50,9 +50,9 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       read(addr);
       return storage.readObjectHead(addr, maxBytes, signal, offset);
     },
-    openObjectDownload: async (addr, signal, onProgress) => {
+    openObjectDownload: async (addr, signal, onProgress, listed) => {
       read(addr);
-      return storage.openObjectDownload(addr, signal, onProgress);
+      return storage.openObjectDownload(addr, signal, onProgress, listed);
     },
     uploadObject: async (req, signal) => {
       need("write", req.bucket, req.key);

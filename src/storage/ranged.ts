@@ -63,6 +63,8 @@ export interface DownloadOptions {
   requestTimeout: number;
   /** Longest wait for the next bytes of a body. */
   idleTimeout: number;
+  /** A whole small object fetched another way (quick-get.ts), tried before the first GET; undefined: send the GET. */
+  quick?: (signal: AbortSignal) => Promise<GetObjectCommandOutput | undefined>;
 }
 
 export interface Download {
@@ -99,7 +101,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   let first: GetObjectCommandOutput;
   try {
     try {
-      first = await get({ Range: `bytes=0-${FIRST_RANGE_SIZE - 1}` });
+      first = (await options.quick?.(stop.signal)) ?? (await get({ Range: `bytes=0-${FIRST_RANGE_SIZE - 1}` }));
     } catch (err) {
       // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
       if (statusOf(err) !== 416) throw err;

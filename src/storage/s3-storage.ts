@@ -9,6 +9,7 @@ import { sendListObjectsV2 } from "./fast-list.ts";
 import { copyAcrossStores } from "./cross-copy.ts";
 import { toStorageError } from "./errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
+import { quickGet, quickGetFits } from "./quick-get.ts";
 import { openDownload } from "./ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
@@ -101,9 +102,10 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
-    openObjectDownload: (addr, signal, onProgress) =>
+    openObjectDownload: (addr, signal, onProgress, listed) =>
       operation(errorContext(addr), signal, async (s3, send) => {
-        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs });
+        const quick = quickGetFits(addr.key, listed, addr.versionId) ? (stop: AbortSignal) => quickGet(s3, addr.bucket, addr.key, listed, stop, send.requestTimeout) : undefined;
+        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}) });
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);

@@ -86,7 +86,8 @@ export interface Storage extends ObjectStore, SettingsStore {
   /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
   readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
-  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void): Promise<ObjectDownload>;
+  /** `listed`: the object as a listing just showed it (a small single-part one is then fetched with one cheap GET pinned to that ETag). */
+  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void, listed?: { size: number; etag: string | null }): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
   copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;

@@ -6,7 +6,7 @@ import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/t
 import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
 
@@ -78,12 +78,14 @@ export const copyPrefix = defineTool({
       throw new ActionableError({ resource: sourceUri, code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
     }
     const large = new Slots(2);
+    // Small objects SMALL_OBJECT_CONCURRENCY at once (the workers), bigger ones BULK_CONCURRENCY.
+    const notSmall = new Slots(BULK_CONCURRENCY);
     // Between stores each copy holds its bytes here (about twice a small object; a large one's buffer and parts).
     const held = new Slots(CROSS_STORE_MIB);
     const end = await runJob<ObjectInfo>({
       items: listAll(other?.storage ?? ctx.storage, args.source_bucket, from, ctx.signal),
       nameOf: (o) => o.key,
-      concurrency: BULK_CONCURRENCY,
+      concurrency: SMALL_OBJECT_CONCURRENCY,
       limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
       dryRun: dry,
       signal: ctx.signal,
@@ -107,7 +109,7 @@ export const copyPrefix = defineTool({
           };
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
         }
-        const run = async (signal: AbortSignal): Promise<Outcome> => {
+        const copy = async (signal: AbortSignal): Promise<Outcome> => {
           const req = { source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" as const, listed: { size: object.size, etag: object.etag } };
           const copied = other
             ? await held.use(() => ctx.storage.copyFrom(other.storage, req, signal), Math.min(CROSS_STORE_MIB, Math.max(1, Math.ceil((2 * object.size) / MiB))))
@@ -119,6 +121,7 @@ export const copyPrefix = defineTool({
           }
           return { kind: "done", name: key, bytes: copied.size };
         };
+        const run = (signal: AbortSignal) => (object.size <= SMALL_OBJECT_BYTES ? copy(signal) : notSmall.use(() => copy(signal)));
         return { kind: "action", name: key, bytes: object.size, ...(move ? { alsoDeletes: object.key } : {}), run };
       },
     });

@@ -8,7 +8,7 @@ import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/t
 import { localIsObject, stateOf } from "../bulk/unchanged.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
 
@@ -59,14 +59,15 @@ export const downloadPrefix = defineTool({
     const clash = new FileFolderClash();
     // What the prefix holds, by relative path: a mirror keeps these local files.
     const wanted = mirror ? new Set<string>() : undefined;
-    // One large object at a time, and a quarter of the small ones beside it: its download already runs at full speed (one stream near,
-    // 12 ranges far), and its buffers beside 32 small downloads' peaked at 150-169 MB (each kind alone: ~120 MB).
+    // Small objects (one GET each, bound by the store's answer time) SMALL_OBJECT_CONCURRENCY at once; bigger ones BULK_CONCURRENCY.
+    // One large object at a time, and a quarter of the others beside it: its download already runs at full speed (one stream near,
+    // 12 ranges far), and its buffers beside 32 other downloads' peaked at 150-169 MB (each kind alone: ~120 MB).
     const inFlight = new Slots(BULK_CONCURRENCY);
     const large = new Slots(1);
     const end = await runJob<ObjectInfo>({
       items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
       nameOf: (o) => o.key,
-      concurrency: BULK_CONCURRENCY,
+      concurrency: SMALL_OBJECT_CONCURRENCY,
       limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
       dryRun: dry,
       signal: ctx.signal,
@@ -89,9 +90,9 @@ export const downloadPrefix = defineTool({
         if (state === "differs" && !args.overwrite) {
           return { kind: "conflict", name: object.key, code: "LocalFileDiffers", message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.` };
         }
-        const fetch = () => downloadOne(ctx, args.bucket_name, object.key, given, state === "differs");
+        const fetch = () => downloadOne(ctx, args.bucket_name, object, given, state === "differs");
         const run = async (): Promise<Outcome> => {
-          await (object.size > 8 * MiB ? large.use(() => inFlight.use(fetch, (3 * BULK_CONCURRENCY) / 4)) : inFlight.use(fetch));
+          await (object.size > 8 * MiB ? large.use(() => inFlight.use(fetch, (3 * BULK_CONCURRENCY) / 4)) : object.size <= SMALL_OBJECT_BYTES ? fetch() : inFlight.use(fetch));
           return { kind: "done", name: object.key, bytes: object.size };
         };
         return { kind: "action", name: object.key, bytes: object.size, run };
@@ -127,8 +128,8 @@ export const downloadPrefix = defineTool({
  * (length, MD5 or checksums), given the object's time. The plan already
  * looked at the target, so it is not checked a second time before the GET.
  */
-async function downloadOne(ctx: ToolContext, bucket: string, key: string, given: string, overwrite: boolean): Promise<void> {
-  const download = await ctx.storage.openObjectDownload({ bucket, key }, ctx.signal);
+async function downloadOne(ctx: ToolContext, bucket: string, object: ObjectInfo, given: string, overwrite: boolean): Promise<void> {
+  const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, undefined, { size: object.size, etag: object.etag });
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
     await ctx.files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });

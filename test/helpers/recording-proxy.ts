@@ -1,8 +1,9 @@
-/** An HTTP proxy in front of the test S3 server that records each request's method, path and Range. */
+/** An HTTP proxy in front of the test S3 server that records each request's method, path, Range and If-Match. */
 export interface Recorded {
   method: string;
   path: string;
   range: string | null;
+  ifMatch: string | null;
 }
 
 /** `hold` may keep a request from the store until the promise it returns settles. */
@@ -13,7 +14,7 @@ export function startRecordingProxy(target: string, hold?: (request: Recorded) =
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range") };
+      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match") };
       requests.push(recorded);
       await hold?.(recorded);
       const upstream = new URL(url.pathname + url.search, target);

@@ -1,0 +1,164 @@
+/**
+ * A small listed object's GET without the SDK's middleware stack.
+ *
+ * A bulk download or a copy between stores of thousands of small objects is
+ * bound by the request rate, and there the SDK's per-request work (building
+ * the handler stack, endpoint rules, schema serde) is most of our CPU: 0.58 ms
+ * a GET against 0.18 ms for the same GET signed here and sent with fetch
+ * (2,000 objects of 4-64 KiB, 64 at once, Ceph RGW on loopback; on two cores
+ * shared with the store that CPU is the job's speed).
+ *
+ * The request is the SDK's own in every part that matters: its signer
+ * (SignatureV4, the client's credentials provider, region and hash), the URL
+ * the SDK itself produces for the bucket (learned once per bucket from a
+ * presigned URL, so path style, virtual hosts and custom endpoints are the
+ * client's), the key encoded as the SDK encodes it, pinned to the listed
+ * ETag. It is tried only where nothing else is needed: a listed single-part
+ * object (its ETag is its MD5, checked over the bytes by the caller as for
+ * any download) up to QUICK_GET_MAX_BYTES, no version, no dot segments.
+ * Anything but a 200 of exactly the listed length — an error, a redirect, a
+ * throttle, a changed object, a network failure — answers undefined, and the
+ * caller sends the SDK's GET, whose answer (retries, errors) is the one
+ * reported. So this path can make a download faster, never different.
+ */
+import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import type { SignatureV4 } from "@smithy/signature-v4";
+import type { S3Handle } from "./client.ts";
+
+/** Objects up to this size (listed) take the quick GET. */
+export const QUICK_GET_MAX_BYTES = 1024 * 1024;
+/** Buckets whose URL is remembered per client (a bulk job uses one or two). */
+const BUCKETS_REMEMBERED = 64;
+/** SHA-256 of an empty body: what the SDK sends as a GET's payload hash. */
+const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+const PLAIN_MD5_ETAG = /^"?[0-9a-fA-F]{32}"?$/;
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+
+export interface Listed {
+  size: number;
+  etag: string | null;
+}
+
+interface Quick {
+  signer: SignatureV4;
+  /** Bucket → the URL its keys are appended to, or null when the SDK gave none (no credentials to sign with). */
+  bases: Map<string, Promise<string | null>>;
+}
+
+const perHandle = new WeakMap<S3Handle, Promise<Quick>>();
+
+/** Whether a listed object may take the quick GET. */
+export function quickGetFits(key: string, listed: Listed | undefined, versionId: string | undefined): listed is Listed & { etag: string } {
+  return listed !== undefined && versionId === undefined && listed.size <= QUICK_GET_MAX_BYTES && listed.etag !== null && PLAIN_MD5_ETAG.test(listed.etag) && !DOT_SEGMENT.test(key);
+}
+
+/** The object's whole body as a GET answer, or undefined: then send the SDK's GET. */
+export async function quickGet(s3: S3Handle, bucket: string, key: string, listed: Listed & { etag: string }, signal: AbortSignal, timeoutMs: number): Promise<GetObjectCommandOutput | undefined> {
+  try {
+    const quick = await quickFor(s3);
+    const base = await baseUrl(s3, quick, bucket);
+    if (base === null) return undefined;
+    const url = new URL(`${base}/${encodeKey(key)}`);
+    const etag = listed.etag.startsWith('"') ? listed.etag : `"${listed.etag}"`;
+    const signed = await quick.signer.sign({
+      method: "GET",
+      protocol: url.protocol,
+      hostname: url.hostname,
+      ...(url.port ? { port: Number(url.port) } : {}),
+      path: url.pathname,
+      query: {},
+      headers: { host: url.host, "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 },
+    });
+    const answer = await fetch(url, { headers: signed.headers, redirect: "manual", signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    const length = answer.headers.get("content-length");
+    if (answer.status !== 200 || (length !== null && length !== String(listed.size)) || answer.headers.has("content-range")) {
+      await answer.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    const bytes = await readExactly(answer.body, listed.size);
+    return bytes && asGetOutput(answer.headers, bytes);
+  } catch {
+    // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
+    return undefined;
+  }
+}
+
+/** The signer is loaded with the SDK, on first use (a start that only lists tools loads neither). */
+function quickFor(s3: S3Handle): Promise<Quick> {
+  let quick = perHandle.get(s3);
+  if (!quick) {
+    const config = s3.fetchClient.config;
+    quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
+      signer: new SignatureV4({ credentials: config.credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
+      bases: new Map(),
+    }));
+    perHandle.set(s3, quick);
+  }
+  return quick;
+}
+
+/** The URL the SDK addresses `bucket`'s keys under: a presigned URL for the key "k", without it. */
+function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | null> {
+  let base = quick.bases.get(bucket);
+  if (!base) {
+    if (quick.bases.size >= BUCKETS_REMEMBERED) quick.bases.clear();
+    base = (async () => {
+      const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
+      const url = new URL(await getSignedUrl(s3.presignClient, new s3.sdk.GetObjectCommand({ Bucket: bucket, Key: "k" }), { expiresIn: 60 }));
+      return url.pathname.endsWith("/k") ? `${url.origin}${url.pathname.slice(0, -2)}` : null;
+    })().catch(() => null);
+    quick.bases.set(bucket, base);
+  }
+  return base;
+}
+
+/** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
+function encodeKey(key: string): string {
+  return key
+    .split("/")
+    .map((part) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join("/");
+}
+
+/** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */
+async function readExactly(body: ReadableStream<Uint8Array> | null, size: number): Promise<Uint8Array | undefined> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  if (body) {
+    for await (const chunk of body) {
+      if (at + chunk.byteLength > size) {
+        await body.cancel().catch(() => {});
+        return undefined;
+      }
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+  }
+  return at === size ? bytes : undefined;
+}
+
+/** The answer in the SDK's shape, as far as a download reads it. */
+function asGetOutput(headers: Headers, bytes: Uint8Array): GetObjectCommandOutput {
+  const metadata: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    if (name.startsWith("x-amz-meta-")) metadata[name.slice("x-amz-meta-".length)] = value;
+  });
+  const header = (name: string) => headers.get(name) ?? undefined;
+  const modified = header("last-modified");
+  return {
+    $metadata: { httpStatusCode: 200 },
+    Body: oneChunk(bytes) as never,
+    ContentLength: bytes.byteLength,
+    ETag: header("etag"),
+    LastModified: modified ? new Date(modified) : undefined,
+    ContentType: header("content-type"),
+    CacheControl: header("cache-control"),
+    VersionId: header("x-amz-version-id"),
+    StorageClass: header("x-amz-storage-class") as never,
+    Metadata: metadata,
+  };
+}
+
+async function* oneChunk(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
+  if (bytes.byteLength > 0) yield bytes;
+}
