@@ -1,6 +1,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../config/config.ts";
 import { guardClient } from "./guards.ts";
+import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
 
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -82,6 +83,8 @@ async function buildClient(config: Config): Promise<S3Handle> {
   const presignClient = new sdk.S3Client({ ...options, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
   guardClient(client);
   guardClient(fetchClient);
+  signUploadsWithoutPayloadHash(client);
+  signUploadsWithoutPayloadHash(fetchClient);
   return { client, fetchClient, presignClient, sdk };
 }
 

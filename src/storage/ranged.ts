@@ -63,7 +63,7 @@ export interface DownloadOptions {
   requestTimeout: number;
   /** Longest wait for the next bytes of a body. */
   idleTimeout: number;
-  /** A whole small object fetched another way (quick-get.ts), tried before the first GET; undefined: send the GET. */
+  /** A whole small object fetched another way (quick-requests.ts), tried before the first GET; undefined: send the GET. */
   quick?: (signal: AbortSignal) => Promise<GetObjectCommandOutput | undefined>;
 }
 

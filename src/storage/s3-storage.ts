@@ -9,7 +9,7 @@ import { sendListObjectsV2 } from "./fast-list.ts";
 import { copyAcrossStores } from "./cross-copy.ts";
 import { toStorageError } from "./errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
-import { quickGet, quickGetFits } from "./quick-get.ts";
+import { quickGet, quickGetFits } from "./quick-requests.ts";
 import { openDownload } from "./ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
 import { uploadObject } from "./upload.ts";
@@ -156,7 +156,8 @@ export function createS3Storage(config: Config): Storage {
     uploadObject: async (req, signal) => {
       const ctx = { bucket: req.bucket, key: req.key, hints: { InvalidArgument: req.storageClass ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD." : undefined } };
       try {
-        return await uploadObject(await getClient(), req, signal);
+        // The same bound as the fetch client's for an answer (client.ts).
+        return await uploadObject(await getClient(), req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs));
       } catch (err) {
         throw toStorageError(err, ctx);
       }

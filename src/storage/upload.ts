@@ -5,6 +5,7 @@ import { fetchClientFor, type S3Handle } from "./client.ts";
 import { createHash } from "node:crypto";
 import { etagMd5 } from "./integrity.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
+import { quickPut, quickPutFits, type QuickPut } from "./quick-requests.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 
 const MiB = 1024 * 1024;
@@ -62,23 +63,23 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
  * its stream chunking ran at 48 MiB/s with a 340 MB peak here; see
  * scripts/bench/results.md.)
  */
-export async function uploadObject(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
+export async function uploadObject(s3: S3Handle, req: UploadRequest, signal?: AbortSignal, requestTimeoutMs = 30_000): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
-  if (req.size <= partSize) return putSingle(s3, req, signal);
+  if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
   return putMultipart(s3, req, partSize, signal);
 }
 
-async function putSingle(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<UploadResult> {
+async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
   const { sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
   const body = Buffer.allocUnsafe(req.size);
   await readFully(req, body, 0);
   signal?.throwIfAborted();
   const md5 = createHash("md5").update(body).digest();
-  const out = await fetchClient.send(
-    new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size, ContentMD5: md5.toString("base64") }),
-    { abortSignal: signal },
-  );
+  const quick: QuickPut = { bucket: req.bucket, key: req.key, body, md5, contentType: req.contentType, ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}), ...(req.storageClass ? { storageClass: req.storageClass } : {}), ...(req.metadata ? { metadata: req.metadata } : {}) };
+  const out =
+    (quickPutFits(quick) ? await quickPut(s3, quick, signal, requestTimeoutMs) : undefined) ??
+    (await fetchClient.send(new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size, ContentMD5: md5.toString("base64") }), { abortSignal: signal }));
   checkEtag(out, md5, req, "object");
   req.onProgress?.(req.size);
   return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };

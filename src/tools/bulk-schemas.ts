@@ -9,7 +9,7 @@ export const BULK_CONCURRENCY = 32;
 /**
  * Objects up to this size are one request each, and the store's time to answer (not bytes, not our CPU) bounds how
  * many a second: a wider lane for them. 2,000 objects of 4-64 KiB from Ceph on loopback, each GET ~44 ms however
- * many run: 32 at once 3.5 s, 64 at once 2.0 s (with quick-get.ts), 128 at once 2.1-2.3 s (then our CPU bounds it).
+ * many run: 32 at once 3.5 s, 64 at once 2.0 s (with quick-requests.ts), 128 at once 2.1-2.3 s (then our CPU bounds it).
  * Memory: 64 × 256 KiB at most.
  */
 export const SMALL_OBJECT_BYTES = 256 * 1024;

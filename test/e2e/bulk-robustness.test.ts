@@ -6,12 +6,13 @@
  * upload or a prefix download never lets anything be read or written there.
  */
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, objectsUnder, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { startSwapper } from "../helpers/swapper.ts";
 
@@ -54,12 +55,23 @@ describe("cancel in the middle", () => {
 
   test("download_prefix: no temp file left, every file there is whole, and a second call finishes the job", async () => {
     const bucket = await freshBucket("bcanceldl");
-    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+    // The large objects come slowly (the whole job took under 300 ms on loopback): the cancel lands while they are in flight.
+    const slow = await startFaultProxy(s3().endpoint);
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: slow.endpoint }, args: ["--allowed-dir", dir] });
+    const smallFilesDown = () => {
+      try {
+        return readdirSync(join(dir, "down", "small"), { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith(".partial")).length;
+      } catch {
+        return 0;
+      }
+    };
     try {
       await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "" });
+      slow.set({ kind: "throttle", bytesPerSecond: 4 * 1024 * 1024 });
       const controller = new AbortController();
       const pending = client.callTool({ name: "download_prefix", arguments: { bucket_name: bucket, prefix: "", local_dir: "down" } }, undefined, { signal: controller.signal });
-      await Bun.sleep(300);
+      const started = Date.now();
+      while (smallFilesDown() < 10 && Date.now() - started < 20_000) await Bun.sleep(10);
       controller.abort();
       await expect(pending).rejects.toThrow();
       await Bun.sleep(1000);
@@ -67,44 +79,47 @@ describe("cancel in the middle", () => {
       expect(files.filter((e) => e.name.endsWith(".partial"))).toEqual([]);
       expect(files.length).toBeLessThan(SMALL + 2);
       for (const e of files) expect(readFileSync(join(e.parentPath, e.name)).equals(readFileSync(join(e.parentPath.replace(join(dir, "down"), join(dir, "tree")), e.name)))).toBe(true);
+      slow.set({ kind: "pass" });
       const rest = await call(client, "download_prefix", { bucket_name: bucket, prefix: "", local_dir: "down" });
       expect(rest.structuredContent).toMatchObject({ complete: true, counts: { failed: 0, conflicts: 0 } });
       expect(rest.structuredContent!.counts.unchanged).toBe(files.length);
       expect(readdirSync(join(dir, "down", "small")).length).toBe(SMALL);
     } finally {
       await close();
+      await slow.stop();
     }
   }, 120_000);
 });
 
 describe("a store that refuses some requests", () => {
-  let proxy: FaultProxy;
-  beforeAll(async () => {
-    proxy = await startFaultProxy(s3().endpoint);
-  });
-  afterAll(() => proxy.stop());
-
   test("the job does what it can, reports each failure with its S3 code, and the next call does the rest", async () => {
     const bucket = await freshBucket("bfault");
+    // The store refuses every write of three of the files (however often it is tried) while `refusing`.
+    let refusing = true;
+    const refused = ["f0003.txt", "f0077.txt", "f0140.txt"];
+    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) =>
+      refusing && q.method === "PUT" && refused.some((name) => q.path.endsWith(`/small/${name}`))
+        ? new Response(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>`, { status: 403, headers: { "content-type": "application/xml" } })
+        : undefined,
+    );
     const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
     try {
       const args = { local_dir: "tree", bucket_name: bucket, prefix: "p", include: ["small/**"] };
-      // Without skip_unchanged nothing is listed first: the first three uploads are refused.
-      proxy.set({ kind: "http-error", status: 403, code: "AccessDenied", count: 3 });
       const r = await call(client, "upload_directory", { ...args, skip_unchanged: false });
       expect(r.isError, textOf(r)).toBeFalsy();
       const s = r.structuredContent!;
       expect(s.counts).toMatchObject({ done: SMALL - 3, failed: 3 });
       expect(s.complete).toBe(true);
-      expect(s.problems.filter((p: { kind: string }) => p.kind === "failed").map((p: { code: string }) => p.code)).toEqual(["AccessDenied", "AccessDenied", "AccessDenied"]);
+      expect(s.problems.filter((p: { kind: string }) => p.kind === "failed").map((p: { name: string; code: string }) => [p.name, p.code]).sort()).toEqual(refused.map((name) => [`p/small/${name}`, "AccessDenied"]));
       expect(textOf(r)).toContain("3 failed (e.g. p/small/");
       expect((await objectsUnder(bucket)).size).toBe(SMALL - 3);
-      proxy.set({ kind: "pass" });
+      refusing = false;
       const rest = await call(client, "upload_directory", args);
       expect(rest.structuredContent!.counts).toMatchObject({ done: 3, unchanged: SMALL - 3, failed: 0 });
       expect((await objectsUnder(bucket)).size).toBe(SMALL);
     } finally {
       await close();
+      proxy.stop();
     }
   }, 120_000);
 });

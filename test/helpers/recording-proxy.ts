@@ -4,19 +4,33 @@ export interface Recorded {
   path: string;
   range: string | null;
   ifMatch: string | null;
+  /** The query string, as sent ("" or "?…"). */
+  search: string;
 }
 
-/** `hold` may keep a request from the store until the promise it returns settles. */
-export function startRecordingProxy(target: string, hold?: (request: Recorded) => Promise<void> | undefined): { endpoint: string; requests: Recorded[]; stop(): void } {
+/**
+ * `hold` may keep a request from the store until the promise it returns
+ * settles; `answer` may answer a request itself (the store never sees it).
+ */
+export function startRecordingProxy(
+  target: string,
+  hold?: (request: Recorded) => Promise<void> | undefined,
+  answer?: (request: Recorded) => Response | undefined,
+): { endpoint: string; requests: Recorded[]; stop(): void } {
   const requests: Recorded[] = [];
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match") };
+      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search };
       requests.push(recorded);
       await hold?.(recorded);
+      const own = answer?.(recorded);
+      if (own) {
+        await req.arrayBuffer();
+        return own;
+      }
       const upstream = new URL(url.pathname + url.search, target);
       const headers = new Headers(req.headers);
       // Keep the client's Host header: it is part of the SigV4 signature.

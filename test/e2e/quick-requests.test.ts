@@ -1,15 +1,19 @@
 /**
- * The quick GET of small listed objects (quick-get.ts) against Ceph RGW: the
+ * The quick GET and PUT of small objects (quick-requests.ts) against Ceph RGW. GET: the
  * bytes and headers the SDK's GET would give, for keys the SDK encodes
  * (spaces, unicode, !'()*, +, %, =, &), in path style and virtual-host style;
  * undefined (so the SDK's GET runs and reports) for a changed object, a
  * missing one, a refused signature and anything too big; and a bulk download
- * that uses it once per small object, pinned to the listed ETag.
+ * that uses it once per small object, pinned to the listed ETag. PUT: the
+ * object stored with its headers for the same keys; undefined for a body
+ * that breaks its Content-MD5, refused credentials, or a client that adds
+ * checksums of its own; a directory upload that stores each small file with
+ * one such PUT.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
@@ -17,7 +21,7 @@ import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { lazyS3Client } from "../../src/storage/client.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
-import { QUICK_GET_MAX_BYTES, quickGet, quickGetFits } from "../../src/storage/quick-get.ts";
+import { QUICK_MAX_BYTES, quickGet, quickGetFits, quickPut, quickPutFits } from "../../src/storage/quick-requests.ts";
 
 const KEYS = ["plain.txt", "with space/and ü ñ 漢字.bin", "odd!'()*chars+plus%25=eq&amp~.dat", "empty"];
 let bucket: string;
@@ -83,8 +87,8 @@ test("quick GET answers undefined, never a wrong body, for a changed, missing or
 
 test("quick GET is only tried for small single-part objects, without a version, without dot segments", () => {
   const md5Etag = `"${"a".repeat(32)}"`;
-  expect(quickGetFits("k", { size: QUICK_GET_MAX_BYTES, etag: md5Etag }, undefined)).toBe(true);
-  expect(quickGetFits("k", { size: QUICK_GET_MAX_BYTES + 1, etag: md5Etag }, undefined)).toBe(false);
+  expect(quickGetFits("k", { size: QUICK_MAX_BYTES, etag: md5Etag }, undefined)).toBe(true);
+  expect(quickGetFits("k", { size: QUICK_MAX_BYTES + 1, etag: md5Etag }, undefined)).toBe(false);
   expect(quickGetFits("k", { size: 10, etag: `"${"a".repeat(32)}-3"` }, undefined)).toBe(false); // multipart: no MD5 to check
   expect(quickGetFits("k", { size: 10, etag: null }, undefined)).toBe(false);
   expect(quickGetFits("k", { size: 10, etag: md5Etag }, "v1")).toBe(false);
@@ -114,7 +118,7 @@ test("a download whose quick GET is refused still comes back through the SDK, or
 test("download_prefix fetches each small object with one GET pinned to its listed ETag, and a large one in ranges", async () => {
   const prefixBucket = await freshBucket("quickdl");
   const small = Array.from({ length: 30 }, (_, i) => [`p/s${i}.bin`, randomBytes(500 + i * 100, 50 + i)] as const);
-  const large = randomBytes(QUICK_GET_MAX_BYTES + 4096, 99);
+  const large = randomBytes(QUICK_MAX_BYTES + 4096, 99);
   const tags = new Map<string, string>();
   for (const [key, body] of [...small, ["p/large.bin", large] as const]) tags.set(key, (await sdkClient().send(new PutObjectCommand({ Bucket: prefixBucket, Key: key, Body: body }))).ETag!);
   const proxy = startRecordingProxy(s3().endpoint);
@@ -133,6 +137,79 @@ test("download_prefix fetches each small object with one GET pinned to its liste
     const largeGets = proxy.requests.filter((q) => q.method === "GET" && q.path === `/${prefixBucket}/p/large.bin`);
     expect(largeGets.length).toBeGreaterThan(0);
     expect(largeGets.every((g) => g.range !== null)).toBe(true);
+  } finally {
+    await close();
+    proxy.stop();
+  }
+}, 60_000);
+
+const putOf = (key: string, body: Uint8Array, md5Of: Uint8Array = body) => ({
+  bucket,
+  key: `put/${key}`,
+  body,
+  md5: createHash("md5").update(md5Of).digest(),
+  contentType: "text/x-quick",
+  cacheControl: "no-cache",
+  storageClass: "STANDARD",
+  metadata: { mtime: "1700000000.5", "Mixed-Case": "v" },
+});
+
+test("quick PUT stores each object with its headers, whatever its key, and the ETag is its MD5", async () => {
+  const handle = await lazyS3Client(testConfig())();
+  for (const [i, key] of KEYS.entries()) {
+    const body = key === "empty" ? new Uint8Array(0) : randomBytes(2000 + i * 5000, 70 + i);
+    const put = putOf(key, body);
+    expect(quickPutFits(put)).toBe(true);
+    const out = await quickPut(handle, put, undefined, 10_000);
+    expect(out, key).toBeDefined();
+    expect(out!.ETag).toBe(`"${md5(body)}"`);
+    const got = await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: put.key }));
+    expect(md5(await got.Body!.transformToByteArray()), key).toBe(md5(body));
+    expect(got.ContentType).toBe("text/x-quick");
+    expect(got.CacheControl).toBe("no-cache");
+    expect(got.Metadata).toEqual({ mtime: "1700000000.5", "mixed-case": "v" });
+  }
+});
+
+test("quick PUT answers undefined for a body that breaks its MD5, refused credentials, or a client that adds checksums", async () => {
+  const handle = await lazyS3Client(testConfig())();
+  const body = randomBytes(3000, 80);
+  // The store checks Content-MD5 and refuses: nothing stored.
+  expect(await quickPut(handle, putOf("bad-md5", body, randomBytes(3000, 81)), undefined, 10_000)).toBeUndefined();
+  expect(await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "put/bad-md5" })).catch((e: { $metadata?: { httpStatusCode?: number } }) => e.$metadata?.httpStatusCode)).toBe(404);
+  const wrong = await lazyS3Client(testConfig({ credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" } }))();
+  expect(await quickPut(wrong, putOf("wrong-creds", body), undefined, 10_000)).toBeUndefined();
+  // AWS: the SDK adds a CRC32 of its own; such a client always sends its own PutObject.
+  const checksummed = await lazyS3Client(testConfig({ checksums: "WHEN_SUPPORTED" }))();
+  expect(await quickPut(checksummed, putOf("checksummed", body), undefined, 10_000)).toBeUndefined();
+  expect(quickPutFits({ ...putOf("x", body), metadata: { name: "café" } })).toBe(false);
+  expect(quickPutFits({ ...putOf("x", body), metadata: { "bad key": "v" } })).toBe(false);
+  expect(quickPutFits({ ...putOf("x", body), cacheControl: "line\nbreak" })).toBe(false);
+  expect(quickPutFits(putOf("a/./b", body))).toBe(false);
+  expect(quickPutFits(putOf("big", randomBytes(QUICK_MAX_BYTES + 1, 82)))).toBe(false);
+});
+
+test("upload_directory stores each small file with one quick PUT", async () => {
+  const upBucket = await freshBucket("quickup");
+  const dir = tempDir("quickup");
+  const tree = join(dir, "tree");
+  mkdirSync(join(tree, "sub ü"), { recursive: true });
+  const files = Array.from({ length: 20 }, (_, i) => [`sub ü/f${i}.txt`, randomBytes(300 + i * 50, 90 + i)] as const);
+  for (const [rel, body] of files) writeFileSync(join(tree, rel), body);
+  const proxy = startRecordingProxy(s3().endpoint);
+  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  try {
+    const r = await call(client, "upload_directory", { local_dir: tree, bucket_name: upBucket, prefix: "up/" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent!.counts.done).toBe(20);
+    for (const [rel, body] of files) {
+      const puts = proxy.requests.filter((q) => q.method === "PUT" && q.path === `/${upBucket}/up/${rel}`);
+      // The SDK's PutObject carries ?x-id=PutObject; the quick PUT does not.
+      expect(puts.map((q) => q.search)).toEqual([""]);
+      const got = await sdkClient().send(new GetObjectCommand({ Bucket: upBucket, Key: `up/${rel}` }));
+      expect(md5(await got.Body!.transformToByteArray())).toBe(md5(body));
+      expect(got.ContentType).toBe("text/plain");
+    }
   } finally {
     await close();
     proxy.stop();
