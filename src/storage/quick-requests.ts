@@ -64,6 +64,7 @@ export function quickGetFits(key: string, listed: Listed | undefined, versionId:
 
 /** The object's whole body as a GET answer, or undefined: then send the SDK's GET. */
 export async function quickGet(s3: S3Handle, bucket: string, key: string, listed: Listed & { etag: string }, signal: AbortSignal, timeoutMs: number): Promise<GetObjectCommandOutput | undefined> {
+  const bound = bounded(signal, timeoutMs);
   try {
     const quick = await quickFor(s3);
     const base = await baseUrl(s3, quick, bucket);
@@ -79,7 +80,7 @@ export async function quickGet(s3: S3Handle, bucket: string, key: string, listed
       query: {},
       headers: { host: url.host, "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 },
     });
-    const answer = await fetch(url, { headers: signed.headers, redirect: "manual", signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) });
+    const answer = await fetch(url, { headers: signed.headers, redirect: "manual", signal: bound.signal });
     const length = answer.headers.get("content-length");
     if (answer.status !== 200 || (length !== null && length !== String(listed.size)) || answer.headers.has("content-range")) {
       await answer.body?.cancel().catch(() => {});
@@ -90,6 +91,8 @@ export async function quickGet(s3: S3Handle, bucket: string, key: string, listed
   } catch {
     // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
     return undefined;
+  } finally {
+    bound.done();
   }
 }
 
@@ -113,6 +116,7 @@ export function quickPutFits(put: QuickPut): boolean {
 
 /** Stores the object; its answer's ETag and version, or undefined: then send the SDK's PutObject. */
 export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal | undefined, timeoutMs: number): Promise<{ ETag?: string; VersionId?: string } | undefined> {
+  const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
     const quick = await quickFor(s3);
@@ -125,14 +129,36 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
     if (put.storageClass) headers["x-amz-storage-class"] = put.storageClass;
     for (const [name, value] of Object.entries(put.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
     const signed = await quick.signer.sign({ method: "PUT", protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, query: {}, headers });
-    const stop = signal ? AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
-    const answer = await fetch(url, { method: "PUT", headers: signed.headers, body: put.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: stop });
+    const answer = await fetch(url, { method: "PUT", headers: signed.headers, body: put.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: bound.signal });
     await answer.body?.cancel().catch(() => {});
     if (answer.status !== 200) return undefined;
     return { ETag: answer.headers.get("etag") ?? undefined, VersionId: answer.headers.get("x-amz-version-id") ?? undefined };
   } catch {
     return undefined;
+  } finally {
+    bound.done();
   }
+}
+
+/**
+ * The caller's signal or a timeout, whichever comes first, released as soon as
+ * the request is done. (AbortSignal.timeout would keep each finished request's
+ * signal, and what fetch hung on it, alive until its timer fired: thousands of
+ * small requests a minute piled up tens of MB.)
+ */
+function bounded(signal: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal; done(): void } {
+  const stop = new AbortController();
+  const abort = () => stop.abort(signal?.reason);
+  const timer = setTimeout(() => stop.abort(new Error("timed out")), timeoutMs);
+  if (signal?.aborted) abort();
+  else signal?.addEventListener("abort", abort, { once: true });
+  return {
+    signal: stop.signal,
+    done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    },
+  };
 }
 
 /** The signer is loaded with the SDK, on first use (a start that only lists tools loads neither). */
