@@ -50,9 +50,9 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       read(addr);
       return storage.readObjectHead(addr, maxBytes, signal, offset);
     },
-    openObjectDownload: async (addr, signal, onProgress, listed) => {
+    openObjectDownload: async (addr, signal, options) => {
       read(addr);
-      return storage.openObjectDownload(addr, signal, onProgress, listed);
+      return storage.openObjectDownload(addr, signal, options);
     },
     uploadObject: async (req, signal) => {
       need("write", req.bucket, req.key);

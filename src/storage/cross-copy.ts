@@ -27,7 +27,7 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const download = await fromSource(source.openObjectDownload(req.source, stop.signal, undefined, listed)).catch((err: unknown) => {
+  const download = await fromSource(source.openObjectDownload(req.source, stop.signal, { paced: true, ...(listed ? { listed } : {}) })).catch((err: unknown) => {
     signal?.removeEventListener("abort", onAbort);
     throw err;
   });

@@ -102,10 +102,10 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
-    openObjectDownload: (addr, signal, onProgress, listed) =>
+    openObjectDownload: (addr, signal, { onProgress, listed, paced } = {}) =>
       operation(errorContext(addr), signal, async (s3, send) => {
         const quick = quickGetFits(addr.key, listed, addr.versionId) ? (stop: AbortSignal) => quickGet(s3, addr.bucket, addr.key, listed, stop, send.requestTimeout) : undefined;
-        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}) });
+        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}), ...(paced ? { paced } : {}) });
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);

@@ -86,8 +86,7 @@ export interface Storage extends ObjectStore, SettingsStore {
   /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
   readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
-  /** `listed`: the object as a listing just showed it (a small single-part one is then fetched with one cheap GET pinned to that ETag). */
-  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, onProgress?: (received: number) => void, listed?: { size: number; etag: string | null }): Promise<ObjectDownload>;
+  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, options?: ObjectDownloadOptions): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
   copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
@@ -101,6 +100,19 @@ export interface Storage extends ObjectStore, SettingsStore {
  * keeps no reference to them and the caller frees them once it resolves.
  */
 export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<"kept" | undefined | void>;
+
+export interface ObjectDownloadOptions {
+  /** Told the bytes received so far, over all ranges. */
+  onProgress?: (received: number) => void;
+  /** The object as a listing just showed it: a small single-part one is then fetched with one cheap GET pinned to that ETag. */
+  listed?: { size: number; etag: string | null };
+  /**
+   * The reader is slower than the store (a copy to another store): after the
+   * first range, ranges one after another instead of one stream from a near
+   * store, so the object waits in the store and not in this process.
+   */
+  paced?: boolean;
+}
 
 /** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */
 export interface ObjectDownload {

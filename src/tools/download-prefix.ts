@@ -132,7 +132,7 @@ export const downloadPrefix = defineTool({
  * looked at the target, so it is not checked a second time before the GET.
  */
 async function downloadOne(ctx: ToolContext, bucket: string, object: ObjectInfo, given: string, overwrite: boolean): Promise<void> {
-  const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, undefined, { size: object.size, etag: object.etag });
+  const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, { listed: { size: object.size, etag: object.etag } });
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
     await ctx.files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });

@@ -157,7 +157,7 @@ async function download(args: Args, ctx: ToolContext) {
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
   let sink: ((done: number) => void) | undefined;
-  const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, (received) => sink?.(received));
+  const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, { onProgress: (received) => sink?.(received) });
   const { meta } = download;
   sink = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
   let written;

@@ -101,7 +101,7 @@ test("a download whose quick GET is refused still comes back through the SDK, or
   const key = "plain.txt";
   const body = bodies.get(key)!;
   // Listed with a stale ETag: the quick GET is refused (412), the SDK's GET fetches the object as it is now.
-  const download = await storage.openObjectDownload({ bucket, key }, undefined, undefined, { size: body.length, etag: `"${"0".repeat(32)}"` });
+  const download = await storage.openObjectDownload({ bucket, key }, undefined, { listed: { size: body.length, etag: `"${"0".repeat(32)}"` } });
   const chunks: Uint8Array[] = [];
   await download.deliver(async (_offset, pieces) => {
     for (const piece of pieces) download.check?.update(piece);
@@ -110,7 +110,7 @@ test("a download whose quick GET is refused still comes back through the SDK, or
   download.check?.finish();
   expect(md5(new Uint8Array(Buffer.concat(chunks)))).toBe(md5(body));
   const refused = createS3Storage(testConfig({ credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" } }));
-  const err = await refused.openObjectDownload({ bucket, key }, undefined, undefined, { size: body.length, etag: etags.get(key)! }).catch((e: unknown) => e);
+  const err = await refused.openObjectDownload({ bucket, key }, undefined, { listed: { size: body.length, etag: etags.get(key)! } }).catch((e: unknown) => e);
   expect((err as { code?: string }).code).toBe("SignatureDoesNotMatch");
   expect(String((err as Error).message)).toContain("signature was rejected");
 });

@@ -3,9 +3,10 @@
  * parallel ranges from a far one (the WAN model), each written at its offset:
  * the ranges cover the object exactly, the file is byte-identical (and its
  * sha256 is the file's), and an object replaced mid-download fails the call
- * instead of mixing versions.
+ * instead of mixing versions. A copy to another store takes even a near
+ * source a range at a time.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -74,6 +75,33 @@ test("from a far store (the WAN model): the first range, then ranges of RANGE_SI
     expectExactCover(ranges);
   } finally {
     await wan.stop();
+  }
+}, 60_000);
+
+test("a copy to another store reads even a near source a range at a time (its bytes wait in the store, not in the server)", async () => {
+  const proxy = startRecordingProxy(s3().endpoint);
+  const target = await freshBucket("paced");
+  const server = s3();
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: proxy.endpoint, STORE_SRC_ACCESS_KEY_ID: server.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey, STORE_SRC_REGION: server.region },
+    args: ["--allowed-dir", dir],
+  });
+  try {
+    const r = await call(client, "copy_object", { source_store: "src", source_bucket: bucket, source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const ranges = proxy.requests
+      .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
+      .map((q) => q.range!.match(/^bytes=(\d+)-(\d+)$/)!.slice(1).map(Number) as [number, number])
+      .sort((a, b) => a[0] - b[0]);
+    expect(ranges[0]).toEqual([0, FIRST_RANGE_SIZE - 1]);
+    // Not one stream for the rest: no range longer than RANGE_SIZE.
+    for (const [start, end] of ranges) expect(end - start + 1).toBeLessThanOrEqual(RANGE_SIZE);
+    expectExactCover(ranges);
+    const copied = await sdkClient().send(new GetObjectCommand({ Bucket: target, Key: "copy.bin" }));
+    expect(sha256(await copied.Body!.transformToByteArray())).toBe(sha256(original));
+  } finally {
+    await close();
+    proxy.stop();
   }
 }, 60_000);
 
