@@ -30,6 +30,7 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { SignatureV4 } from "@smithy/signature-v4";
+import { registerResolvedCredentials } from "../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
 
 /** Objects up to this size take the quick GET or PUT. */
@@ -166,8 +167,14 @@ function quickFor(s3: S3Handle): Promise<Quick> {
   let quick = perHandle.get(s3);
   if (!quick) {
     const config = s3.fetchClient.config;
+    // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
+    const credentials = async () => {
+      const identity = await config.credentials();
+      registerResolvedCredentials(identity);
+      return identity;
+    };
     quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
-      signer: new SignatureV4({ credentials: config.credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
+      signer: new SignatureV4({ credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
       bases: new Map(),
     }));
     perHandle.set(s3, quick);
