@@ -28,7 +28,7 @@
  * errors) is the one reported: a PUT of the same bytes is idempotent. So this
  * path can make a transfer faster, never different.
  */
-import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import type { GetObjectCommandOutput, PutObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
@@ -116,7 +116,7 @@ export function quickPutFits(put: QuickPut): boolean {
 }
 
 /** Stores the object; its answer's ETag and version, or undefined: then send the SDK's PutObject. */
-export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal | undefined, timeoutMs: number): Promise<{ ETag?: string; VersionId?: string } | undefined> {
+export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal | undefined, timeoutMs: number): Promise<PutObjectCommandOutput | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
@@ -133,7 +133,9 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
     const answer = await fetch(url, { method: "PUT", headers: signed.headers, body: put.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: bound.signal });
     await answer.body?.cancel().catch(() => {});
     if (answer.status !== 200) return undefined;
-    return { ETag: answer.headers.get("etag") ?? undefined, VersionId: answer.headers.get("x-amz-version-id") ?? undefined };
+    const header = (name: string) => answer.headers.get(name) ?? undefined;
+    // Encryption as the SDK would report it: under KMS or a customer key the ETag is no MD5 (checkEtag then has nothing to compare).
+    return { $metadata: { httpStatusCode: 200 }, ETag: header("etag"), VersionId: header("x-amz-version-id"), ServerSideEncryption: header("x-amz-server-side-encryption") as never, SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm") };
   } catch {
     return undefined;
   } finally {
@@ -241,6 +243,13 @@ function asGetOutput(headers: Headers, bytes: Uint8Array): GetObjectCommandOutpu
     VersionId: header("x-amz-version-id"),
     StorageClass: header("x-amz-storage-class") as never,
     Metadata: metadata,
+    // What the object's checks read (integrity.ts): under KMS or a customer key the ETag is no MD5; checksums when sent.
+    ServerSideEncryption: header("x-amz-server-side-encryption") as never,
+    SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm"),
+    ChecksumCRC32: header("x-amz-checksum-crc32"),
+    ChecksumSHA1: header("x-amz-checksum-sha1"),
+    ChecksumSHA256: header("x-amz-checksum-sha256"),
+    ChecksumType: header("x-amz-checksum-type") as never,
   };
 }
 

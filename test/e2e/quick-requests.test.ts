@@ -17,6 +17,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
+import { startFakeS3 } from "../helpers/fake-s3.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { lazyS3Client } from "../../src/storage/client.ts";
@@ -215,3 +216,27 @@ test("upload_directory stores each small file with one quick PUT", async () => {
     proxy.stop();
   }
 }, 60_000);
+
+test("under KMS (an ETag that is no MD5) a quick GET's object is not held to its ETag, and a quick PUT's answer is not either", async () => {
+  // Ceph here encrypts nothing: a fake store answers as S3 and MinIO do for an SSE-KMS object.
+  const body = new TextEncoder().encode("encrypted at rest");
+  const kmsEtag = `"${"c".repeat(32)}"`;
+  const fake = await startFakeS3();
+  fake.handle((req) => {
+    const kms = { etag: kmsEtag, "x-amz-server-side-encryption": "aws:kms", "last-modified": new Date().toUTCString() };
+    if (req.method === "PUT") return { status: 200, headers: kms };
+    return { status: 200, headers: { ...kms, "content-type": "text/plain" }, body };
+  });
+  try {
+    const config = testConfig({ endpointUrl: fake.endpoint });
+    const download = await createS3Storage(config).openObjectDownload({ bucket: "b", key: "secret.txt" }, undefined, { listed: { size: body.length, etag: kmsEtag } });
+    expect(download.check).toBeUndefined(); // nothing to hold it to, as the SDK's GET would say
+    expect(fake.requests.filter((r) => r.method === "GET").map((r) => r.query.has("x-id"))).toEqual([false]); // the quick GET answered
+    const put = await quickPut(await lazyS3Client(config)(), { ...putOf("kms", body), bucket: "b" }, undefined, 10_000);
+    expect(put).toMatchObject({ ETag: kmsEtag, ServerSideEncryption: "aws:kms" });
+    const stored = await createS3Storage(config).uploadObject({ bucket: "b", key: "kms.txt", size: body.length, contentType: "text/plain", readAt: async (into, at) => (into.set(body.subarray(at, at + into.length)), Math.min(into.length, body.length - at)) });
+    expect(stored.etag).toBe(kmsEtag);
+  } finally {
+    await fake.stop();
+  }
+});
