@@ -12,6 +12,7 @@ import type { S3Handle } from "./client.ts";
 import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
 import type { SendOptions } from "./operation.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
+import { quickCopy, quickCopyFits } from "./quick-requests.ts";
 import { partSizeFor } from "./upload.ts";
 
 const MiB = 1024 * 1024;
@@ -62,7 +63,13 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
   const from = copySource({ ...req.source, ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}) });
   req.onProgress?.(0, size);
   if (size <= threshold) {
-    const out = await request(({ client, sdk }, send) =>
+    // A small listed object copied with its headers: one quick request (quick-requests.ts), else the SDK's.
+    const quick = quickCopyFits(req.source, req.key, listed, req.metadataDirective === "COPY" && !req.storageClass, !!req.ifAbsent)
+      ? await request((s3, send) => quickCopy(s3, { source: { bucket: req.source.bucket, key: req.source.key, etag: listed.etag }, bucket: req.bucket, key: req.key }, send.abortSignal, send.requestTimeout))
+      : undefined;
+    const out =
+      quick ??
+      (await request(({ client, sdk }, send) =>
       client.send(
         new sdk.CopyObjectCommand({
           Bucket: req.bucket,
@@ -74,7 +81,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
         }),
         send,
       ),
-    );
+      ));
     req.onProgress?.(size, size);
     return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
   }

@@ -1,5 +1,5 @@
 /**
- * A small object's GET or PUT without the SDK's middleware stack.
+ * A small object's GET, PUT or copy without the SDK's middleware stack.
  *
  * A bulk download, a directory upload or a copy between stores of thousands
  * of small objects is bound by the request rate, and there the SDK's
@@ -22,13 +22,17 @@
  *   it; the caller checks the returned ETag), header values in plain ASCII,
  *   no condition, and only where the SDK would add no checksum of its own
  *   (requestChecksumCalculation WHEN_REQUIRED: custom endpoints).
+ * - CopyObject within one store: a listed single-part source up to
+ *   QUICK_MAX_BYTES, its headers copied (COPY), pinned to the listed ETag,
+ *   no version, no condition on the destination; success only when the
+ *   answer's body is a CopyObjectResult (a copy can fail after its 200).
  * Anything but a 200 (of exactly the listed length, for a GET) — an error, a
  * redirect, a throttle, a changed object, a network failure — answers
  * undefined, and the caller sends the SDK's request, whose answer (retries,
  * errors) is the one reported: a PUT of the same bytes is idempotent. So this
  * path can make a transfer faster, never different.
  */
-import type { GetObjectCommandOutput, PutObjectCommandOutput } from "@aws-sdk/client-s3";
+import type { CopyObjectCommandOutput, GetObjectCommandOutput, PutObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
@@ -141,6 +145,66 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
   } finally {
     bound.done();
   }
+}
+
+export interface QuickCopy {
+  source: { bucket: string; key: string; etag: string };
+  bucket: string;
+  key: string;
+}
+
+/** Whether a copy within one store may take the quick path (the client's checksum setting is checked when it is sent). */
+export function quickCopyFits(source: { key: string; versionId?: string }, key: string, listed: Listed | undefined, copiesHeaders: boolean, conditional: boolean): listed is Listed & { etag: string } {
+  return copiesHeaders && !conditional && !DOT_SEGMENT.test(key) && quickGetFits(source.key, listed, source.versionId);
+}
+
+/** Copies the object within its store; the new ETag and versions, or undefined: then send the SDK's CopyObject. */
+export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSignal | undefined, timeoutMs: number): Promise<CopyObjectCommandOutput | undefined> {
+  const bound = bounded(signal, timeoutMs);
+  try {
+    if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
+    const quick = await quickFor(s3);
+    const base = await baseUrl(s3, quick, copy.bucket);
+    if (base === null) return undefined;
+    const url = new URL(`${base}/${encodeKey(copy.key)}`);
+    const etag = copy.source.etag.startsWith('"') ? copy.source.etag : `"${copy.source.etag}"`;
+    const headers = {
+      host: url.host,
+      "x-amz-copy-source": `${copy.source.bucket}/${copy.source.key.split("/").map(encodeURIComponent).join("/")}`,
+      "x-amz-copy-source-if-match": etag,
+      "x-amz-metadata-directive": "COPY",
+      "x-amz-content-sha256": EMPTY_SHA256,
+    };
+    const signed = await quick.signer.sign({ method: "PUT", protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, query: {}, headers });
+    const answer = await fetch(url, { method: "PUT", headers: signed.headers, redirect: "manual", signal: bound.signal });
+    const text = answer.status === 200 ? await readText(answer.body, 64 * 1024) : (await answer.body?.cancel().catch(() => {}), undefined);
+    const newEtag = text?.includes("<CopyObjectResult") && !text.includes("<Error") ? text.match(/<ETag>([^<]*)<\/ETag>/)?.[1] : undefined;
+    if (!newEtag) return undefined;
+    const header = (name: string) => answer.headers.get(name) ?? undefined;
+    return {
+      $metadata: { httpStatusCode: 200 },
+      CopyObjectResult: { ETag: newEtag.replaceAll("&quot;", '"').replaceAll("&#34;", '"') },
+      VersionId: header("x-amz-version-id"),
+      CopySourceVersionId: header("x-amz-copy-source-version-id"),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    bound.done();
+  }
+}
+
+/** A small answer's text, or undefined past `cap` bytes. */
+async function readText(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string | undefined> {
+  if (!body) return "";
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.byteLength;
+    if (seen > cap) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**
