@@ -70,17 +70,17 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
     const out =
       quick ??
       (await request(({ client, sdk }, send) =>
-      client.send(
-        new sdk.CopyObjectCommand({
-          Bucket: req.bucket,
-          Key: req.key,
-          CopySource: from,
-          ...pin,
-          MetadataDirective: req.metadataDirective,
-          ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
-        }),
-        send,
-      ),
+        client.send(
+          new sdk.CopyObjectCommand({
+            Bucket: req.bucket,
+            Key: req.key,
+            CopySource: from,
+            ...pin,
+            MetadataDirective: req.metadataDirective,
+            ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
+          }),
+          send,
+        ),
       ));
     req.onProgress?.(size, size);
     return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
