@@ -9,12 +9,9 @@
  * Ceph RGW on loopback; on two cores shared with the store that CPU is the
  * job's speed).
  *
- * The request is the SDK's own in every part that matters: its signer
- * (SignatureV4, the client's credentials provider, region and hash), the URL
- * the SDK itself produces for the bucket (learned once per bucket from a
- * presigned URL, so path style, virtual hosts and custom endpoints are the
- * client's), the key encoded as the SDK encodes it. It is tried only where
- * nothing else is needed:
+ * The request is the SDK's own in every part that matters (signer,
+ * credentials, region, the bucket's URL, the key's encoding:
+ * quick-transport.ts). It is tried only where nothing else is needed:
  * - GET: a listed single-part object (its ETag is its MD5, checked over the
  *   bytes by the caller as for any download) up to QUICK_MAX_BYTES, pinned
  *   to the listed ETag, no version, no dot segments;
@@ -33,16 +30,11 @@
  * path can make a transfer faster, never different.
  */
 import type { CopyObjectCommandOutput, GetObjectCommandOutput, PutObjectCommandOutput } from "@aws-sdk/client-s3";
-import type { SignatureV4 } from "@smithy/signature-v4";
-import { registerResolvedCredentials } from "../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
+import { bounded, EMPTY_SHA256, readExactly, readText, sendQuick } from "./quick-transport.ts";
 
-/** Objects up to this size take the quick GET or PUT. */
+/** Objects up to this size take a quick GET, PUT or copy. */
 export const QUICK_MAX_BYTES = 1024 * 1024;
-/** Buckets whose URL is remembered per client (a bulk job uses one or two). */
-const BUCKETS_REMEMBERED = 64;
-/** SHA-256 of an empty body: what the SDK sends as a GET's payload hash (a PUT's is unsigned: payload-hash.ts). */
-const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 const PLAIN_MD5_ETAG = /^"?[0-9a-fA-F]{32}"?$/;
 const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
 /** Header values the SDK would send unchanged; anything else goes through the SDK. */
@@ -54,14 +46,6 @@ export interface Listed {
   etag: string | null;
 }
 
-interface Quick {
-  signer: SignatureV4;
-  /** Bucket → the URL its keys are appended to, or null when the SDK gave none (no credentials to sign with). */
-  bases: Map<string, Promise<string | null>>;
-}
-
-const perHandle = new WeakMap<S3Handle, Promise<Quick>>();
-
 /** Whether a listed object may take the quick GET. */
 export function quickGetFits(key: string, listed: Listed | undefined, versionId: string | undefined): listed is Listed & { etag: string } {
   return listed !== undefined && versionId === undefined && listed.size <= QUICK_MAX_BYTES && listed.etag !== null && PLAIN_MD5_ETAG.test(listed.etag) && !DOT_SEGMENT.test(key);
@@ -71,21 +55,9 @@ export function quickGetFits(key: string, listed: Listed | undefined, versionId:
 export async function quickGet(s3: S3Handle, bucket: string, key: string, listed: Listed & { etag: string }, signal: AbortSignal, timeoutMs: number): Promise<GetObjectCommandOutput | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
-    const quick = await quickFor(s3);
-    const base = await baseUrl(s3, quick, bucket);
-    if (base === null) return undefined;
-    const url = new URL(`${base}/${encodeKey(key)}`);
     const etag = listed.etag.startsWith('"') ? listed.etag : `"${listed.etag}"`;
-    const signed = await quick.signer.sign({
-      method: "GET",
-      protocol: url.protocol,
-      hostname: url.hostname,
-      ...(url.port ? { port: Number(url.port) } : {}),
-      path: url.pathname,
-      query: {},
-      headers: { host: url.host, "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 },
-    });
-    const answer = await fetch(url, { headers: signed.headers, redirect: "manual", signal: bound.signal });
+    const answer = await sendQuick(s3, { method: "GET", bucket, key, headers: { "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 } }, bound.signal);
+    if (!answer) return undefined;
     const length = answer.headers.get("content-length");
     if (answer.status !== 200 || (length !== null && length !== String(listed.size)) || answer.headers.has("content-range")) {
       await answer.body?.cancel().catch(() => {});
@@ -124,17 +96,13 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
-    const quick = await quickFor(s3);
-    const base = await baseUrl(s3, quick, put.bucket);
-    if (base === null) return undefined;
-    const url = new URL(`${base}/${encodeKey(put.key)}`);
-    const headers: Record<string, string> = { host: url.host, "content-md5": put.md5.toString("base64"), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" };
+    const headers: Record<string, string> = { "content-md5": put.md5.toString("base64"), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" };
     if (put.contentType) headers["content-type"] = put.contentType;
     if (put.cacheControl) headers["cache-control"] = put.cacheControl;
     if (put.storageClass) headers["x-amz-storage-class"] = put.storageClass;
     for (const [name, value] of Object.entries(put.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
-    const signed = await quick.signer.sign({ method: "PUT", protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, query: {}, headers });
-    const answer = await fetch(url, { method: "PUT", headers: signed.headers, body: put.body as Uint8Array<ArrayBuffer>, redirect: "manual", signal: bound.signal });
+    const answer = await sendQuick(s3, { method: "PUT", bucket: put.bucket, key: put.key, headers, body: put.body }, bound.signal);
+    if (!answer) return undefined;
     await answer.body?.cancel().catch(() => {});
     if (answer.status !== 200) return undefined;
     const header = (name: string) => answer.headers.get(name) ?? undefined;
@@ -163,20 +131,15 @@ export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSign
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
-    const quick = await quickFor(s3);
-    const base = await baseUrl(s3, quick, copy.bucket);
-    if (base === null) return undefined;
-    const url = new URL(`${base}/${encodeKey(copy.key)}`);
     const etag = copy.source.etag.startsWith('"') ? copy.source.etag : `"${copy.source.etag}"`;
     const headers = {
-      host: url.host,
       "x-amz-copy-source": `${copy.source.bucket}/${copy.source.key.split("/").map(encodeURIComponent).join("/")}`,
       "x-amz-copy-source-if-match": etag,
       "x-amz-metadata-directive": "COPY",
       "x-amz-content-sha256": EMPTY_SHA256,
     };
-    const signed = await quick.signer.sign({ method: "PUT", protocol: url.protocol, hostname: url.hostname, ...(url.port ? { port: Number(url.port) } : {}), path: url.pathname, query: {}, headers });
-    const answer = await fetch(url, { method: "PUT", headers: signed.headers, redirect: "manual", signal: bound.signal });
+    const answer = await sendQuick(s3, { method: "PUT", bucket: copy.bucket, key: copy.key, headers }, bound.signal);
+    if (!answer) return undefined;
     const text = answer.status === 200 ? await readText(answer.body, 64 * 1024) : (await answer.body?.cancel().catch(() => {}), undefined);
     const newEtag = text?.includes("<CopyObjectResult") && !text.includes("<Error") ? text.match(/<ETag>([^<]*)<\/ETag>/)?.[1] : undefined;
     if (!newEtag) return undefined;
@@ -192,100 +155,6 @@ export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSign
   } finally {
     bound.done();
   }
-}
-
-/** A small answer's text, or undefined past `cap` bytes. */
-async function readText(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string | undefined> {
-  if (!body) return "";
-  const chunks: Uint8Array[] = [];
-  let seen = 0;
-  for await (const chunk of body) {
-    seen += chunk.byteLength;
-    if (seen > cap) return undefined;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * The caller's signal or a timeout, whichever comes first, released as soon as
- * the request is done. (AbortSignal.timeout would keep each finished request's
- * signal, and what fetch hung on it, alive until its timer fired: thousands of
- * small requests a minute piled up tens of MB.)
- */
-function bounded(signal: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal; done(): void } {
-  const stop = new AbortController();
-  const abort = () => stop.abort(signal?.reason);
-  const timer = setTimeout(() => stop.abort(new Error("timed out")), timeoutMs);
-  if (signal?.aborted) abort();
-  else signal?.addEventListener("abort", abort, { once: true });
-  return {
-    signal: stop.signal,
-    done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", abort);
-    },
-  };
-}
-
-/** The signer is loaded with the SDK, on first use (a start that only lists tools loads neither). */
-function quickFor(s3: S3Handle): Promise<Quick> {
-  let quick = perHandle.get(s3);
-  if (!quick) {
-    const config = s3.fetchClient.config;
-    // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
-    const credentials = async () => {
-      const identity = await config.credentials();
-      registerResolvedCredentials(identity);
-      return identity;
-    };
-    quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
-      signer: new SignatureV4({ credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
-      bases: new Map(),
-    }));
-    perHandle.set(s3, quick);
-  }
-  return quick;
-}
-
-/** The URL the SDK addresses `bucket`'s keys under: a presigned URL for the key "k", without it. */
-function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | null> {
-  let base = quick.bases.get(bucket);
-  if (!base) {
-    if (quick.bases.size >= BUCKETS_REMEMBERED) quick.bases.clear();
-    base = (async () => {
-      const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
-      const url = new URL(await getSignedUrl(s3.presignClient, new s3.sdk.GetObjectCommand({ Bucket: bucket, Key: "k" }), { expiresIn: 60 }));
-      return url.pathname.endsWith("/k") ? `${url.origin}${url.pathname.slice(0, -2)}` : null;
-    })().catch(() => null);
-    quick.bases.set(bucket, base);
-  }
-  return base;
-}
-
-/** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
-function encodeKey(key: string): string {
-  return key
-    .split("/")
-    .map((part) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
-    .join("/");
-}
-
-/** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */
-async function readExactly(body: ReadableStream<Uint8Array> | null, size: number): Promise<Uint8Array | undefined> {
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  if (body) {
-    for await (const chunk of body) {
-      if (at + chunk.byteLength > size) {
-        await body.cancel().catch(() => {});
-        return undefined;
-      }
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-  }
-  return at === size ? bytes : undefined;
 }
 
 /** The answer in the SDK's shape, as far as a download reads it. */

@@ -1,0 +1,147 @@
+/**
+ * How the quick requests (quick-requests.ts) are signed, addressed and sent:
+ * the SDK's own SignatureV4 with the client's credentials provider (each
+ * identity registered for scrubbing, as guards.ts does for the SDK's
+ * requests), region and hash; the URL the SDK's presigner gives for the
+ * bucket (path style, virtual host, custom endpoint: the client's own), the
+ * key encoded as the SDK encodes it; Bun's fetch, never following a
+ * redirect; the caller's signal or a timeout, released when done; bodies
+ * read only up to what is expected.
+ */
+import type { SignatureV4 } from "@smithy/signature-v4";
+import { registerResolvedCredentials } from "../runtime/redact.ts";
+import type { S3Handle } from "./client.ts";
+
+/** Buckets whose URL is remembered per client (a bulk job uses one or two). */
+const BUCKETS_REMEMBERED = 64;
+/** SHA-256 of an empty body: what the SDK sends as the payload hash of a request without one (a PUT's is unsigned: payload-hash.ts). */
+export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+interface Quick {
+  signer: SignatureV4;
+  /** Bucket → the URL its keys are appended to, or null when the SDK gave none (no credentials to sign with). */
+  bases: Map<string, Promise<string | null>>;
+}
+
+const perHandle = new WeakMap<S3Handle, Promise<Quick>>();
+
+export interface QuickRequest {
+  method: "GET" | "PUT";
+  bucket: string;
+  key: string;
+  /** Headers to sign and send (host is added). */
+  headers: Record<string, string>;
+  body?: Uint8Array;
+}
+
+/** Signs and sends one request for `key` in `bucket`, addressed as the SDK would; undefined when the SDK gives no URL to sign for. */
+export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSignal): Promise<Response | undefined> {
+  const quick = await quickFor(s3);
+  const base = await baseUrl(s3, quick, req.bucket);
+  if (base === null) return undefined;
+  const url = new URL(`${base}/${encodeKey(req.key)}`);
+  const signed = await quick.signer.sign({
+    method: req.method,
+    protocol: url.protocol,
+    hostname: url.hostname,
+    ...(url.port ? { port: Number(url.port) } : {}),
+    path: url.pathname,
+    query: {},
+    headers: { host: url.host, ...req.headers },
+  });
+  return fetch(url, { method: req.method, headers: signed.headers, ...(req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {}), redirect: "manual", signal });
+}
+
+/**
+ * The caller's signal or a timeout, whichever comes first, released as soon as
+ * the request is done. (AbortSignal.timeout would keep each finished request's
+ * signal, and what fetch hung on it, alive until its timer fired: thousands of
+ * small requests a minute piled up tens of MB.)
+ */
+export function bounded(signal: AbortSignal | undefined, timeoutMs: number): { signal: AbortSignal; done(): void } {
+  const stop = new AbortController();
+  const abort = () => stop.abort(signal?.reason);
+  const timer = setTimeout(() => stop.abort(new Error("timed out")), timeoutMs);
+  if (signal?.aborted) abort();
+  else signal?.addEventListener("abort", abort, { once: true });
+  return {
+    signal: stop.signal,
+    done() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+    },
+  };
+}
+
+/** The signer is loaded with the SDK, on first use (a start that only lists tools loads neither). */
+function quickFor(s3: S3Handle): Promise<Quick> {
+  let quick = perHandle.get(s3);
+  if (!quick) {
+    const config = s3.fetchClient.config;
+    // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
+    const credentials = async () => {
+      const identity = await config.credentials();
+      registerResolvedCredentials(identity);
+      return identity;
+    };
+    quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
+      signer: new SignatureV4({ credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
+      bases: new Map(),
+    }));
+    perHandle.set(s3, quick);
+  }
+  return quick;
+}
+
+/** The URL the SDK addresses `bucket`'s keys under: a presigned URL for the key "k", without it. */
+function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | null> {
+  let base = quick.bases.get(bucket);
+  if (!base) {
+    if (quick.bases.size >= BUCKETS_REMEMBERED) quick.bases.clear();
+    base = (async () => {
+      const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
+      const url = new URL(await getSignedUrl(s3.presignClient, new s3.sdk.GetObjectCommand({ Bucket: bucket, Key: "k" }), { expiresIn: 60 }));
+      return url.pathname.endsWith("/k") ? `${url.origin}${url.pathname.slice(0, -2)}` : null;
+    })().catch(() => null);
+    quick.bases.set(bucket, base);
+  }
+  return base;
+}
+
+/** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
+function encodeKey(key: string): string {
+  return key
+    .split("/")
+    .map((part) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
+    .join("/");
+}
+
+/** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */
+export async function readExactly(body: ReadableStream<Uint8Array> | null, size: number): Promise<Uint8Array | undefined> {
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  if (body) {
+    for await (const chunk of body) {
+      if (at + chunk.byteLength > size) {
+        await body.cancel().catch(() => {});
+        return undefined;
+      }
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+  }
+  return at === size ? bytes : undefined;
+}
+
+/** A small answer's text, or undefined past `cap` bytes. */
+export async function readText(body: ReadableStream<Uint8Array> | null, cap: number): Promise<string | undefined> {
+  if (!body) return "";
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  for await (const chunk of body) {
+    seen += chunk.byteLength;
+    if (seen > cap) return undefined;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
