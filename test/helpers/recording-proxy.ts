@@ -1,4 +1,4 @@
-/** An HTTP proxy in front of the test S3 server that records each request's method, path, Range and If-Match. */
+/** An HTTP proxy in front of the test S3 server that records each request's method, path, query and some headers. */
 export interface Recorded {
   method: string;
   path: string;
@@ -6,6 +6,8 @@ export interface Recorded {
   ifMatch: string | null;
   /** The query string, as sent ("" or "?…"). */
   search: string;
+  /** x-amz-content-sha256: the body's SHA-256 as signed, or UNSIGNED-PAYLOAD. */
+  payloadHash: string | null;
 }
 
 /**
@@ -23,7 +25,7 @@ export function startRecordingProxy(
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search };
+      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search, payloadHash: req.headers.get("x-amz-content-sha256") };
       requests.push(recorded);
       await hold?.(recorded);
       const own = answer?.(recorded);
