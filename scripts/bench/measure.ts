@@ -1,5 +1,5 @@
 /** Small measuring tools for the bench: medians, process memory, timed commands. */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -51,4 +51,28 @@ export function procCpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // After the command name: state is field 3, utime 14 and stime 15 (1-based over the whole line).
   return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time (user + system) used so far by every process whose command name matches (the store's daemons), in ms. */
+export function namedProcessesCpuMs(name: RegExp): number {
+  let total = 0;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const command = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      if (!name.test(command)) continue;
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      total += (Number(fields[11]) + Number(fields[12])) * 10;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** This process's own CPU time (user + system) so far, in ms. */
+export function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
 }

@@ -7,7 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort } from "../s3/local-servers.ts";
-import { procCpuMs, procMemoryMb } from "./measure.ts";
+import { namedProcessesCpuMs, ownCpuMs, procCpuMs, procMemoryMb } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 
 export interface LoadFigures {
@@ -17,6 +17,10 @@ export interface LoadFigures {
   peakMb: number;
   /** The server process's CPU (user + system) per call: what the transport costs the server, whatever the clients cost. */
   serverCpuMsPerCall: number;
+  /** The clients' CPU per call (the bench's own process, where all 100 run): they share the machine's cores with the server. */
+  clientCpuMsPerCall: number;
+  /** The store's CPU per call (Ceph's daemons): the same work for both transports. */
+  storeCpuMsPerCall: number;
 }
 
 export interface RemoteLoadFigures {
@@ -48,10 +52,21 @@ async function drive(callers: CallFn[], bucket: string, key: string): Promise<{ 
   return { latencies, wallMs: performance.now() - started };
 }
 
-function figures(latencies: number[], wallMs: number, peakMb: number, cpuMs: number): LoadFigures {
+const STORE_DAEMONS = /^(radosgw|ceph-osd|ceph-mon)$/;
+
+/** CPU used while `work` runs: by the server process, by this process (the clients), by the store. */
+async function cpuDuring<T>(serverPid: number, work: () => Promise<T>): Promise<{ result: T; serverMs: number; clientMs: number; storeMs: number }> {
+  const before = { server: procCpuMs(serverPid), client: ownCpuMs(), store: namedProcessesCpuMs(STORE_DAEMONS) };
+  const result = await work();
+  return { result, serverMs: procCpuMs(serverPid) - before.server, clientMs: ownCpuMs() - before.client, storeMs: namedProcessesCpuMs(STORE_DAEMONS) - before.store };
+}
+
+function figures(run: { latencies: number[]; wallMs: number }, peakMb: number, cpu: { serverMs: number; clientMs: number; storeMs: number }): LoadFigures {
+  const { latencies, wallMs } = run;
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { callsPerS: (latencies.length / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb, serverCpuMsPerCall: cpuMs / latencies.length };
+  const n = latencies.length;
+  return { callsPerS: (n / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb, serverCpuMsPerCall: cpu.serverMs / n, clientCpuMsPerCall: cpu.clientMs / n, storeCpuMsPerCall: cpu.storeMs / n };
 }
 
 export async function measureRemoteLoad(binary: string, serverEnv: Record<string, string>, dir: string, bucket: string, key: string): Promise<RemoteLoadFigures> {
@@ -71,9 +86,8 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
     const callers = clients.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
     // Steady state, as a deployment serves a team all day: one untimed round first (the JIT warms to this path), for both transports.
     await drive(callers, bucket, key);
-    const cpuBefore = procCpuMs(proc.pid);
-    const run = await drive(callers, bucket, key);
-    http = figures(run.latencies, run.wallMs, procMemoryMb(proc.pid, "VmHWM"), procCpuMs(proc.pid) - cpuBefore);
+    const measured = await cpuDuring(proc.pid, () => drive(callers, bucket, key));
+    http = figures(measured.result, procMemoryMb(proc.pid, "VmHWM"), measured);
     await Promise.all(clients.map((c) => c.close()));
   } finally {
     proc.kill("SIGTERM");
@@ -84,9 +98,8 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
   try {
     const callers = Array.from({ length: CLIENTS }, () => (name: string, args: Record<string, unknown>) => server.call(name, args));
     await drive(callers, bucket, key);
-    const cpuBefore = procCpuMs(server.pid);
-    const run = await drive(callers, bucket, key);
-    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(run.latencies, run.wallMs, procMemoryMb(server.pid, "VmHWM"), procCpuMs(server.pid) - cpuBefore) };
+    const measured = await cpuDuring(server.pid, () => drive(callers, bucket, key));
+    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(measured.result, procMemoryMb(server.pid, "VmHWM"), measured) };
   } finally {
     await server.close();
   }

@@ -149,6 +149,8 @@ export function teamReport(load: RemoteLoadFigures, crowd: CrowdFigures, failove
     `| the same calls over one stdio connection | ${Math.round(load.stdio.callsPerS)} calls/s, p50 ${Math.round(load.stdio.p50Ms)} ms, p99 ${Math.round(load.stdio.p99Ms)} ms | | |`,
     `| HTTP ÷ stdio throughput | ${ratio.toFixed(2)}× | ≥ 1.0× | ${ratio >= 1 ? "yes" : "**no**"} |`,
     `| the server's CPU per call, HTTP / stdio | ${load.http.serverCpuMsPerCall.toFixed(2)} / ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms | | |`,
+    `| the clients' CPU per call (all in the bench's process), HTTP / stdio | ${load.http.clientCpuMsPerCall.toFixed(2)} / ${load.stdio.clientCpuMsPerCall.toFixed(2)} ms | | |`,
+    `| Ceph's CPU per call, HTTP / stdio | ${load.http.storeCpuMsPerCall.toFixed(2)} / ${load.stdio.storeCpuMsPerCall.toFixed(2)} ms | | |`,
     `| HTTP p99 ÷ p50 | ${r1(load.http.p99Ms / load.http.p50Ms)}× | ≤ 3× | ${load.http.p99Ms <= 3 * load.http.p50Ms ? "yes" : "**no**"} |`,
     `| ${crowd.clients.toLocaleString("en-US")} people at once (own token each), session + ${crowd.callsEach} calls | ${crowd.errors} errors${crowd.firstError ? ` (first: ${crowd.firstError})` : ""}, p50 ${Math.round(crowd.p50Ms)} ms, p99 ${Math.round(crowd.p99Ms)} ms, ${r1(crowd.wallMs / 1000)} s in all, peak ${Math.round(crowd.peakMb)} MB | 0 errors, ≤ 300 MB | ${crowd.errors === 0 && crowd.peakMb <= 300 ? "yes" : "**no**"} |`,
     `| two replicas behind nginx, ${failover.calls.toLocaleString("en-US")} calls, one SIGTERM'd after a third (it had served ${failover.servedByStopped}) | ${failover.failed} failed${failover.firstFailure ? ` (first: ${failover.firstFailure})` : ""} | 0 | ${failover.failed === 0 ? "yes" : "**no**"} |`,
