@@ -24,17 +24,43 @@ export const SETTINGS_CHANGE = {
   needsAllowAdmin: true,
 } as const;
 
-/** "apply" when confirmed (and the user agreed where the client can ask), else why not. */
-export async function decide(confirm: boolean | undefined, question: string, ctx: ToolContext): Promise<"apply" | "dry_run" | "declined"> {
+export type Decision = "apply" | "dry_run" | "declined" | "unchanged";
+
+/**
+ * "apply" when confirmed (and the user agreed where the client can ask), else why not.
+ * `unchanged`: the setting already is what was asked for, so nobody is asked and nothing is written.
+ */
+export async function decide(confirm: boolean | undefined, question: string, ctx: ToolContext, unchanged = false): Promise<Decision> {
+  if (unchanged) return "unchanged";
   if (confirm !== true) return "dry_run";
   return (await ctx.confirmWithUser(question)) === false ? "declined" : "apply";
 }
 
+/**
+ * Whether a setting as read equals what a change would write: the same JSON,
+ * whatever the order of object keys. Used only where the tool reads back
+ * exactly what it writes (versioning, tags, a policy document); where a
+ * form leaves parts of the stored setting out, a change always asks.
+ */
+export function sameSetting(before: unknown, after: unknown): boolean {
+  return canonical(before) === canonical(after);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+}
+
 /** The text and result of a change, applied or not. */
-export function changeResult(tool: string, base: { bucket: string; key?: string }, decision: "apply" | "dry_run" | "declined", what: string, before: unknown, after: unknown, note?: string) {
+export function changeResult(tool: string, base: { bucket: string; key?: string }, decision: Decision, what: string, before: unknown, after: unknown, note?: string) {
   const applied = decision === "apply";
   const next = decision === "dry_run" ? `call ${tool} again with the same arguments and confirm: true to make the change.` : undefined;
-  const lead = applied ? `Changed: ${what}.` : decision === "declined" ? `The user declined: ${what} was not changed.` : `Dry run: ${what}. Nothing changed.`;
+  const leads: Record<Decision, string> = {
+    apply: `Changed: ${what}.`,
+    declined: `The user declined: ${what} was not changed.`,
+    dry_run: `Dry run: ${what}. Nothing changed.`,
+    unchanged: `Already so: ${what} already is what was asked for. Nothing to change, so nobody was asked and nothing was written.`,
+  };
+  const lead = leads[decision];
   const text = [lead, `Before: ${JSON.stringify(before)}`, `After: ${JSON.stringify(after)}`, note, next && `Next: ${next}`].filter(Boolean).join("\n");
   return { content: [{ type: "text" as const, text }], structured: { ...base, applied, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) } };
 }

@@ -249,6 +249,50 @@ test("with elicitation the user confirms a change: declined, nothing changes alt
   }
 });
 
+test("a change to what is already there asks nobody and writes nothing: versioning, tags and policy say so", async () => {
+  const bucket = await freshBucket("settings-same");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "t.txt", Body: "t", Tagging: "team=finance" }));
+  const transport = new StdioClientTransport({ command: requireBinary(), args: ["--allow-admin"], env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...s3Env() }, stderr: "ignore" });
+  const client = new Client({ name: "eliciting", version: "1" }, { capabilities: { elicitation: {} } });
+  const asked: string[] = [];
+  client.setRequestHandler(ElicitRequestSchema, async (req) => {
+    asked.push(req.params.message);
+    return { action: "accept", content: { confirm: true } };
+  });
+  await client.connect(transport);
+  const policy = JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Principal: { AWS: ["arn:aws:iam:::user/someone"] }, Action: ["s3:GetObject"], Resource: [`arn:aws:s3:::${bucket}/*`] }] });
+  try {
+    // Each first made so (one question each), then asked for again: no question, nothing applied, the result says it was already so.
+    for (const [tool, args] of [
+      ["set_bucket_versioning", { bucket_name: bucket, status: "Enabled", confirm: true }],
+      ["put_object_tags", { bucket_name: bucket, object_key: "t.txt", tags: { team: "finance" }, confirm: true }],
+      ["set_bucket_policy", { bucket_name: bucket, policy, confirm: true }],
+    ] as const) {
+      const first = await call(client, tool, args);
+      const askedBefore = asked.length;
+      const again = await call(client, tool, args);
+      expect(again.isError).toBeFalsy();
+      expect(asked.length).toBe(askedBefore);
+      expect(again.structuredContent).toMatchObject({ applied: false });
+      expect(again.structuredContent?.next).toBeUndefined();
+      expect(textOf(again)).toContain("Already so");
+      // put_object_tags with the tags the object already has never needed the first change either.
+      if (tool !== "put_object_tags") expect(first.structuredContent).toMatchObject({ applied: true });
+    }
+    expect(asked).toHaveLength(2);
+    // A dry run of no change says so too, and does not tell the model to confirm.
+    const dry = await call(client, "set_bucket_versioning", { bucket_name: bucket, status: "Enabled" });
+    expect(textOf(dry)).toContain("Already so");
+    expect(dry.structuredContent?.next).toBeUndefined();
+    // A real change still asks.
+    const suspend = await call(client, "set_bucket_versioning", { bucket_name: bucket, status: "Suspended", confirm: true });
+    expect(asked).toHaveLength(3);
+    expect(suspend.structuredContent).toMatchObject({ applied: true, before: "Enabled", after: "Suspended" });
+  } finally {
+    await client.close();
+  }
+});
+
 test("get_object_tags under object lock: a retention the store refuses to show is the call's error, not 'no retention'", async () => {
   const fake = await startFakeS3();
   fake.handle((req) => {
