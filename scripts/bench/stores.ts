@@ -5,7 +5,7 @@
  * source behind the WAN model. Ours streams through the server (copy_object /
  * copy_prefix with source_store); rclone streams through itself the same way.
  */
-import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
 import { procMemoryMb, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { rcloneEnv, serverEnv, type Network, type Store } from "./transfers.ts";
@@ -23,12 +23,29 @@ function srcRemote(other: { accessKeyId: string; secretAccessKey: string }, endp
   return { RCLONE_CONFIG_SRC_TYPE: "s3", RCLONE_CONFIG_SRC_PROVIDER: "Ceph", RCLONE_CONFIG_SRC_ENDPOINT: endpoint, RCLONE_CONFIG_SRC_ACCESS_KEY_ID: other.accessKeyId, RCLONE_CONFIG_SRC_SECRET_ACCESS_KEY: other.secretAccessKey, RCLONE_CONFIG_SRC_REGION: region };
 }
 
-/** Seeds the source store: one object of `bigMiB` and `small` objects of 4-64 KiB under small/. */
+/** The large object's multipart twin: parts of this size, as S3 tools store an object that large. */
+export const SOURCE_PART_MIB = 8;
+
+/**
+ * Seeds the source store: one object of `bigMiB` stored with one PutObject
+ * (big.bin: its ETag is the MD5 of its bytes, which a copy checks), the same
+ * size as SOURCE_PART_MIB parts (big-mp.bin: how S3 tools store an object that
+ * large; its ETag is not an MD5 of the bytes), and `small` objects of
+ * 4-64 KiB under small/.
+ */
 export async function seedSource(other: S3Client, bucket: string, bigMiB: number, small: number): Promise<void> {
   await other.send(new CreateBucketCommand({ Bucket: bucket }));
   const big = new Uint8Array(bigMiB * 2 ** 20);
   for (let at = 0; at < big.length; at += 65536) crypto.getRandomValues(big.subarray(at, at + 65536));
   await other.send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: big }));
+  const upload = await other.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "big-mp.bin" }));
+  const part = SOURCE_PART_MIB * 2 ** 20;
+  const parts: { PartNumber: number; ETag: string | undefined }[] = [];
+  for (let at = 0, n = 1; at < big.length; at += part, n++) {
+    const out = await other.send(new UploadPartCommand({ Bucket: bucket, Key: "big-mp.bin", UploadId: upload.UploadId, PartNumber: n, Body: big.subarray(at, Math.min(big.length, at + part)) }));
+    parts.push({ PartNumber: n, ETag: out.ETag });
+  }
+  await other.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: "big-mp.bin", UploadId: upload.UploadId, MultipartUpload: { Parts: parts } }));
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
@@ -42,7 +59,16 @@ export async function seedSource(other: S3Client, bucket: string, bigMiB: number
   );
 }
 
+/** RGW frees a deleted object's data in the background (rgw gc, every 5 s here): give it that long before the next timing. */
+const GC_SETTLE_MS = 7_000;
+
 export async function measureStoreCopies(binary: string, store: Store, other: { accessKeyId: string; secretAccessKey: string }, source: Network, target: Network, srcBucket: string, dstBucket: string, work: string, tag: string): Promise<StoreCopyRow[]> {
+  const dst = new S3Client({ endpoint: target.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey } });
+  // A large copy is deleted once timed: the bench's Ceph keeps objects in memory (memstore), and every run adds 1 GiB per copy.
+  const dropLarge = async (...keys: string[]) => {
+    for (const key of keys) await dst.send(new DeleteObjectCommand({ Bucket: dstBucket, Key: key }));
+    await Bun.sleep(GC_SETTLE_MS);
+  };
   const env = { ...serverEnv(store, target), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: source.endpoint, STORE_SRC_ACCESS_KEY_ID: other.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: other.secretAccessKey };
   const rclone = { ...rcloneEnv(store, target), ...srcRemote(other, source.endpoint, store.region) };
   const rows: StoreCopyRow[] = [];
@@ -57,8 +83,13 @@ export async function measureStoreCopies(binary: string, store: Store, other: { 
       await server.close();
     }
   };
-  const big = await job(async (call) => void (await call("copy_object", { source_store: "src", source_bucket: srcBucket, source_key: "big.bin", bucket_name: dstBucket, object_key: `${tag}/ours/big.bin` })));
-  rows.push({ network: tag, job: "one large object", oursMs: big.ms, peakMb: big.peakMb, rcloneMs: await timedCommand(["rclone", "copyto", `src:${srcBucket}/big.bin`, `bench:${dstBucket}/${tag}/rclone/big.bin`], rclone) });
+  for (const [key, what] of [["big.bin", "one large object"], ["big-mp.bin", "one large object in parts"]] as const) {
+    const big = await job(async (call) => void (await call("copy_object", { source_store: "src", source_bucket: srcBucket, source_key: key, bucket_name: dstBucket, object_key: `${tag}/ours/${key}` })));
+    await dropLarge(`${tag}/ours/${key}`);
+    const rcloneMs = await timedCommand(["rclone", "copyto", `src:${srcBucket}/${key}`, `bench:${dstBucket}/${tag}/rclone/${key}`], rclone);
+    await dropLarge(`${tag}/rclone/${key}`);
+    rows.push({ network: tag, job: what, oursMs: big.ms, peakMb: big.peakMb, rcloneMs });
+  }
   const small = await job(async (call) => {
     const r = await call("copy_prefix", { source_store: "src", source_bucket: srcBucket, source_prefix: "small", bucket_name: dstBucket, prefix: `${tag}/ours/small`, max_objects: 100_000 });
     if (r.structuredContent?.counts?.failed) throw new Error(`copy_prefix failed for ${r.structuredContent.counts.failed} objects`);
