@@ -65,7 +65,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
   if (size <= threshold) {
     // A small listed object copied with its headers: one quick request (quick-requests.ts), else the SDK's.
     const quick = quickCopyFits(req.source, req.key, listed, req.metadataDirective === "COPY" && !req.storageClass, !!req.ifAbsent)
-      ? await request((s3, send) => quickCopy(s3, { source: { bucket: req.source.bucket, key: req.source.key, etag: listed.etag }, bucket: req.bucket, key: req.key }, send.abortSignal, send.requestTimeout))
+      ? await request((s3, send) => quickCopy(s3, { copySource: from, etag: listed.etag, bucket: req.bucket, key: req.key }, send.abortSignal, send.requestTimeout))
       : undefined;
     const out =
       quick ??

@@ -116,7 +116,10 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
 }
 
 export interface QuickCopy {
-  source: { bucket: string; key: string; etag: string };
+  /** x-amz-copy-source as the SDK's CopyObject sends it (copy.ts, copySource). */
+  copySource: string;
+  /** The listed ETag the source is pinned to. */
+  etag: string;
   bucket: string;
   key: string;
 }
@@ -131,9 +134,9 @@ export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSign
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
-    const etag = copy.source.etag.startsWith('"') ? copy.source.etag : `"${copy.source.etag}"`;
+    const etag = copy.etag.startsWith('"') ? copy.etag : `"${copy.etag}"`;
     const headers = {
-      "x-amz-copy-source": `${copy.source.bucket}/${copy.source.key.split("/").map(encodeURIComponent).join("/")}`,
+      "x-amz-copy-source": copy.copySource,
       "x-amz-copy-source-if-match": etag,
       "x-amz-metadata-directive": "COPY",
       "x-amz-content-sha256": EMPTY_SHA256,

@@ -140,7 +140,11 @@ export async function readText(body: ReadableStream<Uint8Array> | null, cap: num
   let seen = 0;
   for await (const chunk of body) {
     seen += chunk.byteLength;
-    if (seen > cap) return undefined;
+    if (seen > cap) {
+      // Not read to its end: let the connection go rather than leave it waiting on an unread body.
+      await body.cancel().catch(() => {});
+      return undefined;
+    }
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString("utf8");

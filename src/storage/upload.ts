@@ -63,7 +63,7 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
  * its stream chunking ran at 48 MiB/s with a 340 MB peak here; see
  * scripts/bench/results.md.)
  */
-export async function uploadObject(s3: S3Handle, req: UploadRequest, signal?: AbortSignal, requestTimeoutMs = 30_000): Promise<UploadResult> {
+export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
   if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
   return putMultipart(s3, req, partSize, signal);

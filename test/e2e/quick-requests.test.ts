@@ -22,6 +22,7 @@ import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { lazyS3Client } from "../../src/storage/client.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
+import { copySource } from "../../src/storage/copy.ts";
 import { QUICK_MAX_BYTES, quickCopy, quickCopyFits, quickGet, quickGetFits, quickPut, quickPutFits } from "../../src/storage/quick-requests.ts";
 
 const KEYS = ["plain.txt", "with space/and ü ñ 漢字.bin", "odd!'()*chars+plus%25=eq&amp~.dat", "empty"];
@@ -249,7 +250,7 @@ test("quick copy within a store keeps the headers, answers undefined for a chang
   expect(quickCopyFits({ key }, "copies/x", listed, false, false)).toBe(false); // REPLACE or a storage class: the SDK's
   expect(quickCopyFits({ key }, "copies/x", listed, true, true)).toBe(false); // if_absent
   expect(quickCopyFits({ key, versionId: "v" }, "copies/x", listed, true, false)).toBe(false);
-  const out = await quickCopy(handle, { source: { bucket, key, etag: listed.etag }, bucket, key: `copies/${key}` }, undefined, 10_000);
+  const out = await quickCopy(handle, { copySource: copySource({ bucket, key }), etag: listed.etag, bucket, key: `copies/${key}` }, undefined, 10_000);
   // As the store wrote it in the CopyObjectResult (Ceph leaves the quotes off; the SDK passes it on the same way).
   expect(out?.CopyObjectResult?.ETag?.replaceAll('"', "")).toBe(etags.get(key)!.replaceAll('"', ""));
   const got = await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: `copies/${key}` }));
@@ -258,9 +259,9 @@ test("quick copy within a store keeps the headers, answers undefined for a chang
   expect(got.Metadata).toEqual({ origin: "quick-test" });
   // Pinned to the listed ETag as the SDK's CopyObject is (x-amz-copy-source-if-match); Ceph RGW 16 ignores that header on
   // a copy (either way), so what a replaced source does is the store's: here the two paths must agree.
-  const stale = { bucket, key, etag: `"${"0".repeat(32)}"` };
-  const quickStale = await quickCopy(handle, { source: stale, bucket, key: "copies/stale-quick" }, undefined, 10_000);
-  const sdkStale = await sdkClient().send(new CopyObjectCommand({ Bucket: bucket, Key: "copies/stale-sdk", CopySource: `${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`, CopySourceIfMatch: stale.etag, MetadataDirective: "COPY" })).then(() => "copied", () => "refused");
+  const staleEtag = `"${"0".repeat(32)}"`;
+  const quickStale = await quickCopy(handle, { copySource: copySource({ bucket, key }), etag: staleEtag, bucket, key: "copies/stale-quick" }, undefined, 10_000);
+  const sdkStale = await sdkClient().send(new CopyObjectCommand({ Bucket: bucket, Key: "copies/stale-sdk", CopySource: copySource({ bucket, key }), CopySourceIfMatch: staleEtag, MetadataDirective: "COPY" })).then(() => "copied", () => "refused");
   expect(quickStale === undefined ? "refused" : "copied").toBe(sdkStale);
 
   const proxy = startRecordingProxy(s3().endpoint);
