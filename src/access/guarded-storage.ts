@@ -58,6 +58,10 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       need("write", req.bucket, req.key);
       return storage.uploadObject(req, signal);
     },
+    streamsWhole: async (req, signal) => {
+      need("write", req.bucket, req.key);
+      return storage.streamsWhole(req, signal);
+    },
     // The source is another store's guarded storage: its own reads are checked there.
     copyFrom: async (source, req, signal, nameSource) => {
       need("write", req.bucket, req.key);

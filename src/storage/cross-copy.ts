@@ -10,12 +10,20 @@
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 import { partSizeFor } from "./upload.ts";
-import type { CopyRequest, CopyResult, Storage } from "./types.ts";
+import type { CopyRequest, CopyResult, Storage, UploadRequest } from "./types.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent (32 MiB peaked 50 MB higher than 8 at the same speed). */
 const PIPE_BYTES = 8 * 1024 * 1024;
 
-export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
+export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameTheSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
+  // An error named as the source's once may reach here again (through the pipe, from either side): named once only.
+  const named = new WeakSet<object>();
+  const nameSource = (err: unknown) => {
+    if (typeof err === "object" && err !== null && named.has(err)) return err;
+    const renamed = nameTheSource(err);
+    if (typeof renamed === "object" && renamed !== null) named.add(renamed);
+    return renamed;
+  };
   // The source side's errors say so (the destination's are the call's own).
   const fromSource = <T>(work: Promise<T>) => work.catch((err: unknown) => Promise.reject(nameSource(err)));
   // A listed object (copy_prefix) needs no HEAD: the download's first answer must match the listing instead.
@@ -39,32 +47,46 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     }
     const size = download.size;
     const about = { content_type: download.meta.content_type, ...download.carried, version_id: download.meta.version_id };
-    const pipe = new PiecePipe(size, PIPE_BYTES, download.check);
-    req.onProgress?.(0, size);
     const copyMeta = req.metadataDirective === "COPY";
+    const upload: UploadRequest = {
+      bucket: req.bucket,
+      key: req.key,
+      size,
+      readAt: (into, position) => pipe.readAt(into, position),
+      takeAt: (position, max) => pipe.takeAt(position, max),
+      contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
+      ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
+      ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
+      ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+      onProgress: (done) => req.onProgress?.(done, size),
+    };
+    // A single-part source to a near store: one PUT whose Content-MD5 is the source's ETag, checked by the
+    // destination (streamed-put.ts), so the source's own check here would only repeat it.
+    const wholeMd5 = download.md5 !== undefined && (await target.streamsWhole(upload, stop.signal)) ? download.md5 : undefined;
+    // The source's check failing is the source's error, whichever side of the pipe hears of it first.
+    const check = download.check;
+    const sourceCheck = check && {
+      update: (bytes: Uint8Array) => check.update(bytes),
+      finish: () => {
+        try {
+          check.finish();
+        } catch (err) {
+          throw nameSource(err);
+        }
+      },
+    };
+    const pipe = new PiecePipe(size, PIPE_BYTES, wholeMd5 ? undefined : sourceCheck);
+    req.onProgress?.(0, size);
     // Whichever side fails first stops the other; its error is the one reported.
     let first: "source" | "target" | undefined;
-    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks)).catch((err: unknown) => {
+    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks), () => pipe.starving).catch((err: unknown) => {
       first ??= "source";
       pipe.fail(err);
       throw err;
     });
     delivering.catch(() => {}); // settled below
     const uploading = target
-      .uploadObject(
-        {
-          bucket: req.bucket,
-          key: req.key,
-          size,
-          readAt: (into, position) => pipe.readAt(into, position),
-          contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
-          ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
-          ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
-          ...(req.storageClass ? { storageClass: req.storageClass } : {}),
-          onProgress: (done) => req.onProgress?.(done, size),
-        },
-        stop.signal,
-      )
+      .uploadObject(wholeMd5 ? { ...upload, wholeMd5 } : upload, stop.signal)
       .catch((err: unknown) => {
         // The upload gave up (and aborted its multipart upload): stop reading the source.
         first ??= "target";
@@ -74,13 +96,27 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       });
     const [sent, read] = await Promise.allSettled([uploading, delivering]);
     if (first === "source" && read.status === "rejected") throw nameSource(read.reason);
-    if (sent.status === "rejected") throw sent.reason;
+    if (sent.status === "rejected") throw wholeMd5 ? notTheSource(sent.reason, req, wholeMd5, nameSource) : sent.reason;
     if (read.status === "rejected") throw nameSource(read.reason);
-    return { ...sent.value, size, multipart: size > partSizeFor(size), source_version_id: about.version_id };
+    return { ...sent.value, size, multipart: !wholeMd5 && size > partSizeFor(size), source_version_id: about.version_id };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     download.discard();
   }
+}
+
+/** The destination refused the streamed bytes for their MD5: they are not the bytes the source's ETag promises. */
+function notTheSource(err: unknown, req: CopyRequest, md5: string, nameSource: (err: unknown) => unknown): unknown {
+  if (!(err instanceof ActionableError) || err.code !== "BadDigest") return err;
+  return nameSource(
+    new ActionableError({
+      resource: s3Uri(req.source.bucket, req.source.key),
+      code: "IntegrityCheckFailed",
+      message: `The bytes read from the source do not have the MD5 its ETag promises (${md5}): the destination checked them and stored nothing.`,
+      hint: "retry the copy; if it repeats, the source store or a proxy is corrupting data.",
+      retryable: true,
+    }),
+  );
 }
 
 async function refuseIfThere(target: Storage, bucket: string, key: string, signal?: AbortSignal): Promise<void> {

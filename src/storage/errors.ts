@@ -124,6 +124,8 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
       return { message: "The store rejected the bucket name.", hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit." };
     case "InvalidStorageClass":
       return { message: "The store does not offer this storage class.", hint: "call again without storage_class, or with STANDARD." };
+    case "BadDigest":
+      return { message: "The bytes the store received do not have the MD5 they were sent with (Content-MD5): it stored nothing.", hint: "retry; if it repeats, the data is being corrupted on the way." };
     case "EntityTooLarge":
       return { message: "The object is larger than the store accepts.", hint: "the file cannot be stored as one object here." };
     case "SlowDown":

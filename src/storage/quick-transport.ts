@@ -31,7 +31,8 @@ export interface QuickRequest {
   key: string;
   /** Headers to sign and send (host is added). */
   headers: Record<string, string>;
-  body?: Uint8Array;
+  /** A stream is sent as it is read (its length must be in the headers). */
+  body?: Uint8Array | ReadableStream<Uint8Array>;
 }
 
 /** Signs and sends one request for `key` in `bucket`, addressed as the SDK would; undefined when the SDK gives no URL to sign for. */
@@ -49,7 +50,13 @@ export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSi
     query: {},
     headers: { host: url.host, ...req.headers },
   });
-  return fetch(url, { method: req.method, headers: signed.headers, ...(req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {}), redirect: "manual", signal });
+  const body = req.body instanceof ReadableStream ? { body: req.body, duplex: "half" } : req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {};
+  return fetch(url, { method: req.method, headers: signed.headers, ...body, redirect: "manual", signal } as RequestInit);
+}
+
+/** Whether requests for `bucket` can be addressed and signed here (the SDK gives its URL). */
+export async function quickAddressable(s3: S3Handle, bucket: string): Promise<boolean> {
+  return (await baseUrl(s3, await quickFor(s3), bucket)) !== null;
 }
 
 /**

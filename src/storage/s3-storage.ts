@@ -12,7 +12,8 @@ import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { quickGet, quickGetFits } from "./quick-requests.ts";
 import { openDownload } from "./ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
-import { uploadObject } from "./upload.ts";
+import { putStreamed, streamFits } from "./streamed-put.ts";
+import { partSizeFor, uploadObject } from "./upload.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {
@@ -110,13 +111,14 @@ export function createS3Storage(config: Config): Storage {
         const ctx = errorContext(addr);
         const meta = metaOf(first);
         // The whole object's promises (its ETag's MD5, its checksums), checked over all ranges in order; none, no check.
-        const check = orderedCheck({ checksums: promisesOf(first, whole).checksums, md5: promisesOf(first, true).md5 }, ctx);
+        const md5 = promisesOf(first, true).md5;
+        const check = orderedCheck({ checksums: promisesOf(first, whole).checksums, md5 }, ctx);
         // Progress counts bytes as they arrive, over all ranges.
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
         const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
         const carried = { cache_control: first.CacheControl ?? null, metadata: first.Metadata ?? {} };
-        return { meta, carried, size, check, deliver: (sink) => download.deliver(size, ctx, sink, received), discard: download.discard };
+        return { meta, carried, size, check, ...(md5 ? { md5 } : {}), deliver: (sink, wantsMore) => download.deliver(size, ctx, sink, received, wantsMore), discard: download.discard };
       }),
 
     listIncompleteUploads: (bucket, prefix, limit, sizeLimit, signal) =>
@@ -156,12 +158,17 @@ export function createS3Storage(config: Config): Storage {
     uploadObject: async (req, signal) => {
       const ctx = { bucket: req.bucket, key: req.key, hints: { InvalidArgument: req.storageClass ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD." : undefined } };
       try {
+        const s3 = await getClient();
+        // A streamed PUT has no bound on its whole time, only on a stall (the request timeout).
+        if (req.wholeMd5) return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
         // The same bound as the fetch client's for an answer (client.ts).
-        return await uploadObject(await getClient(), req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs));
+        return await uploadObject(s3, req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs));
       } catch (err) {
         throw toStorageError(err, ctx);
       }
     },
+
+    streamsWhole: async (req, signal) => req.size > partSizeFor(req.size) && streamFits(await getClient(), req, signal),
 
     copyFrom: (source, req, signal, nameSource) => copyAcrossStores(source, storage, req, signal, nameSource),
   };

@@ -52,6 +52,8 @@ export interface UploadRequest {
   key: string;
   /** Reads the source at `position` into `into`; returns the bytes read, 0 at the end. */
   readAt(into: Uint8Array, position: number): Promise<number>;
+  /** The source's bytes from `position` (at most `max`, at least one unless at the end) handed over rather than copied, when the source can. */
+  takeAt?(position: number, max: number): Promise<Uint8Array>;
   /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
   slice?(start: number, end: number): Blob;
   size: number;
@@ -62,6 +64,12 @@ export interface UploadRequest {
   metadata?: Record<string, string>;
   /** Told the bytes stored so far, after each part. */
   onProgress?: (done: number) => void;
+  /**
+   * The MD5 (hex) the whole body has, known before its bytes (a copy from a
+   * single-part source). Set only where `streamsWhole` said yes: the upload is
+   * then one streamed PutObject with it as Content-MD5, which the store checks.
+   */
+  wholeMd5?: string;
 }
 
 export interface UploadResult {
@@ -88,6 +96,8 @@ export interface Storage extends ObjectStore, SettingsStore {
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
   openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, options?: ObjectDownloadOptions): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
+  /** Whether `req`, given the MD5 of its whole body, would be sent as one streamed PutObject (a near store: streamed-put.ts). */
+  streamsWhole(req: UploadRequest, signal?: AbortSignal): Promise<boolean>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
   copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
   /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */
@@ -109,7 +119,9 @@ export interface ObjectDownloadOptions {
   /**
    * The reader is slower than the store (a copy to another store): after the
    * first range, ranges one after another instead of one stream from a near
-   * store, so the object waits in the store and not in this process.
+   * store, so the object waits in the store and not in this process; from a
+   * far one, more ranges at once only while the reader waits (`deliver`'s
+   * `wantsMore`).
    */
   paced?: boolean;
 }
@@ -122,9 +134,11 @@ export interface ObjectDownload {
   /** Bytes the object has; undefined when the store did not say (then the pieces come in order). */
   size: number | undefined;
   /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */
-  deliver(sink: PieceSink): Promise<void>;
+  deliver(sink: PieceSink, wantsMore?: () => boolean): Promise<void>;
   /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. Absent when there is nothing to check (a multipart ETag, no checksums). */
   check?: OrderedCheck;
+  /** The MD5 (hex) of the whole object, as its ETag promises it (a single-part object not encrypted with KMS or a customer key). */
+  md5?: string;
   discard(): void;
 }
 

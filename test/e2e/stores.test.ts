@@ -13,6 +13,8 @@ import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { runBinary } from "../helpers/raw-stdio.ts";
+import { startFakeS3, xml } from "../helpers/fake-s3.ts";
+import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
 const BROKEN_SECRET = "brokensecret0000000000000000000000000009";
@@ -155,18 +157,71 @@ describe("copies between stores", () => {
   const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
   const stored = async (bucket: string, key: string) => new Uint8Array(await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
 
-  test("copy_object with source_store streams another store's object in, verified: a small one whole, a large one in parts, type and metadata kept", async () => {
+  test("copy_object with source_store streams another store's object in, verified: a small one whole, a large one as one PUT checked against the source's MD5, type and metadata kept", async () => {
     const small = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "note.txt", bucket_name: ours, object_key: "from-other/note.txt" });
     expect(small.isError, textOf(small)).toBeFalsy();
     expect(textOf(small)).toContain(`other:s3://${theirs}/note.txt`);
     expect(textOf(small)).toContain("streamed between stores and verified");
     expect(new TextDecoder().decode(await stored(ours, "from-other/note.txt"))).toBe("from the other store");
     const large = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: ours, object_key: "from-other/big.bin" });
-    expect(large.structuredContent).toMatchObject({ size: big.length, multipart: true });
+    // A near destination takes the single-part source as one PUT whose Content-MD5 is the source's ETag: the same ETag there.
+    expect(large.structuredContent).toMatchObject({ size: big.length, multipart: false, etag: `"${md5(big)}"` });
     expect(md5(await stored(ours, "from-other/big.bin"))).toBe(md5(big));
     const head = await sdkClient().send(new HeadObjectCommand({ Bucket: ours, Key: "from-other/big.bin" }));
     expect([head.ContentType, head.Metadata?.origin]).toEqual(["application/x-test", "other"]);
   });
+
+  test("to a far destination (the WAN model) the same object goes in parts, verified by our own check of the source's MD5", async () => {
+    const wan = await startWanProxy(s3().endpoint);
+    const far = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: wan.endpoint }) });
+    try {
+      const r = await call(far.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: ours, object_key: "from-other/far.bin" });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ size: big.length, multipart: true });
+      expect(md5(await stored(ours, "from-other/far.bin"))).toBe(md5(big));
+    } finally {
+      await far.close();
+      await wan.stop();
+    }
+  }, 60_000);
+
+  test("a source whose bytes are not its ETag's MD5: refused by the destination's check (near, one PUT) and by ours (far, in parts); nothing stored, no upload left", async () => {
+    // A lying store: its ETag is the MD5 of the object, its bytes have one byte changed (no real store will do that).
+    const fake = await startFakeS3();
+    const original = randomBytes(13 * 1024 * 1024 + 17, 31);
+    const served = Uint8Array.from(original);
+    served[9 * 1024 * 1024] = served[9 * 1024 * 1024]! ^ 0xff;
+    fake.handle((req) => {
+      const headers = { etag: `"${md5(original)}"`, "content-type": "application/octet-stream", "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT" };
+      if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
+      const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
+      if (req.method !== "GET" || !range) return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
+      return { status: 206, headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` }, body: served.subarray(start, end + 1) };
+    });
+    const wan = await startWanProxy(s3().endpoint);
+    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001", STORE_LIAR_MAX_ATTEMPTS: "1" };
+    try {
+      for (const endpoint of [s3().endpoint, wan.endpoint]) {
+        const target = await freshBucket("liar");
+        const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: endpoint } });
+        try {
+          const r = await call(session.client, "copy_object", { source_store: "liar", source_bucket: "src", source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
+          expect(r.isError, textOf(r)).toBe(true);
+          expect(textOf(r)).toStartWith("liar:s3://src/big.bin: IntegrityCheckFailed");
+          if (endpoint === wan.endpoint) expect(textOf(r)).toContain("is not the object's ETag");
+          else expect(textOf(r)).toContain("the destination checked them and stored nothing");
+        } finally {
+          await session.close();
+        }
+        await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+        expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+      }
+    } finally {
+      await wan.stop();
+      await fake.stop();
+    }
+  }, 90_000);
 
   test("the tools list offers source_store on the copy tools only", async () => {
     const { tools } = await session.client.listTools();

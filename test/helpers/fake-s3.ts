@@ -66,7 +66,8 @@ async function answer(socket: Socket, res: FakeResponse): Promise<void> {
   const body = typeof res.body === "string" ? Buffer.from(res.body) : Buffer.from(res.body ?? new Uint8Array(0));
   const status = res.status ?? 200;
   const headers: Record<string, string> = { "content-type": "application/xml", ...res.headers };
-  if ((res.framing ?? "length") === "length") headers["content-length"] = String(body.length);
+  // A HEAD answer may give the length of the body it does not send.
+  if ((res.framing ?? "length") === "length" && !(res.headers?.["content-length"] !== undefined && body.length === 0)) headers["content-length"] = String(body.length);
   if (res.framing === "close") headers.connection = "close";
   const head = `HTTP/1.1 ${status} X\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
   socket.write(head);
