@@ -181,7 +181,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
  * started as soon as one ends. The first failure stops the rest; it settles
  * only when every range has.
  */
-async function inParallel(from: number, total: number, range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
+export async function inParallel(from: number, total: number, range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
   let next = from;
   let failure: { err: unknown } | undefined;
   const limit = Math.min(parallel, Math.ceil((total - from) / RANGE_SIZE));

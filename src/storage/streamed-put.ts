@@ -21,7 +21,7 @@ import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { releaseChunks } from "../runtime/memory.ts";
 import type { S3Handle } from "./client.ts";
 import { quickPutFits } from "./quick-requests.ts";
-import { quickAddressable, readText, sendQuick } from "./quick-transport.ts";
+import { bounded, quickAddressable, readText, sendQuick } from "./quick-transport.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 import { checkEtag } from "./upload.ts";
 
@@ -32,6 +32,8 @@ export const STREAM_PUT_MAX = 5 * 1024 ** 3;
  * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms.
  */
 const NEAR_MS = 8;
+/** A HEAD unanswered this long is far enough (an unreachable store then fails in the parts' own requests). */
+const PROBE_MS = 1000;
 /** How long a destination's measured nearness is trusted (a prefix of large objects probes once). */
 const NEARNESS_TTL_MS = 60_000;
 /** Bytes handed to fetch per read of the source. */
@@ -58,7 +60,9 @@ async function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promi
   for (let i = 0; i < 2 && fastest >= NEAR_MS; i++) {
     const started = performance.now();
     // Only the time is wanted: whatever it answers (even a refusal) took a round trip.
-    await s3.fetchClient.send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { ...(signal ? { abortSignal: signal } : {}) }).catch(() => undefined);
+    const bound = bounded(signal, PROBE_MS);
+    await s3.fetchClient.send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { abortSignal: bound.signal }).catch(() => undefined);
+    bound.done();
     signal?.throwIfAborted();
     fastest = Math.min(fastest, performance.now() - started);
   }

@@ -14,6 +14,7 @@ import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { runBinary } from "../helpers/raw-stdio.ts";
 import { startFakeS3, xml } from "../helpers/fake-s3.ts";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
@@ -182,6 +183,32 @@ describe("copies between stores", () => {
       await far.close();
       await wan.stop();
     }
+  }, 60_000);
+
+  test("a streamed PUT cut mid-body, or never answered, fails naming the destination, with nothing stored; the server keeps serving", async () => {
+    const proxy = await startFaultProxy(s3().endpoint);
+    const target = await freshBucket("hang");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_REQUEST_TIMEOUT_MS: "3000", STORE_MAX_ATTEMPTS: "1" }) });
+    const copy = (key: string) => call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "big.bin", bucket_name: target, object_key: key });
+    try {
+      // Near (its answers measured through the proxy): one streamed PUT.
+      expect((await copy("first.bin")).structuredContent).toMatchObject({ multipart: false });
+      proxy.set({ kind: "cut", direction: "request", afterBytes: 4 * 1024 * 1024, once: true });
+      const cut = await copy("cut.bin");
+      expect(cut.isError, textOf(cut)).toBe(true);
+      expect(textOf(cut)).toStartWith(`default:s3://${target}/cut.bin: `);
+      // The whole body taken, no answer: the request timeout after the last byte.
+      proxy.set({ kind: "blackhole" });
+      const hung = await copy("hung.bin");
+      expect(textOf(hung)).toStartWith(`default:s3://${target}/hung.bin: Timeout. The destination stopped taking the upload (nothing for 3000 ms)`);
+      proxy.set({ kind: "pass" });
+      expect((await copy("after.bin")).structuredContent).toMatchObject({ multipart: false, size: big.length });
+    } finally {
+      await session.close();
+      await proxy.stop();
+    }
+    for (const key of ["cut.bin", "hung.bin"]) await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }))).rejects.toThrow();
+    expect(md5(await stored(target, "after.bin"))).toBe(md5(big));
   }, 60_000);
 
   test("a source whose bytes are not its ETag's MD5: refused by the destination's check (near, one PUT) and by ours (far, in parts); nothing stored, no upload left", async () => {

@@ -86,4 +86,28 @@ describe("PiecePipe", () => {
     await expect(reading).rejects.toThrow("source broke");
     await expect(pipe.write(0, [new Uint8Array(5)])).rejects.toThrow("source broke");
   });
+  test("takeAt hands the held chunks over in order, not copied, once verified, each byte once; starving says a reader waits", async () => {
+    const source = bytes(50_000, 7);
+    const pipe = new PiecePipe(source.length, 1 << 20, undefined);
+    const chunks = [source.slice(0, 20_000), source.slice(20_000, 30_000), source.slice(30_000)];
+    expect(pipe.starving).toBe(false);
+    // Nothing verified yet: the taker waits, and the pipe says so.
+    const first = pipe.takeAt(0, Infinity);
+    await Bun.sleep(1);
+    expect(pipe.starving).toBe(true);
+    // The later piece first: still nothing to hand over before the prefix arrives.
+    await pipe.write(30_000, [chunks[2]!]);
+    await pipe.write(0, [chunks[0]!, chunks[1]!]);
+    const taken = [await first];
+    expect(pipe.starving).toBe(false);
+    for (let at = taken[0]!.length; at < source.length; at += taken.at(-1)!.length) taken.push(await pipe.takeAt(at, Infinity));
+    // The very buffers written, in order.
+    expect(taken.map((t) => t.buffer)).toEqual(chunks.map((c) => c.buffer));
+    expect(Buffer.concat(taken).equals(Buffer.from(source))).toBe(true);
+    expect((await pipe.takeAt(source.length, Infinity)).length).toBe(0);
+    // A cap takes part of a chunk: the rest follows from where it stopped.
+    const capped = new PiecePipe(10, 1 << 20, undefined);
+    await capped.write(0, [bytes(10, 3)]);
+    expect([...(await capped.takeAt(0, 4)), ...(await capped.takeAt(4, 100))]).toEqual([...bytes(10, 3)]);
+  });
 });
