@@ -32,8 +32,8 @@ export class PiecePipe {
   #failure: { err: unknown } | undefined;
   #readers: (() => void)[] = [];
   #writers: (() => void)[] = [];
-  /** Readers waiting for bytes past the verified prefix. */
-  #starving = 0;
+  /** Where each reader waiting for bytes past the verified prefix waits. */
+  readonly #waitingFor: number[] = [];
   readonly #pace = memoryPacer(GC_EVERY);
 
   constructor(
@@ -42,9 +42,12 @@ export class PiecePipe {
     private readonly check: OrderedCheck | undefined,
   ) {}
 
-  /** Whether a reader waits for bytes that have not arrived (the source, not the destination, sets the pace). */
+  /**
+   * Whether a reader waits for the very next bytes to verify: then the source, not the destination, sets the
+   * pace (readers of later parts wait for bytes past the prefix whichever side is slower).
+   */
   get starving(): boolean {
-    return this.#starving > 0;
+    return this.#waitingFor.some((position) => position <= this.#verifiedTo);
   }
 
   /** Stops everything: waiting readers and writers get `err`. */
@@ -57,7 +60,7 @@ export class PiecePipe {
   async write(offset: number, chunks: Uint8Array[]): Promise<"kept" | undefined> {
     // Over the limit a piece waits, unless it extends the verified prefix while a reader waits for more
     // (readers only wait for bytes past the prefix, so taking it is what lets them go on and free memory).
-    while (!this.#failure && this.#held > this.limit && (offset > this.#verifiedTo || this.#starving === 0)) await new Promise<void>((go) => this.#writers.push(go));
+    while (!this.#failure && this.#held > this.limit && (offset > this.#verifiedTo || this.#waitingFor.length === 0)) await new Promise<void>((go) => this.#writers.push(go));
     if (this.#failure) throw this.#failure.err;
     // Kept as they came, not copied: every copy was one more buffer for the allocator to hold on to.
     const kept = chunks.filter((chunk) => chunk.length > 0);
@@ -104,10 +107,10 @@ export class PiecePipe {
       if (position >= this.size) return false;
       if (position < this.#verifiedTo) return true;
       // A starving reader lets a held-back piece that extends the prefix in: tell the writers.
-      this.#starving++;
+      this.#waitingFor.push(position);
       this.#wakeWriters();
       await new Promise<void>((go) => this.#readers.push(go));
-      this.#starving--;
+      this.#waitingFor.splice(this.#waitingFor.indexOf(position), 1);
     }
   }
 

@@ -21,25 +21,15 @@ import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { releaseChunks } from "../runtime/memory.ts";
 import type { S3Handle } from "./client.ts";
 import { quickPutFits } from "./quick-requests.ts";
-import { bounded, quickAddressable, readText, sendQuick } from "./quick-transport.ts";
+import { isNear } from "./nearness.ts";
+import { quickAddressable, readText, sendQuick } from "./quick-transport.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 import { checkEtag } from "./upload.ts";
 
 /** S3's limit for one PutObject (Ceph RGW's rgw_max_put_size by default too). */
 export const STREAM_PUT_MAX = 5 * 1024 ** 3;
-/**
- * A destination answering a HEAD this fast is near. Loopback and a LAN answer in
- * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms.
- */
-const NEAR_MS = 8;
-/** A HEAD unanswered this long is far enough (an unreachable store then fails in the parts' own requests). */
-const PROBE_MS = 1000;
-/** How long a destination's measured nearness is trusted (a prefix of large objects probes once). */
-const NEARNESS_TTL_MS = 60_000;
 /** Bytes handed to fetch per read of the source. */
 const CHUNK = 1024 * 1024;
-
-const nearness = new WeakMap<S3Handle, Map<string, { near: boolean; at: number }>>();
 
 /** Whether `req` (with the MD5 of its whole body known) would go out as one streamed PUT. */
 export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<boolean> {
@@ -48,27 +38,6 @@ export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: Abor
   if (!quickPutFits({ ...req, body: new Uint8Array(0), md5: Buffer.alloc(0) })) return false;
   if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return false;
   return (await quickAddressable(s3, req.bucket)) && isNear(s3, req.bucket, signal);
-}
-
-/** The faster of two HEADs of the bucket (the first may pay for a connection or credentials), remembered a while. */
-async function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
-  let known = nearness.get(s3);
-  if (!known) nearness.set(s3, (known = new Map()));
-  const seen = known.get(bucket);
-  if (seen && performance.now() - seen.at < NEARNESS_TTL_MS) return seen.near;
-  let fastest = Infinity;
-  for (let i = 0; i < 2 && fastest >= NEAR_MS; i++) {
-    const started = performance.now();
-    // Only the time is wanted: whatever it answers (even a refusal) took a round trip.
-    const bound = bounded(signal, PROBE_MS);
-    await s3.fetchClient.send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { abortSignal: bound.signal }).catch(() => undefined);
-    bound.done();
-    signal?.throwIfAborted();
-    fastest = Math.min(fastest, performance.now() - started);
-  }
-  const near = fastest < NEAR_MS;
-  known.set(bucket, { near, at: performance.now() });
-  return near;
 }
 
 /**

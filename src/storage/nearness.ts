@@ -1,0 +1,42 @@
+/**
+ * Whether a store is near (loopback, a LAN) or far (across the internet),
+ * from how fast it answers a HEAD of the bucket: what decides between one
+ * streamed PUT and parts for a copy between stores (streamed-put.ts), and
+ * keeps buffered parts from multiplying when a loaded machine makes a near
+ * store's parts look slow (upload.ts).
+ */
+import type { S3Handle } from "./client.ts";
+import { bounded } from "./quick-transport.ts";
+
+/**
+ * A store answering a HEAD this fast is near. Loopback and a LAN answer in
+ * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms.
+ */
+const NEAR_MS = 8;
+/** A HEAD unanswered this long is far enough (an unreachable store then fails in the parts' own requests). */
+const PROBE_MS = 1000;
+/** How long a store's measured nearness is trusted (a prefix of large objects probes once a minute). */
+const NEARNESS_TTL_MS = 60_000;
+const nearness = new WeakMap<S3Handle, Map<string, { near: boolean; at: number }>>();
+
+/** The faster of two HEADs of the bucket (the first may pay for a connection or credentials), remembered a while. */
+export async function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
+  let known = nearness.get(s3);
+  if (!known) nearness.set(s3, (known = new Map()));
+  const seen = known.get(bucket);
+  if (seen && performance.now() - seen.at < NEARNESS_TTL_MS) return seen.near;
+  let fastest = Infinity;
+  for (let i = 0; i < 2 && fastest >= NEAR_MS; i++) {
+    const started = performance.now();
+    // Only the time is wanted: whatever it answers (even a refusal) took a round trip.
+    const bound = bounded(signal, PROBE_MS);
+    await s3.fetchClient.send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { abortSignal: bound.signal }).catch(() => undefined);
+    bound.done();
+    signal?.throwIfAborted();
+    fastest = Math.min(fastest, performance.now() - started);
+  }
+  const near = fastest < NEAR_MS;
+  known.set(bucket, { near, at: performance.now() });
+  return near;
+}
+
