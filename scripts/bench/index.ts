@@ -163,7 +163,7 @@ async function benchStores(networks: Network[]): Promise<void> {
   const lines = [
     "# Copies between stores: results",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${await describeMachine()}. From the second Ceph user's store into the first's (the same RGW; \`wan-source\`: the source through the WAN model), ours through the server (copy_object / copy_prefix with source_store) against \`rclone copyto\` / \`rclone copy --transfers 32\` between two remotes. One run per figure; above 1.0× we are faster.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${await describeMachine()}. From the second Ceph user's store into the first's (the same RGW; \`wan-source\`: the source through the WAN model), ours through the server (copy_object / copy_prefix with source_store) against \`rclone copyto\` / \`rclone copy --transfers 32\` between two remotes. A large object is copied twice by each, taking turns (ours, rclone, rclone, ours): the best time of two, and our higher peak of two; the small objects once each. Above 1.0× we are faster.`,
     "",
     "| network | job | ours | peak RSS | rclone | rclone ÷ ours |",
     "|---|---|---|---|---|---|",
