@@ -1,9 +1,11 @@
 /**
  * Whether a store is near (loopback, a LAN) or far (across the internet),
  * from how fast it answers a HEAD of the bucket: what decides between one
- * streamed PUT and parts for a copy between stores (streamed-put.ts), and
- * keeps buffered parts from multiplying when a loaded machine makes a near
- * store's parts look slow (upload.ts).
+ * streamed PUT and parts for a copy between stores (streamed-put.ts), keeps
+ * buffered parts from multiplying when a loaded machine makes a near store's
+ * parts look slow (upload.ts), and a copy's download from fetching twelve
+ * ranges at once when its first range looked slow for the same reason
+ * (ranged.ts).
  */
 import type { S3Handle } from "./client.ts";
 import { bounded } from "./quick-transport.ts";
@@ -17,14 +19,24 @@ const NEAR_MS = 8;
 const PROBE_MS = 1000;
 /** How long a store's measured nearness is trusted (a prefix of large objects probes once a minute). */
 const NEARNESS_TTL_MS = 60_000;
-const nearness = new WeakMap<S3Handle, Map<string, { near: boolean; at: number }>>();
+const nearness = new WeakMap<S3Handle, Map<string, { near: Promise<boolean>; at: number }>>();
 
-/** The faster of two HEADs of the bucket (the first may pay for a connection or credentials), remembered a while. */
-export async function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
+/** The faster of two HEADs of the bucket (the first may pay for a connection or credentials), remembered a while; calls at once share one probe. */
+export function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
   let known = nearness.get(s3);
   if (!known) nearness.set(s3, (known = new Map()));
   const seen = known.get(bucket);
   if (seen && performance.now() - seen.at < NEARNESS_TTL_MS) return seen.near;
+  const near = probe(s3, bucket, signal);
+  known.set(bucket, { near, at: performance.now() });
+  // A probe cut short by its caller's cancel tells nothing: the next call probes again.
+  near.catch(() => {
+    if (known.get(bucket)?.near === near) known.delete(bucket);
+  });
+  return near;
+}
+
+async function probe(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
   let fastest = Infinity;
   for (let i = 0; i < 2 && fastest >= NEAR_MS; i++) {
     const started = performance.now();
@@ -35,8 +47,5 @@ export async function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal)
     signal?.throwIfAborted();
     fastest = Math.min(fastest, performance.now() - started);
   }
-  const near = fastest < NEAR_MS;
-  known.set(bucket, { near, at: performance.now() });
-  return near;
+  return fastest < NEAR_MS;
 }
-

@@ -12,6 +12,7 @@ import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { quickGet, quickGetFits } from "./quick-requests.ts";
 import { openDownload } from "./ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
+import { isNear } from "./nearness.ts";
 import { putStreamed, streamFits } from "./streamed-put.ts";
 import { partSizeFor, uploadObject } from "./upload.ts";
 
@@ -106,7 +107,7 @@ export function createS3Storage(config: Config): Storage {
     openObjectDownload: (addr, signal, { onProgress, listed, paced } = {}) =>
       operation(errorContext(addr), signal, async (s3, send) => {
         const quick = quickGetFits(addr.key, listed, addr.versionId) ? (stop: AbortSignal) => quickGet(s3, addr.bucket, addr.key, listed, stop, send.requestTimeout) : undefined;
-        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}), ...(paced ? { paced } : {}) });
+        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}), ...(paced ? { paced, answersFast: () => isNear(s3, addr.bucket, signal) } : {}) });
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);
