@@ -1,10 +1,19 @@
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** A fresh real (symlink-free) temporary directory. */
+/** Directories made by tempDir: removed once the tests are over (test/setup/preload.ts); a run left ~2 GB behind in /tmp, and runs add up. */
+const made: string[] = [];
+
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+/** A fresh real (symlink-free) temporary directory, removed when the tests end. */
 export function tempDir(tag: string): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), `store-mcp-${tag}-`)));
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `store-mcp-${tag}-`)));
+  made.push(dir);
+  return dir;
 }
 
 /** Deterministic pseudo-random bytes (fast, not compressible). */

@@ -6,6 +6,7 @@
  */
 import { afterAll } from "bun:test";
 import { startCephRgw, type S3Server } from "../../scripts/s3/local-servers.ts";
+import { removeTempDirs } from "../helpers/files.ts";
 import { setS3Server } from "../helpers/s3.ts";
 
 let server: S3Server | undefined;
@@ -18,4 +19,5 @@ try {
 
 afterAll(async () => {
   await server?.stop();
+  removeTempDirs();
 });
