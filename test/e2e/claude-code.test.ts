@@ -9,8 +9,8 @@
  */
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tempDir } from "../helpers/files.ts";
+import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startHttpBinary, type HttpBinary } from "../helpers/http.ts";
 import { requireBinary } from "../helpers/mcp.ts";
@@ -37,7 +37,7 @@ afterAll(async () => {
 
 /** A throwaway HOME, so nothing of the machine's own Claude Code settings takes part. */
 function claudeEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), "claude-home-"));
+  const home = tempDir("claude-home");
   return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
 }
 

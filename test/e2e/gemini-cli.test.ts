@@ -9,8 +9,8 @@
  */
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tempDir } from "../helpers/files.ts";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { NODE22 } from "../helpers/client-matrix.ts";
 import { requireBinary } from "../helpers/mcp.ts";
@@ -28,7 +28,7 @@ beforeAll(async () => {
 
 /** A throwaway HOME whose settings use an API key and know the server as "s3". */
 function geminiHome(storeEnv: Record<string, string>): string {
-  const home = mkdtempSync(join(tmpdir(), "gemini-home-"));
+  const home = tempDir("gemini-home");
   mkdirSync(join(home, ".gemini"));
   writeFileSync(join(home, ".gemini", "settings.json"), JSON.stringify({ security: { auth: { selectedType: "gemini-api-key" } }, mcpServers: { s3: { command: requireBinary(), args: [], env: storeEnv } } }));
   return home;
