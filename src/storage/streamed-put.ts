@@ -7,8 +7,8 @@
  * hashing at all, where parts need two passes over every byte (the source's
  * MD5, then each part's Content-MD5; Bun's MD5 runs at ~760 MB/s, and on two
  * cores shared with the stores that CPU was the copy's speed). 1 GiB between
- * two Ceph users on loopback: 3.3-5.5 s and 0.7 s of our CPU piped this way,
- * against rclone's 5.6-7.4 s and 4.5-4.8 s (scratch runs, docs/stores.md).
+ * two Ceph users on loopback: 4.1-4.9 s and 2.2-2.4 s of our CPU this way,
+ * against rclone's 5.6-7.3 s and 4.5 s (scratch runs, docs/stores.md).
  *
  * Taken only where it is at least as good as parts (`streamFits`): a near
  * destination (one connection carries what a few parts would; far away,
