@@ -85,10 +85,28 @@ export interface QuickPut {
   metadata?: Record<string, string>;
 }
 
+/** What a PUT's headers are made of, whatever carries its body. */
+export type PutFields = Pick<QuickPut, "key" | "contentType" | "cacheControl" | "storageClass" | "metadata">;
+
+/** Whether a PUT's key and header values may be sent by hand: as the SDK would send them (plain values, token names, no dot segments). */
+export function plainPut(put: PutFields): boolean {
+  const values = [put.contentType ?? "", put.cacheControl ?? "", put.storageClass ?? "", ...Object.values(put.metadata ?? {})];
+  return !DOT_SEGMENT.test(put.key) && values.every((v) => PLAIN_VALUE.test(v)) && Object.keys(put.metadata ?? {}).every((k) => TOKEN.test(k));
+}
+
+/** A PUT's headers as the SDK sends them: Content-MD5 (base64), the body unsigned (payload-hash.ts), type, cache control, storage class, metadata. */
+export function putHeaders(put: PutFields, md5: Buffer): Record<string, string> {
+  const headers: Record<string, string> = { "content-md5": md5.toString("base64"), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" };
+  if (put.contentType) headers["content-type"] = put.contentType;
+  if (put.cacheControl) headers["cache-control"] = put.cacheControl;
+  if (put.storageClass) headers["x-amz-storage-class"] = put.storageClass;
+  for (const [name, value] of Object.entries(put.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
+  return headers;
+}
+
 /** Whether a PUT may take the quick path (the client's checksum setting is checked when it is sent). */
 export function quickPutFits(put: QuickPut): boolean {
-  const values = [put.contentType ?? "", put.cacheControl ?? "", put.storageClass ?? "", ...Object.values(put.metadata ?? {})];
-  return put.body.byteLength <= QUICK_MAX_BYTES && !DOT_SEGMENT.test(put.key) && values.every((v) => PLAIN_VALUE.test(v)) && Object.keys(put.metadata ?? {}).every((k) => TOKEN.test(k));
+  return put.body.byteLength <= QUICK_MAX_BYTES && plainPut(put);
 }
 
 /** Stores the object; its answer's ETag and version, or undefined: then send the SDK's PutObject. */
@@ -96,12 +114,7 @@ export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal 
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
-    const headers: Record<string, string> = { "content-md5": put.md5.toString("base64"), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" };
-    if (put.contentType) headers["content-type"] = put.contentType;
-    if (put.cacheControl) headers["cache-control"] = put.cacheControl;
-    if (put.storageClass) headers["x-amz-storage-class"] = put.storageClass;
-    for (const [name, value] of Object.entries(put.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
-    const answer = await sendQuick(s3, { method: "PUT", bucket: put.bucket, key: put.key, headers, body: put.body }, bound.signal);
+    const answer = await sendQuick(s3, { method: "PUT", bucket: put.bucket, key: put.key, headers: putHeaders(put, put.md5), body: put.body }, bound.signal);
     if (!answer) return undefined;
     await answer.body?.cancel().catch(() => {});
     if (answer.status !== 200) return undefined;

@@ -20,7 +20,7 @@
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { releaseChunks } from "../runtime/memory.ts";
 import type { S3Handle } from "./client.ts";
-import { quickPutFits } from "./quick-requests.ts";
+import { plainPut, putHeaders } from "./quick-requests.ts";
 import { isNear } from "./nearness.ts";
 import { quickAddressable, readText, sendQuick } from "./quick-transport.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
@@ -28,14 +28,11 @@ import { checkEtag } from "./upload.ts";
 
 /** S3's limit for one PutObject (Ceph RGW's rgw_max_put_size by default too). */
 export const STREAM_PUT_MAX = 5 * 1024 ** 3;
-/** Bytes handed to fetch per read of the source. */
-const CHUNK = 1024 * 1024;
 
 /** Whether `req` (with the MD5 of its whole body known) would go out as one streamed PUT. */
 export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<boolean> {
-  if (req.size > STREAM_PUT_MAX) return false;
-  // The header rules of a quick PUT, whatever the size (its body is not looked at for that).
-  if (!quickPutFits({ ...req, body: new Uint8Array(0), md5: Buffer.alloc(0) })) return false;
+  // The bytes must be handed over (a source that can only be copied from is not one this was built for).
+  if (req.size > STREAM_PUT_MAX || !req.takeAt || !plainPut(req)) return false;
   if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return false;
   return (await quickAddressable(s3, req.bucket)) && isNear(s3, req.bucket, signal);
 }
@@ -56,18 +53,13 @@ export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string,
     clearTimeout(idle);
     idle = setTimeout(() => stop.abort(stalled()), idleMs);
   };
-  // The source's bytes as it holds them where it can (a copy of every byte, in fresh memory, was a quarter of the CPU).
-  const nextChunk = async (position: number): Promise<Uint8Array> => {
-    if (req.takeAt) return req.takeAt(position, req.size - position);
-    const max = Math.min(CHUNK, req.size - position);
-    const chunk = new Uint8Array(max);
-    return chunk.subarray(0, await req.readAt(chunk, position));
-  };
+  // The source's bytes as it holds them (streamFits asked for takeAt): a copy of every byte, in fresh memory, was a quarter of the CPU.
+  const take = req.takeAt!;
   // The source's own error (a failed read) is the one to report, not fetch's word for the broken body.
   let readFailure: { err: unknown } | undefined;
   let sent = 0;
   /**
-   * The last chunk handed over by the source (takeAt), to free once fetch asks for the next. Were fetch ever to
+   * The last chunk handed over by the source, to free once fetch asks for the next. Were fetch ever to
    * keep a chunk longer, the bytes sent would not be the source's and the store's Content-MD5 check would refuse
    * them: an error, never a wrong object.
    */
@@ -80,9 +72,7 @@ export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string,
           // Asked for more, fetch has taken the chunk before into its request buffer: a taken one is freed now, not at
           // the next collection (1 GiB between two stores on loopback: peaks of 120-126 MB against 149-182 MB).
           if (taken) releaseChunks([taken]);
-          taken = undefined;
-          const chunk = await nextChunk(sent);
-          if (req.takeAt) taken = chunk;
+          const chunk = (taken = await take(sent, req.size - sent));
           const n = chunk.length;
           if (n === 0) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "IncompleteBody", message: `The source ended after ${sent} of ${req.size} bytes; nothing was stored.`, hint: "retry the call.", retryable: true });
           sent += n;
@@ -99,15 +89,8 @@ export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string,
     },
     { highWaterMark: 0 },
   );
-  const headers: Record<string, string> = {
-    "content-length": String(req.size),
-    "content-md5": Buffer.from(md5, "hex").toString("base64"),
-    "x-amz-content-sha256": "UNSIGNED-PAYLOAD",
-    "content-type": req.contentType,
-  };
-  if (req.cacheControl) headers["cache-control"] = req.cacheControl;
-  if (req.storageClass) headers["x-amz-storage-class"] = req.storageClass;
-  for (const [name, value] of Object.entries(req.metadata ?? {})) headers[`x-amz-meta-${name.toLowerCase()}`] = value;
+  const digest = Buffer.from(md5, "hex");
+  const headers = { ...putHeaders(req, digest), "content-length": String(req.size) };
   arm();
   try {
     const answer = await sendQuick(s3, { method: "PUT", bucket: req.bucket, key: req.key, headers, body }, stop.signal);
@@ -116,7 +99,7 @@ export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string,
     const text = answer.status === 200 ? (await answer.body?.cancel().catch(() => {}), "") : await readText(answer.body, 64 * 1024).catch(() => undefined);
     if (answer.status !== 200) throw refusal(answer.status, text ?? "");
     const etag = answer.headers.get("etag") ?? undefined;
-    checkEtag({ ETag: etag, ServerSideEncryption: answer.headers.get("x-amz-server-side-encryption") ?? undefined, SSECustomerAlgorithm: answer.headers.get("x-amz-server-side-encryption-customer-algorithm") ?? undefined }, Buffer.from(md5, "hex"), req, "object");
+    checkEtag({ ETag: etag, ServerSideEncryption: answer.headers.get("x-amz-server-side-encryption") ?? undefined, SSECustomerAlgorithm: answer.headers.get("x-amz-server-side-encryption-customer-algorithm") ?? undefined }, digest, req, "object");
     return { etag: etag ?? null, version_id: answer.headers.get("x-amz-version-id") };
   } catch (err) {
     if (readFailure) throw readFailure.err;

@@ -175,8 +175,8 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     // Parts that take long on their connection (a far store) let more parts go in flight. Parts read into buffers
     // hold memory, so a store that answers fast (nearness.ts) is not grown for: its slow parts were a loaded machine
     // (a copy between stores on two cores grew to 6 parts in flight, 176-185 MB peaks became 205-215 MB).
-    let nearStore = false;
-    if (!fromFile) isNear(s3, req.bucket, stop.signal).then((near) => (nearStore = near), () => {});
+    // Asked before the first parts go: beside them the answer comes late, slowed by the very parts it is about.
+    const nearStore = !fromFile && (await isNear(s3, req.bucket, stop.signal));
     grow = (bytes, ms) => {
       if (!nearStore && farPart(bytes, ms) && workers.length < Math.min(queueSizeFor(partSize, true, fromFile), count) && next < count) spawn();
     };

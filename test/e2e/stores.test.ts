@@ -15,6 +15,7 @@ import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { runBinary } from "../helpers/raw-stdio.ts";
 import { startFakeS3, xml } from "../helpers/fake-s3.ts";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
@@ -182,6 +183,35 @@ describe("copies between stores", () => {
     } finally {
       await far.close();
       await wan.stop();
+    }
+  }, 60_000);
+
+  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 6", async () => {
+    const key = "mp.bin";
+    const part = randomBytes(5 * 1024 * 1024, 41);
+    const other = otherClient();
+    const { CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand } = await import("@aws-sdk/client-s3");
+    const upload = await other.send(new CreateMultipartUploadCommand({ Bucket: theirs, Key: key }));
+    const parts = [];
+    for (let n = 1; n <= 8; n++) parts.push({ PartNumber: n, ETag: (await other.send(new UploadPartCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, PartNumber: n, Body: part }))).ETag });
+    await other.send(new CompleteMultipartUploadCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, MultipartUpload: { Parts: parts } }));
+    // Every part answers 250 ms late (slower than a near store's ~50 MiB/s a connection); the bucket's HEAD does not.
+    let inFlight = 0;
+    let most = 0;
+    const proxy = startRecordingProxy(s3().endpoint, (q) => {
+      if (q.method !== "PUT" || !q.search.includes("partNumber")) return undefined;
+      most = Math.max(most, ++inFlight);
+      return Bun.sleep(250).then(() => void inFlight--);
+    });
+    const target = await freshBucket("slowparts");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: key, bucket_name: target, object_key: key });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: 8 * part.length });
+      expect(most).toBe(3);
+    } finally {
+      await session.close();
+      proxy.stop();
     }
   }, 60_000);
 
