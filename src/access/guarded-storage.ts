@@ -58,9 +58,9 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       need("write", req.bucket, req.key);
       return storage.uploadObject(req, signal);
     },
-    streamsWhole: async (req, signal) => {
+    streamingFor: async (req, wholeMd5, signal) => {
       need("write", req.bucket, req.key);
-      return storage.streamsWhole(req, signal);
+      return storage.streamingFor(req, wholeMd5, signal);
     },
     // The source is another store's guarded storage: its own reads are checked there.
     copyFrom: async (source, req, signal, nameSource) => {

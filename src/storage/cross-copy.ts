@@ -15,6 +15,12 @@ import type { CopyRequest, CopyResult, Storage, UploadRequest } from "./types.ts
 /** Bytes held between the download and the upload beyond the parts being sent (32 MiB peaked 50 MB higher than 8 at the same speed). */
 const PIPE_BYTES = 8 * 1024 * 1024;
 
+/**
+ * A far source gets one more range in flight when, since the last range ended, the upload waited this share of the
+ * time for the source's next bytes.
+ */
+const SOURCE_BOUND = 1 / 3;
+
 export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameTheSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
   // An error named as the source's once may reach here again (through the pipe, from either side): named once only.
   const named = new WeakSet<object>();
@@ -62,7 +68,9 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     };
     // A single-part source to a near store: one PUT whose Content-MD5 is the source's ETag, checked by the
     // destination (streamed-put.ts), so the source's own check here would only repeat it.
-    const wholeMd5 = download.md5 !== undefined && (await target.streamsWhole(upload, stop.signal)) ? download.md5 : undefined;
+    // A multipart source (no MD5 to promise) to a near store: parts streamed from the pipe, each checked by its ETag.
+    const streamed = await target.streamingFor(upload, download.md5, stop.signal);
+    const wholeMd5 = streamed === "whole" ? download.md5 : undefined;
     // The source's check failing is the source's error, whichever side of the pipe hears of it first.
     const check = download.check;
     const sourceCheck = check && {
@@ -79,14 +87,14 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     req.onProgress?.(0, size);
     // Whichever side fails first stops the other; its error is the one reported.
     let first: "source" | "target" | undefined;
-    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks), () => pipe.starving).catch((err: unknown) => {
+    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks), () => pipe.starvedShare() > SOURCE_BOUND).catch((err: unknown) => {
       first ??= "source";
       pipe.fail(err);
       throw err;
     });
     delivering.catch(() => {}); // settled below
     const uploading = target
-      .uploadObject(wholeMd5 ? { ...upload, wholeMd5 } : upload, stop.signal)
+      .uploadObject({ ...upload, ...(streamed ? { streamed } : {}), ...(wholeMd5 ? { wholeMd5 } : {}) }, stop.signal)
       .catch((err: unknown) => {
         // The upload gave up (and aborted its multipart upload): stop reading the source.
         first ??= "target";

@@ -31,6 +31,8 @@ export interface QuickRequest {
   key: string;
   /** Headers to sign and send (host is added). */
   headers: Record<string, string>;
+  /** Query parameters to sign and send (a part's partNumber and uploadId). */
+  query?: Record<string, string>;
   /** A stream is sent as it is read (its length must be in the headers). */
   body?: Uint8Array | ReadableStream<Uint8Array>;
 }
@@ -40,14 +42,16 @@ export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSi
   const quick = await quickFor(s3);
   const base = await baseUrl(s3, quick, req.bucket);
   if (base === null) return undefined;
-  const url = new URL(`${base}/${encodeKey(req.key)}`);
+  const query = Object.entries(req.query ?? {});
+  const search = query.map(([name, value]) => `${escapeUri(name)}=${escapeUri(value)}`).join("&");
+  const url = new URL(`${base}/${encodeKey(req.key)}${search ? `?${search}` : ""}`);
   const signed = await quick.signer.sign({
     method: req.method,
     protocol: url.protocol,
     hostname: url.hostname,
     ...(url.port ? { port: Number(url.port) } : {}),
     path: url.pathname,
-    query: {},
+    query: Object.fromEntries(query),
     headers: { host: url.host, ...req.headers },
   });
   const body = req.body instanceof ReadableStream ? { body: req.body, duplex: "half" } : req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {};
@@ -117,10 +121,12 @@ function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | n
 
 /** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
 function encodeKey(key: string): string {
-  return key
-    .split("/")
-    .map((part) => encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
-    .join("/");
+  return key.split("/").map(escapeUri).join("/");
+}
+
+/** Percent-encoding as SigV4 canonicalizes it (RFC 3986 unreserved characters kept), so the URL sent is the one signed. */
+function escapeUri(part: string): string {
+  return encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */

@@ -39,6 +39,12 @@ export const FIRST_RANGE_SIZE = 2 * MiB;
  */
 export const RANGE_SIZE = 8 * MiB;
 export const PARALLEL_RANGES = 12;
+/**
+ * At most this many ranges for a paced reader (a copy to another store): each range in flight holds up to a range
+ * of bytes ahead of what the upload can take, and a far source's 1 GiB copy peaked at 144-149 MB with six (6.2-7.1
+ * s), at 132-142 MB with four (7.1-8.1 s; rclone 22 s). rclone's own multi-thread download uses four streams.
+ */
+export const PACED_RANGES = 4;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
 const PIECE_SIZE = 256 * 1024;
 /** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
@@ -155,10 +161,11 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       if (near && !options.paced) await range(firstEnd + 1, total - 1);
       // A paced reader (a copy to another store) takes one range at a time from a near store: one stream ran ahead of the
       // upload, and what its connection buffered lifted a 1 GiB copy's peak to 151-164 MB (one range at a time: 143 MB).
-      // From a far one it starts with two and adds one whenever a range ends while the reader waits for bytes: a near
-      // store that looked far (a loaded machine timing the first range) then stays at a few ranges instead of twelve
-      // connections' worth of buffered bodies (peaks of 160-210 MB against 120-125 MB for a 1 GiB copy).
-      else if (options.paced) await inParallel(firstEnd + 1, total, range, stop, near ? 1 : PARALLEL_RANGES, near ? 1 : 2, wantsMore);
+      // From a far one it starts with two and adds one (up to PACED_RANGES) whenever a range ends after the reader
+      // waited a good part of the time for bytes: a near store that looked far (a loaded machine timing the first
+      // range) then stays at a few ranges instead of twelve connections' worth of buffered bodies (peaks of 160-210 MB
+      // against 120-125 MB for a 1 GiB copy).
+      else if (options.paced) await inParallel(firstEnd + 1, total, range, stop, near ? 1 : PACED_RANGES, near ? 1 : 2, wantsMore);
       else await inParallel(firstEnd + 1, total, range, stop, near ? 1 : PARALLEL_RANGES);
     } catch (err) {
       // An idle body aborts all requests; report the stall, not the aborts it caused.

@@ -13,7 +13,7 @@ import { quickGet, quickGetFits } from "./quick-requests.ts";
 import { openDownload } from "./ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
 import { isNear } from "./nearness.ts";
-import { putStreamed, streamFits } from "./streamed-put.ts";
+import { putStreamed, STREAM_PUT_MAX, streamFits } from "./streamed-put.ts";
 import { partSizeFor, uploadObject } from "./upload.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
@@ -161,7 +161,7 @@ export function createS3Storage(config: Config): Storage {
       try {
         const s3 = await getClient();
         // A streamed PUT has no bound on its whole time, only on a stall (the request timeout).
-        if (req.wholeMd5) return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
+        if (req.streamed === "whole" && req.wholeMd5) return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
         // The same bound as the fetch client's for an answer (client.ts).
         return await uploadObject(s3, req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs));
       } catch (err) {
@@ -169,7 +169,10 @@ export function createS3Storage(config: Config): Storage {
       }
     },
 
-    streamsWhole: async (req, signal) => req.size > partSizeFor(req.size) && streamFits(await getClient(), req, signal),
+    streamingFor: async (req, wholeMd5, signal) => {
+      if (req.size <= partSizeFor(req.size) || !(await streamFits(await getClient(), req, signal))) return undefined;
+      return wholeMd5 !== undefined && req.size <= STREAM_PUT_MAX ? "whole" : "parts";
+    },
 
     copyFrom: (source, req, signal, nameSource) => copyAcrossStores(source, storage, req, signal, nameSource),
   };

@@ -65,10 +65,13 @@ export interface UploadRequest {
   /** Told the bytes stored so far, after each part. */
   onProgress?: (done: number) => void;
   /**
-   * The MD5 (hex) the whole body has, known before its bytes (a copy from a
-   * single-part source). Set only where `streamsWhole` said yes: the upload is
-   * then one streamed PutObject with it as Content-MD5, which the store checks.
+   * How the bytes go out when the store takes them streamed (`streamingFor`
+   * said so): "whole", one streamed PutObject with `wholeMd5` as its
+   * Content-MD5, which the store checks (streamed-put.ts); "parts", a
+   * multipart upload whose parts are streamed bodies (streamed-parts.ts).
    */
+  streamed?: "whole" | "parts";
+  /** The MD5 (hex) the whole body has, known before its bytes (a copy from a single-part source). */
   wholeMd5?: string;
 }
 
@@ -96,8 +99,11 @@ export interface Storage extends ObjectStore, SettingsStore {
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
   openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, options?: ObjectDownloadOptions): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
-  /** Whether `req`, given the MD5 of its whole body, would be sent as one streamed PutObject (a near store: streamed-put.ts). */
-  streamsWhole(req: UploadRequest, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Whether `req` (its bytes handed over by `takeAt`) would be sent streamed: "whole" (one PutObject) when the MD5 of its
+   * whole body is known and fits one PUT, "parts" when it is larger than a part; undefined for parts read into buffers.
+   */
+  streamingFor(req: UploadRequest, wholeMd5: string | undefined, signal?: AbortSignal): Promise<"whole" | "parts" | undefined>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
   copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
   /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */

@@ -7,6 +7,7 @@ import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
 import { quickPut, quickPutFits, type QuickPut } from "./quick-requests.ts";
+import { putPartStreamed } from "./streamed-parts.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 
 const MiB = 1024 * 1024;
@@ -67,7 +68,7 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
 export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
   if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
-  return putMultipart(s3, req, partSize, signal);
+  return putMultipart(s3, req, partSize, signal, requestTimeoutMs);
 }
 
 async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
@@ -91,7 +92,7 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal |
  * and the multipart upload aborted before this returns: nothing is left
  * behind for the store to keep (and bill).
  */
-async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal?: AbortSignal): Promise<UploadResult> {
+async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
   const { client, sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
   // The first failure or the caller's cancel stops every other part at once.
@@ -129,12 +130,22 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     // Parts go out as Blobs of the file that Bun's fetch reads itself, hashed first through a small buffer;
     // parts the SDK must checksum (flexible checksums) or that node:http sends (dot-segment keys) are read whole.
     const fromFile = req.slice !== undefined && !checksummed && fetchClient === s3.fetchClient;
+    // Parts of a copy between stores to a near store go as streamed bodies of the source's chunks (streamed-parts.ts).
+    const streamed = req.streamed === "parts";
     const worker = async () => {
-      const buffer = Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
+      const buffer = streamed ? undefined : Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
       while (next < count && !stop.signal.aborted) {
         const index = next++;
         const start = index * partSize;
         const length = Math.min(partSize, req.size - start);
+        if (!buffer) {
+          const out = await putPartStreamed(s3, req, id, index + 1, start, length, stop.signal, requestTimeoutMs);
+          checkEtag(out, out.md5, req, `part ${index + 1}`);
+          parts[index] = { PartNumber: index + 1, ETag: out.ETag };
+          uploaded += length;
+          req.onProgress?.(uploaded);
+          continue;
+        }
         let body: Uint8Array | Blob;
         let md5: Buffer;
         if (fromFile) {
@@ -176,7 +187,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     // hold memory, so a store that answers fast (nearness.ts) is not grown for: its slow parts were a loaded machine
     // (a copy between stores on two cores grew to 6 parts in flight, 176-185 MB peaks became 205-215 MB).
     // Asked before the first parts go: beside them the answer comes late, slowed by the very parts it is about.
-    const nearStore = !fromFile && (await isNear(s3, req.bucket, stop.signal));
+    const nearStore = !fromFile && (streamed || (await isNear(s3, req.bucket, stop.signal)));
     grow = (bytes, ms) => {
       if (!nearStore && farPart(bytes, ms) && workers.length < Math.min(queueSizeFor(partSize, true, fromFile), count) && next < count) spawn();
     };

@@ -186,15 +186,85 @@ describe("copies between stores", () => {
     }
   }, 60_000);
 
-  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 6", async () => {
-    const key = "mp.bin";
-    const part = randomBytes(5 * 1024 * 1024, 41);
+  /** An object of the other store stored as `count` parts of `part` (its ETag no MD5 of its bytes). */
+  const multipartSource = async (key: string, part: Uint8Array, count: number) => {
     const other = otherClient();
     const { CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand } = await import("@aws-sdk/client-s3");
     const upload = await other.send(new CreateMultipartUploadCommand({ Bucket: theirs, Key: key }));
     const parts = [];
-    for (let n = 1; n <= 8; n++) parts.push({ PartNumber: n, ETag: (await other.send(new UploadPartCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, PartNumber: n, Body: part }))).ETag });
+    for (let n = 1; n <= count; n++) parts.push({ PartNumber: n, ETag: (await other.send(new UploadPartCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, PartNumber: n, Body: part }))).ETag });
     await other.send(new CompleteMultipartUploadCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, MultipartUpload: { Parts: parts } }));
+    return Buffer.concat(Array.from({ length: count }, () => part));
+  };
+
+  test("a multipart source to a near store goes as streamed parts (no part held here, none with Content-MD5), each checked by its ETag", async () => {
+    const whole = await multipartSource("streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3);
+    const proxy = startRecordingProxy(s3().endpoint);
+    const target = await freshBucket("streamparts");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "streamed-parts.bin", bucket_name: target, object_key: "copy.bin" });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+      const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+      // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes), the body unsigned.
+      expect(parts.length).toBe(4);
+      expect(parts.map((q) => [q.contentMd5, q.payloadHash])).toEqual(parts.map(() => [null, "UNSIGNED-PAYLOAD"]));
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+  }, 60_000);
+
+  test("a streamed part changed on its way (its ETag not the MD5 of the bytes sent) fails the copy naming the destination and the part: nothing stored, no upload left", async () => {
+    await multipartSource("altered.bin", randomBytes(5 * 1024 * 1024, 44), 3);
+    let altered = 0;
+    const proxy = startRecordingProxy(s3().endpoint, undefined, undefined, (q, body) => {
+      if (q.method !== "PUT" || !q.search.includes("partNumber=2") || altered++ > 0) return body;
+      const changed = Uint8Array.from(body);
+      changed[1000] = changed[1000]! ^ 0x01;
+      return changed;
+    });
+    const target = await freshBucket("altered");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "altered.bin", bucket_name: target, object_key: "copy.bin" });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(`default:s3://${target}/copy.bin: IntegrityCheckFailed. The store answered the upload of the part 2 with ETag`);
+      expect(altered).toBe(1);
+      // The server serves on: the same copy again (nothing altered now) lands.
+      const again = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "altered.bin", bucket_name: target, object_key: "again.bin" });
+      expect(again.structuredContent, textOf(again)).toMatchObject({ multipart: true });
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a multipart source cut mid-copy fails naming the source: nothing stored at the destination, no upload left", async () => {
+    await multipartSource("cut-source.bin", randomBytes(5 * 1024 * 1024, 45), 4);
+    const proxy = await startFaultProxy(s3().endpoint);
+    const target = await freshBucket("cutsource");
+    const session = await connectBinary({ env: severalEnv({ STORE_OTHER_ENDPOINT_URL: proxy.endpoint, STORE_OTHER_MAX_ATTEMPTS: "1" }) });
+    try {
+      proxy.set({ kind: "cut", direction: "response", afterBytes: 9 * 1024 * 1024, once: true });
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "cut-source.bin", bucket_name: target, object_key: "copy.bin" });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(`other:s3://${theirs}/cut-source.bin: `);
+    } finally {
+      await session.close();
+      await proxy.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 6", async () => {
+    const key = "mp.bin";
+    const part = randomBytes(5 * 1024 * 1024, 41);
+    await multipartSource(key, part, 8);
     // Every part answers 250 ms late (slower than a near store's ~50 MiB/s a connection); the bucket's HEAD does not.
     let inFlight = 0;
     let most = 0;

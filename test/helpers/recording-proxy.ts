@@ -8,16 +8,19 @@ export interface Recorded {
   search: string;
   /** x-amz-content-sha256: the body's SHA-256 as signed, or UNSIGNED-PAYLOAD. */
   payloadHash: string | null;
+  contentMd5: string | null;
 }
 
 /**
  * `hold` may keep a request from the store until the promise it returns
- * settles; `answer` may answer a request itself (the store never sees it).
+ * settles; `answer` may answer a request itself (the store never sees it);
+ * `alter` may change a request's body on its way (a proxy corrupting data).
  */
 export function startRecordingProxy(
   target: string,
   hold?: (request: Recorded) => Promise<void> | undefined,
   answer?: (request: Recorded) => Response | undefined,
+  alter?: (request: Recorded, body: Uint8Array) => Uint8Array,
 ): { endpoint: string; requests: Recorded[]; stop(): void } {
   const requests: Recorded[] = [];
   const server = Bun.serve({
@@ -25,7 +28,7 @@ export function startRecordingProxy(
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search, payloadHash: req.headers.get("x-amz-content-sha256") };
+      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search, payloadHash: req.headers.get("x-amz-content-sha256"), contentMd5: req.headers.get("content-md5") };
       requests.push(recorded);
       await hold?.(recorded);
       const own = answer?.(recorded);
@@ -39,7 +42,7 @@ export function startRecordingProxy(
       return fetch(upstream, {
         method: req.method,
         headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+        body: req.method === "GET" || req.method === "HEAD" ? undefined : alter ? alter(recorded, new Uint8Array(await req.arrayBuffer())) : await req.arrayBuffer(),
         redirect: "manual",
         decompress: false,
       } as RequestInit);

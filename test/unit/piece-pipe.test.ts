@@ -86,20 +86,15 @@ describe("PiecePipe", () => {
     await expect(reading).rejects.toThrow("source broke");
     await expect(pipe.write(0, [new Uint8Array(5)])).rejects.toThrow("source broke");
   });
-  test("takeAt hands the held chunks over in order, not copied, once verified, each byte once; starving says a reader waits", async () => {
+  test("takeAt hands the held chunks over in order, not copied, once verified, each byte once", async () => {
     const source = bytes(50_000, 7);
     const pipe = new PiecePipe(source.length, 1 << 20, undefined);
     const chunks = [source.slice(0, 20_000), source.slice(20_000, 30_000), source.slice(30_000)];
-    expect(pipe.starving).toBe(false);
-    // Nothing verified yet: the taker waits, and the pipe says so.
     const first = pipe.takeAt(0, Infinity);
-    await Bun.sleep(1);
-    expect(pipe.starving).toBe(true);
     // The later piece first: still nothing to hand over before the prefix arrives.
     await pipe.write(30_000, [chunks[2]!]);
     await pipe.write(0, [chunks[0]!, chunks[1]!]);
     const taken = [await first];
-    expect(pipe.starving).toBe(false);
     for (let at = taken[0]!.length; at < source.length; at += taken.at(-1)!.length) taken.push(await pipe.takeAt(at, Infinity));
     // The very buffers written, in order.
     expect(taken.map((t) => t.buffer)).toEqual(chunks.map((c) => c.buffer));
@@ -109,5 +104,30 @@ describe("PiecePipe", () => {
     const capped = new PiecePipe(10, 1 << 20, undefined);
     await capped.write(0, [bytes(10, 3)]);
     expect([...(await capped.takeAt(0, 4)), ...(await capped.takeAt(4, 100))]).toEqual([...bytes(10, 3)]);
+  });
+  test("starvedShare is the share of the time since it was last asked that a reader waited for the very next bytes", async () => {
+    const pipe = new PiecePipe(30, 1 << 20, undefined);
+    pipe.starvedShare();
+    // Nobody reads: nobody starves.
+    await Bun.sleep(40);
+    expect(pipe.starvedShare()).toBe(0);
+    // A reader waits for byte 0 the whole time.
+    const first = pipe.takeAt(0, Infinity);
+    await Bun.sleep(40);
+    expect(pipe.starvedShare()).toBeGreaterThan(0.8);
+    // Then waits about half the time: the wait still going on counts up to now, and from now on.
+    await Bun.sleep(40);
+    await pipe.write(0, [bytes(10, 1)]);
+    await first;
+    await Bun.sleep(40);
+    const half = pipe.starvedShare();
+    expect(half).toBeGreaterThan(0.3);
+    expect(half).toBeLessThan(0.7);
+    // A reader waiting past bytes that have not arrived yet is not starving for the next ones: a later part.
+    const later = pipe.takeAt(20, Infinity);
+    await Bun.sleep(40);
+    expect(pipe.starvedShare()).toBe(0);
+    await pipe.write(10, [bytes(20, 2)]);
+    expect((await later).length).toBe(10);
   });
 });
