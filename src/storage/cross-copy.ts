@@ -1,11 +1,14 @@
 /**
  * A copy from one store to another, streamed through this server: the
- * source downloaded as get_object download does it (one stream near, ranges
- * far, every request pinned to the first answer's ETag, its MD5 or checksums
- * checked over all of it), the destination uploaded as upload_file does it
- * (parts with Content-MD5, the multipart upload aborted on any failure or
- * cancel), the two joined by a PiecePipe (bounded memory; nothing reaches
- * the destination that did not verify). Length is always checked.
+ * source downloaded as get_object download does it (ranges one after another
+ * near, several at once far, every request pinned to the first answer's
+ * ETag, its MD5 or checksums checked over all of it), the two joined by a
+ * PiecePipe (bounded memory; nothing reaches the destination that did not
+ * verify). A near destination takes the source's chunks as they are
+ * (streamed-put.ts: one PUT checked against the source's MD5;
+ * streamed-parts.ts: parts checked by their ETags); a far one parts read
+ * into buffers, as upload_file sends them. The multipart upload is aborted on
+ * any failure or cancel. Length is always checked.
  */
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { PiecePipe } from "./piece-pipe.ts";

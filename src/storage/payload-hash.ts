@@ -6,7 +6,9 @@
  * (x-amz-content-sha256 = the body's SHA-256) would add a second full pass
  * over every byte sent for no guarantee the MD5 does not already give: the
  * AWS CLI signs uploads the same way over HTTPS. Over plain HTTP a body
- * changed in transit still fails the store's MD5 check.
+ * changed in transit still fails the store's MD5 check. (The streamed parts
+ * of a copy between stores go without Content-MD5, also unsigned, and are
+ * checked by their ETags instead: streamed-parts.ts.)
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 

@@ -94,8 +94,9 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
   // The source's own error (a failed read) is the one to report, not fetch's word for the broken body.
   let readFailure: { err: unknown } | undefined;
   try {
-    // The first bytes are waited for before the request goes: a store is not kept waiting on a slow source.
-    const first = await take(from, length);
+    // The first bytes are waited for before the request goes: a store is not kept waiting on a slow source. A part
+    // waiting for its first bytes stops when the upload does (another part failed), not when the bytes come.
+    const first = await untilAborted(take(from, length), stop.signal);
     const body = sourceBody(take, from, length, first, {
       moving: () => idle.arm(),
       sending: (chunk, total) => onSending?.(chunk, total),
@@ -121,6 +122,16 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
     idle.stop();
     signal?.removeEventListener("abort", onAbort);
   }
+}
+
+/** `work`, or the signal's reason once it is aborted (`work` is left to settle on its own). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** A refused request as the SDK would have reported it (its code and message from the error document). */
