@@ -12,7 +12,7 @@ import { readText, sendQuick, type QuickRequest } from "./quick-transport.ts";
 
 export type Take = (position: number, max: number) => Promise<Uint8Array>;
 
-export interface BodyHooks {
+interface BodyHooks {
   /** Fetch asked for more, or a chunk went out: the request is moving. */
   moving(): void;
   /** A chunk is about to go out; `total` bytes of this body have been handed to fetch with it. */
@@ -32,7 +32,7 @@ export interface BodyHooks {
  * check of the answer (Content-MD5, or the part's ETag against our MD5)
  * would refuse them: an error, never a wrong object.
  */
-export function sourceBody(take: Take, from: number, length: number, first: Uint8Array | undefined, hooks: BodyHooks, resource: string): ReadableStream<Uint8Array> {
+function sourceBody(take: Take, from: number, length: number, first: Uint8Array | undefined, hooks: BodyHooks, resource: string): ReadableStream<Uint8Array> {
   let sent = 0;
   let taken: Uint8Array | undefined;
   let ahead = first;
@@ -60,8 +60,8 @@ export function sourceBody(take: Take, from: number, length: number, first: Uint
   );
 }
 
-/** A timer that fails the request with `stalled()` when `arm` is not called again within `ms`. */
-export function idleTimer(ms: number, onIdle: () => void): { arm(): void; stop(): void } {
+/** A timer that calls `onIdle` when `arm` is not called again within `ms`. */
+function idleTimer(ms: number, onIdle: () => void): { arm(): void; stop(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   return {
     arm() {
@@ -74,17 +74,13 @@ export function idleTimer(ms: number, onIdle: () => void): { arm(): void; stop()
   };
 }
 
-export interface StreamedAnswer {
-  headers: Headers;
-}
-
 /**
  * Sends one streamed request and waits for its 200. Nothing for `idleMs`
  * (no chunk asked for, or no answer once all was sent) fails it with a
  * Timeout naming `bucket/key`; a failed read of the source fails it with the
  * source's error; a refusal is reported as the SDK would have reported it.
  */
-export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, signal: AbortSignal | undefined, idleMs: number, onSending?: (chunk: Uint8Array, total: number) => void): Promise<StreamedAnswer> {
+export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, signal: AbortSignal | undefined, idleMs: number, onSending?: (chunk: Uint8Array, total: number) => void): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
