@@ -10,6 +10,7 @@
  * into buffers, as upload_file sends them. The multipart upload is aborted on
  * any failure or cancel. Length is always checked.
  */
+import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 import { partSizeFor } from "./upload.ts";
@@ -63,6 +64,7 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       size,
       readAt: (into, position) => pipe.readAt(into, position),
       takeAt: (position, max) => pipe.takeAt(position, max),
+      rereadAt: (into, position, md5) => readAgain(source, req, download.meta, into, position, md5, stop.signal).catch((err: unknown) => Promise.reject(nameSource(err))),
       contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
       ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
       ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
@@ -128,6 +130,18 @@ function notTheSource(err: unknown, req: CopyRequest, md5: string, nameSource: (
       retryable: true,
     }),
   );
+}
+
+/** The source's bytes at `position` once more (a streamed part sent again), pinned to the copy's version and ETag and to the MD5 of the bytes first read. */
+async function readAgain(source: Storage, req: CopyRequest, first: { etag: string | null; version_id: string | null }, into: Uint8Array, position: number, md5: Buffer, signal: AbortSignal): Promise<void> {
+  if (into.length === 0) return;
+  const { meta, bytes } = await source.readObjectHead({ ...req.source, ...(first.version_id ? { versionId: first.version_id } : {}) }, into.length, signal, position);
+  const resource = s3Uri(req.source.bucket, req.source.key);
+  if (meta.etag !== first.etag) throw new ActionableError({ resource, code: "ObjectChanged", message: "The source object was replaced while the copy ran; nothing was stored.", hint: "copy it again." });
+  if (bytes.length !== into.length || !createHash("md5").update(bytes).digest().equals(md5)) {
+    throw new ActionableError({ resource, code: "IntegrityCheckFailed", message: `Bytes ${position}-${position + into.length - 1} read from the source again (to send a part once more) are not the ones first read; nothing was stored.`, hint: "retry the copy; if it repeats, the source store or a proxy is corrupting data.", retryable: true });
+  }
+  into.set(bytes);
 }
 
 async function refuseIfThere(target: Storage, bucket: string, key: string, signal?: AbortSignal): Promise<void> {

@@ -80,7 +80,17 @@ function idleTimer(ms: number, onIdle: () => void): { arm(): void; stop(): void 
  * Timeout naming `bucket/key`; a failed read of the source fails it with the
  * source's error; a refusal is reported as the SDK would have reported it.
  */
-export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, signal: AbortSignal | undefined, idleMs: number, onSending?: (chunk: Uint8Array, total: number) => void): Promise<{ headers: Headers }> {
+export interface StreamedOptions {
+  signal: AbortSignal | undefined;
+  /** Nothing for this long fails the request. */
+  idleMs: number;
+  /** A chunk is about to go out; `total` bytes have been handed to fetch with it. */
+  onSending?: (chunk: Uint8Array, total: number) => void;
+  /** The request failed because reading the source did (the error thrown is the source's). */
+  onSourceFailure?: () => void;
+}
+
+export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, { signal, idleMs, onSending, onSourceFailure }: StreamedOptions): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
@@ -92,7 +102,10 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
   try {
     // The first bytes are waited for before the request goes: a store is not kept waiting on a slow source. A part
     // waiting for its first bytes stops when the upload does (another part failed), not when the bytes come.
-    const first = await untilAborted(take(from, length), stop.signal);
+    const first = await untilAborted(take(from, length), stop.signal).catch((err: unknown) => {
+      if (!stop.signal.aborted) readFailure = { err };
+      throw err;
+    });
     const body = sourceBody(take, from, length, first, {
       moving: () => idle.arm(),
       sending: (chunk, total) => onSending?.(chunk, total),
@@ -111,7 +124,10 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
     }
     throw refusal(answer.status, (await readText(answer.body, 64 * 1024).catch(() => undefined)) ?? "");
   } catch (err) {
-    if (readFailure) throw readFailure.err;
+    if (readFailure) {
+      onSourceFailure?.();
+      throw readFailure.err;
+    }
     if (stop.signal.aborted && stop.signal.reason instanceof ActionableError) throw stop.signal.reason;
     throw err;
   } finally {

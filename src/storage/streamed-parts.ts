@@ -13,36 +13,82 @@
  * other bytes: the body is not signed) makes the store refuse to complete.
  *
  * Taken where the single PUT is (`streamFits`: a near store, custom
- * endpoints). A part's bytes are freed once sent, so a failed part is not
- * sent again: the upload is aborted and the copy fails, retryable, nothing
- * stored (the SDK's buffered parts would retry it).
+ * endpoints). A part the destination fails to take (a network error, a
+ * stall, a 5xx or a throttle) is sent once more the way buffered parts are,
+ * with Content-MD5 and the SDK's retries (upload.ts): its bytes handed over
+ * so far are gone, so they are read from the source again (`rereadAt`,
+ * refused unless they have the MD5 of those first sent) and the rest taken
+ * from the download as before.
  */
 import { createHash } from "node:crypto";
 import type { S3Handle } from "./client.ts";
 import { sendStreamed } from "./streamed-body.ts";
 import type { UploadRequest } from "./types.ts";
 
-export interface StreamedPart {
+/** What a store answers for a part (the SDK's UploadPart output, or the headers of ours). */
+export interface PartAnswer {
   ETag?: string;
   ServerSideEncryption?: string;
   SSECustomerAlgorithm?: string;
-  /** The MD5 of the bytes sent. */
-  md5: Buffer;
 }
 
-/** Sends bytes `start` to `start + length` of the source as part `partNumber` of the upload `uploadId`. */
-export async function putPartStreamed(s3: S3Handle, req: UploadRequest, uploadId: string, partNumber: number, start: number, length: number, signal: AbortSignal, idleMs: number): Promise<StreamedPart> {
+/**
+ * Sends bytes `start` to `start + length` of the source as part `partNumber` of the upload `uploadId`, streamed; a
+ * failure worth it (`worthSendingAgain`) sends the part once more through `sendBuffered` (the SDK's UploadPart with
+ * Content-MD5, its retries). The answer and the MD5 of the bytes sent, for the caller to check (checkEtag).
+ */
+export async function streamPart(
+  s3: S3Handle,
+  req: UploadRequest,
+  uploadId: string,
+  partNumber: number,
+  start: number,
+  length: number,
+  signal: AbortSignal,
+  idleMs: number,
+  sendBuffered: (body: Uint8Array, md5: Buffer) => Promise<PartAnswer>,
+): Promise<{ answer: PartAnswer; md5: Buffer }> {
   const hash = createHash("md5");
-  const answer = await sendStreamed(
-    s3,
-    { method: "PUT", bucket: req.bucket, key: req.key, query: { partNumber: String(partNumber), uploadId }, headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } },
-    req.takeAt!,
-    start,
-    length,
-    signal,
-    idleMs,
-    (chunk) => hash.update(chunk),
-  );
-  const header = (name: string) => answer.headers.get(name) ?? undefined;
-  return { ETag: header("etag"), ServerSideEncryption: header("x-amz-server-side-encryption"), SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm"), md5: hash.digest() };
+  let taken = 0;
+  let sourceFailed = false;
+  try {
+    const answer = await sendStreamed(
+      s3,
+      { method: "PUT", bucket: req.bucket, key: req.key, query: { partNumber: String(partNumber), uploadId }, headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } },
+      req.takeAt!,
+      start,
+      length,
+      {
+        signal,
+        idleMs,
+        onSending: (chunk, total) => {
+          hash.update(chunk);
+          taken = total;
+        },
+        onSourceFailure: () => (sourceFailed = true),
+      },
+    );
+    const header = (name: string) => answer.headers.get(name) ?? undefined;
+    return { answer: { ETag: header("etag"), ServerSideEncryption: header("x-amz-server-side-encryption"), SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm") }, md5: hash.digest() };
+  } catch (err) {
+    if (sourceFailed || signal.aborted || !req.rereadAt || !worthSendingAgain(err)) throw err;
+    // The bytes handed over are gone: read them from the source again (as they were: their MD5), the rest from the download.
+    const body = Buffer.allocUnsafe(length);
+    await req.rereadAt(body.subarray(0, taken), start, hash.digest());
+    for (let at = taken; at < length; ) {
+      const chunk = await req.takeAt!(start + at, length - at);
+      if (chunk.length === 0) throw err;
+      body.set(chunk, at);
+      at += chunk.length;
+    }
+    signal.throwIfAborted();
+    const md5 = createHash("md5").update(body).digest();
+    return { answer: await sendBuffered(body, md5), md5 };
+  }
+}
+
+/** What the SDK would retry: no answer (a network error, our stall timeout), a 5xx, a throttle. A refusal (4xx) would only be refused again. */
+function worthSendingAgain(err: unknown): boolean {
+  const status = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata?.httpStatusCode;
+  return status === undefined || status >= 500 || status === 429;
 }

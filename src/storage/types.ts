@@ -54,6 +54,11 @@ export interface UploadRequest {
   readAt(into: Uint8Array, position: number): Promise<number>;
   /** The source's bytes from `position` (at most `max`, at least one unless at the end) handed over rather than copied, when the source can. */
   takeAt?(position: number, max: number): Promise<Uint8Array>;
+  /**
+   * Fills `into` with the source's bytes at `position` once more, read from where they came from (bytes already
+   * taken are gone), refusing them unless they have the MD5 `md5` of those first taken: a streamed part sent again.
+   */
+  rereadAt?(into: Uint8Array, position: number, md5: Buffer): Promise<void>;
   /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
   slice?(start: number, end: number): Blob;
   size: number;

@@ -7,7 +7,7 @@ import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
 import { CreateAttempts } from "./orphaned-uploads.ts";
 import { quickPut, quickPutFits, type QuickPut } from "./quick-requests.ts";
-import { putPartStreamed } from "./streamed-parts.ts";
+import { streamPart } from "./streamed-parts.ts";
 import type { UploadRequest, UploadResult } from "./types.ts";
 
 const MiB = 1024 * 1024;
@@ -132,6 +132,11 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     const fromFile = req.slice !== undefined && !checksummed && fetchClient === s3.fetchClient;
     // Parts of a copy between stores to a near store go as streamed bodies of the source's chunks (streamed-parts.ts).
     const streamed = req.streamed === "parts";
+    const sendPart = (index: number, body: Uint8Array | Blob, md5: Buffer) =>
+      fetchClient.send(
+        new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body instanceof Blob ? body.size : body.byteLength, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+        { abortSignal: stop.signal },
+      );
     const worker = async () => {
       const buffer = streamed ? undefined : Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
       while (next < count && !stop.signal.aborted) {
@@ -139,9 +144,9 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         const start = index * partSize;
         const length = Math.min(partSize, req.size - start);
         if (!buffer) {
-          const out = await putPartStreamed(s3, req, id, index + 1, start, length, stop.signal, requestTimeoutMs);
-          checkEtag(out, out.md5, req, `part ${index + 1}`);
-          parts[index] = { PartNumber: index + 1, ETag: out.ETag };
+          const sent = await streamPart(s3, req, id, index + 1, start, length, stop.signal, requestTimeoutMs, (body, md5) => sendPart(index, body, md5));
+          checkEtag(sent.answer, sent.md5, req, `part ${index + 1}`);
+          parts[index] = { PartNumber: index + 1, ETag: sent.answer.ETag };
           uploaded += length;
           req.onProgress?.(uploaded);
           continue;
@@ -159,10 +164,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         }
         stop.signal.throwIfAborted();
         const sentAt = performance.now();
-        const out = await fetchClient.send(
-          new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: length, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
-          { abortSignal: stop.signal },
-        );
+        const out = await sendPart(index, body, md5);
         checkEtag(out, md5, req, `part ${index + 1}`);
         parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
         uploaded += length;

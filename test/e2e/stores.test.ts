@@ -243,6 +243,64 @@ describe("copies between stores", () => {
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
   }, 60_000);
 
+  test("a streamed part the destination fails to take (503) is sent once more with Content-MD5, its bytes read from the source again: the copy lands", async () => {
+    const whole = await multipartSource("resent.bin", randomBytes(5 * 1024 * 1024, 46), 3);
+    let refused = 0;
+    const slowDown = () => new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", { status: 503, headers: { "content-type": "application/xml" } });
+    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined));
+    const target = await freshBucket("resent");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "resent.bin", bucket_name: target, object_key: "copy.bin" });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+      const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
+      // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
+      expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a part sent again whose bytes read from the source again are not those first read fails naming the source: nothing stored, no upload left", async () => {
+    // A source that serves other bytes when asked again (no real store will): multipart (its ETag no MD5), 15 MiB.
+    const fake = await startFakeS3();
+    const part = 5 * 1024 * 1024;
+    const original = randomBytes(3 * part, 47);
+    const changed = Uint8Array.from(original);
+    changed[part + 10] = changed[part + 10]! ^ 0xff;
+    fake.handle((req) => {
+      const headers = { etag: '"0123456789abcdef0123456789abcdef-3"', "content-type": "application/octet-stream", "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT" };
+      if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
+      const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
+      if (req.method !== "GET" || !range) return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
+      // The download's ranges start at 0, 2 MiB, 10 MiB; only the part read again starts at 5 MiB.
+      const served = start === part ? changed : original;
+      return { status: 206, headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` }, body: served.subarray(start, end + 1) };
+    });
+    let refused = 0;
+    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? new Response("<Error><Code>InternalError</Code></Error>", { status: 500 }) : undefined));
+    const target = await freshBucket("reread");
+    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001", STORE_LIAR_MAX_ATTEMPTS: "1" };
+    const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint } });
+    try {
+      const r = await call(session.client, "copy_object", { source_store: "liar", source_bucket: "src", source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(`liar:s3://src/big.bin: IntegrityCheckFailed. Bytes ${part}-${2 * part - 1} read from the source again`);
+      expect(refused).toBe(1);
+    } finally {
+      await session.close();
+      proxy.stop();
+      await fake.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
   test("a multipart source cut mid-copy fails naming the source: nothing stored at the destination, no upload left", async () => {
     await multipartSource("cut-source.bin", randomBytes(5 * 1024 * 1024, 45), 4);
     const proxy = await startFaultProxy(s3().endpoint);
