@@ -285,7 +285,7 @@ describe("copies between stores", () => {
     let refused = 0;
     const proxy = startRecordingProxy(s3().endpoint, undefined, (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? new Response("<Error><Code>InternalError</Code></Error>", { status: 500 }) : undefined));
     const target = await freshBucket("reread");
-    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001", STORE_LIAR_MAX_ATTEMPTS: "1" };
+    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001" };
     const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint } });
     try {
       const r = await call(session.client, "copy_object", { source_store: "liar", source_bucket: "src", source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
@@ -305,7 +305,7 @@ describe("copies between stores", () => {
     await multipartSource("cut-source.bin", randomBytes(5 * 1024 * 1024, 45), 4);
     const proxy = await startFaultProxy(s3().endpoint);
     const target = await freshBucket("cutsource");
-    const session = await connectBinary({ env: severalEnv({ STORE_OTHER_ENDPOINT_URL: proxy.endpoint, STORE_OTHER_MAX_ATTEMPTS: "1" }) });
+    const session = await connectBinary({ env: severalEnv({ STORE_OTHER_ENDPOINT_URL: proxy.endpoint }) });
     try {
       proxy.set({ kind: "cut", direction: "response", afterBytes: 9 * 1024 * 1024, once: true });
       const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "cut-source.bin", bucket_name: target, object_key: "copy.bin" });
@@ -385,7 +385,7 @@ describe("copies between stores", () => {
       return { status: 206, headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` }, body: served.subarray(start, end + 1) };
     });
     const wan = await startWanProxy(s3().endpoint);
-    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001", STORE_LIAR_MAX_ATTEMPTS: "1" };
+    const liar = { STORE_STORES: "liar", STORE_LIAR_ENDPOINT_URL: fake.endpoint, STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001" };
     try {
       for (const endpoint of [s3().endpoint, wan.endpoint]) {
         const target = await freshBucket("liar");
