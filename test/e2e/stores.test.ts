@@ -187,10 +187,10 @@ describe("copies between stores", () => {
   }, 60_000);
 
   /** An object of the other store stored as `count` parts of `part` (its ETag no MD5 of its bytes). */
-  const multipartSource = async (key: string, part: Uint8Array, count: number) => {
+  const multipartSource = async (key: string, part: Uint8Array, count: number, headers: { ContentType?: string; Metadata?: Record<string, string> } = {}) => {
     const other = otherClient();
     const { CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand } = await import("@aws-sdk/client-s3");
-    const upload = await other.send(new CreateMultipartUploadCommand({ Bucket: theirs, Key: key }));
+    const upload = await other.send(new CreateMultipartUploadCommand({ Bucket: theirs, Key: key, ...headers }));
     const parts = [];
     for (let n = 1; n <= count; n++) parts.push({ PartNumber: n, ETag: (await other.send(new UploadPartCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, PartNumber: n, Body: part }))).ETag });
     await other.send(new CompleteMultipartUploadCommand({ Bucket: theirs, Key: key, UploadId: upload.UploadId, MultipartUpload: { Parts: parts } }));
@@ -198,12 +198,14 @@ describe("copies between stores", () => {
   };
 
   test("a multipart source to a near store goes as streamed parts (no part held here, none with Content-MD5), each checked by its ETag", async () => {
-    const whole = await multipartSource("streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3);
+    const whole = await multipartSource("streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3, { ContentType: "application/x-parts", Metadata: { origin: "other" } });
     const proxy = startRecordingProxy(s3().endpoint);
     const target = await freshBucket("streamparts");
     const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    // A key the part requests must encode as the SDK does (path and query both signed).
+    const key = "copies/ü dir/a+b&c=d (1).bin";
     try {
-      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "streamed-parts.bin", bucket_name: target, object_key: "copy.bin" });
+      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "streamed-parts.bin", bucket_name: target, object_key: key });
       expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
       const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
       // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes), the body unsigned.
@@ -213,7 +215,9 @@ describe("copies between stores", () => {
       await session.close();
       proxy.stop();
     }
-    expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+    expect(md5(await stored(target, key))).toBe(md5(whole));
+    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }));
+    expect([head.ContentType, head.Metadata?.origin, head.ETag?.endsWith('-4"')]).toEqual(["application/x-parts", "other", true]);
   }, 60_000);
 
   test("a streamed part changed on its way (its ETag not the MD5 of the bytes sent) fails the copy naming the destination and the part: nothing stored, no upload left", async () => {
@@ -478,6 +482,13 @@ describe("copies between stores", () => {
     await running.then(() => undefined, () => undefined);
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
     await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "cut.bin" }))).rejects.toThrow();
+    // A multipart source (streamed parts) cancelled as it starts: the upload is aborted too.
+    await multipartSource("cancelled-parts.bin", randomBytes(5 * 1024 * 1024, 48), 4);
+    const stopParts = new AbortController();
+    const parts = session.client.callTool({ name: "copy_object", arguments: { source_store: "other", source_bucket: theirs, source_key: "cancelled-parts.bin", bucket_name: target, object_key: "parts.bin" } }, undefined, { signal: stopParts.signal, onprogress: () => stopParts.abort(), resetTimeoutOnProgress: true });
+    await parts.then(() => undefined, () => undefined);
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "parts.bin" }))).rejects.toThrow();
   });
 
   test("the source store's allowlist applies to the source, and a read-only source store may still be read", async () => {
