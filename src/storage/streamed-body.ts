@@ -15,8 +15,6 @@ export type Take = (position: number, max: number) => Promise<Uint8Array>;
 interface BodyHooks {
   /** Fetch asked for more, or a chunk went out: the request is moving. */
   moving(): void;
-  /** A chunk is about to go out; `total` bytes of this body have been handed to fetch with it. */
-  sending(chunk: Uint8Array, total: number): void;
   /** Reading the source failed: the request must stop (the error is the source's). */
   failed(err: unknown): void;
 }
@@ -46,7 +44,6 @@ function sourceBody(take: Take, from: number, length: number, first: Uint8Array 
           ahead = undefined;
           if (chunk.length === 0) throw new ActionableError({ resource, code: "IncompleteBody", message: `The source ended after ${from + sent} of ${from + length} bytes; nothing was stored.`, hint: "retry the call.", retryable: true });
           sent += chunk.length;
-          hooks.sending(chunk, sent);
           controller.enqueue(chunk);
           if (sent >= length) controller.close();
           hooks.moving();
@@ -84,13 +81,16 @@ export interface StreamedOptions {
   signal: AbortSignal | undefined;
   /** Nothing for this long fails the request. */
   idleMs: number;
-  /** A chunk is about to go out; `total` bytes have been handed to fetch with it. */
-  onSending?: (chunk: Uint8Array, total: number) => void;
+  /**
+   * A chunk was taken from the source for this request, `total` bytes so far: they are gone from there, whether the
+   * request then carries them or fails.
+   */
+  onTaken?: (chunk: Uint8Array, total: number) => void;
   /** The request failed because reading the source did (the error thrown is the source's). */
   onSourceFailure?: () => void;
 }
 
-export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, { signal, idleMs, onSending, onSourceFailure }: StreamedOptions): Promise<{ headers: Headers }> {
+export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, { signal, idleMs, onTaken, onSourceFailure }: StreamedOptions): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
@@ -99,16 +99,22 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
   const idle = idleTimer(idleMs, () => stop.abort(new ActionableError({ resource, code: "Timeout", message: `The destination stopped taking the upload (nothing for ${idleMs} ms); nothing was stored.`, hint: "retry later.", retryable: true })));
   // The source's own error (a failed read) is the one to report, not fetch's word for the broken body.
   let readFailure: { err: unknown } | undefined;
+  let taken = 0;
+  const counted: Take = async (position, max) => {
+    const chunk = await take(position, max);
+    taken += chunk.length;
+    onTaken?.(chunk, taken);
+    return chunk;
+  };
   try {
     // The first bytes are waited for before the request goes: a store is not kept waiting on a slow source. A part
     // waiting for its first bytes stops when the upload does (another part failed), not when the bytes come.
-    const first = await untilAborted(take(from, length), stop.signal).catch((err: unknown) => {
+    const first = await untilAborted(counted(from, length), stop.signal).catch((err: unknown) => {
       if (!stop.signal.aborted) readFailure = { err };
       throw err;
     });
-    const body = sourceBody(take, from, length, first, {
+    const body = sourceBody(counted, from, length, first, {
       moving: () => idle.arm(),
-      sending: (chunk, total) => onSending?.(chunk, total),
       failed: (err) => {
         readFailure ??= { err };
         stop.abort(err);

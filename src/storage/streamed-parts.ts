@@ -61,7 +61,7 @@ export async function streamPart(
       {
         signal,
         idleMs,
-        onSending: (chunk, total) => {
+        onTaken: (chunk, total) => {
           hash.update(chunk);
           taken = total;
         },

@@ -47,7 +47,7 @@ export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: Abor
  */
 export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string, signal: AbortSignal | undefined, idleMs: number): Promise<UploadResult> {
   const digest = Buffer.from(md5, "hex");
-  const answer = await sendStreamed(s3, { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest) }, req.takeAt!, 0, req.size, { signal, idleMs, onSending: (_, total) => req.onProgress?.(total) });
+  const answer = await sendStreamed(s3, { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest) }, req.takeAt!, 0, req.size, { signal, idleMs, onTaken: (_, total) => req.onProgress?.(total) });
   const etag = answer.headers.get("etag") ?? undefined;
   checkEtag({ ETag: etag, ServerSideEncryption: answer.headers.get("x-amz-server-side-encryption") ?? undefined, SSECustomerAlgorithm: answer.headers.get("x-amz-server-side-encryption-customer-algorithm") ?? undefined }, digest, req, "object");
   return { etag: etag ?? null, version_id: answer.headers.get("x-amz-version-id") };

@@ -247,25 +247,27 @@ describe("copies between stores", () => {
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
   }, 60_000);
 
-  test("a streamed part the destination fails to take (503) is sent once more with Content-MD5, its bytes read from the source again: the copy lands", async () => {
+  test("a streamed part the destination fails to take (503, after its body or before it) is sent once more with Content-MD5, its bytes read from the source again: the copy lands", async () => {
     const whole = await multipartSource("resent.bin", randomBytes(5 * 1024 * 1024, 46), 3);
-    let refused = 0;
-    const slowDown = () => new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", { status: 503, headers: { "content-type": "application/xml" } });
-    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined));
-    const target = await freshBucket("resent");
-    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
-    try {
-      const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "resent.bin", bucket_name: target, object_key: "copy.bin" });
-      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
-      const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
-      // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
-      expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
-    } finally {
-      await session.close();
-      proxy.stop();
+    for (const unread of [false, true]) {
+      let refused = 0;
+      const slowDown = () => new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", { status: 503, headers: { "content-type": "application/xml" } });
+      const proxy = startRecordingProxy(s3().endpoint, undefined, (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined), undefined, unread);
+      const target = await freshBucket("resent");
+      const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+      try {
+        const r = await call(session.client, "copy_object", { source_store: "other", source_bucket: theirs, source_key: "resent.bin", bucket_name: target, object_key: "copy.bin" });
+        expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+        const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
+        // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
+        expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
+      } finally {
+        await session.close();
+        proxy.stop();
+      }
+      expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
     }
-    expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
-    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
   }, 60_000);
 
   test("a part sent again whose bytes read from the source again are not those first read fails naming the source: nothing stored, no upload left", async () => {

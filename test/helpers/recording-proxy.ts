@@ -15,12 +15,15 @@ export interface Recorded {
  * `hold` may keep a request from the store until the promise it returns
  * settles; `answer` may answer a request itself (the store never sees it);
  * `alter` may change a request's body on its way (a proxy corrupting data).
+ * A request `answer` answers has its body read first, unless `answerUnread`:
+ * then the answer goes before (a store refusing a request as it arrives).
  */
 export function startRecordingProxy(
   target: string,
   hold?: (request: Recorded) => Promise<void> | undefined,
   answer?: (request: Recorded) => Response | undefined,
   alter?: (request: Recorded, body: Uint8Array) => Uint8Array,
+  answerUnread = false,
 ): { endpoint: string; requests: Recorded[]; stop(): void } {
   const requests: Recorded[] = [];
   const server = Bun.serve({
@@ -33,7 +36,7 @@ export function startRecordingProxy(
       await hold?.(recorded);
       const own = answer?.(recorded);
       if (own) {
-        await req.arrayBuffer();
+        if (!answerUnread) await req.arrayBuffer();
         return own;
       }
       const upstream = new URL(url.pathname + url.search, target);
