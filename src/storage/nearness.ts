@@ -12,16 +12,21 @@ import { bounded } from "./quick-transport.ts";
 
 /**
  * A store answering a HEAD this fast is near. Loopback and a LAN answer in
- * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms.
+ * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms. The time includes
+ * this process's own event loop, busy with the copy's first range as the
+ * probe runs: at 8 ms, with two tries, a near store on two busy cores was
+ * taken for far in about one run in ten of the stores tests.
  */
-const NEAR_MS = 8;
+const NEAR_MS = 12;
+/** HEADs at most (the first may pay for a connection or credentials; one fast answer is enough). */
+const TRIES = 3;
 /** A HEAD unanswered this long is far enough (an unreachable store then fails in the parts' own requests). */
 const PROBE_MS = 1000;
 /** How long a store's measured nearness is trusted (a prefix of large objects probes once a minute). */
 const NEARNESS_TTL_MS = 60_000;
 const nearness = new WeakMap<S3Handle, Map<string, { near: Promise<boolean>; at: number }>>();
 
-/** The faster of two HEADs of the bucket (the first may pay for a connection or credentials), remembered a while; calls at once share one probe. */
+/** The fastest of up to three HEADs of the bucket, remembered a while; calls at once share one probe. */
 export function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
   let known = nearness.get(s3);
   if (!known) nearness.set(s3, (known = new Map()));
@@ -38,7 +43,7 @@ export function isNear(s3: S3Handle, bucket: string, signal?: AbortSignal): Prom
 
 async function probe(s3: S3Handle, bucket: string, signal?: AbortSignal): Promise<boolean> {
   let fastest = Infinity;
-  for (let i = 0; i < 2 && fastest >= NEAR_MS; i++) {
+  for (let i = 0; i < TRIES && fastest >= NEAR_MS; i++) {
     const started = performance.now();
     // Only the time is wanted: whatever it answers (even a refusal) took a round trip.
     const bound = bounded(signal, PROBE_MS);

@@ -491,7 +491,7 @@ describe("copies between stores", () => {
     await parts.then(() => undefined, () => undefined);
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
     await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "parts.bin" }))).rejects.toThrow();
-  });
+  }, 60_000);
 
   test("the source store's allowlist applies to the source, and a read-only source store may still be read", async () => {
     const limited = await connectBinary({ env: severalEnv({ STORE_OTHER_BUCKETS: "someone-else", STORE_OTHER_READ_ONLY: "true" }) });
