@@ -71,12 +71,6 @@ function idleTimer(ms: number, onIdle: () => void): { arm(): void; stop(): void 
   };
 }
 
-/**
- * Sends one streamed request and waits for its 200. Nothing for `idleMs`
- * (no chunk asked for, or no answer once all was sent) fails it with a
- * Timeout naming `bucket/key`; a failed read of the source fails it with the
- * source's error; a refusal is reported as the SDK would have reported it.
- */
 export interface StreamedOptions {
   signal: AbortSignal | undefined;
   /** Nothing for this long fails the request. */
@@ -90,6 +84,12 @@ export interface StreamedOptions {
   onSourceFailure?: () => void;
 }
 
+/**
+ * Sends one streamed request and waits for its 200. Nothing for `idleMs`
+ * (no chunk asked for, or no answer once all was sent) fails it with a
+ * Timeout naming `bucket/key`; a failed read of the source fails it with the
+ * source's error; a refusal is reported as the SDK would have reported it.
+ */
 export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, { signal, idleMs, onTaken, onSourceFailure }: StreamedOptions): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
