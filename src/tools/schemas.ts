@@ -26,7 +26,14 @@ export const headerValue = (what: string) =>
     .max(1024)
     .refine((s) => !/[\r\n\0]/.test(s), `${what} must be a single line`);
 
-export const contentType = headerValue("content_type")
+/**
+ * A value the store receives as an HTTP header of a signed request: printable ASCII. The SDK signs other characters
+ * as they are in the string, fetch sends other bytes, and the store answered SignatureDoesNotMatch ("fix the secret
+ * key") or fetch refused the header; the AWS CLI refuses such metadata up front too.
+ */
+const asciiHeaderValue = (what: string) => headerValue(what).refine((s) => /^[\x20-\x7e]*$/.test(s), `${what} must be printable ASCII (S3 sends it as an HTTP header); percent-encode other text, e.g. caf%C3%A9`);
+
+export const contentType = asciiHeaderValue("content_type")
   .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
   .describe("Default: from the name.");
 
@@ -34,11 +41,11 @@ export const storageClass = z
   .string()
   .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR");
 
-export const cacheControl = headerValue("cache_control");
+export const cacheControl = asciiHeaderValue("cache_control");
 
 /** S3 user metadata: lowercase-insensitive names, at most 2 KB in all. */
 export const metadata = z
-  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"), headerValue("a metadata value"))
+  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"), asciiHeaderValue("a metadata value"))
   .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= 2048, "metadata is at most 2 KB in all (S3's limit)")
   .describe('e.g. {"author": "ana"}; ≤ 2 KB.');
 

@@ -95,6 +95,11 @@ const CASES: (() => Case)[] = [
   () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "not a type" }, "content_type"],
   () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "text/plain\r\nX-Evil: 1" }, "content_type"],
   () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "a\nb" }, "cache_control"],
+  // Sent as HTTP headers, which the store's signature check reads as bytes the SDK did not sign: printable ASCII only.
+  () => ["put_object", { bucket_name: B(), object_key: "k", content: "x", metadata: { note: "café" } }, "metadata"],
+  () => ["put_object", { bucket_name: B(), object_key: "k", content: "x", content_type: "text/plain; name=ü" }, "content_type"],
+  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "max-age=60 ✓" }, "cache_control"],
+  () => ["copy_object", { source_bucket: B(), source_key: "f.txt", bucket_name: B(), object_key: "k2", metadata_directive: "REPLACE", metadata: { note: "naïve" } }, "metadata"],
   () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", storage_class: "standard" }, "storage_class"],
   // (unknown extra parameters are not errors: they are ignored and named, test/tools/lenient-arguments.test.ts)
 ];
