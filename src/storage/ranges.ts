@@ -1,0 +1,54 @@
+/**
+ * How a download is cut into ranges (ranged.ts): their sizes, how many run
+ * at once, and the runner that keeps that many going.
+ */
+
+const MiB = 1024 * 1024;
+/** The first GET's range: enough to time how fast the store streams. */
+export const FIRST_RANGE_SIZE = 2 * MiB;
+/**
+ * A far store's ranges: this size (the AWS CLI's), this many at once (two
+ * more than its 10: where each connection is bounded by window / round
+ * trip, more connections carry more). Each range holds at most
+ * WRITES_PER_BODY + 1 pieces (ranged.ts: being written, filling) plus what its
+ * connection buffers, so memory does not grow with the object. Measured on
+ * 1 GiB through the WAN model (history.md).
+ */
+export const RANGE_SIZE = 8 * MiB;
+export const PARALLEL_RANGES = 12;
+/**
+ * At most this many ranges for a paced reader (a copy to another store): each range in flight holds up to a range
+ * of bytes ahead of what the upload can take, and a far source's 1 GiB copy peaked at 144-149 MB with six (6.2-7.1
+ * s), at 132-142 MB with four (7.1-8.1 s; rclone 22 s). rclone's own multi-thread download uses four streams.
+ */
+export const PACED_RANGES = 4;
+/**
+ * Runs `range` over [from, total) in RANGE_SIZE steps, `initial` at once and
+ * up to `parallel` (one more each time a range ends while `wantsMore`), each
+ * started as soon as one ends. The first failure stops the rest; it settles
+ * only when every range has.
+ */
+export async function inParallel(from: number, total: number, range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
+  let next = from;
+  let failure: { err: unknown } | undefined;
+  const limit = Math.min(parallel, Math.ceil((total - from) / RANGE_SIZE));
+  const workers: Promise<void>[] = [];
+  const worker = async () => {
+    while (next < total && !failure) {
+      const start = next;
+      const end = Math.min(total, start + RANGE_SIZE) - 1;
+      next = end + 1;
+      try {
+        await range(start, end);
+      } catch (err) {
+        failure ??= { err };
+        stop.abort(err);
+      }
+      if (workers.length < limit && next < total && !failure && wantsMore()) workers.push(worker());
+    }
+  };
+  for (let i = 0; i < Math.min(initial, limit); i++) workers.push(worker());
+  // Workers may be added while earlier ones run: wait until none is left.
+  for (let i = 0; i < workers.length; i++) await workers[i];
+  if (failure) throw failure.err;
+}

@@ -1,0 +1,83 @@
+/** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
+import type { ObjectMeta } from "./types.ts";
+
+export interface UploadRequest {
+  bucket: string;
+  key: string;
+  /** Reads the source at `position` into `into`; returns the bytes read, 0 at the end. */
+  readAt(into: Uint8Array, position: number): Promise<number>;
+  /** The source's bytes from `position` (at most `max`, at least one unless at the end) handed over rather than copied, when the source can. */
+  takeAt?(position: number, max: number): Promise<Uint8Array>;
+  /**
+   * Fills `into` with the source's bytes at `position` once more, read from where they came from (bytes already
+   * taken are gone), refusing them unless they have the MD5 `md5` of those first taken: a streamed part sent again.
+   */
+  rereadAt?(into: Uint8Array, position: number, md5: Buffer): Promise<void>;
+  /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
+  slice?(start: number, end: number): Blob;
+  size: number;
+  contentType: string;
+  storageClass?: string;
+  cacheControl?: string;
+  /** User metadata to store with the object (e.g. the source file's mtime). */
+  metadata?: Record<string, string>;
+  /** Told the bytes stored so far, after each part. */
+  onProgress?: (done: number) => void;
+  /**
+   * How the bytes go out when the store takes them streamed (`streamingFor`
+   * said so): "whole", one streamed PutObject with `wholeMd5` as its
+   * Content-MD5, which the store checks (streamed-put.ts); "parts", a
+   * multipart upload whose parts are streamed bodies (streamed-parts.ts).
+   */
+  streamed?: "whole" | "parts";
+  /** The MD5 (hex) the whole body has, known before its bytes (a copy from a single-part source). */
+  wholeMd5?: string;
+}
+
+export interface UploadResult {
+  etag: string | null;
+  version_id: string | null;
+}
+
+/**
+ * Takes the bytes `chunks` (in order) that belong at `offset`. Resolves
+ * "kept" when it keeps the chunks (then they are its to free); otherwise it
+ * keeps no reference to them and the caller frees them once it resolves.
+ */
+export type PieceSink = (offset: number, chunks: Uint8Array[]) => Promise<"kept" | undefined | void>;
+
+export interface ObjectDownloadOptions {
+  /** Told the bytes received so far, over all ranges. */
+  onProgress?: (received: number) => void;
+  /** The object as a listing just showed it: a small single-part one is then fetched with one cheap GET pinned to that ETag. */
+  listed?: { size: number; etag: string | null };
+  /**
+   * The reader is slower than the store (a copy to another store): after the
+   * first range, ranges one after another instead of one stream from a near
+   * store, so the object waits in the store and not in this process; from a
+   * far one, more ranges at once only while the reader waits (`deliver`'s
+   * `wantsMore`).
+   */
+  paced?: boolean;
+}
+
+/** An object on its way: its pieces, several at once and in any order, and the checks that need them in order. */
+export interface ObjectDownload {
+  meta: ObjectMeta;
+  /** What a copy carries over with the bytes (from the first answer's headers). */
+  carried: { cache_control: string | null; metadata: Record<string, string> };
+  /** Bytes the object has; undefined when the store did not say (then the pieces come in order). */
+  size: number | undefined;
+  /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */
+  deliver(sink: PieceSink, wantsMore?: () => boolean): Promise<void>;
+  /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. Absent when there is nothing to check (a multipart ETag, no checksums). */
+  check?: OrderedCheck;
+  /** The MD5 (hex) of the whole object, as its ETag promises it (a single-part object not encrypted with KMS or a customer key). */
+  md5?: string;
+  discard(): void;
+}
+
+export interface OrderedCheck {
+  update(bytes: Uint8Array): void;
+  finish(): void;
+}
