@@ -7,9 +7,13 @@
  * names an unknown key (key rotation).
  *
  * Unauthenticated traffic must not become traffic to the issuer: a token
- * that is not even a well-formed JWT is refused before any key is looked
- * up, and while the issuer's metadata or keys cannot be fetched, the failure
- * is remembered (with backoff) instead of fetched again for every request.
+ * that is not even a well-formed JWT, or names an algorithm outside the
+ * allowlist (none, HS256…) or a key of its own (jwk, jku, x5u), is refused
+ * before any key is looked up. While the issuer's metadata or keys cannot
+ * be fetched, the failure is remembered (with backoff) instead of fetched
+ * again for every request — but only a failed fetch counts: an error about
+ * one token is that request's own 401, so junk tokens cannot make every
+ * valid one wait out a backoff.
  */
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
 import { SCOPES, type OAuthConfig, type Scope } from "../config/http-config.ts";
@@ -52,6 +56,19 @@ export const ISSUER_BACKOFF_MS = { first: 2_000, max: 60_000 };
 class IssuerUnavailable extends Error {}
 
 /**
+ * Whether a key lookup failed because the issuer's metadata or keys could
+ * not be fetched or read (an outage), rather than because of the token: a
+ * network error or our discovery's own Error, jose's timeout, a key set that
+ * is not one, or a non-200 / non-JSON answer (a plain JOSEError). Every
+ * other jose error (no key for this `kid`/`alg`, an unsupported `alg`…) is
+ * about the token.
+ */
+function isFetchFailure(err: unknown): boolean {
+  if (!(err instanceof joseErrors.JOSEError)) return true;
+  return err instanceof joseErrors.JWKSTimeout || err instanceof joseErrors.JWKSInvalid || err.constructor === joseErrors.JOSEError;
+}
+
+/**
  * The issuer's keys, with failures remembered: after a failed fetch, every
  * request within the backoff is refused at once (503-like) without a fetch.
  */
@@ -69,8 +86,8 @@ function keysWithBackoff(config: OAuthConfig, now: () => number = Date.now): JWT
       backoff = 0;
       return key;
     } catch (err) {
-      // A key set that answered but has no such key is an answer, not an outage.
-      if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys) throw err;
+      // A key set that answered but has no key for this token is an answer about the token, not an outage.
+      if (!isFetchFailure(err)) throw err;
       if (keys === pending) keys = undefined; // discovery failed: try it again after the backoff
       if (now() >= failedUntil) {
         // Counted once per outage window, however many requests shared the failed fetch.
@@ -83,16 +100,24 @@ function keysWithBackoff(config: OAuthConfig, now: () => number = Date.now): JWT
   };
 }
 
+/** Header parameters that bring a key (or where to fetch one) with the token: never trusted, since the issuer's keys are known. */
+const KEY_CARRYING_HEADERS = ["jwk", "jku", "x5u"] as const;
+
 /** Why a token's shape rules it out before any key is looked up, or undefined. */
-function shapeProblem(token: string, requireExp: boolean): string | undefined {
-  let typ: unknown;
+function shapeProblem(token: string, requireExp: boolean, algorithms: readonly string[]): string | undefined {
+  let header: ReturnType<typeof decodeProtectedHeader>;
   let payload: JWTPayload;
   try {
-    typ = decodeProtectedHeader(token).typ;
+    header = decodeProtectedHeader(token);
     payload = decodeJwt(token);
   } catch {
     return "the access token is not a valid JWT";
   }
+  const { typ, alg, kid } = header;
+  if (typeof alg !== "string" || !algorithms.includes(alg)) return `the access token's signing algorithm (alg) ${String(alg).replace(/[^A-Za-z0-9_-]/g, "?").slice(0, 20)} is not one this server accepts (${algorithms.join(", ")})`;
+  const carried = KEY_CARRYING_HEADERS.find((name) => header[name] !== undefined);
+  if (carried) return `the access token carries its own key (a ${carried} header); this server checks tokens only against the issuer's published keys`;
+  if (kid !== undefined && typeof kid !== "string") return `the access token's key id (kid) is not a string`;
   if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.has(typ.toLowerCase()))) return `the token's type ("typ") is not an access token's (at+jwt or JWT)`;
   if (requireExp && typeof payload.exp !== "number") return `the access token has no expiry ("exp" claim); this server accepts only tokens that expire`;
   return undefined;
@@ -102,10 +127,10 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
   const keys = keysWithBackoff(config);
   const requireExp = !config.allowTokensWithoutExpiry;
   return async (token) => {
-    const problem = shapeProblem(token, requireExp);
+    const problem = shapeProblem(token, requireExp, config.algorithms);
     if (problem) return { ok: false, error: "invalid_token", description: problem };
     try {
-      const { payload } = await jwtVerify(token, keys, { issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
+      const { payload } = await jwtVerify(token, keys, { algorithms: config.algorithms, issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
       const sub = typeof payload.sub === "string" ? payload.sub : undefined;
       return { ok: true, caller: { id: sub ?? (payload.client_id as string | undefined) ?? "unknown", ...(sub ? { sub } : {}), claims: payload, tokenScopes: tokenScopes(payload), webIdentityToken: token, scopes: scopesOf(payload, config.scopeNames) } };
     } catch (err) {
@@ -120,6 +145,7 @@ function describeJwtError(err: unknown): string {
   if (err instanceof joseErrors.JWTExpired) return "the access token has expired";
   if (err instanceof joseErrors.JWTClaimValidationFailed) return `the access token's "${err.claim}" claim is not valid for this server`;
   if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) return "the access token's signature does not verify against the issuer's keys";
-  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid || err instanceof joseErrors.JOSENotSupported) return "the access token is not a valid JWT";
+  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) return "the access token is not a valid JWT";
+  if (err instanceof joseErrors.JOSENotSupported || err instanceof joseErrors.JOSEAlgNotAllowed) return "the access token's algorithm or key type is not supported here";
   return `the access token could not be checked (${(err as Error)?.message?.slice(0, 120) ?? "unknown error"})`;
 }

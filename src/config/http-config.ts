@@ -29,7 +29,16 @@ export interface OAuthConfig {
   scopeNames: Record<Scope, string>;
   /** Accept JWTs without `exp` (they would never expire): only by an explicit STORE_OAUTH_ALLOW_NO_EXPIRY=true. */
   allowTokensWithoutExpiry: boolean;
+  /** The signing algorithms a token may name (`alg`): asymmetric ones only (STORE_OAUTH_ALGORITHMS narrows them). */
+  algorithms: string[];
 }
+
+/**
+ * Issuers sign access tokens with a private key and publish the public one.
+ * A symmetric `alg` (HS256…) or `none` is never right for a resource server
+ * that only holds public keys, so those are not even offered as a setting.
+ */
+export const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
 
 export interface HttpConfig {
   host: string;
@@ -139,7 +148,13 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     for (const scope of SCOPES) scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
     // The issuer is used as written (jose compares `iss` exactly); only the URL check normalises.
     const allowTokensWithoutExpiry = readBoolean(env, "STORE_OAUTH_ALLOW_NO_EXPIRY", false, errors);
-    oauth = issuer ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames, allowTokensWithoutExpiry } : undefined;
+    const algorithms = list(value(env, "STORE_OAUTH_ALGORITHMS"));
+    for (const alg of algorithms.filter((a) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a))) {
+      errors.push(`STORE_OAUTH_ALGORITHMS: "${alg}" is not an asymmetric signing algorithm this server accepts (${ASYMMETRIC_ALGORITHMS.join(", ")}).`);
+    }
+    oauth = issuer
+      ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames, allowTokensWithoutExpiry, algorithms: algorithms.length ? algorithms : [...ASYMMETRIC_ALGORITHMS] }
+      : undefined;
   } else if (cli.oauthAudience || cli.oauthJwksUrl || value(env, "STORE_OAUTH_AUDIENCE") || value(env, "STORE_OAUTH_JWKS_URL")) {
     errors.push("OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.");
   }

@@ -5,10 +5,11 @@
  * expiry; scopes decide the tools a caller sees and may call.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { generateKeyPair, SignJWT } from "jose";
+import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { connectHttp, rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";
 import { startIssuer, type TestIssuer } from "../helpers/oidc.ts";
+import { runBinary } from "../helpers/raw-stdio.ts";
 import { freshBucket, s3Env } from "../helpers/s3.ts";
 
 let issuer: TestIssuer;
@@ -150,4 +151,42 @@ test("while the issuer is down, junk tokens are not relayed to it: failures are 
     await dead.stop();
     down.stop(true);
   }
+});
+
+test("junk tokens about the token itself (alg none, HS256, an embedded jwk, a jku) are each their own 401 and never lock out a valid token", async () => {
+  const enc = (o: object) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const claims = { sub: "mallory", scope: "s3:read", iss: issuer.issuer, aud: resource, exp: Math.floor(Date.now() / 1000) + 300 };
+  const { privateKey, publicKey } = await generateKeyPair("RS256", { extractable: true });
+  const junk: Record<string, string> = {
+    "alg none": `${enc({ alg: "none", typ: "JWT" })}.${enc(claims)}.`,
+    HS256: await new SignJWT(claims).setProtectedHeader({ alg: "HS256", kid: "test-key" }).sign(new TextEncoder().encode("a-shared-secret-of-32-bytes-long!")),
+    "embedded jwk": await new SignJWT(claims).setProtectedHeader({ alg: "RS256", jwk: await exportJWK(publicKey) }).sign(privateKey),
+    jku: await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "test-key", jku: "http://127.0.0.1:1/jwks.json" }).sign(privateKey),
+    "unknown alg": `${enc({ alg: "XX999", kid: "test-key" })}.${enc(claims)}.${enc({ s: 1 })}`,
+  };
+  const valid = await issuer.mint({ scope: "s3:read", sub: "carol" }, { audience: resource });
+  for (let round = 0; round < 3; round++) {
+    for (const [what, token] of Object.entries(junk)) {
+      const res = await rpc(server.url, initialize, bearer(token));
+      expect(res.status, what).toBe(401);
+      expect(res.headers.get("www-authenticate"), what).not.toContain("retry later");
+      expect((await rpc(server.url, initialize, bearer(valid))).status, `valid after ${what}`).toBe(200);
+    }
+  }
+  const none = await rpc(server.url, initialize, bearer(junk["alg none"]!));
+  expect(none.headers.get("www-authenticate")).toContain('signing algorithm (alg) none is not one this server accepts');
+});
+
+test("STORE_OAUTH_ALGORITHMS narrows the accepted algorithms; an unknown name stops the start", async () => {
+  const narrow = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_OAUTH_ALGORITHMS: "ES256" } });
+  try {
+    const res = await rpc(narrow.url, initialize, bearer(await issuer.mint({ scope: "s3:read", sub: "x" }, { audience: `http://localhost:${narrow.port}/mcp` })));
+    expect(res.status).toBe(401);
+    expect(res.headers.get("www-authenticate")).toContain('(alg) RS256 is not one this server accepts');
+  } finally {
+    await narrow.stop();
+  }
+  const bad = runBinary(["--transport", "http"], { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_OAUTH_ALGORITHMS: "RS256,HS256" });
+  expect(bad.exitCode).toBe(1);
+  expect(bad.stderr).toContain("HS256");
 });
