@@ -5,16 +5,16 @@
  * only what the caller may see (a prefix outside their grants lists
  * nothing). Tools, bulk jobs, resources and completions all reach the store
  * through this, so no path around it exists: a bulk job checks each object,
- * a copy needs read on its source and write on its destination.
+ * a copy needs read on its source and write on its destination. A listing
+ * above the caller's grants asks the store only for the granted prefixes
+ * and pages with markers the server makes (narrowed-listing.ts).
  */
 import { unsafeKeyRefusal } from "./policy.ts";
 import type { Level } from "./policy-file.ts";
 import type { Grants, PrefixView } from "./caller-access.ts";
-import type { ObjectAddress, ObjectPage, Storage } from "../storage/index.ts";
+import { narrowedObjects, narrowedVersions, unitsUnder } from "./narrowed-listing.ts";
+import type { ObjectAddress, Storage } from "../storage/index.ts";
 
-const within = (view: PrefixView, key: string) => view.all || view.prefixes.some((p) => key.startsWith(p));
-/** A "folder" is shown when it is inside a granted prefix or leads to one. */
-const leadsTo = (view: PrefixView, folder: string) => view.all || view.prefixes.some((p) => folder.startsWith(p) || p.startsWith(folder));
 
 export function guardedStorage(storage: Storage, grants: Grants, store: string): Storage {
   const need = (level: Level, bucket: string, key: string) => {
@@ -27,8 +27,18 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     if (!grants.bucketVisible(store, bucket)) throw grants.refusal("read", store, bucket, prefix);
     return grants.view(store, bucket, prefix);
   };
-  const filterPage = (page: ObjectPage, seen: PrefixView): ObjectPage =>
-    seen.all ? page : { ...page, objects: page.objects.filter((o) => within(seen, o.key)), common_prefixes: page.common_prefixes.filter((f) => leadsTo(seen, f)) };
+  /** Up to `limit` of what `list` finds in each granted prefix under `prefix`, in key order. */
+  const eachGranted = async <T>(prefixes: string[], prefix: string, limit: number, list: (p: string, left: number) => Promise<{ items: T[]; more: boolean }>) => {
+    const items: T[] = [];
+    for (const unit of unitsUnder(prefix, undefined, prefixes)) {
+      if (!("prefix" in unit)) continue;
+      if (items.length >= limit) return { items, more: true };
+      const found = await list(unit.prefix, limit - items.length);
+      items.push(...found.items);
+      if (found.more) return { items, more: true };
+    }
+    return { items, more: false };
+  };
   const read = (addr: ObjectAddress) => need("read", addr.bucket, addr.key);
 
   return {
@@ -43,8 +53,8 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     },
     listObjects: async (req, signal) => {
       const seen = view(req.bucket, req.prefix ?? "");
-      if (!seen.all && seen.prefixes.length === 0) return { objects: [], common_prefixes: [], is_truncated: false, next_continuation_token: null };
-      return filterPage(await storage.listObjects(req, signal), seen);
+      if (seen.all) return storage.listObjects(req, signal);
+      return narrowedObjects(storage, req, unitsUnder(req.prefix ?? "", req.delimiter, seen.prefixes), signal);
     },
     readObjectHead: async (addr, maxBytes, signal, offset) => {
       read(addr);
@@ -69,8 +79,14 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     },
     listIncompleteUploads: async (bucket, prefix, limit, sizeLimit, signal) => {
       const seen = view(bucket, prefix);
-      const found = await storage.listIncompleteUploads(bucket, prefix, limit, sizeLimit, signal);
-      return { ...found, uploads: found.uploads.filter((u) => within(seen, u.key)) };
+      if (seen.all) return storage.listIncompleteUploads(bucket, prefix, limit, sizeLimit, signal);
+      let sized = sizeLimit;
+      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
+        const found = await storage.listIncompleteUploads(bucket, p, left, Math.max(0, sized), signal);
+        sized -= found.uploads.length;
+        return { items: found.uploads, more: found.more };
+      });
+      return { uploads: items, more };
     },
     headObject: async (addr, signal) => {
       read(addr);
@@ -95,13 +111,17 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     },
     listKeys: async (bucket, prefix, limit, signal) => {
       const seen = view(bucket, prefix);
-      const found = await storage.listKeys(bucket, prefix, limit, signal);
-      return { ...found, keys: found.keys.filter((k) => within(seen, k)) };
+      if (seen.all) return storage.listKeys(bucket, prefix, limit, signal);
+      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
+        const found = await storage.listKeys(bucket, p, left, signal);
+        return { items: found.keys, more: found.more };
+      });
+      return { keys: items, more };
     },
     listObjectVersions: async (req, signal) => {
       const seen = view(req.bucket, req.prefix ?? "");
-      const page = await storage.listObjectVersions(req, signal);
-      return { ...page, versions: page.versions.filter((v) => within(seen, v.key)) };
+      if (seen.all) return storage.listObjectVersions(req, signal);
+      return narrowedVersions(storage, req, unitsUnder(req.prefix ?? "", undefined, seen.prefixes), signal);
     },
     // A bucket's settings are about all of it: read or changed under a grant of the whole bucket.
     readBucketSetting: async (bucket, part, signal) => {

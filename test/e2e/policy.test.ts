@@ -52,6 +52,12 @@ rules:
     buckets: ["${reports}"]
     prefixes: ["builds/"]
     tools: [put_object, list_objects, storage_usage]
+  - name: dave reads team-a and one shared folder
+    who: ["sub:dave"]
+    access: read
+    buckets: ["${reports}"]
+    prefixes: ["team-a/", "shared/x/"]
+    tools: [list_objects, list_object_versions, storage_usage, find_objects]
 ${extra}`;
 }
 
@@ -143,6 +149,64 @@ describe("each caller gets exactly their grants", () => {
       expect(textOf(await call(ci, "get_object", { bucket_name: reports, object_key: "builds/v1.zip" }))).toContain("PolicyDenied: the policy has no rule giving ci the tool get_object");
     } finally {
       await ci.close();
+    }
+  });
+
+  test("dave (team-a/ and shared/x/ only): paging markers never name a hidden key, and markers the server did not make are refused", async () => {
+    for (const key of ["team-a/1.txt", "team-a/2.txt", "team-b/secret-1.txt", "team-b/secret-2.txt", "shared/x/y.txt", "shared/z-hidden.txt", "top-hidden.txt"]) {
+      await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: key, Body: key }));
+    }
+    const dave = await person("dave", []);
+    try {
+      const seen: string[] = [];
+      let token: string | undefined;
+      for (let i = 0; i < 20; i++) {
+        const page = await call(dave, "list_objects", { bucket_name: reports, max_keys: 1, ...(token ? { continuation_token: token } : {}) });
+        expect(page.isError, textOf(page)).toBeFalsy();
+        const body = JSON.stringify(page);
+        for (const hidden of ["team-b", "builds/", "shared/z", "top-hidden"]) expect(body).not.toContain(hidden);
+        // A marker names no key in the clear, visible or not (Ceph RGW's own token is the plain key).
+        if (page.structuredContent!.next_continuation_token) expect(atob(page.structuredContent!.next_continuation_token.slice(4).replace(/-/g, "+").replace(/_/g, "/"))).not.toMatch(/team-b|builds|hidden/);
+        seen.push(...page.structuredContent!.objects.map((o: { key: string }) => o.key));
+        token = page.structuredContent!.next_continuation_token ?? undefined;
+        if (!page.structuredContent!.is_truncated) break;
+      }
+      expect(seen.filter((k) => !k.startsWith("team-a/from-b/") && k !== "team-a/new.txt")).toEqual(["shared/x/y.txt", "team-a/1.txt", "team-a/2.txt", "team-a/q3.csv"]);
+      const folders = await call(dave, "list_objects", { bucket_name: reports, delimiter: "/" });
+      expect(folders.structuredContent).toMatchObject({ objects: [], common_prefixes: ["shared/", "team-a/"], is_truncated: false });
+      const inShared = await call(dave, "list_objects", { bucket_name: reports, prefix: "shared/", delimiter: "/" });
+      expect(inShared.structuredContent).toMatchObject({ objects: [], common_prefixes: ["shared/x/"] });
+      // Versions: the store's next_key_marker is the last key of its page, hidden or not.
+      const versions: string[] = [];
+      let keyMarker: string | undefined;
+      let versionMarker: string | undefined;
+      for (let i = 0; i < 20; i++) {
+        const page = await call(dave, "list_object_versions", { bucket_name: reports, max_keys: 1, ...(keyMarker ? { key_marker: keyMarker } : {}), ...(versionMarker ? { version_id_marker: versionMarker } : {}) });
+        expect(page.isError, textOf(page)).toBeFalsy();
+        for (const hidden of ["team-b", "builds/", "shared/z", "top-hidden"]) expect(JSON.stringify(page)).not.toContain(hidden);
+        versions.push(...page.structuredContent!.versions.map((v: { key: string }) => v.key));
+        if (!page.structuredContent!.is_truncated) break;
+        keyMarker = page.structuredContent!.next_key_marker;
+        versionMarker = page.structuredContent!.next_version_id_marker ?? undefined;
+      }
+      expect(versions).toContain("team-a/1.txt");
+      expect(versions).toContain("shared/x/y.txt");
+      // Markers the caller made up: the store's own kind (a plain key), one naming a hidden key, garbage.
+      const forged = `pm1.${Buffer.from(JSON.stringify({ k: "team-b/" })).toString("base64url")}`;
+      for (const bad of ["team-b/secret-1.txt", forged, "pm1.!!"]) {
+        const refused = await call(dave, "list_objects", { bucket_name: reports, continuation_token: bad });
+        expect(refused.isError, bad).toBe(true);
+        expect(textOf(refused), bad).toContain("InvalidContinuationToken");
+        expect(textOf(await call(dave, "list_object_versions", { bucket_name: reports, key_marker: bad })), bad).toContain("InvalidContinuationToken");
+      }
+      // Bulk reads see the same view: usage and search count only the granted prefixes.
+      const usage = await call(dave, "storage_usage", { bucket_name: reports });
+      expect(JSON.stringify(usage.structuredContent), textOf(usage)).not.toMatch(/team-b|builds|hidden/);
+      const found = await call(dave, "find_objects", { bucket_name: reports, glob: "**/secret*" });
+      expect(found.isError, textOf(found)).toBeFalsy();
+      expect(JSON.stringify(found)).not.toContain("secret-1");
+    } finally {
+      await dave.close();
     }
   });
 
