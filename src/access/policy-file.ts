@@ -6,7 +6,10 @@
  * local directories or not). Deny by default: a caller no rule names gets no
  * tool. Checked whole before it is used: a file that does not parse or
  * validate is refused with every problem listed (and a reload keeps the
- * policy in force).
+ * policy in force). Every field that narrows a rule is written out
+ * (`buckets: ["*"]`, `prefixes: [""]`, `tools: ["*"]`, and `stores` when
+ * there are several): a rule cut short by a half-written file then fails
+ * validation instead of meaning "everything".
  */
 import { readFileSync } from "node:fs";
 import { z } from "zod";
@@ -43,9 +46,9 @@ const ruleSchema = z
     who: z.array(z.string().regex(WHO, 'each "who" is label:NAME, sub:ID, group:NAME, scope:NAME or "*"')).min(1),
     access: z.enum(["read", "write", "delete"]),
     stores: z.array(z.string().min(1)).min(1).optional(),
-    buckets: z.array(z.string().min(1).max(255)).min(1).optional(),
-    prefixes: z.array(z.string().max(1024)).min(1).optional(),
-    tools: z.array(z.string().min(1)).min(1).optional(),
+    buckets: z.array(z.string().min(1).max(255), { error: 'write the buckets out: ["*"] for every bucket' }).min(1),
+    prefixes: z.array(z.string().max(1024), { error: 'write the prefixes out: [""] for every key' }).min(1),
+    tools: z.array(z.string().min(1), { error: 'write the tools out: ["*"] for every tool within access' }).min(1),
     local_files: z.boolean().optional(),
   })
   .strict();
@@ -76,13 +79,15 @@ export function parsePolicy(text: string, names: PolicyNames): { ok: true; polic
   const errors: string[] = [];
   const rules = parsed.data.rules.map((r, i): Rule => {
     const name = r.name ?? `rule ${i + 1}`;
-    for (const tool of r.tools ?? []) {
+    if (r.stores === undefined && names.stores.length > 1) errors.push(`rules.${i} (${name}): stores: write the stores out (["*"] for every store): this server has several (${names.stores.join(", ")}).`);
+    for (const tool of r.tools) {
+      if (tool === "*") continue;
       if (!names.tools.includes(tool) && !names.groups.includes(tool)) errors.push(`rules.${i} (${name}): tools: "${tool}" is neither a tool nor a group (${names.groups.join(", ")}).`);
     }
     for (const store of r.stores ?? []) {
       if (store !== "*" && !names.stores.includes(store)) errors.push(`rules.${i} (${name}): stores: "${store}" is not a configured store (${names.stores.join(", ")}).`);
     }
-    return { name, who: r.who, access: r.access, stores: r.stores ?? ["*"], buckets: r.buckets ?? ["*"], prefixes: r.prefixes ?? [""], tools: r.tools, localFiles: r.local_files ?? false };
+    return { name, who: r.who, access: r.access, stores: r.stores ?? ["*"], buckets: r.buckets, prefixes: r.prefixes, tools: r.tools.includes("*") ? undefined : r.tools, localFiles: r.local_files ?? false };
   });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, policy: { groupsClaim: parsed.data.groups_claim ?? "groups", rules } };

@@ -111,7 +111,7 @@ describe("audit log, remote", () => {
   test("a call refused before it reached a tool (one the policy does not give) still gets its line", async () => {
     const dir = tempDir("audit-policy");
     const policy = join(dir, "policy.yaml");
-    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n`);
+    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: ["*"]\n`);
     const other = join(dir, "audit.jsonl");
     const guarded = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other }, args: ["--policy", policy] });
     try {

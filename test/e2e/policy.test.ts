@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
@@ -37,15 +37,20 @@ rules:
     who: ["group:analysts"]
     access: read
     buckets: ["${reports}"]
+    prefixes: [""]
+    tools: ["*"]
   - name: alice writes team-a
     who: ["sub:alice"]
     access: write
     buckets: ["${reports}"]
     prefixes: ["team-a/"]
+    tools: ["*"]
   - name: finance owns finance
     who: ["group:finance"]
     access: delete
     buckets: ["${finance.slice(0, 8)}*"]
+    prefixes: [""]
+    tools: ["*"]
   - name: ci publishes builds
     who: ["label:ci"]
     access: write
@@ -228,9 +233,10 @@ describe("reloads", () => {
     access: read
     buckets: ["${reports}"]
     prefixes: ["builds/"]
+    tools: ["*"]
 `));
     const deadline = Date.now() + 5_000;
-    while (!server.stderr().includes("reloaded (the file changed): 5 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
+    while (!server.stderr().includes("reloaded (the file changed): 6 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
     const mallory = await person("mallory", []);
     try {
       expect(await toolNames(mallory)).toContain("list_objects");
@@ -247,6 +253,76 @@ describe("reloads", () => {
   });
 });
 
+describe("a file caught half-written never widens anyone's view", () => {
+  /** Lists shared/ as dave, again and again while `write` runs, and returns every key he was ever shown. */
+  async function watchDave(write: () => Promise<void>): Promise<Set<string>> {
+    const dave = await person("dave", []);
+    const shown = new Set<string>();
+    let writing = true;
+    const poll = (async () => {
+      while (writing) {
+        const page = await call(dave, "list_objects", { bucket_name: reports, prefix: "shared/" });
+        for (const o of page.structuredContent?.objects ?? []) shown.add(o.key);
+        await Bun.sleep(25);
+      }
+    })();
+    try {
+      await write();
+    } finally {
+      writing = false;
+      await poll;
+      await dave.close();
+    }
+    return shown;
+  }
+  const daveShared = (prefixes: string) => `  - name: dave reads shared
+    who: ["sub:dave"]
+    access: read
+    buckets: ["${reports}"]
+    tools: [list_objects]
+    prefixes:
+${prefixes}`;
+
+  test("rewritten in place in two slow halves, the half cut inside a prefix is never taken", async () => {
+    for (const key of ["shared/x/y.txt", "shared/z-hidden.txt", "shared/y/granted.txt"]) await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: key, Body: key }));
+    const full = policy(daveShared("      - shared/y/\n"));
+    const cut = full.indexOf("shared/y/") + "sha".length;
+    const shown = await watchDave(async () => {
+      const fd = openSync(policyFile, "w");
+      writeSync(fd, full.slice(0, cut));
+      await Bun.sleep(600);
+      writeSync(fd, full.slice(cut));
+      closeSync(fd);
+      await Bun.sleep(2_500);
+    });
+    expect([...shown].sort()).toEqual(["shared/x/y.txt", "shared/y/granted.txt"]);
+  }, 30_000);
+
+  test("appended line by line, no partial rule ever applies; a rule without its narrowing lines is refused", async () => {
+    const before = policy();
+    writeFileSync(policyFile, before);
+    await Bun.sleep(2_500);
+    const lines = daveShared("      - shared/y/\n").split("\n");
+    const shown = await watchDave(async () => {
+      for (const line of lines) {
+        appendFileSync(policyFile, `${line}\n`);
+        await Bun.sleep(300);
+      }
+      await Bun.sleep(2_500);
+    });
+    expect([...shown].sort()).toEqual(["shared/x/y.txt", "shared/y/granted.txt"]);
+    // A rule with no buckets, prefixes or tools line would mean "everything": it is refused, naming the field.
+    const widening = `rules:\n  - who: ["sub:dave"]\n    access: read\n`;
+    writeFileSync(policyFile, widening);
+    server.proc.kill("SIGHUP");
+    const until = Date.now() + 5_000;
+    while (!server.stderr().includes("rules.0.buckets") && Date.now() < until) await Bun.sleep(20);
+    expect(server.stderr()).toContain("rules.0.buckets");
+    expect(server.stderr()).toContain("rules.0.prefixes");
+    expect(server.stderr()).toContain("rules.0.tools");
+  }, 30_000);
+});
+
 test("a policy file with problems stops the start, listing each", () => {
   const file = join(tempDir("bad-policy"), "policy.json");
   writeFileSync(file, JSON.stringify({ rules: [{ who: ["boss"], access: "all" }, { who: ["*"], access: "read", tools: ["teleport"], stores: ["mars"] }] }));
@@ -255,7 +331,7 @@ test("a policy file with problems stops the start, listing each", () => {
   expect(out.stderr).toContain("cannot start, the policy");
   expect(out.stderr).toContain("rules.0.who.0");
   expect(out.stderr).toContain("rules.0.access");
-  const second = JSON.stringify({ rules: [{ who: ["*"], access: "read", tools: ["teleport"], stores: ["mars"] }] });
+  const second = JSON.stringify({ rules: [{ who: ["*"], access: "read", buckets: ["*"], prefixes: [""], tools: ["teleport"], stores: ["mars"] }] });
   writeFileSync(file, second);
   const again = runBinary(["--transport", "http", "--listen", "127.0.0.1:18999", "--policy", file], s3Env());
   expect(again.stderr).toContain('"teleport" is neither a tool nor a group');

@@ -22,8 +22,13 @@ rules:
     stores: [r2]
     buckets: ["logs-*"]
     prefixes: ["app/"]
+    tools: ["*"]
   - who: ["scope:s3:admin"]
     access: delete
+    stores: ["*"]
+    buckets: ["*"]
+    prefixes: [""]
+    tools: ["*"]
 `;
 
 describe("who a rule names", () => {
@@ -68,4 +73,19 @@ test("problems with the file are listed, naming rule and field", () => {
   expect(bad.ok).toBe(false);
   if (!bad.ok) expect(bad.errors.join("\n")).toMatch(/rules\.0\.who\.0[\s\S]*rules\.0\.access/);
   expect(parsePolicy("{ not yaml", names).ok).toBe(false);
+});
+
+test("a rule cut short fails instead of widening: buckets, prefixes, tools (and stores, with several) are written out", () => {
+  const cut = parsePolicy("rules:\n  - who: ['sub:dave']\n    access: read\n    buckets: [reports]\n", names);
+  expect(cut.ok).toBe(false);
+  if (!cut.ok) {
+    expect(cut.errors.join("\n")).toContain('rules.0.prefixes: write the prefixes out: [""] for every key');
+    expect(cut.errors.join("\n")).toContain('rules.0.tools: write the tools out: ["*"]');
+  }
+  const noStores = parsePolicy("rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n", names);
+  expect(noStores.ok).toBe(false);
+  if (!noStores.ok) expect(noStores.errors.join("\n")).toContain("stores: write the stores out");
+  const oneStore = parsePolicy("rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n", { ...names, stores: ["default"] });
+  expect(oneStore.ok).toBe(true);
+  if (oneStore.ok) expect(oneStore.policy.rules[0]).toMatchObject({ stores: ["*"], buckets: ["*"], prefixes: [""], tools: undefined });
 });
