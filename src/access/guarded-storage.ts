@@ -133,7 +133,7 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       return storage.setBucketVersioning(bucket, status, signal);
     },
     setBucketLifecycle: async (bucket, change, signal) => {
-      need("write", bucket, "");
+      need(change.deletes ? "delete" : "write", bucket, "");
       return storage.setBucketLifecycle(bucket, change, signal);
     },
     setBucketCors: async (bucket, rules, signal) => {

@@ -115,8 +115,11 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
     return new ActionableError({
       resource: tool.name,
       code: "DeleteNotAllowed",
-      message: tool.group === "delete" ? "Deleting objects is off for this store." : "This call would delete (delete_extraneous or move), and deleting is off on this server.",
-      hint: tool.group === "delete" ? "the user must allow deletes (--allow-delete, or STORE_<NAME>_ALLOW_DELETE=true for one store)." : "call again without delete_extraneous/move; the user must start the server with --allow-delete (STORE_ALLOW_DELETE=true) to allow deletes.",
+      message: tool.group === "delete" ? "Deleting objects is off for this store." : `This call would delete (${tool.deletesBy ?? "delete_extraneous or move"}), and deleting is off for this store.`,
+      hint:
+        tool.group === "delete"
+          ? "the user must allow deletes (--allow-delete, or STORE_<NAME>_ALLOW_DELETE=true for one store)."
+          : `call again without ${tool.deletesBy ?? "delete_extraneous/move"}; the user must allow deletes (--allow-delete / STORE_ALLOW_DELETE=true, or STORE_<NAME>_ALLOW_DELETE=true for one store).`,
     });
   }
   if (tool.needsAllowAdmin && !options.allowAdmin) {

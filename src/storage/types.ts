@@ -221,7 +221,8 @@ export interface SettingsStore {
   readBucketSetting(bucket: string, part: SettingPart, signal?: AbortSignal): Promise<unknown>;
   setBucketVersioning(bucket: string, status: "Enabled" | "Suspended", signal?: AbortSignal): Promise<void>;
   /** Writes `set` and keeps the stored rules named in `keep` exactly as they are; nothing at all removes the configuration. */
-  setBucketLifecycle(bucket: string, change: { keep: string[]; set: LifecycleRule[] }, signal?: AbortSignal): Promise<void>;
+  /** `deletes`: the change has the store delete objects or versions (or drops rules): a policy checks the delete level for it. */
+  setBucketLifecycle(bucket: string, change: { keep: string[]; set: LifecycleRule[]; deletes?: boolean }, signal?: AbortSignal): Promise<void>;
   /** An empty list removes the CORS configuration. */
   setBucketCors(bucket: string, rules: CorsRule[], signal?: AbortSignal): Promise<void>;
   /** null removes the bucket policy. */

@@ -26,9 +26,13 @@ export const setBucketLifecycle = defineTool({
   name: "set_bucket_lifecycle",
   title: "Set bucket lifecycle rules",
   description:
-    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort incomplete uploads, or change storage class.",
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort incomplete uploads, or change storage class. " +
+    "Expiring objects or versions, or replace, deletes: it needs the delete permission.",
   inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100).describe("Merged by id."), replace: z.boolean().optional().describe("true: drop rules not given."), confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
+  // The store deletes on the rules' behalf: every place a delete needs permission, so does this.
+  deletes: (args) => args.replace === true || args.rules.some(expires),
+  deletesBy: "a lifecycle rule that expires objects or old versions, or replace: true",
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}`;
@@ -44,12 +48,17 @@ export const setBucketLifecycle = defineTool({
     const kept = args.replace ? [] : before.filter((r) => !ids.has(r.id));
     const after = [...kept, ...given];
     const decision = await decide(args.confirm, `Set the lifecycle rules of ${resource} to: ${after.map(ruleSentence).join("; ") || "none"}?`, ctx);
-    if (decision === "apply") await ctx.storage.setBucketLifecycle(args.bucket_name, { keep: kept.map((r) => r.id), set: given }, ctx.signal);
+    if (decision === "apply") await ctx.storage.setBucketLifecycle(args.bucket_name, { keep: kept.map((r) => r.id), set: given, deletes: args.replace === true || given.some(expires) }, ctx.signal);
     const dropped = args.replace ? before.filter((r) => !ids.has(r.id)).map((r) => r.id) : [];
     const note = `After: ${after.map(ruleSentence).join("; ") || "no rules"}.` + (dropped.length ? ` Removed rules: ${dropped.join(", ")}.` : "");
     return changeResult("set_bucket_lifecycle", { bucket: args.bucket_name }, decision, `the lifecycle rules of ${resource}`, before, after, note);
   },
 });
+
+/** Whether a rule has the store delete objects or versions (aborting an upload or a transition deletes no object). */
+function expires(r: { expire_after_days?: number; noncurrent_expire_after_days?: number; keep_noncurrent_versions?: number }): boolean {
+  return r.expire_after_days !== undefined || r.noncurrent_expire_after_days !== undefined || r.keep_noncurrent_versions !== undefined;
+}
 
 function ruleProblem(r: LifecycleRule): string | undefined {
   if ([r.expire_after_days, r.noncurrent_expire_after_days, r.keep_noncurrent_versions, r.abort_incomplete_uploads_after_days, r.transition_after_days].every((v) => v === undefined)) return "does nothing: give at least one of the *_days settings";

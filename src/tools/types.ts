@@ -73,8 +73,10 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   writesToStore: boolean;
   /** Changes a bucket's settings or tags: registered only with --allow-admin (STORE_ALLOW_ADMIN). */
   needsAllowAdmin?: boolean;
-  /** Whether this call deletes (a mirror's delete_extraneous, a move): needs --allow-delete and the delete permission. */
+  /** Whether this call deletes (a mirror's delete_extraneous, a move, a lifecycle rule that expires objects): needs --allow-delete and the delete permission. */
   deletes?(args: z.output<In>): boolean;
+  /** What makes such a call delete, for the refusal: "delete_extraneous or move" unless said. */
+  deletesBy?: string;
   /** For a tool offered in read-only mode: whether this call would let anyone write (refused then). */
   writes?(args: z.output<In>): boolean;
   /**

@@ -24,7 +24,7 @@ beforeAll(async () => {
   plain = await freshBucket("settings-plain");
   configured = await freshBucket("settings-set");
   await sdkClient().send(new PutObjectCommand({ Bucket: configured, Key: "docs/a.txt", Body: "a", Tagging: "team=finance" }));
-  admin = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true" } });
+  admin = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" } });
 }, 60_000);
 afterAll(() => admin?.close());
 
@@ -309,5 +309,43 @@ test("get_object_tags under object lock: a retention the store refuses to show i
   } finally {
     await session.close();
     await fake.stop();
+  }
+});
+
+test("a lifecycle change that expires objects or versions, or replaces the rules, deletes: it needs the delete permission (flag and store setting)", async () => {
+  const bucket = await freshBucket("settings-nodelete");
+  const server = s3Env();
+  // Admin without deletes; a second store "keep" on the same Ceph with deletes off, the default store with them on.
+  const noDelete = await connectBinary({ env: { ...server, STORE_ALLOW_ADMIN: "true" } });
+  const perStore = await connectBinary({
+    env: { ...server, STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true", STORE_STORES: "keep", STORE_KEEP_ENDPOINT_URL: server.STORE_ENDPOINT_URL!, STORE_KEEP_ACCESS_KEY_ID: server.STORE_ACCESS_KEY_ID!, STORE_KEEP_SECRET_ACCESS_KEY: server.STORE_SECRET_ACCESS_KEY!, STORE_KEEP_REGION: server.STORE_REGION!, STORE_KEEP_ALLOW_DELETE: "false" },
+  });
+  try {
+    const deleting = [
+      { rules: [{ id: "all", expire_after_days: 1 }] },
+      { rules: [{ id: "old", noncurrent_expire_after_days: 1 }] },
+      { rules: [{ id: "few", keep_noncurrent_versions: 1, noncurrent_expire_after_days: 30 }] },
+      { rules: [{ id: "cold", transition_after_days: 30, transition_storage_class: "GLACIER" }], replace: true },
+    ];
+    for (const args of deleting) {
+      for (const [client, extra] of [[noDelete.client, {}], [perStore.client, { store: "keep" }]] as const) {
+        const refused = await call(client, "set_bucket_lifecycle", { bucket_name: bucket, ...args, ...extra, confirm: true });
+        expect(refused.isError, JSON.stringify(args)).toBe(true);
+        expect(textOf(refused)).toContain("DeleteNotAllowed");
+        expect(textOf(refused)).toContain("lifecycle");
+      }
+    }
+    await expect(sdkClient().send(new GetBucketLifecycleConfigurationCommand({ Bucket: bucket }))).rejects.toThrow();
+    // Aborting incomplete uploads or moving to another class deletes no object: the admin right is enough.
+    const harmless = await call(noDelete.client, "set_bucket_lifecycle", { bucket_name: bucket, rules: [{ id: "uploads", abort_incomplete_uploads_after_days: 3 }], confirm: true });
+    expect(harmless.isError, textOf(harmless)).toBeFalsy();
+    // The same store with deletes on takes the expiry.
+    const allowed = await call(perStore.client, "set_bucket_lifecycle", { bucket_name: bucket, rules: [{ id: "tmp", prefix: "tmp/", expire_after_days: 1 }], confirm: true });
+    expect(allowed.isError, textOf(allowed)).toBeFalsy();
+    const description = (await noDelete.client.listTools()).tools.find((t) => t.name === "set_bucket_lifecycle")!.description!;
+    expect(description).toContain("delete permission");
+  } finally {
+    await noDelete.close();
+    await perStore.close();
   }
 });

@@ -89,3 +89,19 @@ test("a rule cut short fails instead of widening: buckets, prefixes, tools (and 
   expect(oneStore.ok).toBe(true);
   if (oneStore.ok) expect(oneStore.policy.rules[0]).toMatchObject({ stores: ["*"], buckets: ["*"], prefixes: [""], tools: undefined });
 });
+
+test("a lifecycle change that expires objects needs a delete rule, as a delete does; one that only aborts uploads, write", async () => {
+  const policy = `rules:\n  - who: ["sub:ops"]\n    access: write\n    stores: ["*"]\n    buckets: ["*"]\n    prefixes: [""]\n    tools: ["*"]\n`;
+  const ops = accessFor(policy, { id: "ops", sub: "ops" });
+  const lifecycle = tool("set_bucket_lifecycle");
+  expect(ops.forCall(lifecycle, { bucket_name: "b", rules: [{ id: "x", expire_after_days: 1 }] })).toBeUndefined();
+  expect(ops.forCall(lifecycle, { bucket_name: "b", rules: [], replace: true })).toBeUndefined();
+  const grants = ops.forCall(lifecycle, { bucket_name: "b", rules: [{ id: "x", abort_incomplete_uploads_after_days: 1 }] })!;
+  expect(grants).toBeDefined();
+  const storage = { setBucketLifecycle: async () => {} } as unknown as Storage;
+  const guarded = guardedStorage(storage, grants, "default");
+  await expect(guarded.setBucketLifecycle("b", { keep: [], set: [], deletes: true })).rejects.toMatchObject({ code: "PolicyDenied" });
+  await expect(guarded.setBucketLifecycle("b", { keep: [], set: [] })).resolves.toBeUndefined();
+  const { missingScope } = await import("../../src/access/policy.ts");
+  expect(missingScope(ALL_TOOLS, "set_bucket_lifecycle", { bucket_name: "b", rules: [{ id: "x", noncurrent_expire_after_days: 1 }] }, new Set(["read", "write"]))).toBe("delete");
+});
