@@ -33,7 +33,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   if (deleteWarning) log.warn(deleteWarning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
-  const audit = openAudit(config.auditLog, log);
+  const audit = openAudit(config.auditLog, config.auditRequired ?? false, log);
 
   if (config.transport === "http") {
     const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./transports/remote.ts"), import("./storage/index.ts")]);
@@ -50,10 +50,10 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
 }
 
 /** The audit log, opened before serving: one that cannot be opened stops the start (calls must not go unrecorded). */
-function openAudit(target: string | undefined, log: Logger): AuditLog | undefined {
+function openAudit(target: string | undefined, required: boolean, log: Logger): AuditLog | undefined {
   if (!target) return undefined;
   try {
-    return openAuditLog(target, (message) => log.error(message));
+    return openAuditLog(target, (message) => log.error(message), required);
   } catch (err) {
     process.stderr.write(`${SERVER_NAME}: cannot start: the audit log ${target} cannot be opened for appending (${(err as Error).message}).\n`);
     process.exit(1);

@@ -27,6 +27,7 @@ export interface CliOptions extends HttpCliOptions {
   profiles?: string[];
   /** --audit-log FILE, or - for stderr. */
   auditLog?: string;
+  auditRequired?: boolean;
   /** --policy FILE. */
   policy?: string;
   /** --sts-role-arn ARN. */
@@ -88,6 +89,8 @@ export interface Config {
   resourceLinks: boolean;
   /** --audit-log: a file to append a JSON line per call to, or "-" for stderr. */
   auditLog?: string;
+  /** --audit-required: calls are refused while the audit log cannot be written. */
+  auditRequired?: boolean;
   /** --policy: the per-caller policy file (remote mode). */
   policy?: string;
   transport: Transport;
@@ -174,7 +177,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   }
 
   const transport = readTransport(cli, env, errors);
-  const { auditLog, policy, passThrough } = readDeployment(cli, env, transport, errors);
+  const { auditLog, auditRequired, policy, passThrough } = readDeployment(cli, env, transport, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
   const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
@@ -225,6 +228,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       tools,
       resourceLinks,
       ...(auditLog ? { auditLog } : {}),
+      ...(auditRequired ? { auditRequired } : {}),
       ...(policy ? { policy } : {}),
       ...(passThrough ? { passThrough: { ...passThrough, endpoint: passThrough.endpoint ?? first.endpointUrl } } : {}),
       transport,
@@ -266,6 +270,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.buckets.length ? { buckets: config.buckets } : {}),
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
     ...(config.auditLog ? { auditLog: config.auditLog } : {}),
+    ...(config.auditRequired ? { auditRequired: true } : {}),
     ...(config.policy ? { policy: config.policy } : {}),
     ...(config.passThrough ? { passThrough: `STS role ${config.passThrough.roleArn} at ${config.passThrough.endpoint ?? "AWS STS"}` } : {}),
     ...(config.stores.length > 1

@@ -5,7 +5,7 @@
  */
 import type { CliOptions, Env } from "./config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
-import { envValue, readPositiveInt } from "./env-values.ts";
+import { envValue, readBoolean, readPositiveInt } from "./env-values.ts";
 import type { Transport } from "./http-config.ts";
 
 export interface PassThroughConfig {
@@ -16,12 +16,14 @@ export interface PassThroughConfig {
 
 const given = (...values: (string | undefined)[]) => values.find((v) => v !== undefined && v.trim() !== "")?.trim();
 
-export function readDeployment(cli: CliOptions, env: Env, transport: Transport, errors: string[]): { auditLog?: string; policy?: string; passThrough?: PassThroughConfig } {
+export function readDeployment(cli: CliOptions, env: Env, transport: Transport, errors: string[]): { auditLog?: string; auditRequired?: boolean; policy?: string; passThrough?: PassThroughConfig } {
   const auditLog = given(cli.auditLog, envValue(env, "STORE_AUDIT_LOG"));
+  const auditRequired = cli.auditRequired === true || readBoolean(env, "STORE_AUDIT_REQUIRED", false, errors);
+  if (auditRequired && (!auditLog || auditLog === "-")) errors.push("audit required (--audit-required / STORE_AUDIT_REQUIRED): give an audit log file (--audit-log FILE / STORE_AUDIT_LOG); stderr cannot tell the server when it fails.");
   const policy = given(cli.policy, envValue(env, "STORE_POLICY"));
   if (policy && transport !== "http") errors.push("policy: a per-caller policy applies to remote mode (--transport http); over stdio the one local user has the server's own permissions.");
   const passThrough = readPassThrough(cli, env, transport, errors);
-  return { ...(auditLog ? { auditLog } : {}), ...(policy ? { policy } : {}), ...(passThrough ? { passThrough } : {}) };
+  return { ...(auditLog ? { auditLog } : {}), ...(auditRequired ? { auditRequired } : {}), ...(policy ? { policy } : {}), ...(passThrough ? { passThrough } : {}) };
 }
 
 /** Identity pass-through: needs remote mode with OAuth (a caller's access token is what STS exchanges). */

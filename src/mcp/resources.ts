@@ -41,6 +41,8 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "che
   otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey">>;
   /** --audit-log: a line per read (the store named for another store's objects). */
   audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
+  /** --audit-required: why no read may run now (the audit log cannot be written). */
+  auditRefusal?: () => ActionableError | undefined;
 };
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
@@ -129,7 +131,11 @@ async function audited<T extends { contents: { _meta?: { returned_bytes?: number
     return { ...(store ? { store } : {}), bucket, key, outcome, ...(bytes === undefined ? {} : { bytes }), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId };
   };
   try {
-    const out = await read();
+    const unaudited = deps.auditRefusal?.();
+    const out = await asMcpError<T>(async () => {
+      if (unaudited) throw unaudited;
+      return read();
+    });
     deps.audit(entry("ok", out.contents[0]?._meta?.returned_bytes));
     return out;
   } catch (err) {

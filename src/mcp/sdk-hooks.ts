@@ -122,16 +122,22 @@ function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined)
   return found;
 }
 
-export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[], unknownTool?: (name: string, args: unknown, id: string | number) => void): void {
+/** A call the SDK answered without reaching a tool: one this server does not offer, or arguments its schema refuses. */
+export type RefusedCall = (name: string, args: unknown, id: string | number, code: "UnknownTool" | "InvalidParams") => void;
+
+export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[], refusedCall?: RefusedCall): void {
   const { byName, listed } = prepare(tools, stores);
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
     // A tool this server does not offer (read-only, --tools, a model's guess): the SDK answers; the audit log hears of it.
-    if (!found) unknownTool?.(String(params?.name ?? ""), params?.arguments, (extra as { requestId: string | number }).requestId);
+    const id = (extra as { requestId: string | number }).requestId;
+    if (!found) refusedCall?.(String(params?.name ?? ""), params?.arguments, id, "UnknownTool");
     const tool = found?.tool;
     const { args, ignored } = normalizeArguments(params?.arguments, found?.parameters);
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
+    // The SDK's schema check answered before the tool ran (so the tool wrote no audit line).
+    if (found && result.isError && result.content?.[0]?.text?.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${found.tool.name}:`)) refusedCall?.(found.tool.name, params?.arguments, id, "InvalidParams");
     return tool && ignored.length > 0 ? noteIgnored(result, ignored, tool) : result;
   });
   // 2. tools/list: prepared above, the same answer for every server with this list.

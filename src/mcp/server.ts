@@ -16,7 +16,7 @@ import { registerObjectResources } from "./resources.ts";
 import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS } from "./object-browser.ts";
 import { auditBytes, auditTarget, refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
 import { callGuard, type CallerAccess } from "../access/index.ts";
-import { installSdkHooks } from "./sdk-hooks.ts";
+import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "../tools/index.ts";
 import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolContext, ToolDefinition } from "../tools/types.ts";
@@ -196,6 +196,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         try {
           // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
           scope = stores.pick(storeName);
+          const unaudited = deps.audit?.refusal();
+          if (unaudited) throw unaudited;
           const source = sourceName === undefined ? undefined : stores.pick(sourceName);
           // Resource links are s3:// URIs, which name objects of the default store.
           const refusal = stores.refusal(tool, args, scope, source);
@@ -240,14 +242,14 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const { bucketAllowed, checkBucket, checkKey } = stores.default;
     const storage = guard(stores.default.storage, stores.default.info.name);
     const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead } : {}) });
+    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead, auditRefusal: () => deps.audit!.refusal() } : {}) });
   }
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
     registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
   }
-  const unknownTool = deps.audit && ((name: string, args: unknown, id: string | number) => deps.audit!.write(refusedEntry(caller, name, args, "UnknownTool", id)));
-  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, unknownTool);
+  const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
+  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall);
   return mcp;
 }
 

@@ -6,9 +6,13 @@
  * write(2) on a descriptor opened for appending, so replicas may share one
  * file on a volume without tearing lines; `reopen` (SIGHUP) follows a log
  * rotation. A key is JSON-escaped, and so are U+2028/U+2029: no key can end
- * a line or forge another.
+ * a line or forge another. Every field is bounded (what a refused call
+ * names was never validated) and so is the whole line, so a few requests
+ * cannot fill the disk and leave later calls unaudited; where the audit is
+ * a control (--audit-required), calls are refused while it cannot be written.
  */
 import { closeSync, openSync, writeSync } from "node:fs";
+import { ActionableError } from "./errors.ts";
 
 export interface AuditEntry {
   /** Who called: a static token's label, a JWT's sub, "anonymous", or "local" (stdio). */
@@ -34,19 +38,64 @@ export interface AuditEntry {
 
 export interface AuditLog {
   write(entry: AuditEntry): void;
+  /** With --audit-required, why a call may not run now (the last line could not be written); otherwise undefined. */
+  refusal(): ActionableError | undefined;
   /** Opens the file anew (after a rotation moved it away). */
   reopen(): void;
   close(): void;
 }
 
-/** One line of the log: the entry with its time first, escaped so it stays one line. */
-export function auditLine(entry: AuditEntry, now = new Date()): string {
-  return `${JSON.stringify({ time: now.toISOString(), ...entry }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
+/** The most of each field a line keeps, in UTF-8 bytes (S3's own limits for buckets and keys). */
+export const FIELD_BYTES = { caller: 256, action: 100, store: 64, bucket: 255, key: 1024, prefix: 1024, uri: 1024, source: 1300, outcome: 128, request_id: 128 } as const;
+/** The most one line may be: well within one atomic write to a file opened for appending. */
+export const LINE_BYTES = 8 * 1024;
+
+/** `value` cut to `max` UTF-8 bytes (on a character boundary), marked with how much was left out. */
+export function clip(value: string, max: number): string {
+  const bytes = Buffer.byteLength(value, "utf8");
+  if (bytes <= max) return value;
+  let kept = value.slice(0, max);
+  while (Buffer.byteLength(kept, "utf8") > max) kept = kept.slice(0, -1);
+  // A lone high surrogate left at the cut would not survive JSON as the character it was part of.
+  if (/[\ud800-\udbff]$/.test(kept)) kept = kept.slice(0, -1);
+  return `${kept}…(+${bytes - Buffer.byteLength(kept, "utf8")} bytes)`;
 }
 
-export function openAuditLog(target: string, onError: (message: string) => void): AuditLog {
+function bounded(entry: AuditEntry, scale: number): AuditEntry {
+  const out: Record<string, unknown> = { ...entry };
+  for (const [field, max] of Object.entries(FIELD_BYTES)) {
+    const value = out[field];
+    if (typeof value === "string") out[field] = clip(value, Math.max(16, Math.floor(max * scale)));
+  }
+  return out as unknown as AuditEntry;
+}
+
+const render = (entry: AuditEntry, now: Date) => `${JSON.stringify({ time: now.toISOString(), ...entry }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
+
+/** One line of the log: the entry with its time first, escaped so it stays one line, every field and the line bounded. */
+export function auditLine(entry: AuditEntry, now = new Date()): string {
+  // Escaping can grow a field up to six times (control characters): cut the fields shorter until the line fits.
+  for (const scale of [1, 0.25, 0.05]) {
+    const line = render(bounded(entry, scale), now);
+    if (Buffer.byteLength(line, "utf8") <= LINE_BYTES) return line;
+  }
+  return render({ caller: clip(entry.caller, 64), action: clip(entry.action, 64), outcome: clip(entry.outcome, 64), duration_ms: entry.duration_ms, request_id: "" }, now);
+}
+
+/** The refusal of a call while a required audit log cannot be written. */
+function auditUnavailable(target: string): ActionableError {
+  return new ActionableError({
+    resource: "audit log",
+    code: "AuditUnavailable",
+    message: `This server must record every call in its audit log (--audit-required), and the log (${target}) cannot be written now, so no call runs.`,
+    hint: "retry later; the server's operator must make room for the audit log (or fix its volume).",
+    retryable: true,
+  });
+}
+
+export function openAuditLog(target: string, onError: (message: string) => void, required = false): AuditLog {
   if (target === "-") {
-    return { write: (entry) => void process.stderr.write(auditLine(entry)), reopen() {}, close() {} };
+    return { write: (entry) => void process.stderr.write(auditLine(entry)), refusal: () => undefined, reopen() {}, close() {} };
   }
   // Owner-only: the log names people and objects.
   const open = () => openSync(target, "a", 0o600);
@@ -60,10 +109,12 @@ export function openAuditLog(target: string, onError: (message: string) => void)
         failing = false;
       } catch (err) {
         // A full disk must not stop the calls; say so once per run of failures.
-        if (!failing) onError(`audit log ${target}: ${(err as Error).message}`);
+        if (!failing) onError(`audit log ${target}: ${(err as Error).message}${required ? "; calls are refused until it can be written (--audit-required)" : ""}`);
         failing = true;
       }
     },
+    // The refused call's own line is tried as usual: once it is written, calls run again.
+    refusal: () => (required && (failing || fd === undefined) ? auditUnavailable(target) : undefined),
     reopen() {
       try {
         const next = open();
@@ -100,7 +151,7 @@ export function auditTarget(args: Record<string, unknown>, sourceStore: string |
 export function refusedEntry(caller: string, action: string, args: unknown, outcome: string, requestId: string | number | null | undefined): AuditEntry {
   const given = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
   const sourceStore = typeof given.source_store === "string" ? given.source_store : undefined;
-  return { caller, action: action.slice(0, 100), ...auditTarget(given, sourceStore), outcome, duration_ms: 0, request_id: requestId ?? "" };
+  return { caller, action, ...auditTarget(given, sourceStore), outcome, duration_ms: 0, request_id: requestId ?? "" };
 }
 
 /** Tools whose result's `size` is the bytes they moved (elsewhere, as in head_object, it only describes an object). */

@@ -6,12 +6,13 @@
  * keeps serving); a log that cannot be opened stops the start.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
-import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
-import { call, connectBinary } from "../helpers/mcp.ts";
-import { runBinary } from "../helpers/raw-stdio.ts";
+import { connectHttp, rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { INITIALIZE, INITIALIZED, rawSession, runBinary } from "../helpers/raw-stdio.ts";
 import { freshBucket, s3, s3Env } from "../helpers/s3.ts";
 
 const CONTENT = "TOP-SECRET-CONTENT-of-the-object";
@@ -144,4 +145,94 @@ test("an audit log that cannot be opened stops the start, saying why", () => {
   expect(out.exitCode).toBe(1);
   expect(out.stderr).toContain("audit log /nonexistent-dir/audit.jsonl cannot be opened");
   expect(out.stdout).toBe("");
+});
+
+describe("bounded lines, and an audit that must be written", () => {
+  test("three requests with huge names and ids write three short lines, each field cut with its mark", async () => {
+    const file = join(tempDir("audit-bounded"), "audit.jsonl");
+    const huge = (ch: string, n: number) => ch.repeat(n);
+    const calls = [
+      { jsonrpc: "2.0", id: huge("i", 1_000_000), method: "tools/call", params: { name: "delete_object", arguments: { bucket_name: huge("b", 1_000_000), object_key: huge("k", 2_000_000) } } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: huge("t", 500_000), arguments: { prefix: huge("\u0001", 1_000_000) } } },
+      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_objects", arguments: { bucket_name: huge("é", 300_000), source_bucket: huge("s", 900_000), source_prefix: huge("\u0002", 900_000) } } },
+    ];
+    const run = await rawSession(["--audit-log", file], s3Env(), [INITIALIZE, INITIALIZED, ...calls], 60_000);
+    expect(run.exitCode).toBe(0);
+    const text = readFileSync(file, "utf8");
+    const got = text.trimEnd().split("\n");
+    expect(got).toHaveLength(3);
+    for (const line of got) expect(Buffer.byteLength(line, "utf8")).toBeLessThanOrEqual(8 * 1024);
+    const [first, second, third] = got.map((l) => JSON.parse(l));
+    expect(first.bucket).toMatch(/^b{255}…\(\+999745 bytes\)$/);
+    expect(first.key).toMatch(/^k{1024}…\(\+1998976 bytes\)$/);
+    expect(first.request_id).toMatch(/^i{128}…\(\+999872 bytes\)$/);
+    expect(second.action).toContain("…(+");
+    expect(third.bucket).toMatch(/^é+…\(\+\d+ bytes\)$/);
+    expect(Buffer.byteLength(third.bucket.split("…")[0], "utf8")).toBeLessThanOrEqual(255);
+  }, 90_000);
+
+  describe("on a full disk", () => {
+    const mount = join(tempDir("audit-tmpfs"), "small");
+    beforeAll(() => {
+      mkdirSync(mount);
+      const out = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount]);
+      if (out.status !== 0) throw new Error(`cannot mount a small tmpfs for the full-audit test (run as root): ${out.stderr}`);
+    });
+    afterAll(() => {
+      spawnSync("umount", [mount]);
+    });
+
+    test("--audit-required refuses calls while the log cannot be written, and serves again once it can; without it calls go on", async () => {
+      const file = join(mount, "audit.jsonl");
+      const required = await connectBinary({ env: { ...s3Env(), STORE_AUDIT_REQUIRED: "true" }, args: ["--audit-log", file] });
+      const lax = await connectBinary({ env: s3Env(), args: ["--audit-log", join(mount, "lax.jsonl")] });
+      try {
+        // Fill the disk to the last page while both logs are still empty (a line fits in a page the log already has).
+        spawnSync("dd", ["if=/dev/zero", `of=${join(mount, "filler")}`, "bs=4096"]);
+        const first = await call(required.client, "list_buckets", {});
+        expect(first.isError).toBeFalsy(); // it ran; its own line is what could not be written
+        const refused = await call(required.client, "list_buckets", {});
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain("AuditUnavailable");
+        await expect(required.client.readResource({ uri: "s3://some-bucket/some-key" })).rejects.toThrow(/AuditUnavailable/);
+        expect((await call(lax.client, "list_buckets", {})).isError).toBeFalsy();
+        rmSync(join(mount, "filler"));
+        // The next refused call's line is written: from then on calls run.
+        let ok = false;
+        for (let i = 0; i < 3 && !ok; i++) ok = !(await call(required.client, "list_buckets", {})).isError;
+        expect(ok).toBe(true);
+      } finally {
+        await required.close();
+        await lax.close();
+      }
+      expect(readFileSync(file, "utf8")).toContain('"outcome":"AuditUnavailable"');
+    }, 60_000);
+  });
+
+  test("--audit-required without a log file stops the start", () => {
+    const out = runBinary(["--audit-required"], s3Env());
+    expect(out.exitCode).toBe(1);
+    expect(out.stderr).toContain("give an audit log file");
+  });
+
+  test("refused calls count against the caller's limits", async () => {
+    const dir = tempDir("audit-limits");
+    const policy = join(dir, "policy.yaml");
+    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: [list_buckets]\n`);
+    const TOKEN = "alice-limits-token-0123456789";
+    const limited = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${TOKEN}`, STORE_AUDIT_LOG: join(dir, "audit.jsonl"), STORE_CALLER_RATE: "2", STORE_CALLER_BURST: "3" }, args: ["--policy", policy] });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const res = await rpc(limited.url, { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "put_object", arguments: { bucket_name: "b", object_key: "x".repeat(5000), content: "x" } } }, { authorization: `Bearer ${TOKEN}` });
+        statuses.push(res.status);
+      }
+      expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);
+      const logged = lines(join(dir, "audit.jsonl"));
+      expect(logged.length).toBeLessThanOrEqual(4);
+      for (const l of logged) expect(l.key).toContain("…(+3976 bytes)");
+    } finally {
+      await limited.stop();
+    }
+  });
 });
