@@ -40,6 +40,8 @@ export interface WalkScope {
   given: string;
   allowed: string[];
   mode: WalkMode;
+  /** false: a symlink anywhere on the path is refused (paths made from store keys), not followed. Default true. */
+  followLinks?: boolean;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -47,6 +49,11 @@ const O_DIR = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_N
 
 export function refuse(given: string, code: string, message: string, hint: string): never {
   throw new ActionableError({ resource: given, code, message, hint });
+}
+
+/** A path made from a store key met a symlink: the key is unsafe to write there, wherever the link leads. */
+export function linkOnPath(given: string): never {
+  return refuse(given, "UnsafeLocalPath", "A symlink lies on this path; a path made from a store key follows no symlink, so nothing was written or removed through it.", "remove or rename the symlink in the local directory, or download to a directory without links.");
 }
 
 export function leavesAllowed(given: string): never {
@@ -185,6 +192,7 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
           continue;
         }
         if (next.kind === "link") {
+          if (scope.followLinks === false) linkOnPath(scope.given);
           followed = followLink(dir, next.target, [...parts.slice(i + 1), name]);
           break;
         }

@@ -24,11 +24,18 @@ export interface LocalFiles {
   withFile<T>(given: string, use: (state: LocalFileState | undefined) => Promise<T>): Promise<T>;
   /** Removes one regular file (a mirror's extraneous file). */
   remove(given: string): Promise<void>;
+  /**
+   * The same files for paths made from store keys below a directory's real path (download_prefix, a mirror's deletes):
+   * a symlink anywhere on such a path is refused (UnsafeLocalPath), even one that stays inside, so a key `link/x`
+   * never writes through `link -> ../other`. A path the user gave keeps the rules above.
+   */
+  forStoreKeys(): LocalFiles;
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */
 export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: WalkMode = platformMode()): LocalFiles {
   return {
+    forStoreKeys: () => createLocalFiles(async () => ({ ...(await allowed()), noLinks: true }), mode),
     async openForUpload(given) {
       return openUploadSource(given, await allowed(), mode);
     },

@@ -2,7 +2,7 @@ import { constants, readlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { entryStat, followLink, isInside, platformMode, refuse, walkToParent, type Dir, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
+import { entryStat, followLink, isInside, linkOnPath, platformMode, refuse, walkToParent, type Dir, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
 import { localError } from "./errors.ts";
 
 export { isInside, type WalkMode };
@@ -14,6 +14,8 @@ export { isInside, type WalkMode };
 export interface AllowedDirs {
   dirs: string[];
   problem?: string;
+  /** Paths made from store keys (a bulk download, a mirror's deletes): no symlink is followed at all, not even one that stays inside. */
+  noLinks?: boolean;
 }
 
 /** A path checked against the allowed directories. */
@@ -59,7 +61,7 @@ function lexicalCheck(given: string, allowed: AllowedDirs): string {
 }
 
 function scopeOf(given: string, allowed: AllowedDirs, mode: WalkMode): WalkScope {
-  return { given, allowed: allowed.dirs, mode };
+  return { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) };
 }
 
 /** Runs `use` on the parent of `abs`, closing the directory it holds afterwards; fs errors become local errors. */
@@ -103,7 +105,10 @@ export async function openForReading(given: string, allowed: AllowedDirs, mode: 
         if (viaLink) refuse(given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "give the path of a real file.");
         refuse(given, "LocalFileNotFound", "No file exists at this path.", `check the path; relative paths start from ${allowed.dirs[0]}.`);
       }
-      if (st.isSymbolicLink()) return followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
+      if (st.isSymbolicLink()) {
+        if (scope.followLinks === false) linkOnPath(given);
+        return followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
+      }
       if (!st.isFile()) notRegular(given, st.isDirectory() ? "directory" : "other");
       const handle = await open(parent.dir.at(parent.name), O_READ);
       try {
@@ -143,6 +148,7 @@ export async function inspectTarget(parent: Parent, scope: WalkScope): Promise<b
   if (!st) return false;
   if (st.isDirectory()) refuse(scope.given, "LocalPathIsDirectory", "The path is a directory.", `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`);
   if (st.isSymbolicLink()) {
+    if (scope.followLinks === false) linkOnPath(scope.given);
     let abs = followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
     for (let hops = 0; ; hops++) {
       if (hops > MAX_SYMLINK_HOPS || !scope.allowed.some((d) => isInside(d, abs))) {

@@ -75,7 +75,7 @@ export function removeLocalFile(given: string, allowed: AllowedDirs, mode: WalkM
   const abs = allowedPath(given, allowed);
   let parent;
   try {
-    parent = walkToParent(abs, { given, allowed: allowed.dirs, mode }, false);
+    parent = walkToParent(abs, { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) }, false);
     if (parent.missing.length > 0) return;
     const st = entryStat(parent.dir, parent.name);
     if (!st) return;

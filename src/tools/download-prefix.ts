@@ -56,6 +56,7 @@ export const downloadPrefix = defineTool({
     const tally = new Tally(ctx.progress, "download_prefix");
     const root = args.local_dir.replace(/[\\/]+$/, "") || args.local_dir;
     const localDir = await ctx.files.checkDirectory(root); // refused here when outside the allowed directories
+    const keyed = ctx.files.forStoreKeys();
     const clash = new FileFolderClash();
     // What the prefix holds, by relative path: a mirror keeps these local files.
     const wanted = mirror ? new Set<string>() : undefined;
@@ -83,17 +84,24 @@ export const downloadPrefix = defineTool({
         tally.know(object.size);
         const why = unsafeLocalName(rel) ?? clash.claim(rel, FOLDS_CASE);
         if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
-        const given = `${root}/${rel}`;
-        const state = await ctx.files.withFile(given, async (local) => {
-          if (!local) return "absent";
-          if (args.skip_unchanged !== false && (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))) return "same";
-          return "differs";
-        });
+        // Below the directory's real path, every step a real directory: a symlink on the way makes the key unsafe.
+        const given = `${localDir.path}/${rel}`;
+        const state = await keyed
+          .withFile(given, async (local) => {
+            if (!local) return "absent";
+            if (args.skip_unchanged !== false && (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))) return "same";
+            return "differs";
+          })
+          .catch((err: unknown) => {
+            if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
+            throw err;
+          });
+        if (state === "link") return { kind: "unsafe", name: object.key, code: "UnsafeLocalPath", message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).` };
         if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
         if (state === "differs" && !args.overwrite) {
           return { kind: "conflict", name: object.key, code: "LocalFileDiffers", message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.` };
         }
-        const fetch = () => downloadOne(ctx, args.bucket_name, object, given, state === "differs");
+        const fetch = () => downloadOne(ctx, keyed, args.bucket_name, object, given, state === "differs");
         const run = async (): Promise<Outcome> => {
           await units.use(fetch, unitsOf(object.size));
           return { kind: "done", name: object.key, bytes: object.size };
@@ -110,12 +118,12 @@ export const downloadPrefix = defineTool({
         if (!wanted!.has(file.rel) && inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
       }
       declined = await deleteExtraneous({
-        names: extraneous.map((rel) => `${root}/${rel}`),
+        names: extraneous.map((rel) => `${localDir.path}/${rel}`),
         where: root,
         dryRun: dry,
         tally,
         confirmWithUser: ctx.confirmWithUser,
-        remove: async (paths) => removeAll(ctx, paths),
+        remove: async (paths) => removeAll(keyed, paths),
       });
     }
     const next = nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
@@ -131,21 +139,21 @@ export const downloadPrefix = defineTool({
  * (length, MD5 or checksums), given the object's time. The plan already
  * looked at the target, so it is not checked a second time before the GET.
  */
-async function downloadOne(ctx: ToolContext, bucket: string, object: ObjectInfo, given: string, overwrite: boolean): Promise<void> {
+async function downloadOne(ctx: ToolContext, files: ToolContext["files"], bucket: string, object: ObjectInfo, given: string, overwrite: boolean): Promise<void> {
   const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, { listed: { size: object.size, etag: object.etag } });
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
-    await ctx.files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
+    await files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
   } finally {
     download.discard();
   }
 }
 
-async function removeAll(ctx: ToolContext, paths: string[]): Promise<{ name: string; code: string; message: string }[]> {
+async function removeAll(files: ToolContext["files"], paths: string[]): Promise<{ name: string; code: string; message: string }[]> {
   const failed = [];
   for (const path of paths) {
     try {
-      await ctx.files.remove(path);
+      await files.remove(path);
     } catch (err) {
       const e = err as { code?: string; message?: string };
       failed.push({ name: path, code: e.code ?? "LocalIOError", message: String(e.message).slice(0, 300) });

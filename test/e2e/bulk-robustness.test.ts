@@ -178,3 +178,38 @@ describe("a directory swapped for a symlink to outside, over and over", () => {
     expect(leftovers).toEqual([]);
   }, 120_000);
 });
+
+describe("paths made from keys follow no symlink", () => {
+  test("download_prefix: a key through a symlinked folder inside local_dir is unsafe, even with overwrite; the mirror deletes nothing through it", async () => {
+    const bucket = await freshBucket("blinkdl");
+    for (const key of ["link/x.txt", "link/deeper/y.txt", "plain/z.txt", "file-link.txt"]) await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: `STORE ${key}` }));
+    const root = tempDir("bulk-links");
+    const localDir = join(root, "dl");
+    const other = join(root, "other");
+    mkdirSync(localDir);
+    mkdirSync(other);
+    writeFileSync(join(other, "x.txt"), "the user's own file");
+    writeFileSync(join(other, "elsewhere.txt"), "keep me");
+    // Both links stay inside the allowed directory: the old walk followed them.
+    symlinkSync("../other", join(localDir, "link"));
+    symlinkSync("../other/elsewhere.txt", join(localDir, "file-link.txt"));
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_DELETE: "true" }, args: ["--allowed-dir", root] });
+    try {
+      const result = await call(client, "download_prefix", { bucket_name: bucket, prefix: "", local_dir: "dl", overwrite: true, skip_unchanged: false });
+      expect(result.isError, textOf(result)).toBeFalsy();
+      const text = JSON.stringify(result.structuredContent);
+      expect(result.structuredContent!.counts).toMatchObject({ done: 1 });
+      expect(text).toContain("UnsafeLocalPath");
+      expect(readFileSync(join(other, "x.txt"), "utf8")).toBe("the user's own file");
+      expect(readdirSync(other).sort()).toEqual(["elsewhere.txt", "x.txt"]);
+      expect(readFileSync(join(other, "elsewhere.txt"), "utf8")).toBe("keep me");
+      expect(readFileSync(join(localDir, "plain", "z.txt"), "utf8")).toBe("STORE plain/z.txt");
+      // A mirror of a prefix that holds none of it: nothing behind the links is removed.
+      const mirror = await call(client, "download_prefix", { bucket_name: bucket, prefix: "plain/", local_dir: "dl", delete_extraneous: true, confirm: true });
+      expect(mirror.isError, textOf(mirror)).toBeFalsy();
+      expect(readdirSync(other).sort()).toEqual(["elsewhere.txt", "x.txt"]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
