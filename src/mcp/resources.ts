@@ -6,7 +6,9 @@
  * template's bucket and key. Registered where get_object is offered.
  * Listing through resources/list and completions follows the tools: what a
  * caller may not list with list_buckets / list_objects it cannot enumerate
- * here either (--tools get_object alone reads only keys it already knows).
+ * here either (--tools get_object alone reads only keys it already knows),
+ * and under a policy they list through those tools' rules, not get_object's.
+ * Each listing writes an audit line, as the tools' do.
  * With several stores, the others' objects are store://{store}/{bucket}/{+key}
  * (read and completed, not listed).
  */
@@ -20,6 +22,7 @@ import { scrubSecrets } from "../runtime/redact.ts";
 import { DEFAULT_MAX_CONTENT_SIZE } from "../tools/get-object.ts";
 import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
 import type { ToolContext } from "../tools/types.ts";
+import type { Storage } from "../storage/index.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
 export const LISTED_BUCKETS = 5;
@@ -35,15 +38,32 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "che
   calls: CallTracker;
   /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
   leases?: SendLeases;
-  /** Which listings the caller's tools offer: list_buckets, list_objects. */
-  lists: { buckets: boolean; keys: boolean };
-  /** With several stores: the others, by name (the default is the one above). */
-  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey">>;
+  /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
+  lists: { buckets?: Storage; keys?: Storage };
+  /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
+  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey"> & { bucketLister?: Storage }>;
   /** --audit-log: a line per read (the store named for another store's objects). */
   audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
   /** --audit-required: why no read may run now (the audit log cannot be written). */
   auditRefusal?: () => ActionableError | undefined;
+  /** --audit-log: a line per listing (resources/list, completions): what was listed and how many names it returned. */
+  auditList?: (entry: Omit<AuditEntry, "caller">) => void;
 };
+
+/** Runs a listing with its audit line: the action, where, and how many names it returned (or the error's code). */
+async function listed<T extends { length: number }>(deps: Deps, action: string, where: { store?: string; bucket?: string; prefix?: string }, list: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const line = (outcome: string, returned?: number) =>
+    deps.auditList?.({ action, ...where, outcome, ...(returned === undefined ? {} : { returned }), duration_ms: Math.round(performance.now() - started), request_id: "" });
+  try {
+    const out = await list();
+    line("ok", out.length);
+    return out;
+  } catch (err) {
+    line(err instanceof ActionableError ? err.code : "InternalError");
+    throw err;
+  }
+}
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
 const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
@@ -54,27 +74,35 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     // resources/list errs (a store that is down at start-up, a key that may not list buckets), and the
     // tools report such problems themselves. A bucket that cannot be listed is left out.
     list: async (extra) => {
-      if (!deps.lists.buckets || !deps.lists.keys) return { resources: [] };
-      const buckets = (await deps.storage.listBuckets(extra.signal).catch(() => [])).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
-      const pages = await Promise.all(buckets.map((b) => deps.storage.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }), () => ({ bucket: b.name, objects: [] }))));
-      return {
-        resources: pages.flatMap(({ bucket, objects }) =>
-          objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })),
-        ),
-      };
+      const { buckets: bucketLister, keys: keyLister } = deps.lists;
+      if (!bucketLister || !keyLister) return { resources: [] };
+      const resources = await listed(deps, "resources/list", {}, async () => {
+        const buckets = (await bucketLister.listBuckets(extra.signal).catch(() => [])).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
+        const pages = await Promise.all(buckets.map((b) => keyLister.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }), () => ({ bucket: b.name, objects: [] }))));
+        return pages.flatMap(({ bucket, objects }) => objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })));
+      });
+      return { resources };
     },
     complete: {
-      bucket: async (value) =>
-        !deps.lists.buckets ? [] : (await deps.storage.listBuckets())
-          .map((b) => b.name)
-          .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
-          .slice(0, COMPLETIONS),
+      bucket: async (value) => {
+        const lister = deps.lists.buckets;
+        if (!lister) return [];
+        return listed(deps, "completion/complete", { prefix: value }, async () =>
+          (await lister.listBuckets())
+            .map((b) => b.name)
+            .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
+            .slice(0, COMPLETIONS),
+        );
+      },
       // Keys and "folders" under what was typed so far, one level at a time.
       key: async (value, context) => {
         const bucket = context?.arguments?.bucket;
-        if (!deps.lists.keys || !bucket || !deps.bucketAllowed(bucket)) return [];
-        const page = await deps.storage.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
-        return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
+        const lister = deps.lists.keys;
+        if (!lister || !bucket || !deps.bucketAllowed(bucket)) return [];
+        return listed(deps, "completion/complete", { bucket, prefix: value }, async () => {
+          const page = await lister.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
+          return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
+        });
       },
     },
   });
@@ -96,9 +124,13 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     complete: {
       store: async (value) => names.filter((n) => n.startsWith(value)),
       bucket: async (value, context) => {
-        const scope = others.get(context?.arguments?.store ?? "");
-        if (!scope || !deps.lists.buckets) return [];
-        return (await scope.storage.listBuckets()).map((b) => b.name).filter((name) => scope.bucketAllowed(name) && name.startsWith(value)).slice(0, COMPLETIONS);
+        const store = context?.arguments?.store ?? "";
+        const scope = others.get(store);
+        const lister = scope?.bucketLister;
+        if (!scope || !lister) return [];
+        return listed(deps, "completion/complete", { store, prefix: value }, async () =>
+          (await lister.listBuckets()).map((b) => b.name).filter((name) => scope.bucketAllowed(name) && name.startsWith(value)).slice(0, COMPLETIONS),
+        );
       },
     },
   });

@@ -235,14 +235,16 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const offers = (name: string) => offered.some((t) => t.name === name);
   const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
   if (offers("get_object")) {
-    const lists = { buckets: offers("list_buckets"), keys: offers("list_objects") };
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
-    // Under a policy, reads and completions see what get_object and the listings may (resources exist where get_object is offered).
-    const guard = access ? callGuard(access, offered.find((t) => t.name === "get_object")!, {}) : (storage: Storage) => storage;
+    // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
+    const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, offered.find((t) => t.name === name)!, {}) : (storage: Storage) => storage);
+    const [guard, bucketGuard, keyGuard] = [guardOf("get_object")!, guardOf("list_buckets"), guardOf("list_objects")];
     const { bucketAllowed, checkBucket, checkKey } = stores.default;
     const storage = guard(stores.default.storage, stores.default.info.name);
-    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...(auditRead ? { audit: auditRead, auditRefusal: () => deps.audit!.refusal() } : {}) });
+    const lists = { buckets: bucketGuard?.(stores.default.storage, stores.default.info.name), keys: keyGuard?.(stores.default.storage, stores.default.info.name) };
+    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketLister: bucketGuard?.(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
+    const auditing = deps.audit && { audit: auditRead!, auditRefusal: () => deps.audit!.refusal(), auditList: (entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }) };
+    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...auditing });
   }
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {

@@ -31,6 +31,8 @@ export interface AuditEntry {
   outcome: string;
   /** Bytes the call moved or returned, where it says. */
   bytes?: number;
+  /** For a listing made outside the tools (resources/list, completions): how many names it returned. */
+  returned?: number;
   duration_ms: number;
   /** The JSON-RPC id the client gave the request. */
   request_id: string | number;

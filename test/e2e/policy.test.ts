@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { appendFileSync, closeSync, openSync, writeFileSync, writeSync } from "node:fs";
+import { appendFileSync, closeSync, openSync, readFileSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
@@ -28,6 +28,7 @@ let resource: string;
 let reports: string;
 let finance: string;
 let policyFile: string;
+let auditFile: string;
 
 function policy(extra = ""): string {
   return `# three roles and a CI bot
@@ -63,6 +64,18 @@ rules:
     buckets: ["${reports}"]
     prefixes: ["team-a/", "shared/x/"]
     tools: [list_objects, list_object_versions, storage_usage, find_objects]
+  - name: erin reads any report by name
+    who: ["sub:erin"]
+    access: read
+    buckets: ["${reports}"]
+    prefixes: [""]
+    tools: [get_object]
+  - name: erin lists only team-a
+    who: ["sub:erin"]
+    access: read
+    buckets: ["${reports}"]
+    prefixes: ["team-a/"]
+    tools: [list_objects, list_buckets]
 ${extra}`;
 }
 
@@ -80,7 +93,8 @@ beforeAll(async () => {
   }
   policyFile = join(tempDir("policy"), "policy.yaml");
   writeFileSync(policyFile, policy());
-  server = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_HTTP_TOKENS: `ci:${CI_TOKEN}` }, args: ["--allow-delete", "--policy", policyFile] });
+  auditFile = join(tempDir("policy-audit"), "audit.jsonl");
+  server = await startHttpBinary({ env: { ...s3Env(), STORE_OAUTH_ISSUER: issuer.issuer, STORE_HTTP_TOKENS: `ci:${CI_TOKEN}`, STORE_AUDIT_LOG: auditFile }, args: ["--allow-delete", "--policy", policyFile] });
   resource = `http://localhost:${server.port}/mcp`;
 }, 60_000);
 afterAll(async () => {
@@ -215,6 +229,30 @@ describe("each caller gets exactly their grants", () => {
     }
   });
 
+  test("erin (get_object anywhere, listings only in team-a/): completions and resources/list list through the listing rules, each with an audit line", async () => {
+    const erin = await person("erin", []);
+    try {
+      expect(await toolNames(erin)).toEqual(["get_object", "list_buckets", "list_objects"]);
+      const keys = await erin.complete({ ref: { type: "ref/resource", uri: "s3://{bucket}/{+key}" }, argument: { name: "key", value: "" }, context: { arguments: { bucket: reports } } });
+      expect(keys.completion.values).toEqual(["team-a/"]);
+      const inside = await erin.complete({ ref: { type: "ref/resource", uri: "s3://{bucket}/{+key}" }, argument: { name: "key", value: "team-" }, context: { arguments: { bucket: reports } } });
+      expect(inside.completion.values).toEqual(["team-a/"]);
+      const listed = (await erin.listResources()).resources.filter((r) => r.uri.startsWith("s3://")).map((r) => r.name);
+      expect(listed.length).toBeGreaterThan(0);
+      for (const name of listed) expect(name, JSON.stringify(listed)).toStartWith("team-a/");
+      // get_object still reads by name beyond what erin may list.
+      expect((await call(erin, "get_object", { bucket_name: reports, object_key: "team-b/q3.csv" })).isError).toBeFalsy();
+    } finally {
+      await erin.close();
+    }
+    const lines = readFileSync(auditFile, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l)).filter((l) => l.caller === "erin");
+    expect(lines.filter((l) => l.action === "completion/complete").map((l) => [l.bucket, l.prefix, l.returned, l.outcome])).toEqual([
+      [reports, "", 1, "ok"],
+      [reports, "team-", 1, "ok"],
+    ]);
+    expect(lines.find((l) => l.action === "resources/list")).toMatchObject({ outcome: "ok", returned: expect.any(Number) });
+  });
+
   test("a caller no rule names gets no tool, and a call anyway is refused", async () => {
     const mallory = await person("mallory", []);
     try {
@@ -236,7 +274,7 @@ describe("reloads", () => {
     tools: ["*"]
 `));
     const deadline = Date.now() + 5_000;
-    while (!server.stderr().includes("reloaded (the file changed): 6 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
+    while (!server.stderr().includes("reloaded (the file changed): 8 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
     const mallory = await person("mallory", []);
     try {
       expect(await toolNames(mallory)).toContain("list_objects");
