@@ -42,7 +42,15 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
   const read = (addr: ObjectAddress) => need("read", addr.bucket, addr.key);
 
   return {
-    listBuckets: async (signal) => (await storage.listBuckets(signal)).filter((b) => grants.bucketVisible(store, b.name)),
+    // A page of the store's buckets with the ones no rule covers left out (a page may come back short).
+    listBuckets: async (req, signal) => {
+      const page = await storage.listBuckets(req, signal);
+      return { ...page, buckets: page.buckets.filter((b) => grants.bucketVisible(store, b.name)) };
+    },
+    headBucket: async (bucket, signal) => {
+      if (!grants.bucketVisible(store, bucket)) throw grants.refusal("read", store, bucket, "");
+      return storage.headBucket(bucket, signal);
+    },
     createBucket: async (bucket, signal) => {
       need("write", bucket, "");
       return storage.createBucket(bucket, signal);

@@ -11,7 +11,7 @@
  * and accepted back only when they lie within the caller's view.
  */
 import { ActionableError } from "../runtime/errors.ts";
-import type { ListObjectsRequest, ObjectInfo, ObjectPage, Storage, VersionInfo, VersionsPage, VersionsRequest } from "../storage/index.ts";
+import { stalledListing, type ListObjectsRequest, type ObjectInfo, type ObjectPage, type Storage, type VersionInfo, type VersionsPage, type VersionsRequest } from "../storage/index.ts";
 
 /** Store requests one page may make before it hands back a marker (many granted prefixes, most of them empty). */
 const REQUESTS_PER_PAGE = 50;
@@ -81,16 +81,6 @@ function resumeIn(prefix: string, at: Position | undefined): "done" | "start" | 
   if (at.all && prefix.startsWith(at.k)) return "done";
   if (at.k.startsWith(prefix)) return "inside";
   return byteOrder(prefix, at.k) > 0 ? "start" : "done";
-}
-
-/** A store answered "more follows" with nothing to go on, or the same token again: stop rather than loop. */
-export function stalledListing(resource: string): ActionableError {
-  return new ActionableError({
-    resource,
-    code: "ListingNotAdvancing",
-    message: "The store said more entries follow but gave no continuation token (or the same one again), so the listing cannot go on without repeating itself.",
-    hint: "list a narrower prefix, or check the store: it does not page this listing correctly.",
-  });
 }
 
 /** One page of a listing confined to `units`, at most maxKeys entries, with a server-made marker when more may follow. */

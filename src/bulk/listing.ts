@@ -1,6 +1,6 @@
 /** A store listing as a stream of objects, one page held at a time: the source of downloads, copies, usage and searches. */
 import { itemPacer } from "../runtime/memory.ts";
-import type { ObjectInfo, Storage } from "../storage/index.ts";
+import { stalledListing, type ObjectInfo, type Storage } from "../storage/index.ts";
 import { stateOf, type ObjectState } from "./unchanged.ts";
 
 const PAGE = 1000;
@@ -18,11 +18,13 @@ export async function* listFlat(storage: Storage, bucket: string, prefix: string
       yield object;
     }
     if (!page.is_truncated) return;
+    const given = token;
     token = page.next_continuation_token ?? undefined;
+    if (token && token === given) throw stalledListing(`s3://${bucket}/${prefix}`);
     if (token) continue;
-    // A store that says "more" without a token: go on after the last key (and stop if that does not move).
+    // A store that says "more" without a token: go on after the last key; one that does not move ends the scan as an error, never as complete.
     const last = page.objects.at(-1)?.key;
-    if (last === undefined || last === after) return;
+    if (last === undefined || last === after) throw stalledListing(`s3://${bucket}/${prefix}`);
     after = last;
   }
 }
@@ -60,10 +62,12 @@ async function* topLevel(storage: Storage, bucket: string, prefix: string, signa
       else yield { folder: folders[j++]! };
     }
     if (!page.is_truncated) return;
+    const given = token;
     token = page.next_continuation_token ?? undefined;
+    if (token && token === given) throw stalledListing(`s3://${bucket}/${prefix}`);
     if (token) continue;
     const last = [objects.at(-1)?.key, folders.at(-1)].filter((k): k is string => k !== undefined).sort(byteOrder).at(-1);
-    if (last === undefined || last === after) return;
+    if (last === undefined || last === after) throw stalledListing(`s3://${bucket}/${prefix}`);
     after = last;
   }
 }

@@ -85,19 +85,20 @@ const CREDENTIAL_FIXES: Record<string, string> = {
 /** ListBuckets: the buckets these credentials see, or why not. */
 export async function listBucketsCheck(config: Config, probe: StoreProbe): Promise<{ check: Check; buckets: string[] }> {
   try {
-    const out = await (await probe.client()).send(new probe.sdk.ListBucketsCommand({}));
+    const out = await (await probe.client()).send(new probe.sdk.ListBucketsCommand({ MaxBuckets: 1000 }));
     const names = (out.Buckets ?? []).map((b) => b.Name ?? "");
     return { check: { name: "list buckets", status: "ok", detail: `${names.length} bucket(s) visible${names.length ? `: ${names.slice(0, 5).join(", ")}${names.length > 5 ? ", …" : ""}` : ""}` }, buckets: names };
   } catch (err) {
     const code = codeOf(err);
     if (code === "AccessDenied" || statusOf(err) === 403 && !CREDENTIAL_FIXES[code]) {
+      // A least-privilege key (scoped to some buckets) is a good key: a note, not a failure.
       const named = config.buckets.length > 0;
       return {
         check: {
           name: "list buckets",
-          status: named ? "warn" : "fail",
-          detail: `AccessDenied: these credentials may not list buckets (a key scoped to some buckets cannot)`,
-          fix: named ? "list_buckets will fail; the --bucket names are checked below" : "name the buckets the key may use with --bucket NAME (or STORE_BUCKETS) so the checks and the tools use them",
+          status: "warn",
+          detail: `AccessDenied: these credentials may not list buckets (a key scoped to some buckets cannot); every other tool works on a bucket named directly`,
+          fix: named ? "list_buckets answers with the --bucket names that exist (checked below)" : "name the buckets the key may use with --bucket NAME (or STORE_BUCKETS) so list_buckets, completions and these checks use them",
         },
         buckets: [],
       };

@@ -20,9 +20,10 @@ import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { ByteBudget, SendLeases } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { DEFAULT_MAX_CONTENT_SIZE } from "../tools/get-object.ts";
+import { MAX_BUCKETS } from "../tools/list-buckets.ts";
 import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
 import type { ToolContext } from "../tools/types.ts";
-import type { Storage } from "../storage/index.ts";
+import { visibleBuckets, type Storage } from "../storage/index.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
 export const LISTED_BUCKETS = 5;
@@ -32,7 +33,7 @@ const RESOURCE_NOT_FOUND = -32002;
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey" | "contentBudget"> & {
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey" | "contentBudget"> & {
   /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
   memory: ByteBudget;
   calls: CallTracker;
@@ -41,7 +42,7 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "che
   /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
   lists: { buckets?: Storage; keys?: Storage };
   /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
-  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey"> & { bucketLister?: Storage }>;
+  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey"> & { bucketLister?: Storage }>;
   /** --audit-log: a line per read (the store named for another store's objects). */
   audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
   /** --audit-required: why no read may run now (the audit log cannot be written). */
@@ -65,6 +66,12 @@ async function listed<T extends { length: number }>(deps: Deps, action: string, 
   }
 }
 
+/** A key that may not list buckets, with none configured, has no names to offer: an empty completion, not an error (its audit line says AccessDenied). */
+function nothingToOffer(err: unknown): string[] {
+  if (err instanceof ActionableError && err.code === "AccessDenied") return [];
+  throw err;
+}
+
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
 const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
 
@@ -77,7 +84,9 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       const { buckets: bucketLister, keys: keyLister } = deps.lists;
       if (!bucketLister || !keyLister) return { resources: [] };
       const resources = await listed(deps, "resources/list", {}, async () => {
-        const buckets = (await bucketLister.listBuckets(extra.signal).catch(() => [])).filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
+        // A page of names, filtered by the allowlist and the policy, then sampled.
+        const listedBuckets = await visibleBuckets(bucketLister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS }, extra.signal).then((p) => p.buckets, () => []);
+        const buckets = listedBuckets.filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
         const pages = await Promise.all(buckets.map((b) => keyLister.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }), () => ({ bucket: b.name, objects: [] }))));
         return pages.flatMap(({ bucket, objects }) => objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })));
       });
@@ -88,11 +97,11 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
         const lister = deps.lists.buckets;
         if (!lister) return [];
         return listed(deps, "completion/complete", { prefix: value }, async () =>
-          (await lister.listBuckets())
+          (await visibleBuckets(lister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
             .map((b) => b.name)
             .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
             .slice(0, COMPLETIONS),
-        );
+        ).catch(nothingToOffer);
       },
       // Keys and "folders" under what was typed so far, one level at a time.
       key: async (value, context) => {
@@ -129,8 +138,11 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
         const lister = scope?.bucketLister;
         if (!scope || !lister) return [];
         return listed(deps, "completion/complete", { store, prefix: value }, async () =>
-          (await lister.listBuckets()).map((b) => b.name).filter((name) => scope.bucketAllowed(name) && name.startsWith(value)).slice(0, COMPLETIONS),
-        );
+          (await visibleBuckets(lister, scope.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
+            .map((b) => b.name)
+            .filter((name) => scope.bucketAllowed(name) && name.startsWith(value))
+            .slice(0, COMPLETIONS),
+        ).catch(nothingToOffer);
       },
     },
   });

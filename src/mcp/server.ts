@@ -240,11 +240,12 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, offered.find((t) => t.name === name)!, {}) : (storage: Storage) => storage);
     const [guard, bucketGuard, keyGuard] = [guardOf("get_object")!, guardOf("list_buckets"), guardOf("list_objects")];
     const { bucketAllowed, checkBucket, checkKey } = stores.default;
+    const configuredBuckets = stores.default.info.buckets;
     const storage = guard(stores.default.storage, stores.default.info.name);
     const lists = { buckets: bucketGuard?.(stores.default.storage, stores.default.info.name), keys: keyGuard?.(stores.default.storage, stores.default.info.name) };
-    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketLister: bucketGuard?.(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
+    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketLister: bucketGuard?.(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, configuredBuckets: s.info.buckets, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
     const auditing = deps.audit && { audit: auditRead!, auditRefusal: () => deps.audit!.refusal(), auditList: (entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }) };
-    registerObjectResources(mcp, { storage, bucketAllowed, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...auditing });
+    registerObjectResources(mcp, { storage, bucketAllowed, configuredBuckets, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...auditing });
   }
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {

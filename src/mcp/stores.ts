@@ -141,6 +141,6 @@ export function sourceContext(source: StoreScope | undefined, own: StoreScope, g
 }
 
 /** For ToolContext: the store-specific part. */
-export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "checkBucket" | "checkKey" | "region"> {
-  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, checkBucket: scope.checkBucket, checkKey: scope.checkKey, region: scope.info.region };
+export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey" | "region"> {
+  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, configuredBuckets: scope.info.buckets, checkBucket: scope.checkBucket, checkKey: scope.checkKey, region: scope.info.region };
 }

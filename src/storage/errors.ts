@@ -142,3 +142,13 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
       return undefined;
   }
 }
+
+/** A store answered "more follows" with nothing to go on, or with the same token again: every listing loop stops here rather than repeat itself. */
+export function stalledListing(resource: string): ActionableError {
+  return new ActionableError({
+    resource,
+    code: "ListingNotAdvancing",
+    message: "The store said more entries follow but gave no continuation token (or the same one again), so the listing cannot go on without repeating itself.",
+    hint: "list a narrower prefix, or check the store: it does not page this listing correctly.",
+  });
+}

@@ -6,7 +6,8 @@ import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-p
 import { fetchClientFor, type S3Handle } from "./client.ts";
 import { copyObject } from "./copy.ts";
 import { sendListObjectsV2 } from "./fast-list.ts";
-import { toStorageError } from "./errors.ts";
+import { stalledListing, toStorageError } from "./errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
 import { checkEtag } from "./upload.ts";
@@ -86,7 +87,9 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
           sendListObjectsV2(s3, { Bucket: bucket, Prefix: prefix || undefined, MaxKeys: Math.min(1000, limit + 1 - keys.length), ContinuationToken: token }, send),
         );
         for (const o of page.contents) keys.push(o.key);
-        token = page.isTruncated ? (page.nextContinuationToken ?? undefined) : undefined;
+        // "More" with no token, or the same one again, would end the listing early (reported as complete) or loop.
+        if (page.isTruncated && (!page.nextContinuationToken || page.nextContinuationToken === token)) throw stalledListing(s3Uri(bucket, prefix));
+        token = page.isTruncated ? page.nextContinuationToken! : undefined;
       } while (token && keys.length <= limit);
       return { keys: keys.slice(0, limit), more: keys.length > limit || token !== undefined };
     },

@@ -6,8 +6,10 @@ import { createObjectStore } from "./objects.ts";
 import { createSettingsStore } from "./bucket-settings.ts";
 import { errorContext, objectParams, operationRunner } from "./operation.ts";
 import { sendListObjectsV2 } from "./fast-list.ts";
+import { listBucketPage } from "./bucket-listing.ts";
 import { copyAcrossStores } from "./cross-copy.ts";
-import { toStorageError } from "./errors.ts";
+import { stalledListing, toStorageError } from "./errors.ts";
+import { s3Uri } from "../runtime/errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
 import { quickGet, quickGetFits } from "./quick-requests.ts";
 import { openDownload } from "./ranged.ts";
@@ -26,10 +28,11 @@ export function createS3Storage(config: Config): Storage {
     ...createObjectStore(config, getClient, operation),
     ...createSettingsStore(operation),
 
-    listBuckets: (signal) =>
-      operation({}, signal, async ({ client, sdk }, send) => {
-        const out = await client.send(new sdk.ListBucketsCommand({}), send);
-        return (out.Buckets ?? []).map((b) => ({ name: b.Name ?? "", creation_date: iso(b.CreationDate) }));
+    listBuckets: (req, signal) => listBucketPage(operation, req, signal),
+
+    headBucket: (bucket, signal) =>
+      operation({ bucket }, signal, async ({ client, sdk }, send) => {
+        await client.send(new sdk.HeadBucketCommand({ Bucket: bucket }), send);
       }),
 
     createBucket: (bucket, signal) =>
@@ -138,8 +141,10 @@ export function createS3Storage(config: Config): Storage {
             uploads.push({ key: u.Key ?? "", upload_id: u.UploadId ?? "", initiated: iso(u.Initiated), bytes: null });
           }
           more ||= (out.IsTruncated ?? false) && uploads.length >= limit;
-          // A store that says "more" with an empty page or no marker would loop: stop there.
-          keyMarker = out.IsTruncated && uploads.length < limit && (out.Uploads?.length ?? 0) > 0 ? out.NextKeyMarker : undefined;
+          const goOn = (out.IsTruncated ?? false) && uploads.length < limit;
+          // A store that says "more" with no marker, or the same markers again, would end the count early or loop.
+          if (goOn && (!out.NextKeyMarker || (out.NextKeyMarker === keyMarker && out.NextUploadIdMarker === idMarker))) throw stalledListing(s3Uri(bucket, prefix));
+          keyMarker = goOn ? out.NextKeyMarker : undefined;
           idMarker = out.NextUploadIdMarker;
         } while (keyMarker);
         // Parts are what is billed: count them for the first uploads (one ListParts each, paged).
@@ -149,6 +154,7 @@ export function createS3Storage(config: Config): Storage {
           do {
             const parts = await client.send(new sdk.ListPartsCommand({ Bucket: bucket, Key: u.key, UploadId: u.upload_id, PartNumberMarker: partMarker }), send);
             for (const p of parts.Parts ?? []) bytes += p.Size ?? 0;
+            if (parts.IsTruncated && (!parts.NextPartNumberMarker || parts.NextPartNumberMarker === partMarker)) throw stalledListing(s3Uri(bucket, u.key));
             partMarker = parts.IsTruncated ? parts.NextPartNumberMarker : undefined;
           } while (partMarker);
           u.bytes = bytes;

@@ -9,6 +9,18 @@ export interface BucketInfo {
   creation_date: string | null;
 }
 
+/** One ListBuckets page: names starting with `prefix`, at most `maxBuckets`, after `continuationToken`. */
+export interface BucketsRequest {
+  prefix?: string;
+  maxBuckets?: number;
+  continuationToken?: string;
+}
+
+export interface BucketPage {
+  buckets: BucketInfo[];
+  next_continuation_token: string | null;
+}
+
 export interface ObjectInfo {
   key: string;
   size: number;
@@ -61,7 +73,9 @@ export interface IncompleteUpload {
 }
 
 export interface Storage extends ObjectStore, SettingsStore {
-  listBuckets(signal?: AbortSignal): Promise<BucketInfo[]>;
+  listBuckets(req: BucketsRequest, signal?: AbortSignal): Promise<BucketPage>;
+  /** Whether the bucket exists and these credentials reach it (HeadBucket): throws NoSuchBucket, AccessDenied… */
+  headBucket(bucket: string, signal?: AbortSignal): Promise<void>;
   createBucket(bucket: string, signal?: AbortSignal): Promise<{ location: string | null }>;
   deleteBucket(bucket: string, signal?: AbortSignal): Promise<void>;
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;

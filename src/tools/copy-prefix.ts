@@ -20,7 +20,7 @@ export const copyPrefix = defineTool({
   title: "Copy a prefix",
   description:
     "Copies every object under source_prefix to prefix + its path below it, server-side, in parallel; calling again resumes (skip_unchanged). " +
-    "move (with confirm, --allow-delete) deletes each source once its copy is verified.",
+    "move (confirm, --allow-delete) deletes each source once its copy is verified.",
   inputSchema: z
     .object({
       source_bucket: bucketName,

@@ -21,7 +21,7 @@ export const downloadPrefix = defineTool({
   title: "Download a prefix",
   description:
     "Downloads every object under prefix into local_dir (allowed directories), in parallel, atomic and verified; calling again resumes (skip_unchanged). " +
-    "A differing local file is a conflict unless overwrite; unsafe keys are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
+    "A differing local file is a conflict unless overwrite. delete_extraneous (with confirm, --allow-delete) mirrors.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -14,7 +14,7 @@ export const findObjects = defineTool({
   name: "find_objects",
   title: "Find objects",
   description:
-    "Finds objects under a prefix by glob on the key, size, modification time and storage class, from the listing. " +
+    "Finds objects under a prefix by key glob, size, time and storage class. " +
     `At most max_results; a continuation_token when it stops early.`,
   inputSchema: z
     .object({

@@ -1,30 +1,44 @@
 import { z } from "zod";
+import { visibleBuckets } from "../storage/index.ts";
 import { defineTool, textOutput } from "./types.ts";
 
-/** The most buckets one answer lists (AWS allows up to 10,000 an account by default; a broken store may send any number). */
+/** The most buckets one answer lists (AWS accounts may now hold a million; a page is what one answer holds). */
 export const MAX_BUCKETS = 1000;
 
 export const listBuckets = defineTool({
   name: "list_buckets",
   title: "List buckets",
   description:
-    `Lists the buckets these credentials can see (at most ${MAX_BUCKETS}), with creation dates. Start here.`,
-  inputSchema: z.object({}).strict(),
+    `Lists buckets, max_buckets (≤ ${MAX_BUCKETS}) a call. Start here.`,
+  inputSchema: z
+    .object({
+      prefix: z.string().max(63).optional().describe("Name prefix."),
+      max_buckets: z.number().int().min(1).max(MAX_BUCKETS).optional().describe(`Default ${MAX_BUCKETS}.`),
+      continuation_token: z.string().min(1).max(1024).optional().describe("From the previous page."),
+    })
+    .strict(),
   outputSchema: z.object({
     buckets: z.array(z.object({ name: z.string(), creation_date: z.string().nullable() })),
     count: z.number(),
-    truncated: z.boolean().optional(),
+    next_continuation_token: z.string().nullable(),
+    source: z.enum(["store", "configured"]),
+    next: z.string().optional(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
   writesToStore: false,
-  async handler(_args, ctx) {
-    const all = (await ctx.storage.listBuckets(ctx.signal)).filter((b) => ctx.bucketAllowed(b.name));
-    const buckets = all.slice(0, MAX_BUCKETS);
+  async handler(args, ctx) {
+    const page = await visibleBuckets(
+      ctx.storage,
+      ctx.configuredBuckets,
+      { maxBuckets: args.max_buckets ?? MAX_BUCKETS, ...(args.prefix ? { prefix: args.prefix } : {}), ...(args.continuation_token ? { continuationToken: args.continuation_token } : {}) },
+      ctx.signal,
+    );
+    const buckets = page.buckets.filter((b) => ctx.bucketAllowed(b.name));
+    const note = page.from === "configured" ? "These credentials may not list buckets (ListBuckets: AccessDenied); these are the configured buckets (--bucket) that exist." : undefined;
+    const next = page.next_continuation_token ? `call list_buckets again with continuation_token "${page.next_continuation_token}"${args.prefix ? " and the same prefix" : ""}.` : undefined;
     const lines = buckets.map((b) => `${b.name}\t${b.creation_date ?? "-"}`);
-    const more = all.length > buckets.length ? `\nThe store listed ${all.length} buckets; only the first ${MAX_BUCKETS} are shown.` : "";
-    const text = buckets.length === 0 ? "No buckets." : `${buckets.length} bucket(s):\n${lines.join("\n")}${more}`;
-    return textOutput(text, { buckets, count: buckets.length, ...(more ? { truncated: true } : {}) });
+    const text = [buckets.length === 0 ? "No buckets." : `${buckets.length} bucket(s):\n${lines.join("\n")}`, ...(note ? [note] : []), ...(next ? [`More buckets follow: ${next}`] : [])].join("\n");
+    return textOutput(text, { buckets, count: buckets.length, next_continuation_token: page.next_continuation_token, source: page.from, ...(next ? { next } : {}) });
   },
 });
-

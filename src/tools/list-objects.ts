@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { stalledListing } from "../storage/index.ts";
 import { bucketName } from "./schemas.ts";
 import { objectUri } from "./object-window.ts";
 import { defineTool, textOutput, type ContentBlock } from "./types.ts";
@@ -63,13 +64,20 @@ export const listObjects = defineTool({
       ctx.signal,
     );
     const where = `s3://${args.bucket_name}/${args.prefix ?? ""}`;
-    const next = page.is_truncated ? `call list_objects again with continuation_token "${page.next_continuation_token}" (and the same bucket_name, prefix and delimiter).` : undefined;
-    const warning = page.store_ignored_max_keys ? "the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)." : undefined;
+    // A store that hands back the token it was given would have the model page forever.
+    if (page.is_truncated && args.continuation_token && page.next_continuation_token === args.continuation_token) throw stalledListing(where);
+    const tokenless = page.is_truncated && !page.next_continuation_token;
+    const next = page.is_truncated && !tokenless ? `call list_objects again with continuation_token "${page.next_continuation_token}" (and the same bucket_name, prefix and delimiter).` : undefined;
+    const warning = page.store_ignored_max_keys
+      ? "the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)."
+      : tokenless
+        ? "the store said more objects follow but gave no continuation token, so this listing cannot go on; narrow the prefix to see the rest."
+        : undefined;
     const lines = [
       `${page.objects.length} object(s)${page.common_prefixes.length ? ` and ${page.common_prefixes.length} prefix(es)` : ""} in ${where}:`,
       ...page.common_prefixes.map((p) => `${p}\t(prefix)`),
       ...page.objects.map((o) => `${o.key}\t${o.size} B\t${o.last_modified ?? "-"}${o.storage_class && o.storage_class !== "STANDARD" ? `\t${o.storage_class}` : ""}`),
-      next ? `More objects follow: ${next}` : "End of listing.",
+      next ? `More objects follow: ${next}` : tokenless ? "More objects follow, but the store gave no way to page on (see the warning)." : "End of listing.",
       ...(warning ? [`Warning: ${warning}`] : []),
     ];
     const { store_ignored_max_keys: _ignored, ...structured } = page;

@@ -26,8 +26,8 @@ export const setBucketLifecycle = defineTool({
   name: "set_bucket_lifecycle",
   title: "Set bucket lifecycle rules",
   description:
-    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort incomplete uploads, or change storage class. " +
-    "Expiring objects or versions, or replace, deletes: it needs the delete permission.",
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort uploads, or change class. " +
+    "Expiry and replace need the delete permission.",
   inputSchema: z.object({ bucket_name: bucketName, rules: z.array(rule).max(100).describe("Merged by id."), replace: z.boolean().optional().describe("true: drop rules not given."), confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
   // The store deletes on the rules' behalf: every place a delete needs permission, so does this.

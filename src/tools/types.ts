@@ -11,6 +11,8 @@ export interface ToolContext {
   files: LocalFiles;
   /** Whether the operator's bucket allowlist (if any) admits this bucket. */
   bucketAllowed(bucket: string): boolean;
+  /** The operator's bucket allowlist for this store (--bucket, STORE_<NAME>_BUCKETS); empty: every bucket. */
+  configuredBuckets: readonly string[];
   /** Throws an ActionableError when the bucket is outside the operator's allowlist. */
   checkBucket(bucket: string): void;
   /** Throws UnsafeKey for a key with "." or ".." segments when a bucket allowlist is in force (policy.ts): for keys a tool derives itself. */
