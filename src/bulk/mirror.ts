@@ -4,6 +4,7 @@
  * rclone sync's rule), only with confirm: true, and where the client can ask,
  * only after the user said yes. A dry run lists what would go.
  */
+import { NOT_CONFIRMED, type ConfirmAction, type Confirmation } from "../runtime/confirmation.ts";
 import type { Tally } from "./tally.ts";
 
 export interface MirrorDeletes {
@@ -13,20 +14,21 @@ export interface MirrorDeletes {
   where: string;
   dryRun: boolean;
   tally: Tally;
-  confirmWithUser(message: string): Promise<boolean | undefined>;
+  confirmWithUser(action: ConfirmAction, message: string): Promise<Confirmation>;
   /** Deletes a batch; returns the names that could not be deleted, with why. */
   remove(names: string[]): Promise<{ name: string; code: string; message: string }[]>;
 }
 
-/** Why the deletes did not run (for the result's text), or undefined when they ran or there were none. */
-export async function deleteExtraneous(m: MirrorDeletes): Promise<string | undefined> {
+/** Why the deletes did not run (the result's note and next step) when the user said no, or undefined when they ran or there were none. */
+export async function deleteExtraneous(m: MirrorDeletes): Promise<{ note: string; next: string } | undefined> {
   if (m.names.length === 0) return undefined;
   if (m.dryRun) {
     for (const name of m.names) m.tally.removed(name);
     return undefined;
   }
-  const answer = await m.confirmWithUser(`Delete ${m.names.length.toLocaleString("en-US")} item(s) from ${m.where} that the source no longer has (e.g. ${m.names.slice(0, 3).join(", ")})?`);
-  if (answer === false) return "the user declined the deletes; nothing was deleted";
+  const answer = await m.confirmWithUser("mirror_delete", `Delete ${m.names.length.toLocaleString("en-US")} item(s) from ${m.where} that the source no longer has (e.g. ${m.names.slice(0, 3).join(", ")})?`);
+  m.tally.confirmation = answer;
+  if (answer === "declined" || answer === "cancelled") return { note: `${NOT_CONFIRMED[answer].lead}: none of the ${m.names.length.toLocaleString("en-US")} extraneous item(s) was deleted`, next: NOT_CONFIRMED[answer].next };
   const BATCH = 1000;
   for (let i = 0; i < m.names.length; i += BATCH) {
     const batch = m.names.slice(i, i + BATCH);

@@ -3,6 +3,7 @@
  * its result: counts of every kind, bytes, seconds, and the first 50 names of
  * each kind, so a result fits the response budget whatever the object count.
  */
+import { CONFIRMATIONS, type Confirmation } from "../runtime/confirmation.ts";
 import { z } from "zod";
 import type { Outcome } from "./engine.ts";
 
@@ -24,6 +25,7 @@ export const jobResultSchema = z.object({
   done: z.array(z.string()).describe(`First ${SAMPLE}.`),
   deleted: z.array(z.string()).describe(`First ${SAMPLE}.`),
   problems: z.array(problem).describe(`First ${SAMPLE} of each kind.`),
+  confirmation: z.enum(CONFIRMATIONS).describe("The user's answer, where deletes were confirmed."),
   next: z.string().optional(),
 });
 export type JobResult = z.output<typeof jobResultSchema>;
@@ -44,6 +46,8 @@ export class Tally {
   readonly problems: Problem[] = [];
   readonly #listed: Record<ProblemKind, number> = { failed: 0, unsafe: 0, conflict: 0, skipped_local: 0 };
   skippedLocalCount = 0;
+  /** How the user answered the job's confirmation (a mirror's deletes, a move); not_asked when nobody was. */
+  confirmation: Confirmation = "not_asked";
   #seen = 0;
   #settled = 0;
   #bytesSettled = 0;
@@ -126,6 +130,7 @@ export class Tally {
       done: this.done,
       deleted: this.deleted,
       problems: this.problems,
+      confirmation: this.confirmation,
       ...(next ? { next } : {}),
     };
   }

@@ -72,7 +72,8 @@ const IGNORED_NAME_CHARS = 64;
 function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition): CallResult {
   const named = ignored.slice(0, NAMED_IGNORED).map((n) => n.slice(0, IGNORED_NAME_CHARS));
   const more = ignored.length > named.length ? ` and ${ignored.length - named.length} more` : "";
-  const line = `Ignored parameter(s) ${tool.name} does not take: ${named.map((n) => JSON.stringify(n)).join(", ")}${more}. It takes: ${Object.keys(tool.inputSchema.shape).join(", ")}.`;
+  const takes = Object.keys(tool.inputSchema.shape);
+  const line = `Ignored parameter(s) ${tool.name} does not take: ${named.map((n) => JSON.stringify(n)).join(", ")}${more}. ${takes.length ? `It takes: ${takes.join(", ")}.` : "It takes no parameters."}`;
   return {
     ...result,
     content: [...(result.content ?? []), { type: "text", text: line }],
@@ -113,7 +114,7 @@ function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined)
     const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations, ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
+    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations, ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
     found = { byName, listed };
     // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
     if (prepared.size >= 256) prepared.clear();
@@ -127,6 +128,8 @@ export type RefusedCall = (name: string, args: unknown, id: string | number, cod
 
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[], refusedCall?: RefusedCall): void {
   const { byName, listed } = prepare(tools, stores);
+  // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per connection.
+  const noted = new Set<string>();
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
@@ -138,7 +141,11 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[]
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
     // The SDK's schema check answered before the tool ran (so the tool wrote no audit line).
     if (found && result.isError && result.content?.[0]?.text?.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${found.tool.name}:`)) refusedCall?.(found.tool.name, params?.arguments, id, "InvalidParams");
-    return tool && ignored.length > 0 ? noteIgnored(result, ignored, tool) : result;
+    if (!tool || ignored.length === 0) return result;
+    const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
+    if (noted.has(said)) return result;
+    if (noted.size < 1000) noted.add(said);
+    return noteIgnored(result, ignored, tool);
   });
   // 2. tools/list: prepared above, the same answer for every server with this list.
   wrapHandler(mcp, "tools/list", () => async () => ({ tools: listed }));

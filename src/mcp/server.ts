@@ -17,6 +17,7 @@ import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS }
 import { auditBytes, auditTarget, refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
 import { callGuard, type CallerAccess } from "../access/index.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
+import { userConfirmation } from "./confirmations.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "../tools/index.ts";
 import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolContext, ToolDefinition } from "../tools/types.ts";
@@ -155,14 +156,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
-  const confirmWithUser = async (message: string): Promise<boolean | undefined> => {
-    if (options.remote || !mcp.server.getClientCapabilities()?.elicitation) return undefined;
-    const answer = await mcp.server.elicitInput({
-      message,
-      requestedSchema: { type: "object", properties: { confirm: { type: "boolean", title: "Delete", description: "Yes, delete them" } }, required: ["confirm"] },
-    });
-    return answer.action === "accept" && answer.content?.confirm === true;
-  };
+  const confirmWithUser = userConfirmation(mcp, options.remote !== undefined);
 
   const offered = offeredTools(options, stores);
   // The object browser's results say which tools this caller has: the view offers only those actions.

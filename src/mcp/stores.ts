@@ -112,7 +112,8 @@ export class Stores {
 
 /** The `store` argument every tool takes when there are several stores. */
 export function storeParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe(`Store to use (default ${names[0]}); list_stores describes each.`);
+  // A first store named "default" needs no "(default default)".
+  return z.enum(names as [string, ...string[]]).optional().describe(names[0] === "default" ? "Store to use; list_stores describes each." : `Store to use (default ${names[0]}); list_stores describes each.`);
 }
 
 /** The `source_store` argument of the copy tools with several stores. */
@@ -122,6 +123,7 @@ export function sourceStoreParameter(names: string[]) {
 
 /** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */
 export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolDefinition {
+  if (tool.storeless) return tool;
   return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) };
 }
 

@@ -4,6 +4,7 @@ import { globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
+import { NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
@@ -74,8 +75,13 @@ export const copyPrefix = defineTool({
       tally.removed(key);
     };
     const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectState>();
-    if (move && !dry && (await ctx.confirmWithUser(`Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`)) === false) {
-      throw new ActionableError({ resource: sourceUri, code: "Declined", message: "The user declined the move; nothing was copied or deleted.", hint: "call again without move to copy only, or ask the user." });
+    if (move && !dry) {
+      tally.confirmation = await ctx.confirmWithUser("move", `Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`);
+      if (tally.confirmation === "declined" || tally.confirmation === "cancelled") {
+        const { lead, next } = NOT_CONFIRMED[tally.confirmation];
+        const result = { ...tally.result(false, false, `${next} To copy without deleting, call again without move.`), source: sourceUri, destination };
+        return textOutput(`${lead}: the move from ${sourceUri} to ${destination} did not run; nothing was copied or deleted. Next: ${result.next}`, result);
+      }
     }
     const large = new Slots(2);
     // Small objects go SMALL_OBJECT_CONCURRENCY at once (the workers): between stores a GET and a PUT each, within one store

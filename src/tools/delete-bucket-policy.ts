@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { safeJson } from "./set-bucket-policy.ts";
 import { defineTool, textOutput } from "./types.ts";
@@ -13,9 +13,9 @@ export const deleteBucketPolicy = defineTool({
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
-    if (stored === null) return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, { bucket: args.bucket_name, applied: false, before: null, after: null });
-    const decision = await decide(args.confirm, `Remove the policy of s3://${args.bucket_name}?`, ctx);
-    if (decision === "apply") await ctx.storage.setBucketPolicy(args.bucket_name, null, ctx.signal);
+    if (stored === null) return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, { bucket: args.bucket_name, applied: false, confirmation: "not_asked", before: null, after: null });
+    const decision = await decide(args.confirm, "policy", `Remove the policy of s3://${args.bucket_name}?`, ctx);
+    if (applies(decision)) await ctx.storage.setBucketPolicy(args.bucket_name, null, ctx.signal);
     return changeResult("delete_bucket_policy", { bucket: args.bucket_name }, decision, `the policy of s3://${args.bucket_name}`, safeJson(stored), null);
   },
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CONFIRMATIONS, NOT_CONFIRMED, type Confirmation } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { bucketName, objectKey } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
@@ -12,7 +13,7 @@ const LISTED = 1000;
 const inputSchema = z
   .object({
     bucket_name: bucketName,
-    keys: z.array(objectKey).min(1).max(MAX_OBJECTS_CAP).optional().describe("Exact keys (or give prefix)."),
+    keys: z.array(objectKey).max(MAX_OBJECTS_CAP).optional().describe("Exact keys (or give prefix)."),
     prefix: z.string().max(1024).optional().describe('Keys starting with this ("" = all).'),
     dry_run: z.boolean().optional().describe("true: only count and sample."),
     confirm: z.boolean().optional().describe("true: delete (else a dry run)."),
@@ -30,6 +31,8 @@ export const deleteObjects = defineTool({
   outputSchema: z.object({
     bucket: z.string(),
     dry_run: z.boolean(),
+    applied: z.boolean(),
+    confirmation: z.enum(CONFIRMATIONS),
     matched: z.number(),
     more_remaining: z.boolean(),
     sample: z.array(z.string()),
@@ -45,25 +48,30 @@ export const deleteObjects = defineTool({
   emptyIsValue: ["prefix"],
   async handler(given, ctx) {
     ctx.checkBucket(given.bucket_name);
-    const args: typeof given = given.keys !== undefined && given.prefix === "" ? { ...given, prefix: undefined } : given;
+    // keys: [] is a client filling every parameter: not given (so a prefix can be used); beside keys, prefix "" is filler too.
+    const keysGiven = given.keys !== undefined && given.keys.length > 0;
+    const args: typeof given = { ...given, keys: keysGiven ? given.keys : undefined, prefix: keysGiven && given.prefix === "" ? undefined : given.prefix };
     if ((args.keys === undefined) === (args.prefix === undefined)) {
       throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys (exact keys) or prefix, exactly one of them.", hint: 'call again with keys: ["a.txt", …] or prefix: "logs/2023/".' });
     }
     const max = args.max_objects ?? DEFAULT_MAX_OBJECTS;
     const { keys, more } = await select(args, max, ctx);
     const where = args.prefix !== undefined ? s3Uri(args.bucket_name, args.prefix) + "*" : `${keys.length} listed key(s) in s3://${args.bucket_name}`;
-    const base = { bucket: args.bucket_name, matched: keys.length, more_remaining: more, deleted_count: 0, deleted: [], failed: [] };
+    const base = { bucket: args.bucket_name, matched: keys.length, more_remaining: more, deleted_count: 0, deleted: [], failed: [], applied: false, confirmation: "not_asked" as Confirmation };
     if (keys.length === 0) return textOutput(`Nothing matches ${where}; nothing deleted.`, { ...base, dry_run: true, sample: [] });
 
-    const approved = args.dry_run ? false : await approval(keys.length, where, args.confirm === true, ctx);
-    if (!approved) {
-      const sample = keys.slice(0, SAMPLE);
-      const why = args.dry_run ? "Dry run" : approved === false && args.confirm ? "The user declined" : "Dry run (no confirm: true)";
-      const next = args.dry_run || !args.confirm ? "call delete_objects again with the same arguments and confirm: true (dry_run false) to delete them." : undefined;
-      return textOutput(
-        `${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted.` + (next ? ` Next: ${next}` : ""),
-        { ...base, dry_run: true, sample, ...(next ? { next } : {}) },
-      );
+    const sample = keys.slice(0, SAMPLE);
+    if (args.dry_run || args.confirm !== true) {
+      const why = args.dry_run ? "Dry run" : "Dry run (no confirm: true)";
+      const next = "call delete_objects again with the same arguments and confirm: true (dry_run false) to delete them.";
+      return textOutput(`${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted. Next: ${next}`, { ...base, dry_run: true, sample, next });
+    }
+    // The user confirms where the client can ask; elsewhere the model's confirm: true stands.
+    const confirmation = await ctx.confirmWithUser("delete", `Delete ${keys.length} object(s) from ${where}? This cannot be undone in an unversioned bucket.`);
+    if (confirmation === "declined" || confirmation === "cancelled") {
+      const { lead, next } = NOT_CONFIRMED[confirmation];
+      // A real run the user stopped: not a dry run.
+      return textOutput(`${lead}: nothing was deleted from ${where} (${keys.length}${more ? "+" : ""} object(s), e.g. ${sample.join(", ")}). Next: ${next}`, { ...base, dry_run: false, confirmation, sample, next });
     }
     const out = await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal);
     const failed = out.failed.slice(0, LISTED);
@@ -73,7 +81,7 @@ export const deleteObjects = defineTool({
       (failed.length ? `; ${out.failed.length} failed, e.g. ${failed.slice(0, 5).map((f) => `${f.key}: ${f.code}`).join("; ")}` : "") +
       (more ? `. More objects match: call again to delete the next ${max}.` : ".");
     const next = more ? `call delete_objects again with the same arguments to delete the next ${max}.` : undefined;
-    return textOutput(text, { ...base, dry_run: false, sample: [], deleted_count: out.deleted.length, deleted: out.deleted.slice(0, LISTED).map((d) => d.key), failed, ...(next ? { next } : {}) });
+    return textOutput(text, { ...base, dry_run: false, applied: true, confirmation, sample: [], deleted_count: out.deleted.length, deleted: out.deleted.slice(0, LISTED).map((d) => d.key), failed, ...(next ? { next } : {}) });
   },
 });
 
@@ -82,9 +90,3 @@ async function select(args: z.output<typeof inputSchema>, max: number, ctx: Tool
   return ctx.storage.listKeys(args.bucket_name, args.prefix ?? "", max, ctx.signal);
 }
 
-/** The user confirms where the client can ask; elsewhere the model's confirm: true stands. */
-async function approval(count: number, where: string, confirmed: boolean, ctx: ToolContext): Promise<boolean | undefined> {
-  if (!confirmed) return undefined;
-  const answer = await ctx.confirmWithUser(`Delete ${count} object(s) from ${where}? This cannot be undone in an unversioned bucket.`);
-  return answer ?? true;
-}

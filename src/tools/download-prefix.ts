@@ -109,7 +109,7 @@ export const downloadPrefix = defineTool({
         return { kind: "action", name: object.key, bytes: object.size, run };
       },
     });
-    let declined: string | undefined;
+    let declined: { note: string; next: string } | undefined;
     const held = mirror ? deletesHeldBack(end, tally) : undefined;
     if (mirror && !held && localDir.exists) {
       const extraneous: string[] = [];
@@ -126,9 +126,9 @@ export const downloadPrefix = defineTool({
         remove: async (paths) => removeAll(keyed, paths),
       });
     }
-    const next = nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
+    const next = declined?.next ?? nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
     const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
-    const note = held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined}.` : "";
+    const note = held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
     return textOutput(summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) + note, result);
   },
 });

@@ -24,6 +24,7 @@ export const listStores = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   group: "read",
+  storeless: true,
   writesToStore: false,
   async handler(_args, ctx) {
     const stores = (ctx.stores ?? []).map((s, i) => {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide, sameSetting } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, sameSetting, applies } from "./settings-change.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -37,8 +37,8 @@ export const putObjectTags = defineTool({
     if (Object.keys(after).length > MAX_TAGS) {
       throw new ActionableError({ resource, code: "TooManyTags", message: `That would give the object ${Object.keys(after).length} tags; S3 allows ${MAX_TAGS}.`, hint: 'use mode "replace" with at most 10 tags, or fewer new ones.' });
     }
-    const decision = await decide(args.confirm, `Set the tags of ${resource} to ${JSON.stringify(after)}?`, ctx, sameSetting(before, after));
-    if (decision === "apply") await ctx.storage.putObjectTags(addr, after, ctx.signal);
+    const decision = await decide(args.confirm, "tags", `Set the tags of ${resource} to ${JSON.stringify(after)}?`, ctx, sameSetting(before, after));
+    if (applies(decision)) await ctx.storage.putObjectTags(addr, after, ctx.signal);
     return changeResult("put_object_tags", { bucket: args.bucket_name, key: args.object_key }, decision, `the tags of ${resource}`, before, after);
   },
 });

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { CorsRule } from "../storage/index.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -37,8 +37,8 @@ export const setBucketCors = defineTool({
     const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "cors", ctx.signal)) as CorsRule[] | null) ?? [];
     const after: CorsRule[] = args.rules;
     const origins = [...new Set(after.flatMap((r) => r.allowed_origins))];
-    const decision = await decide(args.confirm, `${after.length ? `Let ${origins.join(", ")} call` : "Remove the CORS rules of"} s3://${args.bucket_name}?`, ctx);
-    if (decision === "apply") await ctx.storage.setBucketCors(args.bucket_name, after, ctx.signal);
+    const decision = await decide(args.confirm, "cors", `${after.length ? `Let ${origins.join(", ")} call` : "Remove the CORS rules of"} s3://${args.bucket_name}?`, ctx);
+    if (applies(decision)) await ctx.storage.setBucketCors(args.bucket_name, after, ctx.signal);
     const note = origins.includes("*") ? "Any web origin may call the bucket from a browser (\"*\")." : undefined;
     return changeResult("set_bucket_cors", { bucket: args.bucket_name }, decision, `the CORS rules of s3://${args.bucket_name}`, before, after, note);
   },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule } from "../storage/index.ts";
 import { ruleSentence } from "./get-bucket-settings.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName, storageClass } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -47,8 +47,8 @@ export const setBucketLifecycle = defineTool({
     const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "lifecycle", ctx.signal)) as LifecycleRule[] | null) ?? [];
     const kept = args.replace ? [] : before.filter((r) => !ids.has(r.id));
     const after = [...kept, ...given];
-    const decision = await decide(args.confirm, `Set the lifecycle rules of ${resource} to: ${after.map(ruleSentence).join("; ") || "none"}?`, ctx);
-    if (decision === "apply") await ctx.storage.setBucketLifecycle(args.bucket_name, { keep: kept.map((r) => r.id), set: given, deletes: args.replace === true || given.some(expires) }, ctx.signal);
+    const decision = await decide(args.confirm, "lifecycle", `Set the lifecycle rules of ${resource} to: ${after.map(ruleSentence).join("; ") || "none"}?`, ctx);
+    if (applies(decision)) await ctx.storage.setBucketLifecycle(args.bucket_name, { keep: kept.map((r) => r.id), set: given, deletes: args.replace === true || given.some(expires) }, ctx.signal);
     const dropped = args.replace ? before.filter((r) => !ids.has(r.id)).map((r) => r.id) : [];
     const note = `After: ${after.map(ruleSentence).join("; ") || "no rules"}.` + (dropped.length ? ` Removed rules: ${dropped.join(", ")}.` : "");
     return changeResult("set_bucket_lifecycle", { bucket: args.bucket_name }, decision, `the lifecycle rules of ${resource}`, before, after, note);

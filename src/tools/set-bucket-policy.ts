@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide, sameSetting } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, sameSetting, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -28,8 +28,8 @@ export const setBucketPolicy = defineTool({
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
     const before = stored === null ? null : safeJson(stored);
     const publicNote = grants.length ? `PUBLIC: everyone gets ${grants.join("; ")}.` : "Nothing is public through this policy.";
-    const decision = await decide(args.confirm, `Replace the policy of ${resource}? ${publicNote}`, ctx, sameSetting(before, doc));
-    if (decision === "apply") await ctx.storage.setBucketPolicy(args.bucket_name, JSON.stringify(doc), ctx.signal);
+    const decision = await decide(args.confirm, "policy", `Replace the policy of ${resource}? ${publicNote}`, ctx, sameSetting(before, doc));
+    if (applies(decision)) await ctx.storage.setBucketPolicy(args.bucket_name, JSON.stringify(doc), ctx.signal);
     return changeResult("set_bucket_policy", { bucket: args.bucket_name }, decision, `the policy of ${resource}`, before, doc, publicNote);
   },
 });

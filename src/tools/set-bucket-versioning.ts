@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide } from "./settings-change.ts";
+import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool } from "./types.ts";
 
@@ -16,8 +16,8 @@ export const setBucketVersioning = defineTool({
     ctx.checkBucket(args.bucket_name);
     const current = (await ctx.storage.readBucketSetting(args.bucket_name, "versioning", ctx.signal)) as { status: string } | null;
     const before = current?.status ?? "never enabled";
-    const decision = await decide(args.confirm, `Set versioning of s3://${args.bucket_name} to ${args.status}? ${ONE_WAY}`, ctx, before === args.status);
-    if (decision === "apply") await ctx.storage.setBucketVersioning(args.bucket_name, args.status, ctx.signal);
+    const decision = await decide(args.confirm, "versioning", `Set versioning of s3://${args.bucket_name} to ${args.status}? ${ONE_WAY}`, ctx, before === args.status);
+    if (applies(decision)) await ctx.storage.setBucketVersioning(args.bucket_name, args.status, ctx.signal);
     return changeResult("set_bucket_versioning", { bucket: args.bucket_name }, decision, `versioning of s3://${args.bucket_name}`, before, args.status, ONE_WAY);
   },
 });

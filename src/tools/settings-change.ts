@@ -1,5 +1,6 @@
 /** What every settings change shares: a dry run unless confirm: true, the user asked where the client can, before → after in the result. */
 import { z } from "zod";
+import { CONFIRMATIONS, goesAhead, NOT_CONFIRMED, type ConfirmAction, type Confirmation } from "../runtime/confirmation.ts";
 import type { ToolContext } from "./types.ts";
 
 export const confirmArg = z.boolean().optional().describe("true: apply (else a dry run).");
@@ -8,6 +9,7 @@ export const changeOutput = z.object({
   bucket: z.string(),
   key: z.string().optional(),
   applied: z.boolean(),
+  confirmation: z.enum(CONFIRMATIONS),
   before: z.unknown(),
   after: z.unknown(),
   note: z.string().optional(),
@@ -24,17 +26,22 @@ export const SETTINGS_CHANGE = {
   needsAllowAdmin: true,
 } as const;
 
-export type Decision = "apply" | "dry_run" | "declined" | "unchanged";
+/** How the user answered (accepted, declined, cancelled, not_asked), or why nobody was asked (a dry run, nothing to change). */
+export type Decision = Confirmation | "dry_run" | "unchanged";
+
+/** Whether the change is made: the user said yes, or (where the client cannot ask) the model's confirm: true stands. */
+export const applies = (decision: Decision) => decision !== "dry_run" && decision !== "unchanged" && goesAhead(decision);
 
 /**
- * "apply" when confirmed (and the user agreed where the client can ask), else why not.
+ * The user's answer when confirmed (asked with `action`'s form where the client can), else why not.
  * `unchanged`: the setting already is what was asked for, so nobody is asked and nothing is written.
  */
-export async function decide(confirm: boolean | undefined, question: string, ctx: ToolContext, unchanged = false): Promise<Decision> {
+export async function decide(confirm: boolean | undefined, action: ConfirmAction, question: string, ctx: ToolContext, unchanged = false): Promise<Decision> {
   if (unchanged) return "unchanged";
   if (confirm !== true) return "dry_run";
-  return (await ctx.confirmWithUser(question)) === false ? "declined" : "apply";
+  return ctx.confirmWithUser(action, question);
 }
+
 
 /**
  * Whether a setting as read equals what a change would write: the same JSON,
@@ -52,15 +59,20 @@ function canonical(value: unknown): string {
 
 /** The text and result of a change, applied or not. */
 export function changeResult(tool: string, base: { bucket: string; key?: string }, decision: Decision, what: string, before: unknown, after: unknown, note?: string) {
-  const applied = decision === "apply";
-  const next = decision === "dry_run" ? `call ${tool} again with the same arguments and confirm: true to make the change.` : undefined;
+  const applied = applies(decision);
+  const next =
+    decision === "dry_run" ? `call ${tool} again with the same arguments and confirm: true to make the change.` : decision === "declined" || decision === "cancelled" ? NOT_CONFIRMED[decision].next : undefined;
   const leads: Record<Decision, string> = {
-    apply: `Changed: ${what}.`,
-    declined: `The user declined: ${what} was not changed.`,
+    accepted: `Changed (the user confirmed): ${what}.`,
+    not_asked: `Changed: ${what}.`,
+    declined: `${NOT_CONFIRMED.declined.lead}: ${what} was not changed.`,
+    cancelled: `${NOT_CONFIRMED.cancelled.lead}: ${what} was not changed.`,
     dry_run: `Dry run: ${what}. Nothing changed.`,
     unchanged: `Already so: ${what} already is what was asked for. Nothing to change, so nobody was asked and nothing was written.`,
   };
   const lead = leads[decision];
+  // Who was asked, for models that see only structuredContent: a dry run or a setting already so asked nobody.
+  const confirmation: Confirmation = decision === "dry_run" || decision === "unchanged" ? "not_asked" : decision;
   const text = [lead, `Before: ${JSON.stringify(before)}`, `After: ${JSON.stringify(after)}`, note, next && `Next: ${next}`].filter(Boolean).join("\n");
-  return { content: [{ type: "text" as const, text }], structured: { ...base, applied, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) } };
+  return { content: [{ type: "text" as const, text }], structured: { ...base, applied, confirmation, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) } };
 }

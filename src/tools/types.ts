@@ -4,6 +4,9 @@ import type { Logger } from "../runtime/log.ts";
 import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Storage } from "../storage/index.ts";
 import type { StoreInfo } from "../mcp/stores.ts";
+import type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
+
+export type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
 
 /** What a tool handler may use; tools never import the AWS SDK or node:fs. */
 export interface ToolContext {
@@ -24,11 +27,11 @@ export interface ToolContext {
   /** Bytes of serialized content (text, base64) one result may carry; more must be cut or omitted. */
   contentBudget: number;
   /**
-   * Asks the user (not the model) to confirm, where the client supports
-   * elicitation: true (accepted), false (declined or cancelled), or
-   * undefined when the client cannot ask.
+   * Asks the user (not the model) to confirm, with the form for `action`,
+   * where the client supports elicitation; "not_asked" where it cannot (the
+   * model's confirm: true stands). Only "accepted" and "not_asked" apply.
    */
-  confirmWithUser(message: string): Promise<boolean | undefined>;
+  confirmWithUser(action: ConfirmAction, message: string): Promise<Confirmation>;
   /** Progress for transfers (a no-op unless the client asked with a progress token). */
   progress: ProgressReporter;
   /** Add resource_link items for objects (some clients cannot pass them to their model: STORE_RESOURCE_LINKS=false). */
@@ -45,6 +48,7 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
   openWorldHint: boolean;
 }
+
 
 /** MCP content blocks a tool may return besides its text summary. */
 export type ContentBlock =
@@ -88,6 +92,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   localFiles?: "always" | ((args: z.output<In>) => boolean);
   /** Appended to the description on a remote server without local files: how its user moves bytes instead. */
   remoteNote?: string;
+  /** About every store at once (list_stores): takes no `store` parameter, even with several stores. */
+  storeless?: boolean;
   /** With several stores, also takes `source_store`: the store its source_bucket is in (the server resolves it into ctx.sourceStore). */
   sourceStore?: boolean;
   /** Optional string parameters where `""` is a real value (elsewhere a client's `""` means "not given"; see sdk-hooks.ts). */

@@ -134,9 +134,9 @@ export const uploadDirectory = defineTool({
           confirmWithUser: ctx.confirmWithUser,
           remove: async (keys) => (await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal)).failed.map((f) => ({ name: f.key, code: f.code, message: f.message })),
         });
-    const next = nextCall("upload_directory", end, dry, args.dry_run === true, "upload and delete");
+    const next = declined?.next ?? nextCall("upload_directory", end, dry, args.dry_run === true, "upload and delete");
     const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
-    const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined}.` : "";
+    const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
     return textOutput(summarize(result, { verb: "uploaded", where: `from ${localDir.path} to ${where}` }) + note, result);
   },
 });

@@ -68,9 +68,17 @@ describe("several stores from the environment", () => {
     const { tools } = await session.client.listTools();
     expect(tools.map((t) => t.name)).toContain("list_stores");
     for (const tool of tools) {
-      expect([tool.name, (tool.inputSchema.properties as Record<string, { enum?: string[] }>).store?.enum]).toEqual([tool.name, ["default", "other", "broken"]]);
+      // list_stores is about every store: it takes none.
+      const store = (tool.inputSchema.properties as Record<string, { enum?: string[]; description?: string }>).store;
+      expect([tool.name, store?.enum]).toEqual([tool.name, tool.name === "list_stores" ? undefined : ["default", "other", "broken"]]);
       expect(tool.inputSchema.required ?? []).not.toContain("store");
+      // The first store is "default": no "(default default)".
+      if (store) expect(store.description).not.toContain("default default");
     }
+    // A tool without parameters says so when handed one, once per connection for the same extra argument.
+    const extra = await call(session.client, "list_stores", { wait_for_previous: true });
+    expect(textOf(extra)).toContain("It takes no parameters.");
+    expect(textOf(await call(session.client, "list_stores", { wait_for_previous: true }))).not.toContain("Ignored parameter");
     const listed = await call(session.client, "list_stores", {});
     expect(listed.structuredContent!.stores.map((s: { name: string; default: boolean; read_only: boolean }) => [s.name, s.default, s.read_only])).toEqual([
       ["default", true, false],

@@ -75,6 +75,24 @@ test("delete_objects: a prefix of \"\" beside keys is a client's filler (the key
   expect(all.structuredContent!.matched).toBeGreaterThanOrEqual(2);
 });
 
+test("the same ignored parameter on the same tool is named once per connection", async () => {
+  const first = await call(client, "head_object", { bucket_name: bucket, object_key: "a.txt", wait_for_previous: true });
+  expect(textOf(first)).toContain("Ignored parameter(s) head_object does not take");
+  const again = await call(client, "head_object", { bucket_name: bucket, object_key: "a.txt", wait_for_previous: true });
+  expect(again.isError).toBeFalsy();
+  expect(textOf(again)).not.toContain("Ignored parameter");
+  expect(again.structuredContent!.ignored_parameters).toBeUndefined();
+  // Another one is named again.
+  expect(textOf(await call(client, "head_object", { bucket_name: bucket, object_key: "a.txt", verbose: 1 }))).toContain('"verbose"');
+});
+
+test("delete_objects: keys [] is a client's filler too (a client that fills every parameter can delete by prefix)", async () => {
+  await call(client, "put_object", { bucket_name: bucket, object_key: "filler/1.txt", content: "1" });
+  const r = await call(client, "delete_objects", { bucket_name: bucket, keys: [], prefix: "filler/", confirm: true, dry_run: false });
+  expect(r.isError, textOf(r)).toBeFalsy();
+  expect(r.structuredContent).toMatchObject({ deleted_count: 1, deleted: ["filler/1.txt"] });
+});
+
 test("what a result repeats of ignored parameters is bounded: 20 names of at most 64 characters, and a count", async () => {
   const junk = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`junk_${i}_${"x".repeat(200)}`, i]));
   const r = await call(client, "list_buckets", junk);
