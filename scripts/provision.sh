@@ -2,7 +2,7 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + chromium-headless-shell (the object browser tests, driven by playwright-core) + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
+#   provision.sh test   the above + the Python agent frameworks' venvs (.tools/pyfw) + chromium-headless-shell (the object browser tests, driven by playwright-core) + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), ruby (formula check) and podman + runc (container test)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,6 +36,27 @@ if [ "${1:-}" = test ] && [ ! -x .tools/py-mcp/bin/python ]; then
   python3 -m venv .tools/py-mcp >&2
   index=(); [ -d /opt/pypi/simple ] && index=(--index-url file:///opt/pypi/simple); [ -d /opt/pypi-more/simple ] && index+=(--extra-index-url file:///opt/pypi-more/simple)
   .tools/py-mcp/bin/pip install -q "${index[@]}" mcp==2.3.0 >&2 2>/dev/null || .tools/py-mcp/bin/pip install -q "${index[@]}" mcp==2.3.0 >&2
+fi
+
+# The Python MCP agent frameworks (LangChain, OpenAI Agents, Pydantic AI, smolagents), one venv each, pinned. These machines
+# reach no PyPI: ../shared/pyfw/setup.sh builds them offline from the local wheel mirror and the frameworks' source trees.
+# A newcomer's clone has no ../shared: there the same versions come from PyPI.
+if [ "${1:-}" = test ]; then
+  pyfw=.tools/pyfw
+  if [ ! -x $pyfw/venv-lc/bin/python ] || [ ! -x $pyfw/venv-oai/bin/python ] || [ ! -x $pyfw/venv-pai/bin/python ] || [ ! -x $pyfw/venv-smol/bin/python ]; then
+    python3 -c "import venv, ensurepip" 2>/dev/null || { sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo; $sudo_cmd apt-get update -qq >&2; DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >&2; }
+    if [ -f ../shared/pyfw/setup.sh ]; then
+      echo "provision: building the Python frameworks' venvs from ../shared/pyfw into $pyfw" >&2
+      bash ../shared/pyfw/setup.sh "$PWD/$pyfw" >&2
+    else
+      echo "provision: installing the Python frameworks from PyPI into $pyfw" >&2
+      for v in lc oai pai smol; do [ -x $pyfw/venv-$v/bin/python ] || python3 -m venv $pyfw/venv-$v >&2; done
+      $pyfw/venv-lc/bin/pip install -q langchain-mcp-adapters==0.3.2 langchain-openai==1.6.6 langchain==1.4.2 >&2
+      $pyfw/venv-oai/bin/pip install -q openai-agents==0.22.0 >&2
+      $pyfw/venv-pai/bin/pip install -q "pydantic-ai-slim[mcp,openai,anthropic]==2.33.0" >&2
+      $pyfw/venv-smol/bin/pip install -q "smolagents[mcp,openai]==1.26.0" mcpadapt==0.1.20 >&2
+    fi
+  fi
 fi
 
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then

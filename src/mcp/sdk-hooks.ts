@@ -93,8 +93,8 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
 function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolDefinition): (typeof BUILT_SCHEMAS)[string] {
   const input = schemas.inputSchema as { properties?: Record<string, unknown> };
   const shape = tool.inputSchema.shape as Record<string, { description?: string }>;
-  const store = { type: "string", enum: stores, description: shape.store?.description };
-  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: shape.source_store?.description } } : {};
+  const store = { type: "string", enum: stores, description: shape.store?.description, nullable: true };
+  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: shape.source_store?.description, nullable: true } } : {};
   return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
 }
 

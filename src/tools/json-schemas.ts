@@ -24,7 +24,22 @@ export interface ToolJsonSchemas {
  * schema drops it, OpenAI strict mode requires it). test/unit/schema-portability
  * fails when a tool's schema needs another.
  */
-export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems"]);
+export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems", "nullable"]);
+
+/**
+ * `"nullable": true` on each optional top-level parameter, and only there:
+ * smolagents (through mcpadapt, which hands it `properties` without
+ * `required`) treats every input as required unless it says `nullable`, so
+ * without it 22 of 27 tools failed in the client before any call. It reads
+ * only that key (an anyOf with null does not work). OpenAPI's keyword; the
+ * other clients and providers tried ignore it (docs/clients.md).
+ */
+function markOptional(schema: Record<string, unknown>): Record<string, unknown> {
+  const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
+  if (!properties) return schema;
+  const required = new Set((schema.required as string[] | undefined) ?? []);
+  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, required.has(name) ? p : { ...p, nullable: true }])) };
+}
 
 /**
  * Validation keywords left out of advertised input schemas because a major
@@ -64,7 +79,7 @@ function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<stri
   const object = normalizeObjectSchema(schema as never);
   if (!object) throw new Error("a tool schema is not an object schema");
   const compact = compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
-  return pipeStrategy === "output" ? { ...ADVERTISED_OUTPUT_SCHEMA } : compact;
+  return pipeStrategy === "output" ? { ...ADVERTISED_OUTPUT_SCHEMA } : markOptional(compact);
 }
 
 export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {

@@ -192,12 +192,12 @@ test("gating: the change tools only with --allow-admin, never read-only; --tools
   expect(await names({}, ["--allow-admin", "--tools", "get_bucket_settings,set_bucket_cors"])).toEqual(["get_bucket_settings", "set_bucket_cors"]);
 });
 
-test("tools/list with every tool enabled stays within 24 KB", async () => {
+test("tools/list with every tool enabled stays within 28 KB (the house issue's budget, nullable included)", async () => {
   const session = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" } });
   try {
     const { tools } = await session.client.listTools();
     expect(tools.length).toBe(26);
-    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(24 * 1024);
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(28 * 1024);
   } finally {
     await session.close();
   }
