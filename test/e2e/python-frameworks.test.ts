@@ -68,6 +68,11 @@ async function run(venv: string, runner: string, extra: Record<string, string> =
 /** The model's scripted turn: read notes.txt with only the required arguments, as a model would. */
 const readNotes = (): ScriptedCall[] => [{ tool: "get_object", arguments: { bucket_name: bucket, object_key: "notes.txt" } }];
 
+/** Tools with a parameter of any keys (metadata), which OpenAI strict mode cannot express. */
+const FREE_FORM = ["copy_object", "put_object"];
+/** What a remote server without --allowed-dir leaves out. */
+const LOCAL_FILE_TOOLS = ["upload_file", "upload_directory", "download_prefix"];
+
 describe("smolagents (mcpadapt)", () => {
   test("every tool requires exactly what tools/list requires (optional inputs say nullable); calls, reads and an agent run go through", async () => {
     const model = startStandInOpenAI(readNotes());
@@ -86,9 +91,104 @@ describe("smolagents (mcpadapt)", () => {
       expect(out.calls.binary_included).toMatchObject({ ok: false, error: expect.stringContaining("EmbeddedResource") });
       expect(out.calls.error.ok ? out.calls.error.value : out.calls.error.error).toContain("NoSuchKey");
       expect(out.calls.usage).toMatchObject({ ok: true });
+      // Over Streamable HTTP (a remote server without --allowed-dir: no local-file tools).
+      expect(out.http.tools.sort()).toEqual(Object.keys(required).filter((t) => !LOCAL_FILE_TOOLS.includes(t)).sort());
+      expect(out.http.calls.text.value).toContain(TEXT);
+      expect(out.http.calls.filled.value).toContain(TEXT);
       expect(out.agent, JSON.stringify(out.agent)).toMatchObject({ ok: true });
       // smolagents hands the model the tool's output as a user message ("Observation: …").
       expect(model.transcript).toContain(TEXT);
+    } finally {
+      model.stop();
+    }
+  }, 120_000);
+});
+
+
+describe("OpenAI Agents SDK for Python", () => {
+  test("every tool converts to a strict schema; calls over stdio and HTTP, reads and an agent run go through", async () => {
+    const model = startStandInOpenAI(readNotes());
+    try {
+      const out = await run("venv-oai", "oai.py", { PYFW_OPENAI_URL: model.url });
+      for (const transport of ["stdio", "http"] as const) {
+        const got = out[transport];
+        // Remote without --allowed-dir: no local-file tools.
+        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
+        expect(got.tools.sort(), transport).toEqual(expected.sort());
+        // A free-form object (metadata: any keys) cannot be strict; the SDK serves those two tools non-strict, as it should.
+        expect(got.strict.sort(), transport).toEqual(expected.filter((t) => !FREE_FORM.includes(t)).sort());
+        expect(got.calls.text.value, transport).toContain(TEXT);
+        expect(got.calls.filled.value, transport).toContain(TEXT);
+        expect(got.calls.image, transport).toMatchObject({ ok: true });
+        expect(got.calls.image.value, transport).toContain("image");
+        expect(got.calls.binary.value, transport).toContain("include_binary");
+        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
+        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
+        expect(got.calls.usage, transport).toMatchObject({ ok: true });
+      }
+      expect(out.agent, JSON.stringify(out.agent)).toMatchObject({ ok: true });
+      expect(JSON.stringify(model.results)).toContain(TEXT);
+      // Strict conversion: every parameter required, optional ones nullable — what the model was offered.
+      const offered = model.offered.get("get_object") as { required: string[] };
+      expect(offered.required).toContain("version_id");
+    } finally {
+      model.stop();
+    }
+  }, 120_000);
+});
+
+describe("Pydantic AI (MCPToolset, MCP SDK v2)", () => {
+  test("calls over stdio and HTTP, reads, and agent runs to the end with OpenAI chat and Anthropic", async () => {
+    const openai = startStandInOpenAI(readNotes());
+    const anthropic = startStandInAnthropic({ tool: "get_object", input: { bucket_name: bucket, object_key: "notes.txt" } });
+    try {
+      const out = await run("venv-pai", "pai.py", { PYFW_OPENAI_URL: openai.url, PYFW_ANTHROPIC_URL: anthropic.url });
+      for (const transport of ["stdio", "http"] as const) {
+        const got = out[transport];
+        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
+        expect(got.tools.sort(), transport).toEqual(expected.sort());
+        expect(got.calls.text.value, transport).toContain(TEXT);
+        expect(got.calls.filled.value, transport).toContain(TEXT);
+        expect(got.calls.image, transport).toMatchObject({ ok: true });
+        expect(got.calls.binary, transport).toMatchObject({ ok: true });
+        expect(got.calls.binary.value, transport).toContain("include_binary");
+        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
+        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
+        expect(got.calls.usage, transport).toMatchObject({ ok: true });
+      }
+      expect(out.agent_openai, JSON.stringify(out.agent_openai)).toMatchObject({ ok: true });
+      expect(JSON.stringify(openai.results)).toContain(TEXT);
+      expect(out.agent_anthropic, JSON.stringify(out.agent_anthropic)).toMatchObject({ ok: true });
+      expect(JSON.stringify(anthropic.results)).toContain(TEXT);
+    } finally {
+      openai.stop();
+      anthropic.stop();
+    }
+  }, 120_000);
+});
+
+describe("LangChain (langchain-mcp-adapters)", () => {
+  test("tools convert for OpenAI (strict where the schema allows, plain always); calls over stdio and HTTP, reads and a create_agent run go through", async () => {
+    const model = startStandInOpenAI(readNotes());
+    try {
+      const out = await run("venv-lc", "lc.py", { PYFW_OPENAI_URL: model.url });
+      for (const transport of ["stdio", "http"] as const) {
+        const got = out[transport];
+        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
+        expect(got.tools.sort(), transport).toEqual(expected.sort());
+        expect(got.converted.plain.sort(), transport).toEqual(expected.sort());
+        expect(got.converted.strict.sort(), transport).toEqual(expected.sort());
+        expect(got.calls.text.value, transport).toContain(TEXT);
+        expect(got.calls.filled.value, transport).toContain(TEXT);
+        expect(got.calls.image, transport).toMatchObject({ ok: true });
+        expect(got.calls.binary.value, transport).toContain("include_binary");
+        // The bytes go to the artifact, not to the model's content (what LangChain does with an embedded binary resource).
+        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
+        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
+        expect(got.calls.usage, transport).toMatchObject({ ok: true });
+      }
+      expect(out.agent, JSON.stringify(out.agent)).toMatchObject({ ok: true });
+      expect(JSON.stringify(model.results)).toContain(TEXT);
     } finally {
       model.stop();
     }

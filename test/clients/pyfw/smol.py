@@ -4,17 +4,15 @@ the tool's forward, and a ToolCallingAgent run to the end against the stand-in m
 import logging
 import sys
 
-from common import BUCKET, CALLS, MODEL_URL, SERVER_ARGS, SERVER_ENV, BINARY, emit, shown
+from common import BINARY, BUCKET, CALLS, HTTP_TOKEN, HTTP_URL, MODEL_URL, SERVER_ARGS, SERVER_ENV, emit, shown
 from mcp import StdioServerParameters
 from smolagents import OpenAIServerModel, ToolCallingAgent, ToolCollection
 from smolagents.tools import validate_tool_arguments
 
 logging.disable(logging.WARNING)
-out = {"framework": "smolagents"}
-params = StdioServerParameters(command=BINARY, args=SERVER_ARGS, env=SERVER_ENV)
-with ToolCollection.from_mcp(params, trust_remote_code=True) as collection:
-    tools = {t.name: t for t in collection.tools}
-    out["tools"] = sorted(tools)
+
+
+def calls_through(tools):
     calls = {}
     for label, (name, args) in CALLS.items():
         given = {k: v for k, v in args.items() if v is not None}
@@ -24,7 +22,15 @@ with ToolCollection.from_mcp(params, trust_remote_code=True) as collection:
             calls[label] = {"ok": True, "value": shown(tools[name](**given))}
         except Exception as err:  # the framework's own refusal is what the test looks at
             calls[label] = {"ok": False, "error": shown(str(err), 600)}
-    out["calls"] = calls
+    return calls
+
+
+out = {"framework": "smolagents"}
+params = StdioServerParameters(command=BINARY, args=SERVER_ARGS, env=SERVER_ENV)
+with ToolCollection.from_mcp(params, trust_remote_code=True) as collection:
+    tools = {t.name: t for t in collection.tools}
+    out["tools"] = sorted(tools)
+    out["calls"] = calls_through(tools)
     # What smolagents requires of each tool: every input not marked nullable (it never sees the schema's required list).
     out["required"] = {name: sorted(k for k, v in t.inputs.items() if not v.get("nullable")) for name, t in tools.items()}
     if MODEL_URL:
@@ -34,4 +40,9 @@ with ToolCollection.from_mcp(params, trust_remote_code=True) as collection:
             out["agent"] = {"ok": True, "answer": shown(agent.run(f"What does notes.txt in {BUCKET} say?"))}
         except Exception as err:
             out["agent"] = {"ok": False, "error": shown(str(err), 600)}
+if HTTP_URL:
+    server = {"url": HTTP_URL, "transport": "streamable-http", "headers": {"Authorization": f"Bearer {HTTP_TOKEN}"}}
+    with ToolCollection.from_mcp(server, trust_remote_code=True) as collection:
+        tools = {t.name: t for t in collection.tools}
+        out["http"] = {"tools": sorted(tools), "calls": calls_through(tools)}
 emit(out)
