@@ -15,6 +15,7 @@ export interface VisibleBuckets extends BucketPage {
 }
 
 const OURS = "cb1.";
+const DATES_PAGE = 1000;
 
 export function cannotListBuckets(): ActionableError {
   return new ActionableError({
@@ -45,7 +46,8 @@ export async function visibleBuckets(storage: Storage, configured: readonly stri
   const max = req.maxBuckets ?? names.length;
   const page = names.slice(0, max);
   const next = names.length > page.length ? `${OURS}${page.at(-1)}` : null;
-  const listed = await storage.listBuckets(req.prefix ? { prefix: req.prefix } : {}, signal).catch((err: unknown) => {
+  // One page of the store's listing, for the dates: an account with more than a page of buckets gets its allowlist confirmed by HEADs.
+  const listed = await storage.listBuckets({ maxBuckets: DATES_PAGE, ...(req.prefix ? { prefix: req.prefix } : {}) }, signal).catch((err: unknown) => {
     if (err instanceof ActionableError && err.code === "AccessDenied") return undefined;
     throw err;
   });
