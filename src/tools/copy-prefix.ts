@@ -79,7 +79,8 @@ export const copyPrefix = defineTool({
       tally.confirmation = await ctx.confirmWithUser("move", `Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`);
       if (tally.confirmation === "declined" || tally.confirmation === "cancelled") {
         const { lead, next } = NOT_CONFIRMED[tally.confirmation];
-        const result = { ...tally.result(false, false, `${next} To copy without deleting, call again without move.`), source: sourceUri, destination };
+        // Over, not unfinished: nothing is left to do unless the user asks.
+        const result = { ...tally.result(false, true, `${next} To copy without deleting, call again without move.`), source: sourceUri, destination };
         return textOutput(`${lead}: the move from ${sourceUri} to ${destination} did not run; nothing was copied or deleted. Next: ${result.next}`, result);
       }
     }
