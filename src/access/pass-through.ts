@@ -11,7 +11,7 @@
  * S3 clients of its own (and their connections), hence the bound.
  */
 import { createHash } from "node:crypto";
-import type { Caller } from "../auth/index.ts";
+import type { Caller } from "./caller.ts";
 import type { Config } from "../config/config.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { Storage } from "../storage/index.ts";

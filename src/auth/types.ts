@@ -1,19 +1,7 @@
-import type { Scope } from "../config/http-config.ts";
+import type { Caller } from "../access/caller.ts";
 
-/** Who is calling, as far as authorization goes: never the token itself. */
-export interface Caller {
-  /** For access logs: the token's `sub`, or a static token's label, or "anonymous". */
-  id: string;
-  /** What this caller may do. */
-  scopes: ReadonlySet<Scope>;
-  /** What a per-caller policy matches on (access/): a static token's label; a JWT's sub, claims and scopes as named in it. */
-  label?: string;
-  sub?: string;
-  claims?: Record<string, unknown>;
-  tokenScopes?: readonly string[];
-  /** The caller's JWT itself, only for identity pass-through's STS exchange (access/pass-through.ts): never logged or echoed. */
-  webIdentityToken?: string;
-}
+export type { Caller } from "../access/caller.ts";
+
 
 export type AuthResult =
   | { ok: true; caller: Caller }

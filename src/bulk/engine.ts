@@ -10,27 +10,14 @@
 import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import { itemPacer } from "../runtime/memory.ts";
 import type { Tally } from "./tally.ts";
+import type { Action, Outcome } from "./outcome.ts";
+
+export type { Action, Outcome } from "./outcome.ts";
 
 /** Items settled between full collections (memory.ts). */
 const ITEMS_PER_GC = 100;
 
-/** What became of one item. */
-export type Outcome =
-  | { kind: "done"; name: string; bytes: number }
-  | { kind: "unchanged"; name: string; bytes: number }
-  | { kind: "unsafe" | "failed" | "conflict"; name: string; code: string; message: string }
-  /** Left out by include/exclude, or not an object at all (a folder marker): not reported one by one. */
-  | { kind: "ignored" };
 
-/** An item the plan decided to act on; `run` is skipped in a dry run (it then counts as done). */
-export interface Action {
-  kind: "action";
-  name: string;
-  bytes: number;
-  /** What running it also deletes (a move's source), for a dry run's count. */
-  alsoDeletes?: string;
-  run(signal: AbortSignal): Promise<Outcome>;
-}
 
 export interface JobOptions<T> {
   items: AsyncIterable<T>;

@@ -5,7 +5,7 @@
  */
 import { CONFIRMATIONS, type Confirmation } from "../runtime/confirmation.ts";
 import { z } from "zod";
-import type { Outcome } from "./engine.ts";
+import type { Outcome } from "./outcome.ts";
 
 /** Names listed per kind; the counts cover the rest. */
 export const SAMPLE = 50;

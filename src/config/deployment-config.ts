@@ -3,7 +3,8 @@
  * per-caller policy file and identity pass-through (STS). Read with the rest
  * of the configuration (config.ts); problems go to the same list.
  */
-import type { CliOptions, Env } from "./config.ts";
+import type { CliOptions } from "./config-types.ts";
+import type { Env } from "./env-values.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { envValue, readBoolean, readPositiveInt } from "./env-values.ts";
 import type { Transport } from "./http-config.ts";

@@ -11,23 +11,10 @@
  */
 import { readAwsProfiles, type AwsProfile } from "./aws-profiles.ts";
 import { envValue, readBoolean, splitList, type Env } from "./env-values.ts";
-import type { ChecksumMode, Config, StaticCredentials } from "./config.ts";
+import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 
-/** One store's connection and its own policy. */
-export interface StoreSettings {
-  name: string;
-  credentials: StaticCredentials | undefined;
-  credentialSource: string;
-  /** The AWS profile whose credentials the SDK resolves (profile stores). */
-  profile?: string;
-  region: string;
-  endpointUrl: string | undefined;
-  forcePathStyle: boolean;
-  checksums: ChecksumMode;
-  readOnly: boolean;
-  allowDelete: boolean;
-  buckets: string[];
-}
+export type { StoreSettings } from "./config-types.ts";
+
 
 export const DEFAULT_STORE = "default";
 const STORE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;

@@ -9,20 +9,10 @@ import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "../access/policy.ts";
 import type { Storage } from "../storage/index.ts";
-import type { ToolContext, ToolDefinition } from "../tools/types.ts";
+import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
 
-/** What the server knows of a store: never a credential. */
-export interface StoreInfo {
-  name: string;
-  region: string;
-  endpointUrl: string | undefined;
-  /** Where its credentials come from, for list_stores ("AWS profile r2", "STORE_R2_ACCESS_KEY_ID / …"); never a key. */
-  credentialSource: string;
-  readOnly: boolean;
-  allowDelete: boolean;
-  /** Bucket allowlist; empty = every bucket. */
-  buckets: string[];
-}
+export type { StoreInfo } from "../tools/types.ts";
+
 
 /** One store, ready for a call: its storage and the checks its policy makes. */
 export interface StoreScope {

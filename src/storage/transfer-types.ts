@@ -1,5 +1,4 @@
 /** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
-import type { ObjectMeta } from "./types.ts";
 
 export interface UploadRequest {
   bucket: string;
@@ -80,4 +79,14 @@ export interface ObjectDownload {
 export interface OrderedCheck {
   update(bytes: Uint8Array): void;
   finish(): void;
+}
+
+/** What a read tells of the object besides its bytes. */
+export interface ObjectMeta {
+  content_type: string | null;
+  /** The whole object's size, not just the bytes fetched. */
+  size: number;
+  etag: string | null;
+  last_modified: string | null;
+  version_id: string | null;
 }

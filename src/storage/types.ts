@@ -1,8 +1,8 @@
 /** Domain types of the storage layer: plain data, no AWS SDK types leak out. */
-import type { ObjectDownload, ObjectDownloadOptions, UploadRequest, UploadResult } from "./transfer-types.ts";
+import type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, UploadRequest, UploadResult } from "./transfer-types.ts";
 
 // What uploads and downloads are made of lives beside (transfer-types.ts); importers keep taking it from here.
-export type { ObjectDownload, ObjectDownloadOptions, OrderedCheck, PieceSink, UploadRequest, UploadResult } from "./transfer-types.ts";
+export type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, OrderedCheck, PieceSink, UploadRequest, UploadResult } from "./transfer-types.ts";
 
 export interface BucketInfo {
   name: string;
@@ -46,15 +46,6 @@ export interface ObjectPage {
   next_continuation_token: string | null;
   /** The store sent more than max_keys; the page was cut, so its continuation may skip keys. */
   store_ignored_max_keys?: boolean;
-}
-
-export interface ObjectMeta {
-  content_type: string | null;
-  /** The whole object's size, not just the bytes fetched. */
-  size: number;
-  etag: string | null;
-  last_modified: string | null;
-  version_id: string | null;
 }
 
 export interface ObjectAddress {

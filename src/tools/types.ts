@@ -3,10 +3,22 @@ import type { LocalFiles } from "../local/index.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Storage } from "../storage/index.ts";
-import type { StoreInfo } from "../mcp/stores.ts";
 import type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
 
 export type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
+
+/** What the server knows of a store: never a credential. */
+export interface StoreInfo {
+  name: string;
+  region: string;
+  endpointUrl: string | undefined;
+  /** Where its credentials come from, for list_stores ("AWS profile r2", "STORE_R2_ACCESS_KEY_ID / …"); never a key. */
+  credentialSource: string;
+  readOnly: boolean;
+  allowDelete: boolean;
+  /** Bucket allowlist; empty = every bucket. */
+  buckets: string[];
+}
 
 /** What a tool handler may use; tools never import the AWS SDK or node:fs. */
 export interface ToolContext {
