@@ -1,26 +1,26 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import pkg from "../../package.json" with { type: "json" };
-import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import { CallTracker } from "../runtime/lifecycle.ts";
 import { ByteBudget, type SendLeases } from "../runtime/memory.ts";
-import { NO_PROGRESS, progressReporter } from "../runtime/progress.ts";
-import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
+import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { effectiveAllowedDirs } from "../local/allowed.ts";
 import { createLocalFiles } from "../local/index.ts";
 import type { Logger } from "../runtime/log.ts";
-import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import type { Storage } from "../storage/index.ts";
 import { toolsFor, type PolicyOptions } from "../access/policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS } from "./object-browser.ts";
-import { auditBytes, auditTarget, refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
+import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
 import { callGuard, type CallerAccess } from "../access/index.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { userConfirmation } from "./confirmations.ts";
+import { toolCall, type CallEnvironment } from "./tool-call.ts";
+
+export { describeCall } from "./tool-call.ts";
 import { ALL_TOOLS, STORE_TOOLS } from "../tools/index.ts";
-import { nameStore, scopeOf, sourceContext, storeContext, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
-import type { ToolContext, ToolDefinition } from "../tools/types.ts";
+import { scopeOf, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 import type { Scope } from "../config/http-config.ts";
 import type { Config } from "../config/config.ts";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
@@ -157,6 +157,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
   const confirmWithUser = userConfirmation(mcp, options.remote !== undefined);
+  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
 
   const offered = offeredTools(options, stores);
   // The object browser's results say which tools this caller has: the view offers only those actions.
@@ -172,57 +173,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         outputSchema: tool.outputSchema,
         annotations: tool.annotations,
       },
-      async (given: Record<string, unknown>, extra) => {
-        const { store: storeName, source_store: sourceName, ...args } = given;
-        const signal = calls.callSignal(extra.signal);
-        const token = extra._meta?.progressToken;
-        const progress =
-          token === undefined
-            ? NO_PROGRESS
-            : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
-        const started = performance.now();
-        const about = describeCall(tool.name, given);
-        const audit = (outcome: string, structured?: unknown) =>
-          deps.audit?.write({ caller, action: tool.name, ...(stores.several ? { store: scope.info.name } : {}), ...auditTarget(args, typeof sourceName === "string" ? sourceName : undefined), outcome, ...optionalBytes(auditBytes(tool.name, structured)), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId });
-        let release: (() => void) | undefined;
-        let handedOver = false;
-        let scope = stores.default;
-        try {
-          // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
-          scope = stores.pick(storeName);
-          const unaudited = deps.audit?.refusal();
-          if (unaudited) throw unaudited;
-          const source = sourceName === undefined ? undefined : stores.pick(sourceName);
-          // Resource links are s3:// URIs, which name objects of the default store.
-          const refusal = stores.refusal(tool, args, scope, source);
-          if (refusal) throw refusal;
-          // A per-caller policy: the stores as this call may use them (every key it touches checked).
-          const guard = access ? callGuard(access, tool, args) : (storage: Storage) => storage;
-          const ctx: ToolContext = { ...storeContext(scope), storage: guard(scope.storage, scope.info.name), files, signal, log, contentBudget: CONTENT_BUDGET_BYTES, confirmWithUser, progress, resourceLinks: (options.resourceLinks ?? false) && scope === stores.default, ...(storeInfos ? { stores: storeInfos } : {}), sourceStore: sourceContext(source, scope, guard) };
-          release = await memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
-          const out = await calls.track(tool.handler(args as never, ctx));
-          const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };
-          // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
-          if (!fitsResponse(result)) throw responseTooLarge(tool.name);
-          log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
-          audit("ok", out.structured);
-          if (release && deps.leases && !signal.aborted) {
-            deps.leases.hold(extra.requestId, release);
-            handedOver = true;
-          }
-          return result;
-        } catch (err) {
-          const failure = nameStore(asActionable(err), scope, stores);
-          const ms = Math.round(performance.now() - started);
-          if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
-          else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
-          audit(failure.code);
-          return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true, ...meta };
-        } finally {
-          progress.close(); // nothing after the answer
-          if (!handedOver) release?.();
-        }
-      },
+      toolCall(tool, env, meta),
     );
   }
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
@@ -248,42 +199,4 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall);
   return mcp;
-}
-
-/**
- * `get_object bucket="b" key="k"` for debug logs; never file contents. Values
- * come from the model: quoted and escaped (a newline cannot forge a log line)
- * and scrubbed of secrets.
- */
-export function describeCall(name: string, args: Record<string, unknown>): string {
-  const parts = [name];
-  for (const [field, label] of [["store", "store"], ["bucket_name", "bucket"], ["object_key", "key"], ["prefix", "prefix"], ["mode", "mode"]] as const) {
-    const value = args[field];
-    if (typeof value === "string") parts.push(`${label}=${logValue(value)}`);
-  }
-  return parts.join(" ");
-}
-
-const optionalBytes = (bytes: number | undefined) => (bytes === undefined ? {} : { bytes });
-
-function responseTooLarge(tool: string): ActionableError {
-  return new ActionableError({
-    resource: tool,
-    code: "ResponseTooLarge",
-    message: `The result would be larger than ${MAX_RESPONSE_BYTES} bytes, more than MCP clients can read in one message.`,
-    hint: "ask for less in one call (a smaller max_keys or max_content_size), or use get_object mode download for whole objects.",
-  });
-}
-
-function asActionable(err: unknown): ActionableError {
-  if (err instanceof ActionableError) return err;
-  if (isAbortError(err)) {
-    return new ActionableError({ resource: "request", code: "Cancelled", message: "The request was cancelled.", hint: "call again if it is still wanted." });
-  }
-  return new ActionableError({
-    resource: "server",
-    code: "InternalError",
-    message: `An unexpected error occurred: ${scrubSecrets(err instanceof Error ? err.message : String(err)).slice(0, 300)}`,
-    hint: "retry once; if it happens again, report it with the server's log.",
-  });
 }
