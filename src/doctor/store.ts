@@ -8,8 +8,8 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import { randomBytes } from "node:crypto";
 import { isIP } from "node:net";
 import { redactKeyId, type ChecksumMode, type Config } from "../config/config.ts";
-import { lazyS3Client, type S3Handle } from "../storage/client.ts";
-import { startDeadline } from "../storage/deadline.ts";
+import { lazyS3Client, type S3Handle } from "../storage/requests/client.ts";
+import { startDeadline } from "../storage/requests/deadline.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import type { Check } from "./report.ts";
 

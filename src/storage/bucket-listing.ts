@@ -7,9 +7,9 @@
  * store. A store that says more follows without a token, or gives back the
  * token it was sent, ends the listing with ListingNotAdvancing.
  */
-import { iso } from "./bodies.ts";
+import { iso } from "./transfer/bodies.ts";
 import { stalledListing } from "./errors.ts";
-import type { Operation } from "./operation.ts";
+import type { Operation } from "./requests/operation.ts";
 import type { BucketPage, BucketsRequest } from "./types.ts";
 
 const OUR_TOKEN = "lb1.";

@@ -3,10 +3,10 @@
  * configuration read with its own request, "not set" (S3's NoSuch…/…NotFound
  * answers) as null, and the few changes the admin tools make.
  */
-import type { S3Handle } from "./client.ts";
-import { iso } from "./bodies.ts";
+import type { S3Handle } from "./requests/client.ts";
+import { iso } from "./transfer/bodies.ts";
 import { ruleFromSdk, ruleToSdk } from "./lifecycle-form.ts";
-import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
+import { errorContext, objectParams, type Operation, type SendOptions } from "./requests/operation.ts";
 import type { SettingPart, SettingsStore } from "./types.ts";
 
 /** The codes with which S3 (and Ceph) say a part of a bucket's configuration is not set. */

@@ -8,12 +8,12 @@
  * the store, so no single request may hang however slowly the store answers.
  */
 import type { CompletedPart } from "@aws-sdk/client-s3";
-import type { S3Handle } from "./client.ts";
+import type { S3Handle } from "./requests/client.ts";
 import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
-import type { SendOptions } from "./operation.ts";
+import type { SendOptions } from "./requests/operation.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
-import { quickCopy, quickCopyFits } from "./quick-requests.ts";
-import { partSizeFor } from "./upload.ts";
+import { quickCopy, quickCopyFits } from "./requests/quick-requests.ts";
+import { partSizeFor } from "./transfer/upload.ts";
 
 const MiB = 1024 * 1024;
 /** Parts copied at once: each is work on the store, not here. */

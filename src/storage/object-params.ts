@@ -1,8 +1,8 @@
 /** What put, copy and head share: mapping answers and write headers, and the if_absent check (one HEAD). */
 import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
-import { iso } from "./bodies.ts";
-import type { S3Handle } from "./client.ts";
-import type { SendOptions } from "./operation.ts";
+import { iso } from "./transfer/bodies.ts";
+import type { S3Handle } from "./requests/client.ts";
+import type { SendOptions } from "./requests/operation.ts";
 import type { ObjectHead, WriteOptions } from "./types.ts";
 
 const CHECKSUM_FIELDS = [["crc32", "ChecksumCRC32"], ["crc32c", "ChecksumCRC32C"], ["crc64nvme", "ChecksumCRC64NVME"], ["sha1", "ChecksumSHA1"], ["sha256", "ChecksumSHA256"]] as const;

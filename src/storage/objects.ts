@@ -1,16 +1,16 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
 import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
-import { iso } from "./bodies.ts";
+import { iso } from "./transfer/bodies.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
-import { fetchClientFor, type S3Handle } from "./client.ts";
+import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { copyObject } from "./copy.ts";
-import { sendListObjectsV2 } from "./fast-list.ts";
+import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { stalledListing, toStorageError } from "./errors.ts";
 import { s3Uri } from "../runtime/errors.ts";
-import { errorContext, objectParams, type Operation, type SendOptions } from "./operation.ts";
+import { errorContext, objectParams, type Operation, type SendOptions } from "./requests/operation.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
-import { checkEtag } from "./upload.ts";
+import { checkEtag } from "./transfer/upload.ts";
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;

@@ -1,4 +1,4 @@
-import type { S3Handle } from "./client.ts";
+import type { S3Handle } from "./requests/client.ts";
 
 /** How far the store's clock may be off ours when matching an upload's start time. */
 const CLOCK_MARGIN_MS = 10_000;

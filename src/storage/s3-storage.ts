@@ -1,22 +1,22 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { isWhole, iso, metaOf, readAtMost } from "./bodies.ts";
+import { isWhole, iso, metaOf, readAtMost } from "./transfer/bodies.ts";
 import type { Config } from "../config/config.ts";
-import { lazyS3Client } from "./client.ts";
+import { lazyS3Client } from "./requests/client.ts";
 import { createObjectStore } from "./objects.ts";
 import { createSettingsStore } from "./bucket-settings.ts";
-import { errorContext, objectParams, operationRunner } from "./operation.ts";
-import { sendListObjectsV2 } from "./fast-list.ts";
+import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
+import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { listBucketPage } from "./bucket-listing.ts";
-import { copyAcrossStores } from "./cross-copy.ts";
+import { copyAcrossStores } from "./transfer/cross-copy.ts";
 import { stalledListing, toStorageError } from "./errors.ts";
 import { s3Uri } from "../runtime/errors.ts";
-import { orderedCheck, promisesOf, verifiedBody } from "./integrity.ts";
-import { quickGet, quickGetFits } from "./quick-requests.ts";
-import { openDownload } from "./ranged.ts";
+import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
+import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
+import { openDownload } from "./transfer/ranged.ts";
 import type { IncompleteUpload, Storage } from "./types.ts";
-import { isNear } from "./nearness.ts";
-import { putStreamed, STREAM_PUT_MAX, streamFits } from "./streamed-put.ts";
-import { partSizeFor, uploadObject } from "./upload.ts";
+import { isNear } from "./transfer/nearness.ts";
+import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
+import { partSizeFor, uploadObject } from "./transfer/upload.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {

@@ -1,8 +1,8 @@
 /** Domain types of the storage layer: plain data, no AWS SDK types leak out. */
-import type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, UploadRequest, UploadResult } from "./transfer-types.ts";
+import type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, UploadRequest, UploadResult } from "./transfer/transfer-types.ts";
 
 // What uploads and downloads are made of lives beside (transfer-types.ts); importers keep taking it from here.
-export type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, OrderedCheck, PieceSink, UploadRequest, UploadResult } from "./transfer-types.ts";
+export type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, OrderedCheck, PieceSink, UploadRequest, UploadResult } from "./transfer/transfer-types.ts";
 
 export interface BucketInfo {
   name: string;

@@ -20,10 +20,10 @@ import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
 import { startFakeS3 } from "../helpers/fake-s3.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { lazyS3Client } from "../../src/storage/client.ts";
+import { lazyS3Client } from "../../src/storage/requests/client.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { copySource } from "../../src/storage/copy.ts";
-import { QUICK_MAX_BYTES, quickCopy, quickCopyFits, quickGet, quickGetFits, quickPut, quickPutFits } from "../../src/storage/quick-requests.ts";
+import { QUICK_MAX_BYTES, quickCopy, quickCopyFits, quickGet, quickGetFits, quickPut, quickPutFits } from "../../src/storage/requests/quick-requests.ts";
 
 const KEYS = ["plain.txt", "with space/and ü ñ 漢字.bin", "odd!'()*chars+plus%25=eq&amp~.dat", "empty"];
 let bucket: string;

@@ -14,7 +14,7 @@ import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/ranges.ts";
+import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";

@@ -3,7 +3,7 @@ import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { parseListObjectsV2 } from "../../src/storage/list-xml.ts";
+import { parseListObjectsV2 } from "../../src/storage/requests/list-xml.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 

@@ -5,7 +5,7 @@
  * real store can be made to replace an object in that window on demand).
  */
 import { expect, test } from "bun:test";
-import { copyAcrossStores } from "../../src/storage/cross-copy.ts";
+import { copyAcrossStores } from "../../src/storage/transfer/cross-copy.ts";
 import type { Storage } from "../../src/storage/index.ts";
 
 function source(etag: string, size: number, calls: string[]): Storage {

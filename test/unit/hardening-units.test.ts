@@ -8,7 +8,7 @@ import { logValue, maskUrlUserinfo, registerSecrets, scrubSecrets } from "../../
 import { fitJsonText, fitsResponse, jsonStringBytes } from "../../src/runtime/response-budget.ts";
 import { withoutNulls } from "../../src/mcp/sdk-hooks.ts";
 import { copyPartSize, copySource } from "../../src/storage/copy.ts";
-import { etagMd5 } from "../../src/storage/integrity.ts";
+import { etagMd5 } from "../../src/storage/transfer/integrity.ts";
 import { topLevelId } from "../../src/transports/stdio.ts";
 
 const MiB = 1024 * 1024;

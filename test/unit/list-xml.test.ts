@@ -1,6 +1,6 @@
 /** The ListObjectsV2 reader (storage/list-xml.ts): what it reads, and every answer it hands back to the SDK's parser. */
 import { describe, expect, test } from "bun:test";
-import { parseListObjectsV2, xmlText } from "../../src/storage/list-xml.ts";
+import { parseListObjectsV2, xmlText } from "../../src/storage/requests/list-xml.ts";
 
 const entry = (key: string, extra = "") =>
   `<Contents><Key>${key}</Key><LastModified>2026-11-24T10:00:00.123Z</LastModified><ETag>&quot;0cc175b9c0f1b6a831c399e269772661&quot;</ETag><Size>12</Size><StorageClass>STANDARD</StorageClass><Owner><ID>o</ID><DisplayName>Owner &amp; co</DisplayName></Owner>${extra}</Contents>`;

@@ -1,7 +1,7 @@
 /** PiecePipe (storage/piece-pipe.ts): pieces in any order out by position, only once verified, the last bytes only after the check passed, memory bounded. */
 import { describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { PiecePipe } from "../../src/storage/piece-pipe.ts";
+import { PiecePipe } from "../../src/storage/transfer/piece-pipe.ts";
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 

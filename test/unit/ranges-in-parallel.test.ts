@@ -1,6 +1,6 @@
 /** inParallel (storage/ranges.ts): ranges cover the object once; more run at once only while the reader wants more, never past the limit. */
 import { expect, test } from "bun:test";
-import { inParallel, RANGE_SIZE } from "../../src/storage/ranges.ts";
+import { inParallel, RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 
 async function run(parallel: number, initial: number, wantsMore: () => boolean) {
   const total = RANGE_SIZE * 20 + 5;

@@ -18,14 +18,14 @@
  * which the sink has (`check`).
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { memoryPacer, releaseChunks } from "../runtime/memory.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { memoryPacer, releaseChunks } from "../../runtime/memory.ts";
 import { isWhole } from "./bodies.ts";
-import { fetchClientFor, type S3Handle } from "./client.ts";
-import { toStorageError, type ErrorContext } from "./errors.ts";
+import { fetchClientFor, type S3Handle } from "../requests/client.ts";
+import { toStorageError, type ErrorContext } from "../errors.ts";
 import { stoppedSending, verifiedBody } from "./integrity.ts";
 import { FIRST_RANGE_SIZE, inParallel, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
-import type { PieceSink } from "./types.ts";
+import type { PieceSink } from "../types.ts";
 
 const MiB = 1024 * 1024;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */

@@ -1,14 +1,14 @@
 import type { CompletedPart } from "@aws-sdk/client-s3";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { memoryPacer } from "../runtime/memory.ts";
-import { fetchClientFor, type S3Handle } from "./client.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { memoryPacer } from "../../runtime/memory.ts";
+import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { createHash } from "node:crypto";
 import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
-import { CreateAttempts } from "./orphaned-uploads.ts";
-import { quickPut, quickPutFits, type QuickPut } from "./quick-requests.ts";
+import { CreateAttempts } from "../orphaned-uploads.ts";
+import { quickPut, quickPutFits, type QuickPut } from "../requests/quick-requests.ts";
 import { streamPart } from "./streamed-parts.ts";
-import type { UploadRequest, UploadResult } from "./types.ts";
+import type { UploadRequest, UploadResult } from "../types.ts";
 
 const MiB = 1024 * 1024;
 /** S3's limits: at most 10,000 parts, each at least 5 MiB (but the last). */

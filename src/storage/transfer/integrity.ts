@@ -6,9 +6,9 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { createHash, type Hash } from "node:crypto";
-import { ActionableError, isAbortError, s3Uri } from "../runtime/errors.ts";
-import { toStorageError, type ErrorContext } from "./errors.ts";
-import type { OrderedCheck } from "./types.ts";
+import { ActionableError, isAbortError, s3Uri } from "../../runtime/errors.ts";
+import { toStorageError, type ErrorContext } from "../errors.ts";
+import type { OrderedCheck } from "../types.ts";
 
 export interface Promises {
   /** Bytes the body must have (Content-Length), when sent. */

@@ -4,7 +4,7 @@
  * within it, so the model sees our error before the client gives up (most
  * clients wait 60 s). Transfers have an idle timeout instead.
  */
-import { ActionableError } from "../runtime/errors.ts";
+import { ActionableError } from "../../runtime/errors.ts";
 
 export interface Deadline {
   /** Aborted by the caller or at the deadline. */

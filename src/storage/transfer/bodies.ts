@@ -1,6 +1,6 @@
 /** What comes back from a GET: its metadata, and its body read safely. */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import type { ObjectMeta } from "./types.ts";
+import type { ObjectMeta } from "../types.ts";
 
 /** Metadata of a GET answer; `size` is -1 when the store sent neither a Content-Range nor a Content-Length. */
 export function metaOf(out: GetObjectCommandOutput): ObjectMeta {

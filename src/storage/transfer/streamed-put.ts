@@ -17,12 +17,12 @@
  * the SDK would add (custom endpoints). Being one request, a failure or a
  * cancel leaves nothing at the key and no multipart upload behind.
  */
-import type { S3Handle } from "./client.ts";
-import { plainPut, putHeaders } from "./quick-requests.ts";
+import type { S3Handle } from "../requests/client.ts";
+import { plainPut, putHeaders } from "../requests/quick-requests.ts";
 import { isNear } from "./nearness.ts";
-import { quickAddressable } from "./quick-transport.ts";
+import { quickAddressable } from "../requests/quick-transport.ts";
 import { sendStreamed } from "./streamed-body.ts";
-import type { UploadRequest, UploadResult } from "./types.ts";
+import type { UploadRequest, UploadResult } from "../types.ts";
 import { checkEtag } from "./upload.ts";
 
 /** S3's limit for one PutObject (Ceph RGW's rgw_max_put_size by default too). */

@@ -7,8 +7,8 @@
  */
 import type { S3Client } from "@aws-sdk/client-s3";
 import { Transform, type Readable } from "node:stream";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { registerResolvedCredentials } from "../runtime/redact.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { registerResolvedCredentials } from "../../runtime/redact.ts";
 
 /** The most a listing, error or other non-object answer may be: a full 1,000-key page of 1 KiB keys, escaped, fits. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;

@@ -9,8 +9,8 @@
  * except the one that extends the verified prefix while a reader waits for
  * more (so readers always progress). Each byte is read once, then dropped.
  */
-import { memoryPacer, releaseChunks } from "../runtime/memory.ts";
-import type { OrderedCheck } from "./types.ts";
+import { memoryPacer, releaseChunks } from "../../runtime/memory.ts";
+import type { OrderedCheck } from "../types.ts";
 
 /** A full collection after this many bytes passed through (memory.ts): what the SDK and fetch leave of the parts sent. */
 const GC_EVERY = 64 * 1024 * 1024;

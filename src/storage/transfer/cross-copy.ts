@@ -11,10 +11,10 @@
  * any failure or cancel. Length is always checked.
  */
 import { createHash } from "node:crypto";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 import { partSizeFor } from "./upload.ts";
-import type { CopyRequest, CopyResult, Storage, UploadRequest } from "./types.ts";
+import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent (32 MiB peaked 50 MB higher than 8 at the same speed). */
 const PIPE_BYTES = 8 * 1024 * 1024;

@@ -9,7 +9,7 @@
  * read only up to what is expected.
  */
 import type { SignatureV4 } from "@smithy/signature-v4";
-import { registerResolvedCredentials } from "../runtime/redact.ts";
+import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */

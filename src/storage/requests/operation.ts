@@ -1,9 +1,9 @@
-import type { Config } from "../config/config.ts";
-import { s3Uri } from "../runtime/errors.ts";
+import type { Config } from "../../config/config.ts";
+import { s3Uri } from "../../runtime/errors.ts";
 import type { S3Handle } from "./client.ts";
-import type { ObjectAddress } from "./types.ts";
+import type { ObjectAddress } from "../types.ts";
 import { deadlineError, startDeadline } from "./deadline.ts";
-import { toStorageError, type ErrorContext } from "./errors.ts";
+import { toStorageError, type ErrorContext } from "../errors.ts";
 
 /** Options for one SDK send: the abort signal and the per-attempt time to first byte. */
 export interface SendOptions {

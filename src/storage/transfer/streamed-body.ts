@@ -5,10 +5,10 @@
  * fetch asks for the next; a timer that fails the request when nothing moves;
  * a refused answer as the SDK would have reported it.
  */
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { releaseChunks } from "../runtime/memory.ts";
-import type { S3Handle } from "./client.ts";
-import { readText, sendQuick, type QuickRequest } from "./quick-transport.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { releaseChunks } from "../../runtime/memory.ts";
+import type { S3Handle } from "../requests/client.ts";
+import { readText, sendQuick, type QuickRequest } from "../requests/quick-transport.ts";
 
 export type Take = (position: number, max: number) => Promise<Uint8Array>;
 

@@ -21,9 +21,9 @@
  * from the download as before.
  */
 import { createHash } from "node:crypto";
-import type { S3Handle } from "./client.ts";
+import type { S3Handle } from "../requests/client.ts";
 import { sendStreamed } from "./streamed-body.ts";
-import type { UploadRequest } from "./types.ts";
+import type { UploadRequest } from "../types.ts";
 
 /** What a store answers for a part (the SDK's UploadPart output, or the headers of ours). */
 export interface PartAnswer {

@@ -7,8 +7,8 @@
  * ranges at once when its first range looked slow for the same reason
  * (ranged.ts).
  */
-import type { S3Handle } from "./client.ts";
-import { bounded } from "./quick-transport.ts";
+import type { S3Handle } from "../requests/client.ts";
+import { bounded } from "../requests/quick-transport.ts";
 
 /**
  * A store answering a HEAD this fast is near. Loopback and a LAN answer in
