@@ -1,7 +1,12 @@
 /**
  * The runtime's floor for the cold-start figure: a compiled Bun program that
- * answers initialize and tools/list from constants, with no imports at all.
+ * answers initialize and tools/list from constants, with no imports at all
+ * (and --version with a line, the floor of ours).
  */
+if (process.argv.includes("--version")) {
+  process.stdout.write("0\n");
+  process.exit(0);
+}
 let buffer = "";
 process.stdin.on("data", (chunk: Buffer) => {
   buffer += chunk.toString();

@@ -7,7 +7,7 @@ export interface CompileOptions {
 
 export async function compile({ outfile, target }: CompileOptions): Promise<void> {
   const result = await Bun.build({
-    entrypoints: ["./src/cli.ts"],
+    entrypoints: ["./src/main.ts"],
     minify: true,
     // Bytecode halves the cold start; it needs ESM output (consola uses import.meta).
     bytecode: true,

@@ -1,5 +1,6 @@
 /** The mechanism behind the cold-start figure: initialize + tools/list load no AWS SDK, no mime table. */
 import { expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
 test("answering tools/list loads neither the AWS SDK nor mime-types", () => {
@@ -13,4 +14,12 @@ test("the check can fail: importing the storage client does load the SDK", () =>
   const script = 'await import("@aws-sdk/client-s3"); process.stdout.write(String(Object.keys(require.cache).filter((k) => k.includes("/@aws-sdk/")).length));';
   const out = Bun.spawnSync([process.execPath, "-e", script], { cwd: resolve(import.meta.dir, "../..") });
   expect(Number(out.stdout.toString())).toBeGreaterThan(0);
+});
+
+test("--version loads nothing but the entry: no CLI, no MCP SDK, no tool", () => {
+  const script = 'process.argv = [process.argv[0], "main.ts", "--version"]; const write = process.stdout.write.bind(process.stdout); let said = ""; process.stdout.write = (s) => ((said += s), true); await import("./src/main.ts"); process.stdout.write = write; const loaded = Object.keys(require.cache); process.stdout.write(JSON.stringify({ said, ours: loaded.filter((k) => k.includes("/src/")).map((k) => k.slice(k.indexOf("/src/"))), sdk: loaded.filter((k) => k.includes("@modelcontextprotocol")).length }));';
+  const out = Bun.spawnSync([process.execPath, "-e", script], { cwd: resolve(import.meta.dir, "../..") });
+  expect(out.stderr.toString()).toBe("");
+  const { version } = JSON.parse(readFileSync(resolve(import.meta.dir, "../../package.json"), "utf8")) as { version: string };
+  expect(JSON.parse(out.stdout.toString())).toEqual({ said: `${version}\n`, ours: ["/src/main.ts"], sdk: 0 });
 });
