@@ -121,9 +121,9 @@ export class CallerAccess {
     return this.#usable(tool, args).filter((r) => RANK[r.access] >= RANK[level] && (!wholeBuckets || r.prefixes.includes("")));
   }
 
-  /** Whether tools/list shows this tool to the caller. */
+  /** Whether tools/list shows this tool to the caller (the job tools: wherever a call can be handed back, which the server decides). */
   offers(tool: ToolDefinition): boolean {
-    return this.#granting(tool).length > 0;
+    return tool.aboutJobs === true || this.#granting(tool).length > 0;
   }
 
   /**

@@ -33,6 +33,8 @@ export interface CliOptions extends HttpCliOptions {
   policy?: string;
   /** --sts-role-arn ARN. */
   stsRoleArn?: string;
+  /** --call-budget SECONDS, as given. */
+  callBudget?: string;
 }
 
 export type ChecksumMode = "WHEN_REQUIRED" | "WHEN_SUPPORTED";
@@ -82,6 +84,8 @@ export interface Config {
   checksums: ChecksumMode;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
+  /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */
+  callBudgetSeconds: number;
   /** The overall deadline of a call that is not a streaming transfer, retries included. */
   operationTimeoutMs: number;
   /** Objects larger than this are copied in parts (UploadPartCopy); S3 allows one CopyObject up to 5 GiB. */

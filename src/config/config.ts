@@ -20,6 +20,18 @@ export type ConfigResult =
 export const DEFAULT_REGION = "us-east-1";
 /** Half of the 60 s most MCP clients wait for a tool call: our error arrives before their timeout. */
 export const DEFAULT_OPERATION_TIMEOUT_MS = 30_000;
+/** Under Claude Desktop's ~60 s (it cancels every call then, whatever progress it gets): a long call answers with a job handle first. */
+export const DEFAULT_CALL_BUDGET_SECONDS = 45;
+
+function readCallBudget(raw: string | undefined, errors: string[]): number {
+  const value = raw?.trim();
+  if (value === undefined || value === "") return DEFAULT_CALL_BUDGET_SECONDS;
+  if (!/^\d+$/.test(value) || Number(value) > 3600) {
+    errors.push(`call budget (--call-budget / STORE_CALL_BUDGET_SECONDS): "${value}" must be a whole number of seconds from 0 (never hand back a job) to 3600.`);
+    return DEFAULT_CALL_BUDGET_SECONDS;
+  }
+  return Number(value);
+}
 
 function firstGiven(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v.trim() !== "");
@@ -72,6 +84,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
   const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
   const operationTimeoutMs = readPositiveInt(env, "STORE_OPERATION_TIMEOUT_MS", DEFAULT_OPERATION_TIMEOUT_MS, errors);
+  const callBudgetSeconds = readCallBudget(cli.callBudget ?? envValue(env, "STORE_CALL_BUDGET_SECONDS"), errors);
   const multipartCopyThreshold = Math.min(readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors), 5 * 1024 ** 3);
 
   const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
@@ -131,6 +144,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       connectTimeoutMs,
       requestTimeoutMs,
       operationTimeoutMs,
+      callBudgetSeconds,
       multipartCopyThreshold,
       maxAttempts,
       logLevel: "level" in parsed ? parsed.level : "info",

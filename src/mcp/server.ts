@@ -18,7 +18,10 @@ import { userConfirmation } from "./confirmations.ts";
 import { toolCall, type CallEnvironment } from "./tool-call.ts";
 
 export { describeCall } from "./tool-call.ts";
-import { ALL_TOOLS, STORE_TOOLS } from "../tools/index.ts";
+import { ALL_TOOLS, JOB_TOOLS, STORE_TOOLS } from "../tools/index.ts";
+import { jobShape } from "../tools/job-status.ts";
+import { JobRegistry } from "./jobs.ts";
+import { z } from "zod";
 import { scopeOf, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import type { Scope } from "../config/http-config.ts";
@@ -56,6 +59,8 @@ export interface ServerOptions {
   remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
+  /** How long a long call runs before it answers with a job handle (--call-budget); 0 or absent: never (no job tools). */
+  callBudgetMs?: number;
   /**
    * Several stores (stores.ts), the default first, each with its own read-only,
    * deletes and allowlist; absent: one store from region, readOnly,
@@ -80,6 +85,8 @@ export interface ServerDeps {
   jsonSchemaValidator?: jsonSchemaValidator;
   /** --audit-log: a line per tool call and resource read. */
   audit?: AuditLog;
+  /** Where handed-back calls go on: one per process (remote mode builds a server per request); a fresh one when omitted. */
+  jobs?: JobRegistry;
 }
 
 /**
@@ -116,7 +123,7 @@ function policyOf(options: ServerOptions): PolicyOptions {
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
   const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, ...(stores.length > 1 ? { stores } : {}) };
+  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, ...(stores.length > 1 ? { stores } : {}) };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */
@@ -128,11 +135,12 @@ function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "st
   return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
 }
 
-/** The tools this configuration offers (policy.ts decides; with several stores, each takes `store`). */
-function offeredTools(options: ServerOptions, stores: Stores): ToolDefinition[] {
+/** The tools this configuration offers (policy.ts decides; with several stores, each takes `store`); the job tools where a call can be handed back. */
+function offeredTools(options: ServerOptions, stores: Stores, jobs: boolean): ToolDefinition[] {
   const access = options.remote?.access;
   const tools = toolsFor(stores.several ? [...ALL_TOOLS, ...STORE_TOOLS] : ALL_TOOLS, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
-  return stores.several ? tools.map((t) => withStoreParameter(t, stores.names)) : tools;
+  const withJobs = jobs && tools.some((t) => t.handsBack) ? [...tools, ...JOB_TOOLS] : tools;
+  return stores.several ? withJobs.map((t) => withStoreParameter(t, stores.names)) : withJobs;
 }
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
@@ -157,9 +165,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
   const confirmWithUser = userConfirmation(mcp, options.remote !== undefined);
-  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
+  const callBudgetMs = options.callBudgetMs ?? 0;
+  const jobs = callBudgetMs > 0 ? (deps.jobs ?? new JobRegistry()) : undefined;
+  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, callBudgetMs, ...(jobs ? { jobs } : {}), resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
 
-  const offered = offeredTools(options, stores);
+  const offered = offeredTools(options, stores, jobs !== undefined);
   // The object browser's results say which tools this caller has: the view offers only those actions.
   const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
   for (const tool of offered) {
@@ -170,7 +180,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
         title: tool.title,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
+        // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
+        outputSchema: jobs && tool.handsBack ? orJob(tool.outputSchema) : tool.outputSchema,
         annotations: tool.annotations,
       },
       toolCall(tool, env, meta),
@@ -199,4 +210,9 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall);
   return mcp;
+}
+
+/** A tool's output schema that also takes a job handle (its fields optional, `job` and `next` beside them). */
+function orJob(schema: ToolDefinition["outputSchema"]): ToolDefinition["outputSchema"] {
+  return schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() });
 }

@@ -6,8 +6,11 @@
  * tool gets, the memory it may hold, the tool itself (tracked for shutdown),
  * the response fit, then the audit line and the answer — or, for any
  * failure, one ActionableError named for its store, logged, audited and
- * answered as an error result. Registration (server.ts) only loops over the
- * tools; whatever a call must do next (a budget, a job) lands here.
+ * answered as an error result. A call that can run long races the call
+ * budget: when the budget wins, the answer is a job handle and the running
+ * work (its promise, abort controller, progress) goes to the job registry
+ * (jobs.ts); tool files know nothing of it. Registration (server.ts) only
+ * loops over the tools.
  */
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -18,11 +21,12 @@ import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { ByteBudget, SendLeases } from "../runtime/memory.ts";
-import { NO_PROGRESS, progressReporter } from "../runtime/progress.ts";
+import { NO_PROGRESS, progressReporter, type ProgressReporter } from "../runtime/progress.ts";
 import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
 import type { Storage } from "../storage/index.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
+import type { JobProgress, JobRegistry, JobView } from "./jobs.ts";
 import { nameStore, sourceContext, storeContext, type Stores } from "./stores.ts";
 
 /** What every call of one server shares. */
@@ -43,6 +47,10 @@ export interface CallEnvironment {
   resourceLinks: boolean;
   /** Every store, with several (list_stores). */
   storeInfos?: readonly StoreInfo[];
+  /** Where calls handed back as jobs go on; undefined: no job handles (the job tools are not offered). */
+  jobs?: JobRegistry;
+  /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */
+  callBudgetMs: number;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -52,13 +60,22 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
   const { stores, calls, log } = env;
   return async (given: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
     const { store: storeName, source_store: sourceName, ...args } = given;
-    const signal = calls.callSignal(extra.signal);
+    // The work's own signal: the client's cancel reaches it only while the call is open (a job outlives the call).
+    const work = new AbortController();
+    const clientCancelled = () => work.abort(extra.signal.reason);
+    if (extra.signal.aborted) clientCancelled();
+    else extra.signal.addEventListener("abort", clientCancelled, { once: true });
+    const signal = calls.callSignal(work.signal);
     const token = extra._meta?.progressToken;
-    const progress =
+    const toClient =
       token === undefined ? NO_PROGRESS : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
+    const jobProgress: JobProgress = {};
+    const progress = recording(toClient, jobProgress);
+    const startedAt = new Date();
     const started = performance.now();
     const about = describeCall(tool.name, given);
     let scope = stores.default;
+    let adopted = false;
     const audit = (outcome: string, structured?: unknown) =>
       env.audit?.write({
         caller: env.caller,
@@ -70,56 +87,120 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         duration_ms: Math.round(performance.now() - started),
         request_id: extra.requestId,
       });
-    let release: (() => void) | undefined;
-    let handedOver = false;
-    try {
-      // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
-      scope = stores.pick(storeName);
-      const unaudited = env.audit?.refusal();
-      if (unaudited) throw unaudited;
-      const source = sourceName === undefined ? undefined : stores.pick(sourceName);
-      const refusal = stores.refusal(tool, args, scope, source);
-      if (refusal) throw refusal;
-      // A per-caller policy: the stores as this call may use them (every key it touches checked).
-      const guard = env.access ? callGuard(env.access, tool, args) : (storage: Storage) => storage;
-      const ctx: ToolContext = {
-        ...storeContext(scope),
-        storage: guard(scope.storage, scope.info.name),
-        files: env.files,
-        signal,
-        log,
-        contentBudget: CONTENT_BUDGET_BYTES,
-        confirmWithUser: env.confirmWithUser,
-        progress,
-        // Resource links are s3:// URIs, which name objects of the default store.
-        resourceLinks: env.resourceLinks && scope === stores.default,
-        ...(env.storeInfos ? { stores: env.storeInfos } : {}),
-        sourceStore: sourceContext(source, scope, guard),
-      };
-      release = await env.memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
-      const out = await calls.track(tool.handler(args as never, ctx));
-      const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };
-      // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
-      if (!fitsResponse(result)) throw responseTooLarge(tool.name);
-      log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
-      audit("ok", out.structured);
-      // The reservation is held until the answer is written, where the transport says when that is.
-      if (release && env.leases && !signal.aborted) {
-        env.leases.hold(extra.requestId, release);
-        handedOver = true;
+    const answer = (async (): Promise<CallToolResult> => {
+      let release: (() => void) | undefined;
+      let handedOver = false;
+      try {
+        // Keys a tool derives (a bulk job's prefix + path, a listed key) get the checks its store gives the keys a caller names.
+        scope = stores.pick(storeName);
+        const unaudited = env.audit?.refusal();
+        if (unaudited) throw unaudited;
+        const source = sourceName === undefined ? undefined : stores.pick(sourceName);
+        const refusal = stores.refusal(tool, args, scope, source);
+        if (refusal) throw refusal;
+        // A per-caller policy: the stores as this call may use them (every key it touches checked).
+        const guard = env.access && !tool.aboutJobs ? callGuard(env.access, tool, args) : (storage: Storage) => storage;
+        const ctx: ToolContext = {
+          ...storeContext(scope),
+          storage: guard(scope.storage, scope.info.name),
+          files: env.files,
+          signal,
+          log,
+          contentBudget: CONTENT_BUDGET_BYTES,
+          confirmWithUser: env.confirmWithUser,
+          progress,
+          // Resource links are s3:// URIs, which name objects of the default store.
+          resourceLinks: env.resourceLinks && scope === stores.default,
+          ...(env.storeInfos ? { stores: env.storeInfos } : {}),
+          sourceStore: sourceContext(source, scope, guard),
+          ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller), callBudgetMs: env.callBudgetMs } : {}),
+        };
+        release = await env.memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
+        const out = await calls.track(tool.handler(args as never, ctx));
+        const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };
+        // Last line of defence: tools fit their content to the budget; nothing larger may reach the client.
+        if (!fitsResponse(result)) throw responseTooLarge(tool.name);
+        log.debug(`${about} ok in ${Math.round(performance.now() - started)} ms`);
+        audit("ok", out.structured);
+        // The reservation is held until the answer is written, where the transport says when that is (a job's answer is never written by this request).
+        if (release && env.leases && !signal.aborted && !adopted) {
+          env.leases.hold(extra.requestId, release);
+          handedOver = true;
+        }
+        return result as CallToolResult;
+      } catch (err) {
+        const failure = nameStore(asActionable(err), scope, stores);
+        const ms = Math.round(performance.now() - started);
+        if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
+        else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
+        audit(failure.code);
+        return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true, ...meta };
+      } finally {
+        progress.close(); // nothing after the answer
+        if (!handedOver) release?.();
       }
-      return result as CallToolResult;
-    } catch (err) {
-      const failure = nameStore(asActionable(err), scope, stores);
-      const ms = Math.round(performance.now() - started);
-      if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
-      else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
-      audit(failure.code);
-      return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true, ...meta };
+    })();
+    // A call that can run long and is not done within the budget answers with a job handle; the work goes on.
+    const budget = env.jobs && env.callBudgetMs > 0 && handsBack(tool, args) ? env.callBudgetMs : 0;
+    try {
+      if (!budget) return await answer;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const first = await Promise.race([answer, new Promise<"budget">((resolve) => (timer = setTimeout(() => resolve("budget"), budget)))]);
+      clearTimeout(timer);
+      if (first !== "budget") return first;
+      adopted = true;
+      extra.signal.removeEventListener("abort", clientCancelled);
+      toClient.close();
+      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer, abort: work, progress: jobProgress }, (result) => result.isError === true);
+      log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
+      return handBack(job, budget, meta);
     } finally {
-      progress.close(); // nothing after the answer
-      if (!handedOver) release?.();
+      if (!adopted) extra.signal.removeEventListener("abort", clientCancelled);
     }
+  };
+}
+
+/** Whether a call of `tool` with `args` is one that may be handed back as a job. */
+function handsBack(tool: ToolDefinition, args: Record<string, unknown>): boolean {
+  return tool.handsBack === true || (typeof tool.handsBack === "function" && tool.handsBack(args as never));
+}
+
+/** The call's answer when its budget ran out: the job, in words and in structuredContent, and how to get the result. */
+function handBack(job: JobView, budgetMs: number, meta: { _meta?: Record<string, unknown> }): CallToolResult {
+  const next = `call job_status with job_id "${job.id}" to wait for the result (or cancel_job to stop it).`;
+  const so = job.progress.message ? `: ${job.progress.message}` : "";
+  const text = `Still running ${job.tool} after ${Math.round(budgetMs / 1000)} s${so}. It goes on in the background as job ${job.id}. Next: ${next}`;
+  return { content: [{ type: "text", text }], structuredContent: { job, next }, ...meta };
+}
+
+/** A progress reporter that also keeps the latest figures for the job (which outlives the client's reporter). */
+function recording(inner: ProgressReporter, into: JobProgress): ProgressReporter {
+  return {
+    start(total, what) {
+      const sink = inner.start(total, what);
+      return (done) => {
+        into.done_bytes = done;
+        if (total !== undefined) into.total_bytes = total;
+        into.message = `${what}: ${done} of ${total ?? "?"} bytes`;
+        sink(done);
+      };
+    },
+    report(done, total, message, final) {
+      into.done_objects = done;
+      if (total !== undefined) into.total_objects = total;
+      into.message = message;
+      inner.report(done, total, message, final);
+    },
+    close: () => inner.close(),
+  };
+}
+
+/** The job tools' view of the registry: this caller's jobs only. */
+function callerJobs(jobs: JobRegistry, caller: string): NonNullable<ToolContext["jobs"]> {
+  return {
+    status: async (id, waitMs, signal) => (await jobs.status(caller, id, waitMs, signal)) as Awaited<ReturnType<NonNullable<ToolContext["jobs"]>["status"]>>,
+    cancel: (id) => jobs.cancel(caller, id),
+    list: () => jobs.list(caller),
   };
 }
 

@@ -36,6 +36,7 @@ export const copyObject = defineTool({
   // Destructive: it replaces an existing destination (unless if_absent).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
+  handsBack: true,
   writesToStore: true,
   sourceStore: true,
   async handler(args, ctx) {

@@ -40,6 +40,7 @@ export const copyPrefix = defineTool({
   outputSchema: jobResultSchema.extend({ source: z.string(), destination: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
+  handsBack: true,
   writesToStore: true,
   emptyIsValue: ["source_prefix", "prefix"],
   deletes: (args) => args.move === true,

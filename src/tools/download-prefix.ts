@@ -40,6 +40,7 @@ export const downloadPrefix = defineTool({
   outputSchema: jobResultSchema.extend({ bucket: z.string(), prefix: z.string(), local_dir: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "read",
+  handsBack: true,
   writesToStore: false,
   localFiles: "always",
   emptyIsValue: ["prefix"],

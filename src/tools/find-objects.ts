@@ -39,6 +39,7 @@ export const findObjects = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
+  handsBack: true,
   writesToStore: false,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);

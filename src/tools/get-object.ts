@@ -67,6 +67,8 @@ export const getObject = defineTool({
   // Not read-only: download mode writes local files (and may replace one with overwrite).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "read",
+  // A download can run long; a read is bounded by max_content_size.
+  handsBack: (args) => args.mode === "download",
   writesToStore: false,
   localFiles: (args) => args.mode === "download",
   remoteNote: 'On this remote server mode "download" is off (a path would name the server\'s disk): for whole objects, give the user a presign_url link.',

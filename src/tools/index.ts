@@ -18,6 +18,9 @@ import { copyPrefix } from "./copy-prefix.ts";
 import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
 import { listStores } from "./list-stores.ts";
+import { cancelJob } from "./cancel-job.ts";
+import { jobStatus } from "./job-status.ts";
+import { listJobs } from "./list-jobs.ts";
 import { getBucketSettings } from "./get-bucket-settings.ts";
 import { getObjectTags } from "./get-object-tags.ts";
 import { putObjectTags } from "./put-object-tags.ts";
@@ -59,6 +62,8 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
 
 /** Tools offered only with several stores (stores.ts): a single-store server's list stays as it was. */
 export const STORE_TOOLS: readonly ToolDefinition[] = [listStores];
+/** Offered wherever a call can be handed back as a job (the call budget is on and a long tool is offered). */
+export const JOB_TOOLS: readonly ToolDefinition[] = [jobStatus, cancelJob, listJobs];
 
 /** Every tool a server can offer, for --tools checks and the schemas built into the binary. */
-export const EVERY_TOOL: readonly ToolDefinition[] = [...ALL_TOOLS, ...STORE_TOOLS];
+export const EVERY_TOOL: readonly ToolDefinition[] = [...ALL_TOOLS, ...STORE_TOOLS, ...JOB_TOOLS];

@@ -46,6 +46,7 @@ export const storageUsage = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
+  handsBack: true,
   writesToStore: false,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);

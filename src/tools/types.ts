@@ -50,6 +50,10 @@ export interface ToolContext {
   resourceLinks: boolean;
   /** Every store of a server with several, the default first (list_stores); absent with one. */
   stores?: readonly StoreInfo[];
+  /** The caller's jobs (calls handed back after the call budget), for the job tools; absent where there are none. */
+  jobs?: CallerJobs;
+  /** The call budget (--call-budget), in ms: how long job_status waits at most. */
+  callBudgetMs?: number;
   /** The store a copy reads from, when the call names another one (source_store; tools with `sourceStore`). */
   sourceStore?: { name: string; storage: Storage; checkBucket(bucket: string): void; checkKey(key: string): void };
 }
@@ -61,6 +65,44 @@ export interface ToolAnnotations {
   openWorldHint: boolean;
 }
 
+
+export type JobState = "running" | "done" | "failed" | "cancelled";
+
+/** What a job has done so far, in the units its tool reports. */
+export interface JobProgress {
+  done_bytes?: number;
+  total_bytes?: number;
+  done_objects?: number;
+  total_objects?: number;
+  /** The tool's own words for it. */
+  message?: string;
+}
+
+/** A job as the job tools show it. */
+export interface JobView {
+  id: string;
+  tool: string;
+  state: JobState;
+  started_at: string;
+  ended_at?: string;
+  progress: JobProgress;
+}
+
+/** The answer a handed-back call gave when its work ended: exactly what the call would have answered. */
+export interface JobAnswer {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+/** One caller's jobs (an id of another caller's is unknown here). */
+export interface CallerJobs {
+  /** Waits up to `waitMs` for the job to end; undefined for an unknown id. */
+  status(id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: JobAnswer } | undefined>;
+  /** Stops it with a cancelled call's clean-up, and waits for that. */
+  cancel(id: string): Promise<JobView | undefined>;
+  list(): JobView[];
+}
 
 /** MCP content blocks a tool may return besides its text summary. */
 export type ContentBlock =
@@ -104,6 +146,10 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   localFiles?: "always" | ((args: z.output<In>) => boolean);
   /** Appended to the description on a remote server without local files: how its user moves bytes instead. */
   remoteNote?: string;
+  /** A job tool (job_status, cancel_job, list_jobs): touches no store, offered wherever a call can be handed back. */
+  aboutJobs?: true;
+  /** Can run long: past the call budget the call answers with a job handle and the work goes on (mcp/tool-call.ts). */
+  handsBack?: true | ((args: z.output<In>) => boolean);
   /** About every store at once (list_stores): takes no `store` parameter, even with several stores. */
   storeless?: boolean;
   /** With several stores, also takes `source_store`: the store its source_bucket is in (the server resolves it into ctx.sourceStore). */

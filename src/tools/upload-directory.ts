@@ -41,6 +41,7 @@ export const uploadDirectory = defineTool({
   // Destructive: it replaces objects at the same keys (and a mirror deletes).
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
+  handsBack: true,
   writesToStore: true,
   localFiles: "always",
   emptyIsValue: ["prefix"],

@@ -29,6 +29,7 @@ export const uploadFile = defineTool({
   // Destructive: it silently replaces whatever object had this key.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
+  handsBack: true,
   writesToStore: true,
   localFiles: "always",
   async handler(args, ctx) {

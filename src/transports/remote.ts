@@ -19,6 +19,7 @@ import { createStoreStorages } from "../storage/index.ts";
 import { TOOL_GROUPS, missingScope } from "../access/policy.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
+import { JobRegistry } from "../mcp/jobs.ts";
 import type { Storage } from "../storage/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
 import { startHttpServer } from "./http.ts";
@@ -27,6 +28,8 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
+  // One registry for the process: each request gets a server of its own, a job outlives it. (A job lives in one replica.)
+  const jobs = new JobRegistry();
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
@@ -39,7 +42,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
       createServer(
         // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
         { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(policy ? { access: new CallerAccess(policy.current, caller) } : {}) } },
-        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jsonSchemaValidator, ...(audit ? { audit } : {}) },
+        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jobs, jsonSchemaValidator, ...(audit ? { audit } : {}) },
       ),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     policyRefusal: (name, caller) => {

@@ -48,6 +48,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     checksums: "WHEN_REQUIRED",
     connectTimeoutMs: 5000,
     requestTimeoutMs: 30000,
+    callBudgetSeconds: 0,
     operationTimeoutMs: 30000,
     multipartCopyThreshold: 5 * 1024 ** 3,
     maxAttempts: 3,
