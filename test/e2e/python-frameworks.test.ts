@@ -73,6 +73,20 @@ const FREE_FORM = ["copy_object", "put_object"];
 /** What a remote server without --allowed-dir leaves out. */
 const LOCAL_FILE_TOOLS = ["upload_file", "upload_directory", "download_prefix"];
 
+/** The tools a transport offers: a remote server without --allowed-dir has no local-file tools. */
+const toolsOver = (transport: "stdio" | "http") => Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t)).sort();
+
+/** What every framework's direct calls must show, over one transport. */
+function expectCalls(calls: Record<string, { ok: boolean; value?: string; error?: string }>, transport: string): void {
+  expect(calls.text!.value, transport).toContain(TEXT);
+  expect(calls.filled!.value, transport).toContain(TEXT);
+  expect(calls.image, transport).toMatchObject({ ok: true });
+  expect(calls.binary!.value, transport).toContain("include_binary");
+  expect(calls.binary_included, transport).toMatchObject({ ok: true });
+  expect(calls.error!.ok ? calls.error!.value : calls.error!.error, transport).toContain("NoSuchKey");
+  expect(calls.usage, transport).toMatchObject({ ok: true });
+}
+
 describe("smolagents (mcpadapt)", () => {
   test("every tool requires exactly what tools/list requires (optional inputs say nullable); calls, reads and an agent run go through", async () => {
     const model = startStandInOpenAI(readNotes());
@@ -104,7 +118,6 @@ describe("smolagents (mcpadapt)", () => {
   }, 120_000);
 });
 
-
 describe("OpenAI Agents SDK for Python", () => {
   test("every tool converts to a strict schema; calls over stdio and HTTP, reads and an agent run go through", async () => {
     const model = startStandInOpenAI(readNotes());
@@ -112,19 +125,11 @@ describe("OpenAI Agents SDK for Python", () => {
       const out = await run("venv-oai", "oai.py", { PYFW_OPENAI_URL: model.url });
       for (const transport of ["stdio", "http"] as const) {
         const got = out[transport];
-        // Remote without --allowed-dir: no local-file tools.
-        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
-        expect(got.tools.sort(), transport).toEqual(expected.sort());
+        expect(got.tools.sort(), transport).toEqual(toolsOver(transport));
         // A free-form object (metadata: any keys) cannot be strict; the SDK serves those two tools non-strict, as it should.
-        expect(got.strict.sort(), transport).toEqual(expected.filter((t) => !FREE_FORM.includes(t)).sort());
-        expect(got.calls.text.value, transport).toContain(TEXT);
-        expect(got.calls.filled.value, transport).toContain(TEXT);
-        expect(got.calls.image, transport).toMatchObject({ ok: true });
+        expect(got.strict.sort(), transport).toEqual(toolsOver(transport).filter((t) => !FREE_FORM.includes(t)));
+        expectCalls(got.calls, transport);
         expect(got.calls.image.value, transport).toContain("image");
-        expect(got.calls.binary.value, transport).toContain("include_binary");
-        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
-        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
-        expect(got.calls.usage, transport).toMatchObject({ ok: true });
       }
       expect(out.agent, JSON.stringify(out.agent)).toMatchObject({ ok: true });
       expect(JSON.stringify(model.results)).toContain(TEXT);
@@ -145,16 +150,8 @@ describe("Pydantic AI (MCPToolset, MCP SDK v2)", () => {
       const out = await run("venv-pai", "pai.py", { PYFW_OPENAI_URL: openai.url, PYFW_ANTHROPIC_URL: anthropic.url });
       for (const transport of ["stdio", "http"] as const) {
         const got = out[transport];
-        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
-        expect(got.tools.sort(), transport).toEqual(expected.sort());
-        expect(got.calls.text.value, transport).toContain(TEXT);
-        expect(got.calls.filled.value, transport).toContain(TEXT);
-        expect(got.calls.image, transport).toMatchObject({ ok: true });
-        expect(got.calls.binary, transport).toMatchObject({ ok: true });
-        expect(got.calls.binary.value, transport).toContain("include_binary");
-        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
-        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
-        expect(got.calls.usage, transport).toMatchObject({ ok: true });
+        expect(got.tools.sort(), transport).toEqual(toolsOver(transport));
+        expectCalls(got.calls, transport);
       }
       expect(out.agent_openai, JSON.stringify(out.agent_openai)).toMatchObject({ ok: true });
       expect(JSON.stringify(openai.results)).toContain(TEXT);
@@ -174,18 +171,11 @@ describe("LangChain (langchain-mcp-adapters)", () => {
       const out = await run("venv-lc", "lc.py", { PYFW_OPENAI_URL: model.url });
       for (const transport of ["stdio", "http"] as const) {
         const got = out[transport];
-        const expected = Object.keys(required).filter((t) => transport === "stdio" || !LOCAL_FILE_TOOLS.includes(t));
-        expect(got.tools.sort(), transport).toEqual(expected.sort());
-        expect(got.converted.plain.sort(), transport).toEqual(expected.sort());
-        expect(got.converted.strict.sort(), transport).toEqual(expected.sort());
-        expect(got.calls.text.value, transport).toContain(TEXT);
-        expect(got.calls.filled.value, transport).toContain(TEXT);
-        expect(got.calls.image, transport).toMatchObject({ ok: true });
-        expect(got.calls.binary.value, transport).toContain("include_binary");
-        // The bytes go to the artifact, not to the model's content (what LangChain does with an embedded binary resource).
-        expect(got.calls.binary_included, transport).toMatchObject({ ok: true });
-        expect(got.calls.error.ok ? got.calls.error.value : got.calls.error.error, transport).toContain("NoSuchKey");
-        expect(got.calls.usage, transport).toMatchObject({ ok: true });
+        expect(got.tools.sort(), transport).toEqual(toolsOver(transport));
+        expect(got.converted.plain.sort(), transport).toEqual(toolsOver(transport));
+        expect(got.converted.strict.sort(), transport).toEqual(toolsOver(transport));
+        // include_binary's bytes go to the artifact, not to the model's content (what LangChain does with an embedded binary resource).
+        expectCalls(got.calls, transport);
       }
       expect(out.agent, JSON.stringify(out.agent)).toMatchObject({ ok: true });
       expect(JSON.stringify(model.results)).toContain(TEXT);

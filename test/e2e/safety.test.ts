@@ -67,13 +67,14 @@ test("overwrite over a symlink replaces the link, never its target", async () =>
 test("--read-only hides the writing tools from tools/list", async () => {
   const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
   try {
-    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "storage_usage"]);
+    // The job tools stay: read-only mode keeps long reads (downloads, usage, searches).
+    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "storage_usage"]);
   } finally {
     await ro.close();
   }
   const roEnv = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" } });
   try {
-    expect((await roEnv.client.listTools()).tools.length).toBe(11);
+    expect((await roEnv.client.listTools()).tools.length).toBe(14);
   } finally {
     await roEnv.close();
   }
