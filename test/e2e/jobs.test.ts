@@ -157,3 +157,49 @@ test("remote mode: a job belongs to its caller — another caller's job id is No
     await server.stop();
   }
 }, 120_000);
+
+describe("bulk work and copies between stores past the call budget", () => {
+  test("upload_directory and download_prefix of 1,000 files each hand back a job; the model following next gets every file, nothing left behind", async () => {
+    const tree = join(dir, "tree");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(tree, "d"), { recursive: true });
+    for (let i = 0; i < 1000; i++) writeFileSync(join(tree, "d", `f${String(i).padStart(4, "0")}.txt`), `file ${i} `.repeat(40));
+    const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
+    try {
+      const up = await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "tree" });
+      expect(up.structuredContent!.job, textOf(up)).toMatchObject({ state: "running", tool: "upload_directory" });
+      const uploaded = await untilDone(client, up.structuredContent!.job.id);
+      expect(uploaded.structuredContent).toMatchObject({ job: { state: "done" }, complete: true, counts: { done: 1000, failed: 0 } });
+      const down = await call(client, "download_prefix", { bucket_name: bucket, prefix: "tree/", local_dir: "back" });
+      expect(down.structuredContent!.job, textOf(down)).toMatchObject({ state: "running", tool: "download_prefix" });
+      const downloaded = await untilDone(client, down.structuredContent!.job.id);
+      expect(downloaded.structuredContent).toMatchObject({ job: { state: "done" }, complete: true, counts: { done: 1000, failed: 0 } });
+      expect(readdirSync(join(dir, "back", "d")).length).toBe(1000);
+      expect(readFileSync(join(dir, "back", "d", "f0999.txt"), "utf8")).toBe("file 999 ".repeat(40));
+      expect(readdirSync(join(dir, "back"), { recursive: true }).map(String).filter((n) => n.endsWith(".partial"))).toEqual([]);
+      expect(await openUploads()).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 180_000);
+
+  test("a copy from a slow store to another hands back a job and lands byte-exact", async () => {
+    const server = s3();
+    const env = { ...slowEnv(), STORE_STORES: "other", STORE_OTHER_ENDPOINT_URL: server.endpoint, STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId, STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey, STORE_OTHER_REGION: server.region };
+    const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
+    try {
+      const theirs = `t-jobs-other-${Date.now().toString(36)}`;
+      expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
+      const copy = await call(client, "copy_object", { source_store: "default", source_bucket: bucket, source_key: "up/big.bin", store: "other", bucket_name: theirs, object_key: "big.bin" });
+      expect(copy.structuredContent!.job, textOf(copy)).toMatchObject({ state: "running", tool: "copy_object" });
+      const done = await untilDone(client, copy.structuredContent!.job.id);
+      expect(done.structuredContent).toMatchObject({ job: { state: "done" }, size: SIZE });
+      const { S3Client, GetObjectCommand: Get } = await import("@aws-sdk/client-s3");
+      const other = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey } });
+      const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
+      expect(md5(body)).toBe(md5(data));
+    } finally {
+      await close();
+    }
+  }, 180_000);
+});
