@@ -15,6 +15,7 @@ import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.t
 import { callGuard, type CallerAccess } from "../access/index.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { userConfirmation } from "./confirmations.ts";
+import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { toolCall, type CallEnvironment } from "./tool-call.ts";
 
 export { describeCall } from "./tool-call.ts";
@@ -146,7 +147,7 @@ function offeredTools(options: ServerOptions, stores: Stores, jobs: boolean): To
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
   const instructions = options.remote && options.allowedDirs.length === 0 ? REMOTE_INSTRUCTIONS : INSTRUCTIONS;
-  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} }, ...(deps.jsonSchemaValidator ? { jsonSchemaValidator: deps.jsonSchemaValidator } : {}) });
+  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} }, jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator() });
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);

@@ -4,7 +4,7 @@
  * use, the HTTP transport in front, SIGTERM (SIGINT) that drains
  * before exiting, and SIGHUP that reopens the audit log.
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
+import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
 import { refusedEntry, type AuditLog } from "../runtime/audit.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
@@ -30,7 +30,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   // One registry for the process: each request gets a server of its own, a job outlives it. (A job lives in one replica.)
   const jobs = new JobRegistry();
-  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+  const jsonSchemaValidator = new LazyJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
   // Identity pass-through: each caller's own STS credentials on the default store.
