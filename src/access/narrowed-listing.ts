@@ -10,14 +10,13 @@
  * entry the caller was shown (or a granted prefix wholly listed), encoded,
  * and accepted back only when they lie within the caller's view.
  */
+import { byteOrder } from "../bulk/listing.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import { stalledListing, type ListObjectsRequest, type ObjectInfo, type ObjectPage, type Storage, type VersionInfo, type VersionsPage, type VersionsRequest } from "../storage/index.ts";
 
 /** Store requests one page may make before it hands back a marker (many granted prefixes, most of them empty). */
 const REQUESTS_PER_PAGE = 50;
 
-/** S3 orders keys by their UTF-8 bytes, which JavaScript's < does not for every character. */
-export const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 
 /** A place the view opens under the requested prefix: a granted prefix to list, or (with a delimiter) a folder that leads to deeper grants. */
 type Unit = { prefix: string } | { folder: string };

@@ -42,7 +42,7 @@ const TOP_AHEAD = 2000;
 const SMALL_FOLDER_KEYS = 300;
 
 /** S3 orders keys by their UTF-8 bytes, which JavaScript's < does not for every character. */
-function byteOrder(a: string, b: string): number {
+export function byteOrder(a: string, b: string): number {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 

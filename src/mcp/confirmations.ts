@@ -23,8 +23,8 @@ const FORMS: Record<ConfirmAction, { title: string; description: string }> = {
   mirror_delete: { title: "Delete extraneous", description: "Yes, delete what the source no longer has" },
 };
 
-/** The schema of one action's form (for tests and the elicitation request). */
-export function confirmationForm(action: ConfirmAction) {
+/** The schema of one action's form: one checkbox. */
+function confirmationForm(action: ConfirmAction) {
   const form = FORMS[action];
   return { type: "object" as const, properties: { confirm: { type: "boolean" as const, title: form.title, description: form.description } }, required: ["confirm"] };
 }

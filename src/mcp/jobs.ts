@@ -92,11 +92,6 @@ export class JobRegistry {
     return [...this.#jobs.values()].filter((j) => j.owner === owner).sort((a, b) => b.started.getTime() - a.started.getTime()).slice(0, JOBS_PER_CALLER).map(view);
   }
 
-  /** Running jobs, for shutdown: their work is aborted with the calls'. */
-  get running(): number {
-    return [...this.#jobs.values()].filter((j) => j.state === "running").length;
-  }
-
   /** Forgets ended jobs past their hour, then the oldest ended ones beyond the caller's hundred. */
   #sweep(owner: string): void {
     const cutoff = this.now() - JOB_KEPT_MS;

@@ -3,4 +3,4 @@ export { createS3Storage } from "./s3-storage.ts";
 export { createStoreStorages } from "./stores.ts";
 export type * from "./types.ts";
 export { stalledListing } from "./errors.ts";
-export { cannotListBuckets, visibleBuckets, type VisibleBuckets } from "./visible-buckets.ts";
+export { visibleBuckets } from "./visible-buckets.ts";

@@ -17,7 +17,7 @@ export interface VisibleBuckets extends BucketPage {
 const OURS = "cb1.";
 const DATES_PAGE = 1000;
 
-export function cannotListBuckets(): ActionableError {
+function cannotListBuckets(): ActionableError {
   return new ActionableError({
     resource: "s3",
     code: "AccessDenied",

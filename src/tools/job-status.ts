@@ -10,7 +10,7 @@ export function noSuchJob(id: string): ActionableError {
 }
 
 /** The words for a job still running, and its next step. */
-export function stillRunning(job: JobView): ToolOutput<{ job: JobView; next: string }> {
+function stillRunning(job: JobView): ToolOutput<{ job: JobView; next: string }> {
   const next = `call job_status with job_id "${job.id}" again to wait more (or cancel_job to stop it).`;
   return { content: [{ type: "text", text: `Job ${job.id} (${job.tool}) is still running${job.progress.message ? `: ${job.progress.message}` : ""}. Next: ${next}` }], structured: { job, next } };
 }

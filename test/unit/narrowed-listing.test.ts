@@ -6,7 +6,8 @@
  * bounded number of store requests per page.
  */
 import { describe, expect, test } from "bun:test";
-import { byteOrder, narrowedObjects, unitsUnder } from "../../src/access/narrowed-listing.ts";
+import { narrowedObjects, unitsUnder } from "../../src/access/narrowed-listing.ts";
+import { byteOrder } from "../../src/bulk/listing.ts";
 import type { ListObjectsRequest, ObjectPage, Storage } from "../../src/storage/index.ts";
 
 /** A store over a sorted key list whose continuation token is the plain last key (as Ceph RGW's). */
