@@ -89,6 +89,9 @@ try {
   await idle.call("list_buckets");
   figures.afterFirstCallRssMb = procMemoryMb(idle.pid, "VmRSS");
   await idle.close();
+  const plain = await startServer(binary, serverEnv(s3, loopback), work, []);
+  figures.toolsListDefaultBytes = plain.toolsListBytes;
+  await plain.close();
 
   const dir = join(work, "files");
   mkdirSync(join(dir, "down"), { recursive: true });

@@ -19,6 +19,7 @@
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
+import { advertisedAnnotations } from "../tools/annotations.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
 
@@ -114,7 +115,7 @@ function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined)
     const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: t.annotations, ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
+    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: advertisedAnnotations(t.annotations), ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
     found = { byName, listed };
     // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
     if (prepared.size >= 256) prepared.clear();

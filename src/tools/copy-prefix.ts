@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
-import { globList, pathFilter } from "../bulk/filters.ts";
+import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
 import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
@@ -29,7 +29,7 @@ export const copyPrefix = defineTool({
       bucket_name: bucketName.describe("Destination bucket."),
       prefix: z.string().max(1024).describe('Destination, e.g. "archive/" ("" = top).'),
       include: globList("source prefix").optional(),
-      exclude: globList("source prefix").optional(),
+      exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
       move: z.boolean().optional().describe("Delete each source once its copy is verified."),
       dry_run: dryRun.optional(),

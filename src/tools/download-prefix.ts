@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
-import { globList, pathFilter } from "../bulk/filters.ts";
+import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, listAll } from "../bulk/listing.ts";
 import { FileFolderClash, unsafeLocalName } from "../bulk/local-names.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
@@ -28,7 +28,7 @@ export const downloadPrefix = defineTool({
       prefix: z.string().max(1024).describe('e.g. "logs/2026-11/" ("" = all).'),
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('e.g. "./logs" (created if missing).'),
       include: globList("prefix").optional(),
-      exclude: globList("prefix").optional(),
+      exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
       overwrite: z.boolean().optional().describe("Replace local files that differ (default false: conflicts)."),
       delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),

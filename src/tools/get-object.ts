@@ -17,18 +17,18 @@ const inputSchema = z
     mode: z
       .enum(["read", "download"], { error: 'mode must be "read" (return the content) or "download" (save to local_path)' })
       .optional()
-      .describe('"read" (default) returns the content; "download" saves it to local_path.'),
-    local_path: z.string().min(1, "local_path must not be empty").max(4096).optional().describe('Download mode: the file to write, e.g. "./out/report.pdf".'),
+      .describe('"read" (default) or "download".'),
+    local_path: z.string().min(1, "local_path must not be empty").max(4096).optional().describe('Download: the file to write, e.g. "./out/report.pdf".'),
     max_content_size: z
       .number()
       .int("max_content_size must be a whole number of bytes")
       .min(1, "max_content_size must be at least 1")
       .max(MAX_CONTENT_SIZE_CAP, `max_content_size must be at most ${MAX_CONTENT_SIZE_CAP} (10 MiB); use mode "download" for larger objects`)
       .optional()
-      .describe(`Read mode: bytes to fetch and return, default ${DEFAULT_MAX_CONTENT_SIZE}.`),
-    overwrite: z.boolean().optional().describe("Download mode: replace an existing file (default false)."),
-    offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read mode: first byte, default 0; pass next_offset to read on."),
-    include_binary: z.boolean().optional().describe("Read mode: binary bytes as base64 (default: metadata only)."),
+      .describe(`Read: default ${DEFAULT_MAX_CONTENT_SIZE}.`),
+    overwrite: z.boolean().optional().describe("Download: replace an existing file."),
+    offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read: first byte, default 0."),
+    include_binary: z.boolean().optional().describe("Read: binary as base64."),
   })
   .strict();
 

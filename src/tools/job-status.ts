@@ -2,7 +2,7 @@ import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { defineTool, type JobView, type ToolOutput } from "./types.ts";
 
-export const jobId = z.string().min(1).max(100).describe("From the job a long call handed back.");
+export const jobId = z.string().min(1).max(100);
 export const jobShape = z.object({ id: z.string(), tool: z.string(), state: z.enum(["running", "done", "failed", "cancelled"]), started_at: z.string(), ended_at: z.string().optional(), progress: z.object({ done_bytes: z.number().optional(), total_bytes: z.number().optional(), done_objects: z.number().optional(), total_objects: z.number().optional(), message: z.string().optional() }) });
 
 export function noSuchJob(id: string): ActionableError {
@@ -18,7 +18,7 @@ function stillRunning(job: JobView): ToolOutput<{ job: JobView; next: string }> 
 export const jobStatus = defineTool({
   name: "job_status",
   title: "Job status",
-  description: "Waits for a job a long call handed back: its result exactly as the call would have answered, or its progress if still running.",
+  description: "Waits for a job a long call handed back: its result as the call would have answered, or its progress.",
   inputSchema: z
     .object({
       job_id: jobId,

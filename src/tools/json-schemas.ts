@@ -20,9 +20,10 @@ export interface ToolJsonSchemas {
 /**
  * The JSON Schema keywords an advertised input schema may use: the ones
  * OpenAI's strict function calling, Gemini's function declarations and
- * Anthropic's tool schemas all accept (additionalProperties: Gemini's own
- * schema drops it, OpenAI strict mode requires it). test/unit/schema-portability
- * fails when a tool's schema needs another.
+ * Anthropic's tool schemas all accept (additionalProperties, on nested
+ * objects only: Gemini's own schema drops it, and strict-mode conversions add
+ * it at the top themselves). test/unit/schema-portability fails when a tool's
+ * schema needs another.
  */
 export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems", "nullable"]);
 
@@ -59,6 +60,8 @@ export function compactSchema(node: unknown, output: boolean): unknown {
     if (!output && DROPPED_KEYWORDS.has(key)) continue;
     if (output && key === "additionalProperties" && value === false) continue;
     if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
+    // A count or size of at least 0 or 1 goes without saying; the server's message names the limit if a model tries less.
+    if (!output && key === "minimum" && (value === 0 || value === 1)) continue;
     out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);
   }
   return out;
@@ -79,7 +82,14 @@ function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<stri
   const object = normalizeObjectSchema(schema as never);
   if (!object) throw new Error("a tool schema is not an object schema");
   const compact = compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
-  return pipeStrategy === "output" ? { ...ADVERTISED_OUTPUT_SCHEMA } : markOptional(compact);
+  if (pipeStrategy === "output") return { ...ADVERTISED_OUTPUT_SCHEMA };
+  // A top-level argument the tool does not take is ignored with a note in the result (mcp/sdk-hooks.ts), not
+  // refused, so "additionalProperties": false would say what the server does not do; nested objects keep theirs.
+  // A tool without parameters keeps it: the OpenAI Agents SDK's strict conversion refuses an object that declares
+  // no properties and is not closed (list_jobs was served non-strict without it).
+  const { additionalProperties, ...input } = compact;
+  const none = Object.keys((input.properties as object | undefined) ?? {}).length === 0;
+  return markOptional(none ? { ...input, additionalProperties } : input);
 }
 
 export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {

@@ -5,7 +5,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const listJobs = defineTool({
   name: "list_jobs",
   title: "List jobs",
-  description: "Your jobs (long calls handed back), running and ended in the last hour, newest first.",
+  description: "Your jobs, running and ended in the last hour, newest first.",
   inputSchema: z.object({}).strict(),
   outputSchema: z.object({ jobs: z.array(jobShape) }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

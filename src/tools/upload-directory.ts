@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { runJob, Slots, type Action } from "../bulk/engine.ts";
-import { globList, pathFilter } from "../bulk/filters.ts";
+import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
@@ -26,7 +26,7 @@ export const uploadDirectory = defineTool({
       bucket_name: bucketName,
       prefix: z.string().max(1024).describe('e.g. "releases/v2/" ("" = top).'),
       include: globList("directory").optional(),
-      exclude: globList("directory").optional(),
+      exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
       delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks."),
       dry_run: dryRun.optional(),

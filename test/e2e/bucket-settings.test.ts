@@ -192,6 +192,17 @@ test("gating: the change tools only with --allow-admin, never read-only; --tools
   expect(await names({}, ["--allow-admin", "--tools", "get_bucket_settings,set_bucket_cors"])).toEqual(["get_bucket_settings", "set_bucket_cors"]);
 });
 
+test("tools/list by default stays within 18 KB (the house issue's budget, job tools and nullable included)", async () => {
+  const session = await connectBinary({ env: s3Env() });
+  try {
+    const { tools } = await session.client.listTools();
+    expect(tools.length).toBe(21);
+    expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(18 * 1024);
+  } finally {
+    await session.close();
+  }
+});
+
 test("tools/list with every tool enabled stays within 28 KB (the house issue's budget, nullable included)", async () => {
   const session = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" } });
   try {
