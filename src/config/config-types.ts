@@ -35,6 +35,8 @@ export interface CliOptions extends HttpCliOptions {
   stsRoleArn?: string;
   /** --call-budget SECONDS, as given. */
   callBudget?: string;
+  /** --state-dir DIR, or off. */
+  stateDir?: string;
 }
 
 export type ChecksumMode = "WHEN_REQUIRED" | "WHEN_SUPPORTED";
@@ -110,6 +112,8 @@ export interface Config {
   auditLog?: string;
   /** --audit-required: calls are refused while the audit log cannot be written. */
   auditRequired?: boolean;
+  /** Where transfers cut short are recorded to resume (runtime/kept-transfers.ts); undefined: nothing is kept. */
+  stateDir?: string;
   /** --policy: the per-caller policy file (remote mode). */
   policy?: string;
   transport: Transport;

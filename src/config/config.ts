@@ -1,4 +1,5 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
+import { stateDirFrom } from "../runtime/kept-transfers.ts";
 import { readTransport, resolveHttpConfig } from "./http-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { readDeployment } from "./deployment-config.ts";
@@ -84,6 +85,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
   const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
   const operationTimeoutMs = readPositiveInt(env, "STORE_OPERATION_TIMEOUT_MS", DEFAULT_OPERATION_TIMEOUT_MS, errors);
+  const stateDir = stateDirFrom({ ...env, ...(cli.stateDir !== undefined ? { STORE_STATE_DIR: cli.stateDir } : {}) });
   const callBudgetSeconds = readCallBudget(cli.callBudget ?? envValue(env, "STORE_CALL_BUDGET_SECONDS"), errors);
   const multipartCopyThreshold = Math.min(readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors), 5 * 1024 ** 3);
 
@@ -158,6 +160,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       resourceLinks,
       ...(auditLog ? { auditLog } : {}),
       ...(auditRequired ? { auditRequired } : {}),
+      ...(stateDir ? { stateDir } : {}),
       ...(policy ? { policy } : {}),
       ...(passThrough ? { passThrough: { ...passThrough, endpoint: passThrough.endpoint ?? first.endpointUrl } } : {}),
       transport,
@@ -200,6 +203,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.allowedDirs.length ? { allowedDirs: config.allowedDirs } : {}),
     ...(config.auditLog ? { auditLog: config.auditLog } : {}),
     ...(config.auditRequired ? { auditRequired: true } : {}),
+    stateDir: config.stateDir ?? "off",
     ...(config.policy ? { policy: config.policy } : {}),
     ...(config.passThrough ? { passThrough: `STS role ${config.passThrough.roleArn} at ${config.passThrough.endpoint ?? "AWS STS"}` } : {}),
     ...(config.stores.length > 1

@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { constants, linkSync, renameSync, unlinkSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { linkSync, renameSync, unlinkSync } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
+import type { KeptTransfers } from "../runtime/kept-transfers.ts";
+import { isCut, openTemp } from "./kept-download.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import { localError } from "./errors.ts";
 import { writePieces, type PieceSource } from "./pieces.ts";
@@ -10,8 +12,6 @@ import { withTargetParent, type AllowedDirs, type WalkMode } from "./sandbox.ts"
 
 /** Bytes of the target's name kept in the temp name, so it fits NAME_MAX (255) with room to spare. */
 const TEMP_NAME_PREFIX_BYTES = 100;
-// Read and write: pieces written out of order are read back to hash the file in order (pieces.ts).
-const O_CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 
 export interface WriteOptions {
   overwrite: boolean;
@@ -46,7 +46,10 @@ export function tempNameFor(name: string): string {
  * directory (held open, see beneath.ts), then moves it into place within that
  * same directory: rename when overwriting (a symlink is replaced, never
  * followed), link when not (fails if the file appeared meanwhile). On any
- * failure the temp file is removed from that directory and the target is untouched.
+ * failure the temp file is removed from that directory and the target is
+ * untouched; but a cut (the call cancelled, the server stopping) of a source
+ * that can resume, with `kept`, keeps the temp file and records it, and the
+ * next call continues it (kept-download.ts).
  */
 export async function writeFileAtomically(
   given: string,
@@ -54,15 +57,18 @@ export async function writeFileAtomically(
   mode: WalkMode,
   source: PieceSource,
   opts: WriteOptions,
+  kept?: KeptTransfers,
 ): Promise<WriteResult> {
   return withTargetParent(given, allowed, mode, async (parent, exists) => {
     if (exists && !opts.overwrite) throw existsError(given);
     const { dir, name } = parent;
-    const temp = tempNameFor(name);
-    let handle: FileHandle | undefined = await open(dir.at(temp), O_CREATE, 0o644);
+    const slot = await openTemp(dir, name, () => tempNameFor(name), source.resume, kept);
+    const { temp } = slot;
+    let handle: FileHandle | undefined = slot.handle;
     let moved = false;
+    let keep = false;
     try {
-      const written = await writePieces(handle, source, opts.signal, opts.sha256 ?? true);
+      const written = await writePieces(handle, source, opts.signal, opts.sha256 ?? true, slot);
       if (opts.mtime) await handle.utimes(opts.mtime, opts.mtime);
       await handle.close();
       handle = undefined;
@@ -70,10 +76,12 @@ export async function writeFileAtomically(
       moved = true;
       return { ...written, path: join(dir.real, name) };
     } catch (err) {
+      keep = isCut(opts.signal);
       throw localError(given, err, "write");
     } finally {
       await handle?.close().catch(() => {});
-      if (!moved) removeQuietly(dir, temp);
+      slot.end(keep && !moved);
+      if (!moved && !keep) removeQuietly(dir, temp);
     }
   });
 }

@@ -1,4 +1,5 @@
 /** The local-files layer: the only code that touches the local filesystem for tools. */
+import type { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { existsError, writeFileAtomically, type WriteOptions, type WriteResult } from "./download.ts";
 import { checkTargetPath, type AllowedDirs, type CheckedPath, type WalkMode } from "./sandbox.ts";
 import { platformMode } from "./beneath.ts";
@@ -33,9 +34,10 @@ export interface LocalFiles {
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */
-export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: WalkMode = platformMode()): LocalFiles {
+/** `kept`: where a cut download's temp file is recorded to resume (none: a cut download is cleaned up). */
+export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: WalkMode = platformMode(), kept?: KeptTransfers): LocalFiles {
   return {
-    forStoreKeys: () => createLocalFiles(async () => ({ ...(await allowed()), noLinks: true }), mode),
+    forStoreKeys: () => createLocalFiles(async () => ({ ...(await allowed()), noLinks: true }), mode, kept),
     async openForUpload(given) {
       return openUploadSource(given, await allowed(), mode);
     },
@@ -45,7 +47,7 @@ export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: Walk
       return checked;
     },
     async writeDownload(target, source, opts) {
-      return writeFileAtomically(target.given, await allowed(), mode, source, opts);
+      return writeFileAtomically(target.given, await allowed(), mode, source, opts, kept);
     },
     async *walk(given, events, missingOk) {
       yield* walkTree(given, await allowed(), mode, events, missingOk);

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import { startFileHasher, type FileHasher } from "./hash-thread.ts";
+import type { DownloadResume } from "../runtime/kept-transfers.ts";
 
 /** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (the caller frees them then). */
 export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void>;
@@ -20,10 +21,18 @@ export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void
 export interface PieceSource {
   /** Bytes the file will have; undefined when unknown (then pieces come in order). */
   size: number | undefined;
-  /** Calls `write` for every byte exactly once; settles when it will call it no more. */
-  fill(write: PieceWriter): Promise<void>;
+  /** Calls `write` for every byte exactly once (but those in `have`); settles when it will call it no more. */
+  fill(write: PieceWriter, have?: readonly [number, number][]): Promise<void>;
   /** Fed every byte in order, as the hash is; `finish` may refuse the whole (the object's own checks). */
   check?: { update(bytes: Uint8Array): void; finish(): void };
+  /** Set when a cut download can be kept and resumed (kept-download.ts); `fill` then skips the ranges it is told the file has. */
+  resume?: DownloadResume;
+}
+
+/** A resumed file's ranges already written, and who hears of each piece written. */
+export interface WrittenRanges {
+  have: readonly [number, number][];
+  written(offset: number, length: number): void;
 }
 
 const READ_BACK_BYTES = 1024 * 1024;
@@ -31,17 +40,17 @@ const READ_BACK_BYTES = 1024 * 1024;
 export const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 /** Writes and checks the pieces; the file's sha256 unless `sha256` is false (a bulk job's files: "" then). */
-export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal, sha256 = true): Promise<{ bytes: number; sha256: string }> {
+export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal, sha256 = true, ranges?: WrittenRanges): Promise<{ bytes: number; sha256: string }> {
   const thread = sha256 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
   try {
-    const result = await writeAndHash(out, source, thread, signal, sha256);
+    const result = await writeAndHash(out, source, thread, signal, sha256, ranges);
     return { bytes: result.bytes, sha256: result.sha256 ?? (thread ? await thread.digest(result.bytes) : "") };
   } finally {
     await thread?.stop();
   }
 }
 
-async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal: AbortSignal | undefined, sha256: boolean): Promise<{ bytes: number; sha256?: string }> {
+async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal: AbortSignal | undefined, sha256: boolean, ranges: WrittenRanges | undefined): Promise<{ bytes: number; sha256?: string }> {
   // In order on this thread: the sha256 when no thread hashes, and the object's own check.
   const hash = thread || !sha256 ? undefined : createHash("sha256");
   const feeds = hash !== undefined || source.check !== undefined;
@@ -101,21 +110,28 @@ async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHa
     } finally {
       writes.delete(pending);
     }
-    if (feeds && !next) written.set(offset, offset + length);
+    ranges?.written(offset, length);
+    inFile(offset, offset + length, !next);
+  };
+  // A piece is in the file: read back in order when it is past the hashed prefix, and part of the written prefix.
+  const inFile = (start: number, end: number, readBack: boolean) => {
+    if (feeds && readBack) written.set(start, end);
     startCatchUp();
     // The written prefix: for the hashing thread, or, when nothing reads the bytes in order, to find a gap.
     if (thread || !feeds) {
-      landed.set(offset, offset + length);
-      for (let end = landed.get(landedTo); end !== undefined; end = landed.get(landedTo)) {
+      landed.set(start, end);
+      for (let to = landed.get(landedTo); to !== undefined; to = landed.get(landedTo)) {
         landed.delete(landedTo);
-        landedTo = end;
+        landedTo = to;
       }
       thread?.upTo(landedTo);
     }
   };
+  // What a resumed file already has counts as written (and is read back for the hashes like any piece past the prefix).
+  for (const [start, end] of ranges?.have ?? []) inFile(start, end, true);
 
   try {
-    await source.fill(write);
+    await source.fill(write, ranges?.have);
   } finally {
     stopped = true;
     await Promise.allSettled([...writes]);

@@ -86,6 +86,7 @@ function notRegular(given: string, kind: "directory" | "other"): never {
 export interface OpenedFile extends CheckedPath {
   handle: FileHandle;
   size: number;
+  mtimeMs: number;
 }
 
 /**
@@ -117,7 +118,7 @@ export async function openForReading(given: string, allowed: AllowedDirs, mode: 
         if (opened.nlink > 1) {
           refuse(given, "LocalHardLinkRefused", `The file has ${opened.nlink} hard links; another of its names may lie outside the allowed directories, so it is not read.`, "copy the file (a real copy, not a link) inside an allowed directory and upload the copy.");
         }
-        return { handle, size: opened.size, path: join(parent.dir.real, parent.name), given };
+        return { handle, size: opened.size, mtimeMs: opened.mtimeMs, path: join(parent.dir.real, parent.name), given };
       } catch (err) {
         await handle.close().catch(() => {});
         throw err;

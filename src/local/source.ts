@@ -5,6 +5,8 @@ import { localError } from "./errors.ts";
 
 export interface UploadSource {
   size: number;
+  /** Its modification time when opened: with the path and size, what a kept upload of it is known by. */
+  mtimeMs: number;
   /** The real path that was opened. */
   path: string;
   /** Reads at `position` into `into`; returns the bytes read, 0 at the end. Read errors name the given path. */
@@ -20,15 +22,16 @@ export interface UploadSource {
  * descriptor is used, so nothing done to the path afterwards matters.
  */
 export async function openUploadSource(given: string, allowed: AllowedDirs, mode: WalkMode): Promise<UploadSource> {
-  const { handle, size, path } = await openForReading(given, allowed, mode);
-  return uploadSourceOf(handle, size, path, given);
+  const { handle, size, mtimeMs, path } = await openForReading(given, allowed, mode);
+  return uploadSourceOf(handle, size, mtimeMs, path, given);
 }
 
 /** An upload source over a descriptor already opened (and checked) by the sandbox or a walk. */
-export function uploadSourceOf(handle: FileHandle, size: number, path: string, given: string): UploadSource {
+export function uploadSourceOf(handle: FileHandle, size: number, mtimeMs: number, path: string, given: string): UploadSource {
   let closed: Promise<void> | undefined;
   return {
     size,
+    mtimeMs,
     path,
     readAt: async (into, position) => {
       try {

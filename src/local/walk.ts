@@ -115,5 +115,5 @@ async function openFile(dir: Dir, name: string, rel: string, given: string): Pro
     await handle.close().catch(() => {});
     return problem;
   }
-  return { rel, size: st.size, mtimeMs: st.mtimeMs, source: uploadSourceOf(handle, st.size, join(dir.real, name), given) };
+  return { rel, size: st.size, mtimeMs: st.mtimeMs, source: uploadSourceOf(handle, st.size, st.mtimeMs, join(dir.real, name), given) };
 }

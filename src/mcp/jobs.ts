@@ -10,6 +10,7 @@
  * oldest ended go first). rclone's remote-control jobs (fs/rc/jobs) are the
  * shape: an id per async call, status, stop, results kept for a while.
  */
+import { stopForGood } from "../runtime/kept-transfers.ts";
 import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { JobProgress, JobState, JobView } from "../tools/types.ts";
@@ -80,7 +81,8 @@ export class JobRegistry {
     const job = this.#own(owner, id);
     if (!job) return undefined;
     if (job.state === "running") {
-      job.abort.abort(Object.assign(new Error("The job was cancelled (cancel_job)."), { name: "AbortError" }));
+      // For good: what a cut would keep to resume (a multipart upload, a download's temp file) is cleaned up.
+      job.abort.abort(stopForGood(Object.assign(new Error("The job was cancelled (cancel_job)."), { name: "AbortError" })));
       await job.answer;
     }
     return view(job);

@@ -22,6 +22,7 @@ export { describeCall } from "./tool-call.ts";
 import { ALL_TOOLS, JOB_TOOLS, STORE_TOOLS } from "../tools/index.ts";
 import { jobShape } from "../tools/job-status.ts";
 import { JobRegistry } from "./jobs.ts";
+import { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { z } from "zod";
 import { scopeOf, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -52,6 +53,8 @@ export interface ServerOptions {
   buckets: string[];
   /** The operator opted in to broad directories (/, home, system dirs) for the working-directory default and roots. */
   allowBroadDirs?: boolean;
+  /** Where a cut download's temp file is recorded to resume (--state-dir); absent: a cut download is cleaned up. */
+  stateDir?: string;
   /**
    * A remote (HTTP) caller: its permissions. A remote server never asks the
    * client anything (stateless: the answer could reach another replica), so
@@ -124,7 +127,7 @@ function policyOf(options: ServerOptions): PolicyOptions {
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
   const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, ...(stores.length > 1 ? { stores } : {}) };
+  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, ...(config.stateDir ? { stateDir: config.stateDir } : {}), ...(stores.length > 1 ? { stores } : {}) };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */
@@ -159,7 +162,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const state = await clientRoots();
     if (state && "problem" in state) return { dirs: [], problem: state.problem };
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
-  });
+  }, undefined, options.stateDir ? new KeptTransfers(options.stateDir) : undefined);
   const stores = storesOf(options, deps);
   const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
   const access = options.remote?.access;

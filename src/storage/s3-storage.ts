@@ -13,16 +13,21 @@ import { s3Uri } from "../runtime/errors.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
 import { openDownload } from "./transfer/ranged.ts";
-import type { IncompleteUpload, Storage } from "./types.ts";
+import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
 import { partSizeFor, uploadObject } from "./transfer/upload.ts";
+import { KeptTransfers } from "../runtime/kept-transfers.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {
   const getClient = lazyS3Client(config);
 
   const operation = operationRunner(config, getClient);
+  // Transfers cut short are recorded per store (its endpoint) to resume.
+  const kept = new KeptTransfers(config.stateDir);
+  const keptStore = config.endpointUrl ?? `aws:${config.region}`;
+  const resume = { kept, store: keptStore };
 
   const storage: Storage = {
     ...createObjectStore(config, getClient, operation),
@@ -122,7 +127,17 @@ export function createS3Storage(config: Config): Storage {
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
         const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
         const carried = { cache_control: first.CacheControl ?? null, metadata: first.Metadata ?? {} };
-        return { meta, carried, size, check, ...(md5 ? { md5 } : {}), deliver: (sink, wantsMore) => download.deliver(size, ctx, sink, received, wantsMore), discard: download.discard };
+        // A ranged download of an object with an ETag and a size can be kept when cut and resumed (local/kept-download.ts).
+        const resume =
+          download.restFrom !== undefined && size !== undefined && first.ETag
+            ? { identity: { store: keptStore, bucket: addr.bucket, key: addr.key, ...(first.VersionId ? { version_id: first.VersionId } : {}), etag: first.ETag, size }, from: download.restFrom }
+            : undefined;
+        const deliver = (sink: PieceSink, wantsMore?: () => boolean, have?: readonly [number, number][]) => {
+          // Bytes a resumed download already has count as received.
+          if (have?.length) received?.(have.reduce((sum, [start, end]) => sum + end - start, 0));
+          return download.deliver(size, ctx, sink, received, wantsMore, have);
+        };
+        return { meta, carried, size, check, ...(md5 ? { md5 } : {}), ...(resume ? { resume } : {}), deliver, discard: download.discard };
       }),
 
     listIncompleteUploads: (bucket, prefix, limit, sizeLimit, signal) =>
@@ -169,7 +184,7 @@ export function createS3Storage(config: Config): Storage {
         // A streamed PUT has no bound on its whole time, only on a stall (the request timeout).
         if (req.streamed === "whole" && req.wholeMd5) return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
         // The same bound as the fetch client's for an answer (client.ts).
-        return await uploadObject(s3, req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs));
+        return await uploadObject(s3, req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs), resume);
       } catch (err) {
         throw toStorageError(err, ctx);
       }

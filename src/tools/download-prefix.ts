@@ -144,7 +144,7 @@ async function downloadOne(ctx: ToolContext, files: ToolContext["files"], bucket
   const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, { listed: { size: object.size, etag: object.etag } });
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
-    await files.writeDownload({ given, path: given }, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
+    await files.writeDownload({ given, path: given }, { size: download.size, fill: (write, have) => download.deliver(write, undefined, have), check: download.check, ...(download.resume ? { resume: download.resume } : {}) }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
   } finally {
     download.discard();
   }

@@ -164,7 +164,7 @@ async function download(args: Args, ctx: ToolContext) {
   sink = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
   let written;
   try {
-    written = await ctx.files.writeDownload(target, { size: download.size, fill: download.deliver, check: download.check }, { overwrite, signal: ctx.signal });
+    written = await ctx.files.writeDownload(target, { size: download.size, fill: (write, have) => download.deliver(write, undefined, have), check: download.check, ...(download.resume ? { resume: download.resume } : {}) }, { overwrite, signal: ctx.signal });
   } finally {
     download.discard(); // a refused target must not keep the connection
   }

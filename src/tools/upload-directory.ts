@@ -108,6 +108,8 @@ export const uploadDirectory = defineTool({
                   readAt: file.source.readAt,
                   slice: file.source.slice,
                   size: file.size,
+                  // A large file cut mid-upload is kept and continued by the next call (docs/reliability.md).
+                  source: { path: file.source.path, mtimeMs: file.mtimeMs },
                   contentType,
                   metadata: mtimeMetadata(file.mtimeMs),
                   ...(args.storage_class ? { storageClass: args.storage_class } : {}),

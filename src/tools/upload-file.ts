@@ -44,6 +44,8 @@ export const uploadFile = defineTool({
           readAt: source.readAt,
           slice: source.slice,
           size: source.size,
+          // A cut upload of this file is kept and continued by the next call (docs/reliability.md).
+          source: { path: source.path, mtimeMs: source.mtimeMs },
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
           ...(args.cache_control ? { cacheControl: args.cache_control } : {}),

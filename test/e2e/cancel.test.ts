@@ -1,7 +1,7 @@
 /** Cancellation and shutdown through the compiled binary: work stops, nothing partial is left. */
-import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
-import { readdirSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectBinary, requireBinary } from "../helpers/mcp.ts";
@@ -20,8 +20,9 @@ beforeAll(async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "huge.bin", Body: data }));
 }, 120_000);
 
-test("a cancelled download stops, leaves nothing at local_path and no temp file", async () => {
-  const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+// With a state directory a cut download keeps its hidden temp file to resume (resume.test.ts); without one, nothing is left.
+test("a cancelled download stops, leaves nothing at local_path and (state directory off) no temp file", async () => {
+  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: "off" }, args: ["--allowed-dir", dir] });
   try {
     const controller = new AbortController();
     const pending = client.callTool(
@@ -42,30 +43,41 @@ test("a cancelled download stops, leaves nothing at local_path and no temp file"
   }
 }, 60_000);
 
-test("a cancelled multipart upload is aborted: no object, no multipart upload left", async () => {
-  const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
-  try {
-    const controller = new AbortController();
-    const pending = client.callTool(
-      { name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: "cancelled.bin" } },
-      undefined,
-      { signal: controller.signal },
-    );
-    await Bun.sleep(400);
-    controller.abort();
-    await expect(pending).rejects.toThrow();
-    expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
-    const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "cancelled" }))).Contents ?? [];
-    expect(objects).toEqual([]);
-  } finally {
-    await close();
+test("a cancelled multipart upload is kept to resume (no object at the key, recorded in the state directory); with STORE_STATE_DIR=off it is aborted", async () => {
+  for (const stateDir of [tempDir("cancel-state"), "off"]) {
+    const key = stateDir === "off" ? "cancelled-off.bin" : "cancelled.bin";
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: stateDir }, args: ["--allowed-dir", dir] });
+    try {
+      const controller = new AbortController();
+      const pending = client.callTool({ name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } }, undefined, { signal: controller.signal });
+      await Bun.sleep(400);
+      controller.abort();
+      await expect(pending).rejects.toThrow();
+      const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
+      expect(objects).toEqual([]);
+      if (stateDir === "off") {
+        expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
+        continue;
+      }
+      await Bun.sleep(500);
+      const kept = JSON.parse(readFileSync(join(stateDir, "kept-transfers.json"), "utf8")).uploads as { key: string; upload_id: string }[];
+      expect(kept.map((u) => u.key)).toEqual([key]);
+      const open = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+      expect(open.map((u) => u.UploadId)).toEqual([kept[0]!.upload_id]);
+      // The same call finishes it; nothing is left.
+      const done = await client.callTool({ name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } });
+      expect(done.isError).toBeFalsy();
+      expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
+    } finally {
+      await close();
+    }
   }
-}, 60_000);
+}, 120_000);
 
 // Every signal the npm launcher forwards (and SIGHUP: a closing terminal) ends the server cleanly.
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
-  test(`${signal} during a download: the process exits 0 and leaves no partial file`, async () => {
-    const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", ...s3Env() } });
+  test(`${signal} during a download: the process exits 0 and leaves no partial file (state directory off)`, async () => {
+    const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off" } });
     const target = `sig-${signal}`;
     const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: `${target}/huge.bin` } } };
     for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");

@@ -27,8 +27,9 @@ beforeAll(async () => {
 }, 120_000);
 
 /** Lines a raw client reads from the binary, with a way to wait for one. */
+/** The binary on raw stdio; no state directory: a cut transfer is cleaned up here (kept to resume: resume.test.ts). */
 function rawBinary(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([requireBinary(), ...args], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "", ...s3Env(), ...env } });
+  const proc = Bun.spawn([requireBinary(), ...args], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off", ...env } });
   const lines: string[] = [];
   void (async () => {
     let buffer = "";

@@ -24,7 +24,7 @@ import { isWhole } from "./bodies.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { toStorageError, type ErrorContext } from "../errors.ts";
 import { stoppedSending, verifiedBody } from "./integrity.ts";
-import { FIRST_RANGE_SIZE, inParallel, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
+import { FIRST_RANGE_SIZE, inParallel, missingSpans, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
 import type { PieceSink } from "../types.ts";
 
 const MiB = 1024 * 1024;
@@ -68,13 +68,15 @@ export interface Download {
   first: GetObjectCommandOutput;
   /** True when `first` is the whole object. */
   whole: boolean;
+  /** Where the bytes after the first answer start: what a resumed download may already have (undefined when whole). */
+  restFrom: number | undefined;
   /**
    * Fetches the whole object (`total` bytes; undefined: as much as the first
    * answer sends) and hands every byte to `sink` exactly once, at its offset;
    * `received` hears of bytes as they arrive. Settles after every request
    * has ended: the sink is never called after.
    */
-  deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore?: () => boolean): Promise<void>;
+  deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore?: () => boolean, have?: readonly [number, number][]): Promise<void>;
   /** Drops the download unread: every request of it stops. */
   discard(): void;
 }
@@ -113,7 +115,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   // is collected in step (memory.ts) so the peak stays flat in the object's size.
   const pace = memoryPacer(DOWNLOAD_GC_EVERY);
 
-  async function deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore: () => boolean = () => true): Promise<void> {
+  async function deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore: () => boolean = () => true, have: readonly [number, number][] = []): Promise<void> {
     // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
     const firstEnd = Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1);
     const pinned = { ...(first.ETag ? { IfMatch: first.ETag } : {}), ...(first.VersionId ? { VersionId: first.VersionId } : {}) };
@@ -137,19 +139,22 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
         arrived(bytes);
       });
       if (whole || total === undefined || firstEnd + 1 >= total) return;
+      // A resumed download fetches only what its temp file lacks (after the first range, always fetched).
+      const spans = missingSpans(firstEnd + 1, total, have);
+      if (spans.length === 0) return;
       // The whole first range in one chunk: it was all there at once.
       let near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
       // Two cores busy with Ceph, the upload and the download timed a near store's 2 MiB at 92 MiB/s: ask the store.
       if (!near && options.paced && options.answersFast) near = await options.answersFast();
-      if (near && !options.paced) await range(firstEnd + 1, total - 1);
+      if (near && !options.paced) for (const [start, end] of spans) await range(start, end - 1);
       // A paced reader (a copy to another store) takes one range at a time from a near store: one stream ran ahead of the
       // upload, and what its connection buffered lifted a 1 GiB copy's peak to 151-164 MB (one range at a time: 143 MB).
       // From a far one it starts with two and adds one (up to PACED_RANGES) whenever a range ends after the reader
       // waited a good part of the time for bytes: a near store that looked far (a loaded machine timing the first
       // range) then stays at a few ranges instead of twelve connections' worth of buffered bodies (peaks of 160-210 MB
       // against 120-125 MB for a 1 GiB copy).
-      else if (options.paced) await inParallel(firstEnd + 1, total, range, stop, near ? 1 : PACED_RANGES, near ? 1 : 2, wantsMore);
-      else await inParallel(firstEnd + 1, total, range, stop, near ? 1 : PARALLEL_RANGES);
+      else if (options.paced) await inParallel(spans, range, stop, near ? 1 : PACED_RANGES, near ? 1 : 2, wantsMore);
+      else await inParallel(spans, range, stop, near ? 1 : PARALLEL_RANGES);
     } catch (err) {
       // An idle body aborts all requests; report the stall, not the aborts it caused.
       if (idle.stalled && !(err instanceof ActionableError && err.code === "IncompleteBody")) throw stoppedSending(ctx, options.idleTimeout);
@@ -162,6 +167,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   return {
     first,
     whole,
+    restFrom: whole ? undefined : Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1) + 1,
     deliver,
     discard: () => {
       const raw = first.Body as Body | undefined;

@@ -22,29 +22,42 @@ export const PARALLEL_RANGES = 12;
  * s), at 132-142 MB with four (7.1-8.1 s; rclone 22 s). rclone's own multi-thread download uses four streams.
  */
 export const PACED_RANGES = 4;
+/** The parts of [from, total) not in `have` (sorted, apart, [start, end) each): what a resumed download still needs. */
+export function missingSpans(from: number, total: number, have: readonly (readonly [number, number])[] = []): [number, number][] {
+  const out: [number, number][] = [];
+  let at = from;
+  for (const [start, end] of have) {
+    if (end <= at) continue;
+    if (start >= total) break;
+    if (start > at) out.push([at, start]);
+    at = Math.max(at, end);
+  }
+  if (at < total) out.push([at, total]);
+  return out;
+}
+
 /**
- * Runs `range` over [from, total) in RANGE_SIZE steps, `initial` at once and
- * up to `parallel` (one more each time a range ends while `wantsMore`), each
- * started as soon as one ends. The first failure stops the rest; it settles
- * only when every range has.
+ * Runs `range` over `spans` ([start, end) each) in RANGE_SIZE steps,
+ * `initial` at once and up to `parallel` (one more each time a range ends
+ * while `wantsMore`), each started as soon as one ends. The first failure
+ * stops the rest; it settles only when every range has.
  */
-export async function inParallel(from: number, total: number, range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
-  let next = from;
+export async function inParallel(spans: readonly [number, number][], range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
+  const steps: [number, number][] = spans.flatMap(([from, total]) => Array.from({ length: Math.ceil((total - from) / RANGE_SIZE) }, (_, i): [number, number] => [from + i * RANGE_SIZE, Math.min(total, from + (i + 1) * RANGE_SIZE) - 1]));
+  let next = 0;
   let failure: { err: unknown } | undefined;
-  const limit = Math.min(parallel, Math.ceil((total - from) / RANGE_SIZE));
+  const limit = Math.min(parallel, steps.length);
   const workers: Promise<void>[] = [];
   const worker = async () => {
-    while (next < total && !failure) {
-      const start = next;
-      const end = Math.min(total, start + RANGE_SIZE) - 1;
-      next = end + 1;
+    while (next < steps.length && !failure) {
+      const [start, end] = steps[next++]!;
       try {
         await range(start, end);
       } catch (err) {
         failure ??= { err };
         stop.abort(err);
       }
-      if (workers.length < limit && next < total && !failure && wantsMore()) workers.push(worker());
+      if (workers.length < limit && next < steps.length && !failure && wantsMore()) workers.push(worker());
     }
   };
   for (let i = 0; i < Math.min(initial, limit); i++) workers.push(worker());

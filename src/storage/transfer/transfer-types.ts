@@ -1,3 +1,4 @@
+import type { DownloadResume } from "../../runtime/kept-transfers.ts";
 /** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
 
 export interface UploadRequest {
@@ -15,6 +16,8 @@ export interface UploadRequest {
   /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
   slice?(start: number, end: number): Blob;
   size: number;
+  /** The local file the bytes come from (real path, modification time): a cut multipart upload of it is kept and resumed (upload-resume.ts). */
+  source?: { path: string; mtimeMs: number };
   contentType: string;
   storageClass?: string;
   cacheControl?: string;
@@ -67,8 +70,10 @@ export interface ObjectDownload {
   carried: { cache_control: string | null; metadata: Record<string, string> };
   /** Bytes the object has; undefined when the store did not say (then the pieces come in order). */
   size: number | undefined;
-  /** Hands every byte to `sink` exactly once, at its offset; settles when every request has ended. */
-  deliver(sink: PieceSink, wantsMore?: () => boolean): Promise<void>;
+  /** Hands every byte to `sink` exactly once, at its offset (but those in `have`, a resumed download's); settles when every request has ended. */
+  deliver(sink: PieceSink, wantsMore?: () => boolean, have?: readonly [number, number][]): Promise<void>;
+  /** Set when a cut download of this object can be resumed (a ranged download of an object with an ETag and a size). */
+  resume?: DownloadResume;
   /** Fed the whole body in order; `finish` throws when it broke the object's MD5 or checksums. Absent when there is nothing to check (a multipart ETag, no checksums). */
   check?: OrderedCheck;
   /** The MD5 (hex) of the whole object, as its ETag promises it (a single-part object not encrypted with KMS or a customer key). */

@@ -9,6 +9,8 @@ import { CreateAttempts } from "../orphaned-uploads.ts";
 import { quickPut, quickPutFits, type QuickPut } from "../requests/quick-requests.ts";
 import { streamPart } from "./streamed-parts.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
+import { keepsOnStop } from "../../runtime/kept-transfers.ts";
+import { abortQuietly, findKeptUpload, keptRecord, resumable, type ResumedUpload, type UploadResume } from "./upload-resume.ts";
 
 const MiB = 1024 * 1024;
 /** S3's limits: at most 10,000 parts, each at least 5 MiB (but the last). */
@@ -65,10 +67,10 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
  * its stream chunking ran at 48 MiB/s with a 340 MB peak here; see
  * scripts/bench/results.md.)
  */
-export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
+export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
   if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
-  return putMultipart(s3, req, partSize, signal, requestTimeoutMs);
+  return putMultipart(s3, req, partSize, signal, requestTimeoutMs, resume);
 }
 
 async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
@@ -88,11 +90,14 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal |
 }
 
 /**
- * Whatever fails or is cancelled, every part in flight is stopped and settled
- * and the multipart upload aborted before this returns: nothing is left
- * behind for the store to keep (and bill).
+ * Whatever fails, every part in flight is stopped and settled and the
+ * multipart upload aborted before this returns: nothing is left behind for
+ * the store to keep (and bill). The one exception is a cut (the call
+ * cancelled, the server stopping, but not cancel_job) of an upload of a local
+ * file with a state directory: that upload is kept, recorded, and the next
+ * call for the same file and destination continues it (upload-resume.ts).
  */
-async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
+async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
   const { client, sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
   // The first failure or the caller's cancel stops every other part at once.
@@ -103,19 +108,27 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
   // With flexible checksums on (AWS), parts carry CRC32s that Complete must repeat.
   const checksummed = (await client.config.requestChecksumCalculation()) === "WHEN_SUPPORTED";
   const creation = new CreateAttempts();
+  const keeps = resumable(req, resume) ? resume : undefined;
   let uploadId: string | undefined;
+  let resumed: ResumedUpload | undefined;
   try {
-    creation.started();
-    try {
-      const created = await client.send(
-        new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
-        { abortSignal: stop.signal },
-      );
-      creation.ended(created);
-      uploadId = created.UploadId;
-    } catch (err) {
-      creation.ended(err, true);
-      throw err;
+    resumed = keeps ? await findKeptUpload(s3, req, keeps, partSize, stop.signal) : undefined;
+    uploadId = resumed?.uploadId;
+    if (!resumed) {
+      creation.started();
+      try {
+        const created = await client.send(
+          new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+          { abortSignal: stop.signal },
+        );
+        creation.ended(created);
+        uploadId = created.UploadId;
+      } catch (err) {
+        creation.ended(err, true);
+        throw err;
+      }
+      // Recorded before any part goes: a process killed from here on leaves an upload the next call finds.
+      if (keeps && uploadId) keeps.kept.keepUpload(keptRecord(req, keeps, uploadId, partSize));
     }
     if (!uploadId) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "NoUploadId", message: "The store started a multipart upload without an upload id.", hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads." });
     const id = uploadId;
@@ -163,6 +176,14 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
           md5 = createHash("md5").update(body).digest();
         }
         stop.signal.throwIfAborted();
+        // A part a cut upload already stored counts once the local bytes of that part are what its ETag says.
+        const stored = resumed?.parts.get(index + 1);
+        if (stored && stored.size === length && etagMd5(stored.etag, {}) === md5.toString("hex")) {
+          parts[index] = { PartNumber: index + 1, ETag: stored.etag, ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}) };
+          uploaded += length;
+          req.onProgress?.(uploaded);
+          continue;
+        }
         const sentAt = performance.now();
         const out = await sendPart(index, body, md5);
         checkEtag(out, md5, req, `part ${index + 1}`);
@@ -207,15 +228,18 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
       { abortSignal: stop.signal },
     );
     uploadId = undefined; // completed: nothing to abort
+    keeps?.kept.dropUpload({ store: keeps.store, bucket: req.bucket, key: req.key }, id);
     if (done.ETag) return { etag: done.ETag, version_id: done.VersionId ?? null };
     // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag: ask for it.
     const head = await client.send(new sdk.HeadObjectCommand({ Bucket: req.bucket, Key: req.key, ...(done.VersionId ? { VersionId: done.VersionId } : {}) }), { abortSignal: signal });
     return { etag: head.ETag ?? null, version_id: done.VersionId ?? head.VersionId ?? null };
   } catch (err) {
     stop.abort(err);
-    if (uploadId) {
-      // No signal: the clean-up must go out even when the call was cancelled.
-      await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId })).catch(() => {});
+    // A cut keeps a recorded upload for the next call; anything else aborts it.
+    const kept = keeps && uploadId && signal?.aborted && keepsOnStop(signal.reason);
+    if (uploadId && !kept) {
+      await abortQuietly(s3, { bucket: req.bucket, key: req.key, upload_id: uploadId });
+      keeps?.kept.dropUpload({ store: keeps.store, bucket: req.bucket, key: req.key }, uploadId);
     }
     throw err;
   } finally {

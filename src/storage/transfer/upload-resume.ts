@@ -1,0 +1,109 @@
+/**
+ * Resuming a multipart upload of a local file that was cut (upload.ts,
+ * docs/reliability.md). The upload is recorded when it starts
+ * (runtime/kept-transfers.ts); a cut call keeps it. The next call for the
+ * same destination continues it only if it reads the same file (real path,
+ * size, modification time) with the same part size and object settings, and
+ * the store still has the upload: its parts are listed (ListParts) and each
+ * counts only once the MD5 of the local bytes of that part matches its ETag
+ * (upload.ts checks that as it reaches each part). Anything else aborts the
+ * old upload and starts a new one. Uploads kept past 24 h are aborted by the
+ * next upload to their store.
+ */
+import type { S3Handle } from "../requests/client.ts";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import type { KeptTransfers, KeptUpload } from "../../runtime/kept-transfers.ts";
+import type { UploadRequest } from "./transfer-types.ts";
+
+export interface UploadResume {
+  kept: KeptTransfers;
+  /** The store's identity in the records: its endpoint. */
+  store: string;
+}
+
+/** A part the store already holds: checked against the local bytes before it counts. */
+export interface StoredPart {
+  etag: string;
+  size: number;
+  crc32?: string;
+}
+
+export interface ResumedUpload {
+  uploadId: string;
+  parts: Map<number, StoredPart>;
+}
+
+/** What makes the object besides its bytes: a kept upload with other settings is not continued. */
+export function objectSettings(req: UploadRequest): string {
+  return JSON.stringify([req.contentType, req.storageClass ?? null, req.cacheControl ?? null, req.metadata ?? null]);
+}
+
+/** Whether this upload can be kept and resumed: a local file, on a store with a state directory. */
+export function resumable(req: UploadRequest, resume: UploadResume | undefined): resume is UploadResume {
+  return resume !== undefined && resume.kept.enabled && req.source !== undefined && req.streamed === undefined;
+}
+
+/** The record of an upload just created. */
+export function keptRecord(req: UploadRequest, resume: UploadResume, uploadId: string, partSize: number): KeptUpload {
+  return { store: resume.store, bucket: req.bucket, key: req.key, upload_id: uploadId, source: { path: req.source!.path, size: req.size, mtime_ms: req.source!.mtimeMs }, part_size: partSize, params: objectSettings(req), created_at: Date.now() };
+}
+
+/**
+ * The kept upload this call continues, with the parts the store lists for it;
+ * undefined when there is none to continue (a kept one for another file or
+ * other settings is aborted first). Expired uploads of this store are aborted
+ * on the way.
+ */
+export async function findKeptUpload(s3: S3Handle, req: UploadRequest, resume: UploadResume, partSize: number, signal: AbortSignal): Promise<ResumedUpload | undefined> {
+  await abortExpired(s3, resume);
+  const to = { store: resume.store, bucket: req.bucket, key: req.key };
+  const record = resume.kept.upload(to);
+  if (!record) return undefined;
+  const same = record.source.path === req.source!.path && record.source.size === req.size && record.source.mtime_ms === req.source!.mtimeMs && record.part_size === partSize && record.params === objectSettings(req);
+  if (!same) {
+    await abortQuietly(s3, record);
+    resume.kept.dropUpload(to, record.upload_id);
+    return undefined;
+  }
+  try {
+    return { uploadId: record.upload_id, parts: await listStoredParts(s3, req, record.upload_id, signal) };
+  } catch (err) {
+    // Aborted or expired at the store (NoSuchUpload), or not listable: start over.
+    if (signal.aborted) throw err;
+    await abortQuietly(s3, record);
+    resume.kept.dropUpload(to, record.upload_id);
+    return undefined;
+  }
+}
+
+async function listStoredParts(s3: S3Handle, req: UploadRequest, uploadId: string, signal: AbortSignal): Promise<Map<number, StoredPart>> {
+  const { client, sdk } = s3;
+  const parts = new Map<number, StoredPart>();
+  let marker: string | undefined;
+  do {
+    const page = await client.send(new sdk.ListPartsCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, ...(marker ? { PartNumberMarker: marker } : {}) }), { abortSignal: signal });
+    for (const p of page.Parts ?? []) {
+      if (p.PartNumber !== undefined && p.ETag && p.Size !== undefined) parts.set(p.PartNumber, { etag: p.ETag, size: p.Size, ...(p.ChecksumCRC32 ? { crc32: p.ChecksumCRC32 } : {}) });
+    }
+    const next = page.IsTruncated ? page.NextPartNumberMarker : undefined;
+    if (next !== undefined && next === marker) {
+      throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "ListingNotAdvancing", message: "The store listed the same parts of a kept upload twice.", hint: "upload the file again; the kept upload is started over." });
+    }
+    marker = next;
+  } while (marker);
+  return parts;
+}
+
+/** Aborts this store's uploads kept longer than 24 h and forgets them. */
+async function abortExpired(s3: S3Handle, resume: UploadResume): Promise<void> {
+  for (const record of resume.kept.expired().uploads) {
+    if (record.store !== resume.store) continue;
+    await abortQuietly(s3, record);
+    resume.kept.dropUpload(record, record.upload_id);
+  }
+}
+
+/** Best effort, without the call's signal: the clean-up must go out even when the call was cancelled. */
+export async function abortQuietly({ client, sdk }: S3Handle, record: { bucket: string; key: string; upload_id: string }): Promise<void> {
+  await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.upload_id })).catch(() => {});
+}
