@@ -66,7 +66,7 @@ export async function writeFileAtomically(
     const { temp } = slot;
     let handle: FileHandle | undefined = slot.handle;
     let moved = false;
-    let keep = false;
+    let cut = false;
     try {
       const written = await writePieces(handle, source, opts.signal, opts.sha256 ?? true, slot);
       if (opts.mtime) await handle.utimes(opts.mtime, opts.mtime);
@@ -76,12 +76,12 @@ export async function writeFileAtomically(
       moved = true;
       return { ...written, path: join(dir.real, name) };
     } catch (err) {
-      keep = isCut(opts.signal);
+      cut = isCut(opts.signal);
       throw localError(given, err, "write");
     } finally {
       await handle?.close().catch(() => {});
-      slot.end(keep && !moved);
-      if (!moved && !keep) removeQuietly(dir, temp);
+      const kept = slot.end(cut && !moved);
+      if (!moved && !kept) removeQuietly(dir, temp);
     }
   });
 }

@@ -33,8 +33,11 @@ export interface TempSlot {
   have: [number, number][];
   /** Told of every piece written. */
   written(offset: number, length: number): void;
-  /** The download ended: true keeps the file and its record (a cut); false forgets the record (the caller removes the file or moved it into place). */
-  end(cut: boolean): void;
+  /**
+   * The download ended: a cut keeps the file and its record when there is a record to keep; anything else forgets
+   * the record. Returns whether the file is kept (else the caller removes it, unless it moved it into place).
+   */
+  end(cut: boolean): boolean;
 }
 
 /**
@@ -57,7 +60,7 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
   const temp = reopened?.temp ?? tempName();
   const handle = reopened?.handle ?? (await open(dir.at(temp), O_CREATE, 0o644));
   const have = reopened?.have ?? [];
-  if (!recording || !resume) return { handle, temp, have, written: () => {}, end: () => {} };
+  if (!recording || !resume) return { handle, temp, have, written: () => {}, end: () => false };
 
   const ranges = have.map(([s, e]): [number, number] => [s, e]);
   const createdAt = reopened ? record!.created_at : Date.now();
@@ -84,6 +87,7 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
       clearInterval(timer);
       if (cut) save();
       else recording.dropDownload(target, join(dir.real, temp));
+      return cut;
     },
   };
 }

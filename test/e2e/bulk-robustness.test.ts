@@ -1,11 +1,12 @@
 /**
  * Bulk jobs when things go wrong, through the compiled binary against Ceph
- * RGW: a cancel mid-job leaves nothing partial and a second call finishes the
- * job; a store that refuses some requests gets the rest done and the failures
+ * RGW: a cancel mid-job leaves nothing partial in sight (what is in flight is
+ * kept hidden and recorded to resume) and a second call finishes the job,
+ * leaving nothing; a store that refuses some requests gets the rest done and the failures
  * reported; a directory swapped for a symlink to outside during a directory
  * upload or a prefix download never lets anything be read or written there.
  */
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -17,6 +18,14 @@ import { freshBucket, objectsUnder, openUploadsAfterCleanUp, s3, s3Env, sdkClien
 import { startSwapper } from "../helpers/swapper.ts";
 
 const SMALL = 150;
+/** The transfers a cut kept (runtime/kept-transfers.ts), as recorded in the state directory. */
+const keptRecords = (state: string): { uploads: { upload_id: string }[]; downloads: { temp: string }[] } => {
+  try {
+    return JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8"));
+  } catch {
+    return { uploads: [], downloads: [] };
+  }
+};
 const BIG = 24 * 1024 * 1024;
 let dir: string;
 
@@ -30,16 +39,19 @@ beforeAll(() => {
 });
 
 describe("cancel in the middle", () => {
-  test("upload_directory: no multipart upload left, every object there is whole, and a second call finishes the job", async () => {
+  test("upload_directory: every object there is whole, a multipart upload in flight is kept only as recorded, and a second call finishes the job leaving none", async () => {
     const bucket = await freshBucket("bcancel");
-    const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+    const state = tempDir("bulk-state");
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
     try {
       const controller = new AbortController();
       const pending = client.callTool({ name: "upload_directory", arguments: { local_dir: "tree", bucket_name: bucket, prefix: "t" } }, undefined, { signal: controller.signal });
       await Bun.sleep(300);
       controller.abort();
       await expect(pending).rejects.toThrow();
-      expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
+      await Bun.sleep(500);
+      const open = ((await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).map((u) => u.UploadId).sort();
+      expect(open).toEqual(keptRecords(state).uploads.map((u) => u.upload_id).sort());
       const partial = await objectsUnder(bucket);
       expect(partial.size).toBeLessThan(SMALL + 2);
       for (const [key, size] of partial) expect(size).toBe(readFileSync(join(dir, "tree", key.slice(2))).length);
@@ -48,16 +60,19 @@ describe("cancel in the middle", () => {
       expect(rest.structuredContent!.counts.done + rest.structuredContent!.counts.unchanged).toBe(SMALL + 2);
       expect(rest.structuredContent!.counts.unchanged).toBe(partial.size);
       expect((await objectsUnder(bucket)).size).toBe(SMALL + 2);
+      expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
+      expect(keptRecords(state).uploads).toEqual([]);
     } finally {
       await close();
     }
   }, 120_000);
 
-  test("download_prefix: no temp file left, every file there is whole, and a second call finishes the job", async () => {
+  test("download_prefix: every file there is whole, a temp file in flight is kept only hidden and recorded, and a second call finishes the job leaving none", async () => {
     const bucket = await freshBucket("bcanceldl");
+    const state = tempDir("bulk-state");
     // The large objects come slowly (the whole job took under 300 ms on loopback): the cancel lands while they are in flight.
     const slow = await startFaultProxy(s3().endpoint);
-    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: slow.endpoint }, args: ["--allowed-dir", dir] });
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: slow.endpoint, STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
     const smallFilesDown = () => {
       try {
         return readdirSync(join(dir, "down", "small"), { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith(".partial")).length;
@@ -75,8 +90,12 @@ describe("cancel in the middle", () => {
       controller.abort();
       await expect(pending).rejects.toThrow();
       await Bun.sleep(1000);
-      const files = readdirSync(join(dir, "down"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-      expect(files.filter((e) => e.name.endsWith(".partial"))).toEqual([]);
+      const all = readdirSync(join(dir, "down"), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+      // A temp file left is one a cut kept: hidden, and recorded.
+      const temps = all.filter((e) => e.name.endsWith(".partial")).map((e) => join(e.parentPath, e.name)).sort();
+      expect(temps).toEqual(keptRecords(state).downloads.map((d) => d.temp).sort());
+      expect(temps.every((t) => t.split("/").pop()!.startsWith("."))).toBe(true);
+      const files = all.filter((e) => !e.name.endsWith(".partial"));
       expect(files.length).toBeLessThan(SMALL + 2);
       for (const e of files) expect(readFileSync(join(e.parentPath, e.name)).equals(readFileSync(join(e.parentPath.replace(join(dir, "down"), join(dir, "tree")), e.name)))).toBe(true);
       slow.set({ kind: "pass" });
@@ -84,6 +103,8 @@ describe("cancel in the middle", () => {
       expect(rest.structuredContent).toMatchObject({ complete: true, counts: { failed: 0, conflicts: 0 } });
       expect(rest.structuredContent!.counts.unchanged).toBe(files.length);
       expect(readdirSync(join(dir, "down", "small")).length).toBe(SMALL);
+      expect(readdirSync(join(dir, "down"), { recursive: true }).filter((n) => String(n).endsWith(".partial"))).toEqual([]);
+      expect(keptRecords(state).downloads).toEqual([]);
     } finally {
       await close();
       await slow.stop();

@@ -204,16 +204,16 @@ describe("get_object download resumes", () => {
   const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
   const hiddenIn = (sub: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.startsWith(".")) : []);
 
-  for (const cut of ["a host that gives up (budget off)", "kill -9"] as const) {
+  for (const cut of ["a host that gives up (budget off)", "kill -9", "SIGTERM (a restart)"] as const) {
     test(`after ${cut}: the temp file is kept hidden and recorded; the same call fetches only what it lacks; the file is byte-exact`, async () => {
-      const sub = cut === "kill -9" ? "dl-killed" : "dl-timed";
+      const sub = cut === "kill -9" ? "dl-killed" : cut === "SIGTERM (a restart)" ? "dl-stopped" : "dl-timed";
       const state = tempDir("resume-state");
       const first = await serveSlow(state);
       const pending = first.client.callTool(download(`${sub}/down.bin`), undefined, { timeout: 3_500 });
-      if (cut === "kill -9") {
+      if (cut !== "a host that gives up (budget off)") {
         pending.catch(() => {});
         await Bun.sleep(3_200);
-        process.kill(first.pid, "SIGKILL");
+        process.kill(first.pid, cut === "kill -9" ? "SIGKILL" : "SIGTERM");
       } else {
         await expect(pending).rejects.toThrow(/timed out/i);
       }
