@@ -81,6 +81,8 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       return storage.streamingFor(req, wholeMd5, signal);
     },
     // The source is another store's guarded storage: its own reads are checked there.
+    // Only this server's own record of a cut upload: nothing of the store is read.
+    hasKeptUpload: (req) => storage.hasKeptUpload(req),
     copyFrom: async (source, req, signal, nameSource) => {
       need("write", req.bucket, req.key);
       return storage.copyFrom(source, req, signal, nameSource);

@@ -42,7 +42,8 @@ export class JobRegistry {
 
   /** Takes over a call's running work; `cancelled(result)` tells an answer that came from a cancel. */
   adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress }, cancelled: (result: CallToolResult) => boolean): JobView {
-    this.#sweep(owner);
+    // Room for the one being added: at most JOBS_PER_CALLER with it.
+    this.#sweep(owner, 1);
     const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer };
     this.#jobs.set(job.id, job);
     void work.answer.then((result) => {
@@ -95,12 +96,13 @@ export class JobRegistry {
   }
 
   /** Forgets ended jobs past their hour, then the oldest ended ones beyond the caller's hundred. */
-  #sweep(owner: string): void {
+  /** Drops ended jobs past the hour, and the caller's oldest ended ones beyond JOBS_PER_CALLER less `room`. */
+  #sweep(owner: string, room = 0): void {
     const cutoff = this.now() - JOB_KEPT_MS;
     for (const [id, job] of this.#jobs) if (job.ended && job.ended.getTime() < cutoff) this.#jobs.delete(id);
     const ended = [...this.#jobs.values()].filter((j) => j.owner === owner && j.ended).sort((a, b) => a.ended!.getTime() - b.ended!.getTime());
     const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).length;
-    for (const job of ended.slice(0, Math.max(0, mine - (JOBS_PER_CALLER - 1)))) this.#jobs.delete(job.id);
+    for (const job of ended.slice(0, Math.max(0, mine - (JOBS_PER_CALLER - room)))) this.#jobs.delete(job.id);
   }
 }
 

@@ -24,8 +24,8 @@ export interface KeptUpload {
   bucket: string;
   key: string;
   upload_id: string;
-  /** The local file it reads: real path, size and modification time when it started. */
-  source: { path: string; size: number; mtime_ms: number };
+  /** What it reads: a local file's real path or another store's object, its size, and its version when it started (modification time, ETag). */
+  source: { id: string; size: number; version: string };
   part_size: number;
   /** What else makes the object (content type, storage class, cache control, metadata), as one string. */
   params: string;

@@ -18,6 +18,7 @@ import { isNear } from "./transfer/nearness.ts";
 import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
 import { partSizeFor, uploadObject } from "./transfer/upload.ts";
 import { KeptTransfers } from "../runtime/kept-transfers.ts";
+import { hasKeptUpload } from "./transfer/upload-resume.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {
@@ -196,6 +197,7 @@ export function createS3Storage(config: Config): Storage {
     },
 
     copyFrom: (source, req, signal, nameSource) => copyAcrossStores(source, storage, req, signal, nameSource),
+    hasKeptUpload: (req) => hasKeptUpload(req, resume, partSizeFor(req.size)),
   };
   return storage;
 }

@@ -82,6 +82,8 @@ export interface Storage extends ObjectStore, SettingsStore {
   streamingFor(req: UploadRequest, wholeMd5: string | undefined, signal?: AbortSignal): Promise<"whole" | "parts" | undefined>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
   copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
+  /** Whether uploading `req` would continue a multipart upload a cut kept (runtime/kept-transfers.ts). */
+  hasKeptUpload(req: UploadRequest): boolean;
   /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */
   listIncompleteUploads(bucket: string, prefix: string, limit: number, sizeLimit: number, signal?: AbortSignal): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
 }
@@ -129,6 +131,8 @@ export interface CopyRequest extends WriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** The source as a listing just showed it (a bulk copy): saves the HEAD of a one-request copy; the copy is still pinned to this ETag. */
   listed?: { size: number; etag: string | null };
+  /** The source store's name, for a copy between stores: what a cut copy is known again by, with the source's ETag. */
+  sourceStore?: string;
 }
 
 export interface CopyResult extends UploadResult {

@@ -57,6 +57,7 @@ export const copyObject = defineTool({
         ...(replace ? { contentType: args.content_type, cacheControl: args.cache_control, metadata: args.metadata } : {}),
         storageClass: args.storage_class,
         ifAbsent: args.if_absent,
+        ...(from ? { sourceStore: from.name } : {}),
         onProgress: (done, total) => (sink ??= ctx.progress.start(total, `copying s3://${args.source_bucket}/${args.source_key}`))(done),
       },
       ctx.signal,

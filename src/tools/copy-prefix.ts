@@ -120,7 +120,7 @@ export const copyPrefix = defineTool({
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
         }
         const copy = async (signal: AbortSignal): Promise<Outcome> => {
-          const req = { source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" as const, listed: { size: object.size, etag: object.etag } };
+          const req = { source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" as const, listed: { size: object.size, etag: object.etag }, ...(other ? { sourceStore: other.name } : {}) };
           const copied = other
             ? await held.use(() => ctx.storage.copyFrom(other.storage, req, signal), Math.min(CROSS_STORE_MIB, Math.max(1, Math.ceil((2 * object.size) / MiB))))
             : // A multipart copy (over 5 GiB) has 4 parts in flight of its own.

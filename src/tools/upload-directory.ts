@@ -109,7 +109,7 @@ export const uploadDirectory = defineTool({
                   slice: file.source.slice,
                   size: file.size,
                   // A large file cut mid-upload is kept and continued by the next call (docs/reliability.md).
-                  source: { path: file.source.path, mtimeMs: file.mtimeMs },
+                  source: { id: file.source.path, version: String(file.mtimeMs) },
                   contentType,
                   metadata: mtimeMetadata(file.mtimeMs),
                   ...(args.storage_class ? { storageClass: args.storage_class } : {}),

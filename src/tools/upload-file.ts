@@ -45,7 +45,7 @@ export const uploadFile = defineTool({
           slice: source.slice,
           size: source.size,
           // A cut upload of this file is kept and continued by the next call (docs/reliability.md).
-          source: { path: source.path, mtimeMs: source.mtimeMs },
+          source: { id: source.path, version: String(source.mtimeMs) },
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
           ...(args.cache_control ? { cacheControl: args.cache_control } : {}),

@@ -136,6 +136,42 @@ describe("past the call budget", () => {
   }, 120_000);
 });
 
+test("100 jobs started and abandoned by one caller, twice: memory stays flat, at most 100 kept, the newest first", async () => {
+  const { PutObjectCommand } = await import("@aws-sdk/client-s3");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(8 * MiB, 71) }));
+  const { client, close, pid } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
+  const rssMb = (field: "VmRSS" | "VmHWM") => Number(/(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(field))!)![1]) / 1024;
+  const round = async (n: number) => {
+    const handed = await Promise.all(Array.from({ length: 100 }, (_, i) => call(client, "get_object", { bucket_name: bucket, object_key: "abandoned.bin", mode: "download", local_path: `abandoned/${n}-${i}.bin` })));
+    const count = handed.filter((r) => r.structuredContent?.job?.state === "running").length;
+    expect(count).toBeGreaterThan(50);
+    // Never asked for: wait until none runs, as a model that went away would not.
+    for (let i = 0; i < 240; i++) {
+      const jobs = (await call(client, "list_jobs", {})).structuredContent!.jobs as { state: string }[];
+      if (!jobs.some((j) => j.state === "running")) return { jobs, count };
+      await Bun.sleep(250);
+    }
+    throw new Error("the jobs never ended");
+  };
+  try {
+    expect((await call(client, "list_buckets")).isError).toBeFalsy();
+    const first = await round(1);
+    const afterFirst = rssMb("VmRSS");
+    const second = await round(2);
+    const afterSecond = rssMb("VmRSS");
+    // Kept: at most 100 (the oldest ended dropped first); every one ended done.
+    expect(first.jobs.length).toBe(Math.min(100, first.count));
+    expect(second.jobs.length).toBe(Math.min(100, first.count + second.count));
+    expect(second.jobs.every((j) => j.state === "done")).toBe(true);
+    // Flat: a second hundred abandoned jobs costs no more than noise; the peak stays well within the server's budgets.
+    expect(afterSecond - afterFirst).toBeLessThan(40);
+    expect(rssMb("VmHWM")).toBeLessThan(600);
+    expect(readdirSync(join(dir, "abandoned")).filter((f) => f.endsWith(".partial"))).toEqual([]);
+  } finally {
+    await close();
+  }
+}, 240_000);
+
 test("remote mode: a job belongs to its caller — another caller's job id is NoSuchJob", async () => {
   const ALICE = "alice-jobs-token-0123456789";
   const BOB = "bob-jobs-token-0123456789ab";
@@ -202,4 +238,77 @@ describe("bulk work and copies between stores past the call budget", () => {
       await close();
     }
   }, 180_000);
+});
+
+/** A model whose host gives up after `timeoutMs` and that just calls again: the result once a call ends in time, and how many tries it took. */
+async function callAgainUntilDone(client: Awaited<ReturnType<typeof connectBinary>>["client"], name: string, args: Record<string, unknown>, timeoutMs: number) {
+  for (let tries = 1; tries <= 40; tries++) {
+    try {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+      return { result: result as Awaited<ReturnType<typeof call>>, tries };
+    } catch (err) {
+      if (!/timed out/i.test(String(err))) throw err;
+    }
+  }
+  throw new Error(`${name} never finished within a try`);
+}
+
+describe("with the budget off, a model that calls again after each timeout", () => {
+  test("upload_directory and download_prefix of 1,000 files finish, each try going on from where the last stopped; nothing left behind", async () => {
+    const tree = join(dir, "again");
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(tree, "d"), { recursive: true });
+    for (let i = 0; i < 1000; i++) writeFileSync(join(tree, "d", `g${String(i).padStart(4, "0")}.txt`), `again ${i} `.repeat(40));
+    const state = tempDir("jobs-state");
+    const { client, close } = await connectBinary({ env: { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
+    try {
+      const up = await callAgainUntilDone(client, "upload_directory", { local_dir: "again", bucket_name: bucket, prefix: "again" }, 1_500);
+      expect(up.tries).toBeGreaterThan(1);
+      expect(up.result.structuredContent, textOf(up.result)).toMatchObject({ complete: true, counts: { failed: 0 } });
+      // The last try did what the others left; together they did every file once.
+      expect(up.result.structuredContent!.counts.done + up.result.structuredContent!.counts.unchanged).toBe(1000);
+      expect(up.result.structuredContent!.counts.unchanged).toBeGreaterThan(0);
+      const down = await callAgainUntilDone(client, "download_prefix", { bucket_name: bucket, prefix: "again/", local_dir: "again-back" }, 1_500);
+      expect(down.tries).toBeGreaterThan(1);
+      expect(down.result.structuredContent, textOf(down.result)).toMatchObject({ complete: true, counts: { failed: 0, conflicts: 0 } });
+      expect(readdirSync(join(dir, "again-back", "d")).length).toBe(1000);
+      for (const i of [0, 499, 999]) expect(readFileSync(join(dir, "again-back", "d", `g${String(i).padStart(4, "0")}.txt`), "utf8")).toBe(`again ${i} `.repeat(40));
+      expect(readdirSync(join(dir, "again-back"), { recursive: true }).map(String).filter((n) => n.endsWith(".partial"))).toEqual([]);
+      expect(await openUploads()).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 240_000);
+
+  test("a copy between stores from the slow store finishes, each try sending only the parts the destination lacks; nothing left behind", async () => {
+    const { CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, S3Client, GetObjectCommand: Get, ListMultipartUploadsCommand: ListUploads } = await import("@aws-sdk/client-s3");
+    // A multipart source (13 parts, ~7 s through the slow link): its copy to a near store goes in parts, which a cut keeps.
+    const BIG = 64 * MiB;
+    const source = randomBytes(BIG, 61);
+    const created = await sdkClient().send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin" }));
+    const parts = [];
+    for (let i = 0; i * 5 * MiB < BIG; i++) {
+      const out = await sdkClient().send(new UploadPartCommand({ Bucket: bucket, Key: "again/big.bin", UploadId: created.UploadId, PartNumber: i + 1, Body: source.subarray(i * 5 * MiB, Math.min(BIG, (i + 1) * 5 * MiB)) }));
+      parts.push({ PartNumber: i + 1, ETag: out.ETag });
+    }
+    await sdkClient().send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin", UploadId: created.UploadId, MultipartUpload: { Parts: parts } }));
+    const server = s3();
+    const state = tempDir("jobs-state");
+    const env = { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state, STORE_STORES: "other", STORE_OTHER_ENDPOINT_URL: server.endpoint, STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId, STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey, STORE_OTHER_REGION: server.region };
+    const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
+    const other = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey } });
+    try {
+      const theirs = `t-again-other-${Date.now().toString(36)}`;
+      expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
+      const copy = await callAgainUntilDone(client, "copy_object", { source_store: "default", source_bucket: bucket, source_key: "again/big.bin", store: "other", bucket_name: theirs, object_key: "big.bin" }, 3_000);
+      expect(copy.tries).toBeGreaterThan(1);
+      expect(copy.result.structuredContent, textOf(copy.result)).toMatchObject({ size: BIG, multipart: true });
+      const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
+      expect(md5(body)).toBe(md5(source));
+      expect((await other.send(new ListUploads({ Bucket: theirs }))).Uploads ?? []).toEqual([]);
+      expect(JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8")).uploads).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 240_000);
 });

@@ -8,7 +8,10 @@
  * (streamed-put.ts: one PUT checked against the source's MD5;
  * streamed-parts.ts: parts checked by their ETags); a far one parts read
  * into buffers, as upload_file sends them. The multipart upload is aborted on
- * any failure or cancel. Length is always checked.
+ * any failure; a cut (a cancelled call, the server stopping) keeps it, and the
+ * next copy of the same source (same ETag and size) to the same destination
+ * reads from the source only the parts the destination lacks, each a ranged
+ * read pinned to that ETag (upload-resume.ts). Length is always checked.
  */
 import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
@@ -57,6 +60,8 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     }
     const size = download.size;
     const about = { content_type: download.meta.content_type, ...download.carried, version_id: download.meta.version_id };
+    // What a cut copy is known again by: the source store, object, version and ETag (every read is pinned to it).
+    const sourceId = { id: `${req.sourceStore ?? "source"}:${s3Uri(req.source.bucket, req.source.key)}${about.version_id ? `?versionId=${about.version_id}` : ""}`, version: download.meta.etag ?? "", trusted: true };
     const copyMeta = req.metadataDirective === "COPY";
     const upload: UploadRequest = {
       bucket: req.bucket,
@@ -69,8 +74,23 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
       ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
       ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+      ...(download.meta.etag ? { source: sourceId } : {}),
       onProgress: (done) => req.onProgress?.(done, size),
     };
+    if (target.hasKeptUpload(upload)) {
+      // A copy cut before: the destination keeps its parts; only the missing ones are read from the source, by range.
+      download.discard();
+      req.onProgress?.(0, size);
+      const version = about.version_id ? { versionId: about.version_id } : {};
+      const readAt = async (into: Uint8Array, position: number) => {
+        const { meta, bytes } = await source.readObjectHead({ ...req.source, ...version }, into.length, stop.signal, position).catch((err: unknown) => Promise.reject(nameSource(err)));
+        if (meta.etag !== download.meta.etag) throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy ran; nothing was stored.", hint: "copy it again." }));
+        into.set(bytes.subarray(0, into.length));
+        return Math.min(bytes.length, into.length);
+      };
+      const sent = await target.uploadObject({ bucket: upload.bucket, key: upload.key, size, readAt, contentType: upload.contentType, ...pick(upload), source: sourceId, onProgress: upload.onProgress! }, stop.signal);
+      return { ...sent, size, multipart: size > partSizeFor(size), source_version_id: about.version_id };
+    }
     // A single-part source to a near store: one PUT whose Content-MD5 is the source's ETag, checked by the
     // destination (streamed-put.ts), so the source's own check here would only repeat it.
     // A multipart source (no MD5 to promise) to a near store: parts streamed from the pipe, each checked by its ETag.
@@ -155,4 +175,9 @@ async function refuseIfThere(target: Storage, bucket: string, key: string, signa
   if (exists) {
     throw new ActionableError({ resource: s3Uri(bucket, key), code: "PreconditionFailed", message: "An object already exists at the destination and if_absent was given; nothing was copied.", hint: "choose another object_key, or call again without if_absent to replace it." });
   }
+}
+
+/** An upload's settings besides its bytes. */
+function pick(upload: UploadRequest): Pick<UploadRequest, "cacheControl" | "metadata" | "storageClass"> {
+  return { ...(upload.cacheControl ? { cacheControl: upload.cacheControl } : {}), ...(upload.metadata ? { metadata: upload.metadata } : {}), ...(upload.storageClass ? { storageClass: upload.storageClass } : {}) };
 }

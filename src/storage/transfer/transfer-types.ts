@@ -16,8 +16,12 @@ export interface UploadRequest {
   /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
   slice?(start: number, end: number): Blob;
   size: number;
-  /** The local file the bytes come from (real path, modification time): a cut multipart upload of it is kept and resumed (upload-resume.ts). */
-  source?: { path: string; mtimeMs: number };
+  /**
+   * Where the bytes come from, to know a cut multipart upload of them again (upload-resume.ts): a local file (its
+   * real path; version, its modification time) or another store's object (version, its ETag). `trusted`: the source
+   * is pinned to that version (an ETag), so a part the store lists counts without reading the bytes again.
+   */
+  source?: { id: string; version: string; trusted?: boolean };
   contentType: string;
   storageClass?: string;
   cacheControl?: string;

@@ -8,11 +8,13 @@
  * counts only once the MD5 of the local bytes of that part matches its ETag
  * (upload.ts checks that as it reaches each part). Anything else aborts the
  * old upload and starts a new one. Uploads kept past 24 h are aborted by the
- * next upload to their store.
+ * next upload to their store. A copy from another store's object pinned by
+ * its ETag (`trusted`) counts the listed parts as they are: each was sent with
+ * Content-MD5 of bytes read under that ETag, so the store holds exactly them.
  */
 import type { S3Handle } from "../requests/client.ts";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
-import type { KeptTransfers, KeptUpload } from "../../runtime/kept-transfers.ts";
+import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept-transfers.ts";
 import type { UploadRequest } from "./transfer-types.ts";
 
 export interface UploadResume {
@@ -38,14 +40,26 @@ export function objectSettings(req: UploadRequest): string {
   return JSON.stringify([req.contentType, req.storageClass ?? null, req.cacheControl ?? null, req.metadata ?? null]);
 }
 
-/** Whether this upload can be kept and resumed: a local file, on a store with a state directory. */
+/** Whether this upload can be kept and resumed: a known source, in parts, on a store with a state directory. */
 export function resumable(req: UploadRequest, resume: UploadResume | undefined): resume is UploadResume {
-  return resume !== undefined && resume.kept.enabled && req.source !== undefined && req.streamed === undefined;
+  return resume !== undefined && resume.kept.enabled && req.source !== undefined && req.streamed !== "whole";
 }
 
 /** The record of an upload just created. */
 export function keptRecord(req: UploadRequest, resume: UploadResume, uploadId: string, partSize: number): KeptUpload {
-  return { store: resume.store, bucket: req.bucket, key: req.key, upload_id: uploadId, source: { path: req.source!.path, size: req.size, mtime_ms: req.source!.mtimeMs }, part_size: partSize, params: objectSettings(req), created_at: Date.now() };
+  return { store: resume.store, bucket: req.bucket, key: req.key, upload_id: uploadId, source: { id: req.source!.id, size: req.size, version: req.source!.version }, part_size: partSize, params: objectSettings(req), created_at: Date.now() };
+}
+
+/** Whether the kept upload for this destination is one of these bytes, in these parts, with these settings. */
+export function continues(record: KeptUpload, req: UploadRequest, partSize: number): boolean {
+  return record.source.id === req.source?.id && record.source.size === req.size && record.source.version === req.source.version && record.part_size === partSize && record.params === objectSettings(req);
+}
+
+/** Whether the next upload of `req` would continue a kept one (a copy between stores then reads only the parts the store lacks). */
+export function hasKeptUpload(req: UploadRequest, resume: UploadResume | undefined, partSize: number): boolean {
+  if (!resumable(req, resume)) return false;
+  const record = resume.kept.upload({ store: resume.store, bucket: req.bucket, key: req.key });
+  return record !== undefined && continues(record, req, partSize) && Date.now() - record.created_at <= KEEP_MS;
 }
 
 /**
@@ -59,8 +73,7 @@ export async function findKeptUpload(s3: S3Handle, req: UploadRequest, resume: U
   const to = { store: resume.store, bucket: req.bucket, key: req.key };
   const record = resume.kept.upload(to);
   if (!record) return undefined;
-  const same = record.source.path === req.source!.path && record.source.size === req.size && record.source.mtime_ms === req.source!.mtimeMs && record.part_size === partSize && record.params === objectSettings(req);
-  if (!same) {
+  if (!continues(record, req, partSize)) {
     await abortQuietly(s3, record);
     resume.kept.dropUpload(to, record.upload_id);
     return undefined;

@@ -10,7 +10,7 @@ import { quickPut, quickPutFits, type QuickPut } from "../requests/quick-request
 import { streamPart } from "./streamed-parts.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
 import { keepsOnStop } from "../../runtime/kept-transfers.ts";
-import { abortQuietly, findKeptUpload, keptRecord, resumable, type ResumedUpload, type UploadResume } from "./upload-resume.ts";
+import { abortQuietly, findKeptUpload, keptRecord, resumable, type ResumedUpload, type StoredPart, type UploadResume } from "./upload-resume.ts";
 
 const MiB = 1024 * 1024;
 /** S3's limits: at most 10,000 parts, each at least 5 MiB (but the last). */
@@ -113,6 +113,13 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
   let resumed: ResumedUpload | undefined;
   try {
     resumed = keeps ? await findKeptUpload(s3, req, keeps, partSize, stop.signal) : undefined;
+    if (resumed && req.streamed) {
+      // Streamed parts come from a pipe in order and cannot skip: a kept upload is continued by a copy that reads the
+      // parts it lacks (cross-copy.ts); met here (another process kept it meanwhile), it is started over.
+      await abortQuietly(s3, { bucket: req.bucket, key: req.key, upload_id: resumed.uploadId });
+      keeps!.kept.dropUpload({ store: keeps!.store, bucket: req.bucket, key: req.key }, resumed.uploadId);
+      resumed = undefined;
+    }
     uploadId = resumed?.uploadId;
     if (!resumed) {
       creation.started();
@@ -150,12 +157,23 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body instanceof Blob ? body.size : body.byteLength, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
         { abortSignal: stop.signal },
       );
+    const countStored = (index: number, stored: StoredPart, length: number) => {
+      parts[index] = { PartNumber: index + 1, ETag: stored.etag, ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}) };
+      uploaded += length;
+      req.onProgress?.(uploaded);
+    };
     const worker = async () => {
       const buffer = streamed ? undefined : Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
       while (next < count && !stop.signal.aborted) {
         const index = next++;
         const start = index * partSize;
         const length = Math.min(partSize, req.size - start);
+        const stored = resumed?.parts.get(index + 1);
+        // A kept part of a pinned source (another store's object at its ETag) counts without reading it again.
+        if (stored && req.source?.trusted && stored.size === length) {
+          countStored(index, stored, length);
+          continue;
+        }
         if (!buffer) {
           const sent = await streamPart(s3, req, id, index + 1, start, length, stop.signal, requestTimeoutMs, (body, md5) => sendPart(index, body, md5));
           checkEtag(sent.answer, sent.md5, req, `part ${index + 1}`);
@@ -177,11 +195,8 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         }
         stop.signal.throwIfAborted();
         // A part a cut upload already stored counts once the local bytes of that part are what its ETag says.
-        const stored = resumed?.parts.get(index + 1);
         if (stored && stored.size === length && etagMd5(stored.etag, {}) === md5.toString("hex")) {
-          parts[index] = { PartNumber: index + 1, ETag: stored.etag, ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}) };
-          uploaded += length;
-          req.onProgress?.(uploaded);
+          countStored(index, stored, length);
           continue;
         }
         const sentAt = performance.now();
