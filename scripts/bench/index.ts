@@ -18,7 +18,7 @@ import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
 import { writeReport, type Figures, type ReadFigures } from "./report.ts";
 import { measureRemoteLoad } from "./remote-load.ts";
 import { startServer } from "./server-session.ts";
-import { AWS_CLI, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
+import { AWS_CLI, measureBudgets, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
 import { startWanProxy } from "./wan-proxy.ts";
 import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
@@ -29,6 +29,7 @@ const quick = process.env.BENCH_QUICK === "1";
 const onlyBulk = process.env.BENCH_ONLY === "bulk";
 const onlyStores = process.env.BENCH_ONLY === "stores";
 const onlyTeam = process.env.BENCH_ONLY === "team";
+const onlyBudget = process.env.BENCH_ONLY === "budget";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -49,8 +50,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk || onlyStores || onlyTeam) {
-    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : benchTeam());
+  if (onlyBulk || onlyStores || onlyTeam || onlyBudget) {
+    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -107,6 +108,11 @@ try {
       figures.transfers.push(await measureTransfer(setup, net, `f${sizeMiB}.bin`, sizeMiB));
     }
   }
+
+  // The WAN model moves 1 GiB in ~7 s, so a 20 s budget never fires there: 2 s makes every call hand back mid-transfer.
+  log("a call budget through the WAN model: 20 s and 2 s against none");
+  const budgetSize = quick ? 256 : 1024;
+  figures.budget = await measureBudgets({ binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 }, networks[1]!, `f${budgetSize}.bin`, budgetSize, [0, 20, 2]);
 
   log("ranged reads and listings");
   writeRandomFile(join(dir, "f1.bin"), 1);
@@ -278,3 +284,16 @@ async function describeMachine(): Promise<string> {
 }
 
 export type { TransferFigures };
+
+/** Only the call budget's figures (BENCH_ONLY=budget): the rows the full report has for it, printed. */
+async function benchBudget(networks: Network[]): Promise<void> {
+  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  await sdk.send(new CreateBucketCommand({ Bucket: "bench" }));
+  const dir = join(work, "files");
+  mkdirSync(join(dir, "down"), { recursive: true });
+  const size = quick ? 256 : 1024;
+  writeRandomFile(join(dir, `f${size}.bin`), size);
+  log(`a call budget through the WAN model: ${size} MiB, 20 s and 2 s against none`);
+  const budget = await measureBudgets({ binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 }, networks[1]!, `f${size}.bin`, size, [0, 20, 2]);
+  process.stdout.write(JSON.stringify(budget, null, 1) + "\n");
+}

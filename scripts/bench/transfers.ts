@@ -125,3 +125,43 @@ function rotated<T>(items: T[], by: number): T[] {
   const k = by % items.length;
   return [...items.slice(k), ...items.slice(0, k)];
 }
+
+/** A transfer with a call budget, and the same without (issue #44: the hand-back must cost nothing). */
+export interface BudgetFigures {
+  network: string;
+  sizeMiB: number;
+  /** Budget (s) → median ms of the whole transfer (following job_status when handed back) and the peak RSS; 0 = no budget. */
+  upload: Record<number, { ms: number; peakMb: number; handedBack: boolean }>;
+  download: Record<number, { ms: number; peakMb: number; handedBack: boolean }>;
+}
+
+/**
+ * The same upload and download with each budget in `budgets` (0: none), interleaved, `runs` times; a handed-back
+ * call is followed to its end with job_status, as a model does. Times are spawn-free (a fresh server per transfer,
+ * timed from the call).
+ */
+export async function measureBudgets(setup: TransferSetup, net: Network, file: string, sizeMiB: number, budgets: number[]): Promise<BudgetFigures> {
+  const key = `budget-${net.name}-${sizeMiB}.bin`;
+  const up: Record<number, { ms: number; peakMb: number; handedBack: boolean }[]> = {};
+  const down: Record<number, { ms: number; peakMb: number; handedBack: boolean }[]> = {};
+  for (let i = 0; i < setup.runs; i++) {
+    for (const budget of rotated(budgets, i)) (up[budget] ??= []).push(await budgetTransfer(setup, net, budget, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key }));
+    for (const budget of rotated(budgets, i)) (down[budget] ??= []).push(await budgetTransfer(setup, net, budget, "get_object", { bucket_name: setup.bucket, object_key: key, mode: "download", local_path: `down/${key}`, overwrite: true }));
+  }
+  const summary = (runs: typeof up) => Object.fromEntries(Object.entries(runs).map(([b, r]) => [Number(b), { ms: median(r.map((x) => x.ms)), peakMb: Math.max(...r.map((x) => x.peakMb)), handedBack: r.every((x) => x.handedBack) }]));
+  return { network: net.name, sizeMiB, upload: summary(up), download: summary(down) };
+}
+
+async function budgetTransfer(setup: TransferSetup, net: Network, budget: number, name: string, args: Record<string, unknown>): Promise<{ ms: number; peakMb: number; handedBack: boolean }> {
+  const server = await startServer(setup.binary, { ...serverEnv(setup.store, net), STORE_CALL_BUDGET_SECONDS: String(budget) }, setup.dir);
+  try {
+    const started = performance.now();
+    let result = await server.call(name, args);
+    const handedBack = result.structuredContent?.job?.state === "running";
+    while (result.structuredContent?.job?.state === "running") result = await server.call("job_status", { job_id: result.structuredContent.job.id });
+    if (result.structuredContent?.job && result.structuredContent.job.state !== "done") throw new Error(`${name} ended ${result.structuredContent.job.state}`);
+    return { ms: performance.now() - started, peakMb: procMemoryMb(server.pid, "VmHWM"), handedBack };
+  } finally {
+    await server.close();
+  }
+}

@@ -93,9 +93,10 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal |
  * Whatever fails, every part in flight is stopped and settled and the
  * multipart upload aborted before this returns: nothing is left behind for
  * the store to keep (and bill). The one exception is a cut (the call
- * cancelled, the server stopping, but not cancel_job) of an upload of a local
- * file with a state directory: that upload is kept, recorded, and the next
- * call for the same file and destination continues it (upload-resume.ts).
+ * cancelled, the server stopping, but not cancel_job) of an upload of a known
+ * source (a local file, or another store's object pinned by its ETag) with a
+ * state directory: that upload is kept, recorded, and the next call for the
+ * same source and destination continues it (upload-resume.ts).
  */
 async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
   const { client, sdk } = s3;
