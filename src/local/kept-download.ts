@@ -65,8 +65,9 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
   const ranges = have.map(([s, e]): [number, number] => [s, e]);
   const createdAt = reopened ? record!.created_at : Date.now();
   const save = () => recording.keepDownload({ ...resume.identity, target, temp: join(dir.real, temp), have: ranges, created_at: createdAt });
-  // Recorded before any byte: a process killed from here on leaves a file the next call knows.
-  save();
+  // Recorded before any byte: a process killed from here on leaves a file the next call knows. Not recorded (a state
+  // directory that cannot be written): nothing is kept, a cut removes the file as before.
+  if (!save()) return { handle, temp, have, written: () => {}, end: () => false };
   let changed = false;
   const timer = setInterval(() => {
     if (changed) save();

@@ -10,7 +10,7 @@
  * Kept for 24 h; after that the next call that sees a record aborts the
  * upload or removes the temp file.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -67,8 +67,9 @@ export class KeptTransfers {
     return this.read().uploads.find((u) => uploadId(u) === uploadId(to));
   }
 
-  keepUpload(record: KeptUpload): void {
-    this.change((r) => ({ ...r, uploads: [...r.uploads.filter((u) => uploadId(u) !== uploadId(record)), record] }));
+  /** Records a kept upload; false when the state directory cannot be written (then nothing may be kept). */
+  keepUpload(record: KeptUpload): boolean {
+    return this.change((r) => ({ ...r, uploads: [...r.uploads.filter((u) => uploadId(u) !== uploadId(record)), record] }));
   }
 
   dropUpload(to: { store: string; bucket: string; key: string }, id?: string): void {
@@ -79,8 +80,9 @@ export class KeptTransfers {
     return this.read().downloads.find((d) => d.target === target);
   }
 
-  keepDownload(record: KeptDownload): void {
-    this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => d.target !== record.target), record] }));
+  /** Records a kept download; false when the state directory cannot be written (then nothing may be kept). */
+  keepDownload(record: KeptDownload): boolean {
+    return this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => d.target !== record.target), record] }));
   }
 
   dropDownload(target: string, temp?: string): void {
@@ -109,16 +111,23 @@ export class KeptTransfers {
     }
   }
 
-  private change(update: (records: Records) => Records): void {
+  private change(update: (records: Records) => Records): boolean {
     const file = this.file;
-    if (!file || !this.dir) return;
+    if (!file || !this.dir) return false;
+    const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
       writeFileSync(temp, JSON.stringify(update(this.read())), { mode: 0o600 });
       renameSync(temp, file);
+      return true;
     } catch {
-      // A state directory that cannot be written: resuming is lost, the transfer itself is not.
+      // A state directory that cannot be written: resuming is lost (the callers then keep nothing), the transfer is not.
+      try {
+        unlinkSync(temp);
+      } catch {
+        // Never written.
+      }
+      return false;
     }
   }
 }

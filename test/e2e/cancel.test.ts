@@ -43,19 +43,24 @@ test("a cancelled download stops, leaves nothing at local_path and (state direct
   }
 }, 60_000);
 
-test("a cancelled multipart upload is kept to resume (no object at the key, recorded in the state directory); with STORE_STATE_DIR=off it is aborted", async () => {
-  for (const stateDir of [tempDir("cancel-state"), "off"]) {
-    const key = stateDir === "off" ? "cancelled-off.bin" : "cancelled.bin";
+test("a cancelled multipart upload is kept to resume (no object at the key, recorded in the state directory); with STORE_STATE_DIR=off, or one that cannot be written, it is aborted", async () => {
+  // /proc cannot hold a directory: nothing can be recorded there, so nothing may be kept.
+  for (const stateDir of [tempDir("cancel-state"), "off", "/proc/store-mcp-state"]) {
+    const cleaned = stateDir === "off" || stateDir.startsWith("/proc");
+    const key = stateDir === "off" ? "cancelled-off.bin" : cleaned ? "cancelled-unwritable.bin" : "cancelled.bin";
     const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: stateDir }, args: ["--allowed-dir", dir] });
     try {
       const controller = new AbortController();
       const pending = client.callTool({ name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } }, undefined, { signal: controller.signal });
-      await Bun.sleep(400);
+      // Cancelled once the multipart upload exists (a loaded machine may take a while to start it).
+      const started = async () => ((await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).some((u) => u.Key === key);
+      for (let i = 0; i < 100 && !(await started()); i++) await Bun.sleep(50);
+      await Bun.sleep(100);
       controller.abort();
       await expect(pending).rejects.toThrow();
       const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
       expect(objects).toEqual([]);
-      if (stateDir === "off") {
+      if (cleaned) {
         expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
         continue;
       }

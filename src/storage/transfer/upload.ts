@@ -109,7 +109,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
   // With flexible checksums on (AWS), parts carry CRC32s that Complete must repeat.
   const checksummed = (await client.config.requestChecksumCalculation()) === "WHEN_SUPPORTED";
   const creation = new CreateAttempts();
-  const keeps = resumable(req, resume) ? resume : undefined;
+  let keeps = resumable(req, resume) ? resume : undefined;
   let uploadId: string | undefined;
   let resumed: ResumedUpload | undefined;
   try {
@@ -136,7 +136,8 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         throw err;
       }
       // Recorded before any part goes: a process killed from here on leaves an upload the next call finds.
-      if (keeps && uploadId) keeps.kept.keepUpload(keptRecord(req, keeps, uploadId, partSize));
+      // Not recorded (a state directory that cannot be written): not kept either, a cut aborts it as before.
+      if (keeps && uploadId && !keeps.kept.keepUpload(keptRecord(req, keeps, uploadId, partSize))) keeps = undefined;
     }
     if (!uploadId) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "NoUploadId", message: "The store started a multipart upload without an upload id.", hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads." });
     const id = uploadId;
