@@ -10,7 +10,7 @@ import { createLogger, type Logger } from "./runtime/log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
 import { selectionProblems, selectionWarning } from "./access/policy.ts";
 import { SERVER_NAME, SERVER_VERSION, createServer, serverOptions } from "./mcp/server.ts";
-import { EVERY_TOOL } from "./tools/index.ts";
+import { EVERY_CARD } from "./tools/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
   // First of all: nothing below may echo a credential, not even a configuration error.
@@ -20,7 +20,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const errors = [...optionErrors, ...(resolved.ok ? [] : resolved.errors)];
   const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
-  if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, EVERY_TOOL));
+  if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, EVERY_CARD));
   if (!resolved.ok || errors.length > 0) {
     // Before any transport exists: stderr only, exit 1.
     process.stderr.write(`${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`);
@@ -29,7 +29,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const config = resolved.config;
   const log = createLogger(config.logLevel);
   for (const warning of resolved.warnings) log.warn(warning);
-  const deleteWarning = selectionWarning(config.tools, EVERY_TOOL, config.allowDelete);
+  const deleteWarning = selectionWarning(config.tools, EVERY_CARD, config.allowDelete);
   if (deleteWarning) log.warn(deleteWarning);
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 

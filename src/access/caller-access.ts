@@ -9,7 +9,7 @@
  */
 import { ActionableError } from "../runtime/errors.ts";
 import { scopeFor } from "./policy.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, ToolFacts } from "../tools/types.ts";
 import type { Level, Policy, Rule } from "./policy-file.ts";
 
 /** Who is calling, as the policy can match them. */
@@ -94,7 +94,7 @@ export class Grants {
   }
 }
 
-const usesLocalFiles = (tool: ToolDefinition, args?: Record<string, unknown>) =>
+const usesLocalFiles = (tool: ToolFacts, args?: Record<string, unknown>) =>
   tool.localFiles === "always" || (args !== undefined && typeof tool.localFiles === "function" && tool.localFiles(args as never));
 
 export class CallerAccess {
@@ -109,20 +109,20 @@ export class CallerAccess {
   }
 
   /** The rules that let this tool be used (for these arguments: local files only where a rule allows them), at any level. */
-  #usable(tool: ToolDefinition, args?: Record<string, unknown>): Rule[] {
+  #usable(tool: ToolFacts, args?: Record<string, unknown>): Rule[] {
     const local = usesLocalFiles(tool, args);
     return this.#rules.filter((r) => (!r.tools || r.tools.includes(tool.name) || r.tools.includes(tool.group)) && (!local || r.localFiles));
   }
 
   /** Those of them that grant the tool's own level (creating or deleting a bucket: over whole buckets, not some of their keys). */
-  #granting(tool: ToolDefinition, args?: Record<string, unknown>): Rule[] {
+  #granting(tool: ToolFacts, args?: Record<string, unknown>): Rule[] {
     const level = scopeFor(tool, args);
     const wholeBuckets = tool.group === "admin";
     return this.#usable(tool, args).filter((r) => RANK[r.access] >= RANK[level] && (!wholeBuckets || r.prefixes.includes("")));
   }
 
   /** Whether tools/list shows this tool to the caller (the job tools: wherever a call can be handed back, which the server decides). */
-  offers(tool: ToolDefinition): boolean {
+  offers(tool: ToolFacts): boolean {
     return tool.aboutJobs === true || this.#granting(tool).length > 0;
   }
 

@@ -9,7 +9,7 @@
  */
 import { ActionableError } from "../runtime/errors.ts";
 import type { Scope } from "../config/http-config.ts";
-import type { ToolDefinition, ToolGroup } from "../tools/types.ts";
+import type { ToolDefinition, ToolFacts, ToolGroup } from "../tools/types.ts";
 
 export const TOOL_GROUPS: readonly ToolGroup[] = ["read", "write", "delete", "admin"];
 
@@ -55,9 +55,11 @@ export function unsafeKeyRefusal(key: string, bucketAllowlist: boolean): Actiona
  * write for whatever changes the store (or, given its arguments, would let
  * someone write, like a PUT link), read for the rest.
  */
-export function scopeFor(tool: ToolDefinition, args?: Record<string, unknown>): Scope {
-  if (tool.group === "delete" || tool.name === "delete_bucket" || (args && tool.deletes?.(args as never))) return "delete";
-  if (tool.writesToStore || (args && tool.writes?.(args as never))) return "write";
+export function scopeFor(tool: ToolFacts, args?: Record<string, unknown>): Scope {
+  // With arguments (a call), the definition's own functions say; a card (no arguments) is judged by its facts.
+  const call = args && "handler" in tool ? { tool, args } : undefined;
+  if (tool.group === "delete" || tool.name === "delete_bucket" || call?.tool.deletes?.(call.args as never)) return "delete";
+  if (tool.writesToStore || call?.tool.writes?.(call.args as never)) return "write";
   return "read";
 }
 
@@ -73,7 +75,7 @@ const usesLocalFiles = (tool: ToolDefinition, args: Record<string, unknown>) =>
   tool.localFiles === "always" || (typeof tool.localFiles === "function" && tool.localFiles(args as never));
 
 /** Problems with a --tools selection: names that are neither a tool nor a group. */
-export function selectionProblems(selection: string[], all: readonly ToolDefinition[]): string[] {
+export function selectionProblems(selection: string[], all: readonly Pick<ToolFacts, "name" | "group">[]): string[] {
   const known = new Set<string>([...all.map((t) => t.name), ...TOOL_GROUPS]);
   return selection
     .filter((name) => !known.has(name))
@@ -81,7 +83,7 @@ export function selectionProblems(selection: string[], all: readonly ToolDefinit
 }
 
 /** A warning for a selection that asks for delete tools without --allow-delete (they stay off), or undefined. */
-export function selectionWarning(selection: string[], all: readonly ToolDefinition[], allowDelete: boolean): string | undefined {
+export function selectionWarning(selection: string[], all: readonly Pick<ToolFacts, "name" | "group">[], allowDelete: boolean): string | undefined {
   if (allowDelete) return undefined;
   const asked = selection.filter((name) => name === "delete" || all.some((t) => t.name === name && t.group === "delete"));
   if (asked.length === 0) return undefined;
@@ -89,7 +91,7 @@ export function selectionWarning(selection: string[], all: readonly ToolDefiniti
 }
 
 /** The tools this configuration offers this caller, in the list's order (remote notes added to descriptions where local files are off). */
-export function toolsFor(all: readonly ToolDefinition[], options: PolicyOptions): ToolDefinition[] {
+export function toolsFor<T extends ToolFacts>(all: readonly T[], options: PolicyOptions): T[] {
   const chosen = new Set(options.tools);
   const localFiles = options.localFiles ?? true;
   return all

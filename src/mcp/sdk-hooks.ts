@@ -20,7 +20,8 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
 import { advertisedAnnotations } from "../tools/annotations.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolCard, ToolDefinition } from "../tools/types.ts";
+import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
 
 const BUILT_SCHEMAS = builtToolJsonSchemas();
@@ -37,8 +38,16 @@ type ZodNode = { _zod?: { def?: { type?: string; innerType?: ZodNode } } };
 
 type Parameters = { known: Set<string>; emptyMeansAbsent: Set<string> };
 
-/** The tool's parameters, and those where `""` means "not given" (optional strings and enums). */
+const parameters = new WeakMap<ToolDefinition, Parameters>();
+
+/** The tool's parameters, and those where `""` means "not given" (optional strings and enums); worked out once per definition. */
 function parametersOf(tool: ToolDefinition): Parameters {
+  let found = parameters.get(tool);
+  if (!found) parameters.set(tool, (found = readParameters(tool)));
+  return found;
+}
+
+function readParameters(tool: ToolDefinition): Parameters {
   const shape = tool.inputSchema.shape as Record<string, ZodNode>;
   const emptyMeansAbsent = new Set<string>();
   for (const [name, field] of Object.entries(shape)) {
@@ -91,11 +100,10 @@ function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) =
 }
 
 /** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
-function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolDefinition): (typeof BUILT_SCHEMAS)[string] {
+function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolCard): (typeof BUILT_SCHEMAS)[string] {
   const input = schemas.inputSchema as { properties?: Record<string, unknown> };
-  const shape = tool.inputSchema.shape as Record<string, { description?: string }>;
-  const store = { type: "string", enum: stores, description: shape.store?.description, nullable: true };
-  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: shape.source_store?.description, nullable: true } } : {};
+  const store = { type: "string", enum: stores, description: storeParameterText(stores), nullable: true };
+  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: SOURCE_STORE_TEXT, nullable: true } } : {};
   return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
 }
 
@@ -105,18 +113,17 @@ function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: stri
  * redoing it was the largest share of a request's CPU (8% of the server's
  * time under the 100-client load).
  */
-const prepared = new Map<string, { byName: Map<string, { tool: ToolDefinition; parameters: Parameters }>; listed: unknown[] }>();
+const prepared = new Map<string, { listed: unknown[] }>();
 
-function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined) {
+function prepare(tools: readonly ToolCard[], stores: string[] | undefined) {
   // A list is its tools' names and descriptions (a remote note changes one) and the stores.
   const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}`;
   let found = prepared.get(key);
   if (!found) {
-    const byName = new Map(tools.map((t) => [t.name, { tool: t, parameters: parametersOf(t) }]));
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
     const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: advertisedAnnotations(t.annotations), ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
-    found = { byName, listed };
+    found = { listed };
     // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
     if (prepared.size >= 256) prepared.clear();
     prepared.set(key, found);
@@ -127,21 +134,32 @@ function prepare(tools: readonly ToolDefinition[], stores: string[] | undefined)
 /** A call the SDK answered without reaching a tool: one this server does not offer, or arguments its schema refuses. */
 export type RefusedCall = (name: string, args: unknown, id: string | number, code: "UnknownTool" | "InvalidParams") => void;
 
-export function installSdkHooks(mcp: McpServer, tools: readonly ToolDefinition[], stores?: string[], refusedCall?: RefusedCall): void {
-  const { byName, listed } = prepare(tools, stores);
+/**
+ * `tools` are the offered tools' cards, for tools/list; `registered` gives
+ * their definitions, registered with the SDK, loading them on the first call
+ * that needs them (server.ts).
+ */
+export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stores: string[] | undefined, refusedCall: RefusedCall | undefined, registered: () => Promise<ReadonlyMap<string, ToolDefinition>>): void {
+  // The SDK installs its tools/call and tools/list handlers (and declares the tools capability) with the first tool it
+  // registers; tools register on the first call here, after connecting, so the handlers are installed now, to be wrapped.
+  (mcp as unknown as { setToolRequestHandlers(): void }).setToolRequestHandlers();
+  // Registering a tool after connecting would tell the client the list changed; it did not (tools/list already shows it).
+  mcp.sendToolListChanged = () => {};
+  const { listed } = prepare(tools, stores);
+  const offered = new Set(tools.map((t) => t.name));
   // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per connection.
   const noted = new Set<string>();
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
-    const found = typeof params?.name === "string" ? byName.get(params.name) : undefined;
+    const name = typeof params?.name === "string" && offered.has(params.name) ? params.name : undefined;
     // A tool this server does not offer (read-only, --tools, a model's guess): the SDK answers; the audit log hears of it.
     const id = (extra as { requestId: string | number }).requestId;
-    if (!found) refusedCall?.(String(params?.name ?? ""), params?.arguments, id, "UnknownTool");
-    const tool = found?.tool;
-    const { args, ignored } = normalizeArguments(params?.arguments, found?.parameters);
+    if (name === undefined) refusedCall?.(String(params?.name ?? ""), params?.arguments, id, "UnknownTool");
+    const tool = name === undefined ? undefined : (await registered()).get(name);
+    const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
     // The SDK's schema check answered before the tool ran (so the tool wrote no audit line).
-    if (found && result.isError && result.content?.[0]?.text?.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${found.tool.name}:`)) refusedCall?.(found.tool.name, params?.arguments, id, "InvalidParams");
+    if (tool && result.isError && result.content?.[0]?.text?.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool.name}:`)) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
     if (!tool || ignored.length === 0) return result;
     const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
     if (noted.has(said)) return result;

@@ -19,13 +19,12 @@ import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { toolCall, type CallEnvironment } from "./tool-call.ts";
 
 export { describeCall } from "./tool-call.ts";
-import { ALL_TOOLS, JOB_TOOLS, STORE_TOOLS } from "../tools/index.ts";
-import { jobShape } from "../tools/job-status.ts";
+import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
 import { JobRegistry } from "./jobs.ts";
 import { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { z } from "zod";
 import { scopeOf, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition, ToolFacts } from "../tools/types.ts";
 import type { Scope } from "../config/http-config.ts";
 import type { Config } from "../config/config.ts";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
@@ -91,7 +90,16 @@ export interface ServerDeps {
   audit?: AuditLog;
   /** Where handed-back calls go on: one per process (remote mode builds a server per request); a fresh one when omitted. */
   jobs?: JobRegistry;
+  /**
+   * The tool definitions, loaded: the tools then register at once (remote mode, which builds a server per request,
+   * and a caller policy, whose guards need them). Absent: they load and register on the first call (a stdio start
+   * does not pay for their schemas).
+   */
+  tools?: ToolModule;
 }
+
+/** The tools' module (tools/index.ts), as a dynamic import gives it. */
+export type ToolModule = Pick<typeof import("../tools/index.ts"), "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape">;
 
 /**
  * Bytes all calls in flight may hold at once, from the start of a call until
@@ -139,12 +147,14 @@ function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "st
   return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
 }
 
-/** The tools this configuration offers (policy.ts decides; with several stores, each takes `store`); the job tools where a call can be handed back. */
-function offeredTools(options: ServerOptions, stores: Stores, jobs: boolean): ToolDefinition[] {
+/**
+ * The tools this configuration offers (policy.ts decides), as cards or as definitions (the same choice from the
+ * same facts); the job tools where a call can be handed back.
+ */
+function offeredOf<T extends ToolFacts>(options: ServerOptions, stores: Stores, jobs: boolean, lists: { all: readonly T[]; stores: readonly T[]; jobs: readonly T[] }): T[] {
   const access = options.remote?.access;
-  const tools = toolsFor(stores.several ? [...ALL_TOOLS, ...STORE_TOOLS] : ALL_TOOLS, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
-  const withJobs = jobs && tools.some((t) => t.handsBack) ? [...tools, ...JOB_TOOLS] : tools;
-  return stores.several ? withJobs.map((t) => withStoreParameter(t, stores.names)) : withJobs;
+  const tools = toolsFor(stores.several ? [...lists.all, ...lists.stores] : lists.all, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
+  return jobs && tools.some((t) => t.handsBack) ? [...tools, ...lists.jobs] : tools;
 }
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
@@ -173,31 +183,45 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const jobs = callBudgetMs > 0 ? (deps.jobs ?? new JobRegistry()) : undefined;
   const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, callBudgetMs, ...(jobs ? { jobs } : {}), resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
 
-  const offered = offeredTools(options, stores, jobs !== undefined);
+  const offered = offeredOf(options, stores, jobs !== undefined, { all: ALL_CARDS, stores: STORE_CARDS, jobs: JOB_CARDS });
   // The object browser's results say which tools this caller has: the view offers only those actions.
   const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
-  for (const tool of offered) {
-    const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
-    mcp.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
-        outputSchema: jobs && tool.handsBack ? orJob(tool.outputSchema) : tool.outputSchema,
-        annotations: tool.annotations,
-      },
-      toolCall(tool, env, meta),
-    );
-  }
+  // The definitions, registered with the SDK: at once when given, else on the first call (their schemas are most of a start).
+  const register = (module: ToolModule): ReadonlyMap<string, ToolDefinition> => {
+    const defined = offeredOf(options, stores, jobs !== undefined, { all: module.ALL_TOOLS, stores: module.STORE_TOOLS, jobs: module.JOB_TOOLS });
+    const byName = new Map<string, ToolDefinition>();
+    for (const given of defined) {
+      // With several stores each tool takes `store` (the server picks the store; the handler never sees it).
+      const tool = stores.several ? withStoreParameter(given, stores.names) : given;
+      const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
+      mcp.registerTool(
+        tool.name,
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
+          outputSchema: jobs && tool.handsBack ? orJob(tool.outputSchema, module.jobShape) : tool.outputSchema,
+          annotations: tool.annotations,
+        },
+        toolCall(tool, env, meta),
+      );
+      byName.set(tool.name, tool);
+    }
+    return byName;
+  };
+  const eager = deps.tools && register(deps.tools);
+  let lazy: Promise<ReadonlyMap<string, ToolDefinition>> | undefined;
+  const registered = async () => eager ?? (await (lazy ??= import("../tools/index.ts").then(register)));
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
   const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
   if (offers("get_object")) {
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
     // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
-    const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, offered.find((t) => t.name === name)!, {}) : (storage: Storage) => storage);
+    // A caller policy's guards need the definitions: remote mode gives them (deps.tools).
+    if (access && !eager) throw new Error("a server with a caller policy needs its tools loaded (ServerDeps.tools)");
+    const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage);
     const [guard, bucketGuard, keyGuard] = [guardOf("get_object")!, guardOf("list_buckets"), guardOf("list_objects")];
     const { bucketAllowed, checkBucket, checkKey } = stores.default;
     const configuredBuckets = stores.default.info.buckets;
@@ -212,11 +236,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
   }
   const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
-  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall);
+  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
   return mcp;
 }
 
 /** A tool's output schema that also takes a job handle (its fields optional, `job` and `next` beside them). */
-function orJob(schema: ToolDefinition["outputSchema"]): ToolDefinition["outputSchema"] {
+function orJob(schema: ToolDefinition["outputSchema"], jobShape: ToolModule["jobShape"]): ToolDefinition["outputSchema"] {
   return schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() });
 }

@@ -100,15 +100,21 @@ export class Stores {
   }
 }
 
+/** What the `store` argument says (tools/list shows it without building the schema: sdk-hooks.ts). */
+export function storeParameterText(names: string[]): string {
+  // A first store named "default" needs no "(default default)".
+  return names[0] === "default" ? "Store to use; list_stores describes each." : `Store to use (default ${names[0]}); list_stores describes each.`;
+}
+export const SOURCE_STORE_TEXT = "Store source_bucket is in (default: store); another store's object is streamed through the server and verified.";
+
 /** The `store` argument every tool takes when there are several stores. */
 export function storeParameter(names: string[]) {
-  // A first store named "default" needs no "(default default)".
-  return z.enum(names as [string, ...string[]]).optional().describe(names[0] === "default" ? "Store to use; list_stores describes each." : `Store to use (default ${names[0]}); list_stores describes each.`);
+  return z.enum(names as [string, ...string[]]).optional().describe(storeParameterText(names));
 }
 
 /** The `source_store` argument of the copy tools with several stores. */
 export function sourceStoreParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe("Store source_bucket is in (default: store); another store's object is streamed through the server and verified.");
+  return z.enum(names as [string, ...string[]]).optional().describe(SOURCE_STORE_TEXT);
 }
 
 /** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */

@@ -4,10 +4,9 @@ import { objectUri, readWindow } from "./object-window.ts";
 import { bucketName, objectKey, versionId } from "./schemas.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
 
-/** 1 MB in the spec, read as 1 MiB. */
-export const DEFAULT_MAX_CONTENT_SIZE = 1_048_576;
-/** The most one read may return into the conversation: 10 MiB. Larger → download mode. */
-export const MAX_CONTENT_SIZE_CAP = 10_485_760;
+import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "./limits.ts";
+
+export { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP };
 
 const inputSchema = z
   .object({

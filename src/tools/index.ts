@@ -65,5 +65,8 @@ export const STORE_TOOLS: readonly ToolDefinition[] = [listStores];
 /** Offered wherever a call can be handed back as a job (the call budget is on and a long tool is offered). */
 export const JOB_TOOLS: readonly ToolDefinition[] = [jobStatus, cancelJob, listJobs];
 
+/** What a job handle looks like in a long tool's answer (server.ts widens their output schemas with it). */
+export { jobShape } from "./job-status.ts";
+
 /** Every tool a server can offer, for --tools checks and the schemas built into the binary. */
 export const EVERY_TOOL: readonly ToolDefinition[] = [...ALL_TOOLS, ...STORE_TOOLS, ...JOB_TOOLS];

@@ -2,8 +2,9 @@ import { z } from "zod";
 import { visibleBuckets } from "../storage/index.ts";
 import { defineTool, textOutput } from "./types.ts";
 
-/** The most buckets one answer lists (AWS accounts may now hold a million; a page is what one answer holds). */
-export const MAX_BUCKETS = 1000;
+import { MAX_BUCKETS } from "./limits.ts";
+
+export { MAX_BUCKETS };
 
 export const listBuckets = defineTool({
   name: "list_buckets",

@@ -161,6 +161,22 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   handler(args: z.output<In>, ctx: ToolContext): Promise<ToolOutput<z.output<Out>>>;
 }
 
+/**
+ * What is known of a tool without loading its module (its zod schemas cost
+ * ~8 ms of a start): enough to offer it, list it and check --tools.
+ * Built into the binary from the definitions (cards.macro.ts); a function
+ * field of the definition is only said to exist here.
+ */
+export interface ToolCard extends Pick<ToolDefinition, "name" | "title" | "description" | "annotations" | "group" | "writesToStore" | "needsAllowAdmin" | "remoteNote" | "aboutJobs" | "storeless" | "sourceStore"> {
+  /** Some (or every) call can be handed back as a job. */
+  handsBack?: true;
+  /** "always": every call uses local files; "sometimes": some do (the definition says which). */
+  localFiles?: "always" | "sometimes";
+}
+
+/** What the policy reads to offer a tool: a card or the definition itself. */
+export type ToolFacts = ToolCard | ToolDefinition;
+
 /** Keeps each tool's argument and result types while typing the list loosely. */
 export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(tool: ToolDefinition<In, Out>): ToolDefinition {
   return tool as unknown as ToolDefinition;

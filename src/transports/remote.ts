@@ -21,6 +21,7 @@ import { scrubSecrets } from "../runtime/redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
 import { JobRegistry } from "../mcp/jobs.ts";
 import type { Storage } from "../storage/index.ts";
+import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
 import { startHttpServer } from "./http.ts";
 
@@ -42,7 +43,8 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
       createServer(
         // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
         { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(policy ? { access: new CallerAccess(policy.current, caller) } : {}) } },
-        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jobs, jsonSchemaValidator, ...(audit ? { audit } : {}) },
+        // The tools loaded once for the process: every request's server registers them at once (caller policies guard with them).
+        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jobs, jsonSchemaValidator, tools: TOOLS, ...(audit ? { audit } : {}) },
       ),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     policyRefusal: (name, caller) => {
