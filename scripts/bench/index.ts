@@ -30,6 +30,7 @@ const onlyBulk = process.env.BENCH_ONLY === "bulk";
 const onlyStores = process.env.BENCH_ONLY === "stores";
 const onlyTeam = process.env.BENCH_ONLY === "team";
 const onlyBudget = process.env.BENCH_ONLY === "budget";
+const onlyStart = process.env.BENCH_ONLY === "start";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -50,8 +51,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk || onlyStores || onlyTeam || onlyBudget) {
-    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : benchTeam());
+  if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart) {
+    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -64,35 +65,7 @@ try {
   const figures: Figures = { quick, transfers: [], reads: [], wan: wan.model } as unknown as Figures;
   const plainEnv = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, loopback) };
 
-  log("cold start");
-  const starts = quick ? 7 : 21;
-  const [ours, floor] = await coldStarts([[binary], [floorBinary]], plainEnv, starts);
-  figures.coldStartMs = ours!;
-  figures.floorColdStartMs = floor!;
-  figures.nodeColdStartMs = (await coldStarts([["node", nodeBundle]], plainEnv, quick ? 3 : 9))[0]!;
-  // One store against five (the default plus four of the environment form), both started through env(1).
-  const [oneStore, fiveStores] = await coldStarts([["env", binary], ["env", ...fourMoreStores(s3.endpoint), binary]], plainEnv, starts);
-  figures.coldStartOneStoreMs = oneStore!;
-  figures.coldStartFiveStoresMs = fiveStores!;
-  figures.binaryMb = statSync(binary).size / 2 ** 20;
-  figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
-  // The reference CLIs' own start-up, shown beside their transfer times (which include it).
-  figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
-  // `--version` is answered before the CLI's modules load (src/main.ts): beside a compiled program that prints a line.
-  figures.versionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([binary, "--version"]))));
-  figures.floorVersionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([floorBinary, "--version"]))));
-  figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
-
-  log("idle memory, tools/list size");
-  const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete", "--allow-admin"]);
-  figures.toolsListBytes = idle.toolsListBytes;
-  figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
-  await idle.call("list_buckets");
-  figures.afterFirstCallRssMb = procMemoryMb(idle.pid, "VmRSS");
-  await idle.close();
-  const plain = await startServer(binary, serverEnv(s3, loopback), work, []);
-  figures.toolsListDefaultBytes = plain.toolsListBytes;
-  await plain.close();
+  await measureStart(figures, plainEnv, loopback);
 
   const dir = join(work, "files");
   mkdirSync(join(dir, "down"), { recursive: true });
@@ -296,4 +269,45 @@ async function benchBudget(networks: Network[]): Promise<void> {
   log(`a call budget through the WAN model: ${size} MiB, 20 s and 2 s against none`);
   const budget = await measureBudgets({ binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 }, networks[1]!, `f${size}.bin`, size, [0, 20, 2]);
   process.stdout.write(JSON.stringify(budget, null, 1) + "\n");
+}
+
+/** Start-up, --version, idle memory and the tools/list sizes, into `figures` (BENCH_ONLY=start prints just these). */
+async function measureStart(figures: Figures, plainEnv: Record<string, string>, loopback: Network): Promise<void> {
+  log("cold start");
+  const starts = quick ? 7 : 21;
+  const [ours, floor] = await coldStarts([[binary], [floorBinary]], plainEnv, starts);
+  figures.coldStartMs = ours!;
+  figures.floorColdStartMs = floor!;
+  figures.nodeColdStartMs = (await coldStarts([["node", nodeBundle]], plainEnv, quick ? 3 : 9))[0]!;
+  // One store against five (the default plus four of the environment form), both started through env(1).
+  const [oneStore, fiveStores] = await coldStarts([["env", binary], ["env", ...fourMoreStores(s3.endpoint), binary]], plainEnv, starts);
+  figures.coldStartOneStoreMs = oneStore!;
+  figures.coldStartFiveStoresMs = fiveStores!;
+  figures.binaryMb = statSync(binary).size / 2 ** 20;
+  figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
+  // The reference CLIs' own start-up, shown beside their transfer times (which include it).
+  figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
+  // `--version` is answered before the CLI's modules load (src/main.ts): beside a compiled program that prints a line.
+  figures.versionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([binary, "--version"]))));
+  figures.floorVersionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([floorBinary, "--version"]))));
+  figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
+
+  log("idle memory, tools/list size");
+  const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete", "--allow-admin"]);
+  figures.toolsListBytes = idle.toolsListBytes;
+  figures.idleRssMb = procMemoryMb(idle.pid, "VmRSS");
+  await idle.call("list_buckets");
+  figures.afterFirstCallRssMb = procMemoryMb(idle.pid, "VmRSS");
+  await idle.close();
+  const plain = await startServer(binary, serverEnv(s3, loopback), work, []);
+  figures.toolsListDefaultBytes = plain.toolsListBytes;
+  await plain.close();
+
+}
+
+/** Only the start-up figures (BENCH_ONLY=start), printed. */
+async function benchStart(networks: Network[]): Promise<void> {
+  const figures = {} as Figures;
+  await measureStart(figures, { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, networks[0]!) }, networks[0]!);
+  process.stdout.write(JSON.stringify(figures, null, 1) + "\n");
 }
