@@ -286,11 +286,12 @@ async function measureStart(figures: Figures, plainEnv: Record<string, string>, 
   figures.binaryMb = statSync(binary).size / 2 ** 20;
   figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
   // The reference CLIs' own start-up, shown beside their transfer times (which include it).
-  figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
+  // (Not for BENCH_ONLY=start, which needs no reference CLI installed.)
+  if (!onlyStart) figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
   // `--version` is answered before the CLI's modules load (src/main.ts): beside a compiled program that prints a line.
   figures.versionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([binary, "--version"]))));
   figures.floorVersionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([floorBinary, "--version"]))));
-  figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
+  if (!onlyStart) figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
 
   log("idle memory, tools/list size");
   const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete", "--allow-admin"]);
