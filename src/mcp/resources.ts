@@ -50,8 +50,11 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" 
   auditList?: (entry: Omit<AuditEntry, "caller">) => void;
 };
 
+/** What completing bucket names and keys needs (the resource template's and the prompts' arguments). */
+export type CompletionDeps = Pick<Deps, "lists" | "configuredBuckets" | "bucketAllowed" | "auditList">;
+
 /** Runs a listing with its audit line: the action, where, and how many names it returned (or the error's code). */
-async function listed<T extends { length: number }>(deps: Deps, action: string, where: { store?: string; bucket?: string; prefix?: string }, list: () => Promise<T>): Promise<T> {
+async function listed<T extends { length: number }>(deps: CompletionDeps, action: string, where: { store?: string; bucket?: string; prefix?: string }, list: () => Promise<T>): Promise<T> {
   const started = performance.now();
   const line = (outcome: string, returned?: number) =>
     deps.auditList?.({ action, ...where, outcome, ...(returned === undefined ? {} : { returned }), duration_ms: Math.round(performance.now() - started), request_id: "" });
@@ -91,28 +94,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       });
       return { resources };
     },
-    complete: {
-      bucket: async (value) => {
-        const lister = deps.lists.buckets;
-        if (!lister) return [];
-        return listed(deps, "completion/complete", { prefix: value }, async () =>
-          (await visibleBuckets(lister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
-            .map((b) => b.name)
-            .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
-            .slice(0, COMPLETIONS),
-        ).catch(nothingToOffer);
-      },
-      // Keys and "folders" under what was typed so far, one level at a time.
-      key: async (value, context) => {
-        const bucket = context?.arguments?.bucket;
-        const lister = deps.lists.keys;
-        if (!lister || !bucket || !deps.bucketAllowed(bucket)) return [];
-        return listed(deps, "completion/complete", { bucket, prefix: value }, async () => {
-          const page = await lister.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
-          return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
-        });
-      },
-    },
+    complete: objectCompleters(deps),
   });
 
   mcp.registerResource(
@@ -229,4 +211,33 @@ async function asMcpError<T>(read: () => Promise<T>): Promise<T> {
     // The code travels along for the audit line (the message is the model's, not parsed back).
     throw Object.assign(new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, scrubSecrets(err.describe())), { auditCode: err.code });
   }
+}
+
+/**
+ * Completions of a bucket name and of a key in the `bucket` argument's bucket (one level at a time), as the caller's
+ * list_buckets and list_objects may list them; each listing audited. For the s3:// template and the prompts' arguments.
+ */
+export function objectCompleters(deps: CompletionDeps) {
+  return {
+    bucket: async (value: string) => {
+      const lister = deps.lists.buckets;
+      if (!lister) return [];
+      return listed(deps, "completion/complete", { prefix: value }, async () =>
+        (await visibleBuckets(lister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
+          .map((b) => b.name)
+          .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
+          .slice(0, COMPLETIONS),
+      ).catch(nothingToOffer);
+    },
+    // Keys and "folders" under what was typed so far, one level at a time.
+    key: async (value: string, context?: { arguments?: Record<string, string> }) => {
+      const bucket = context?.arguments?.bucket;
+      const lister = deps.lists.keys;
+      if (!lister || !bucket || !deps.bucketAllowed(bucket)) return [];
+      return listed(deps, "completion/complete", { bucket, prefix: value }, async () => {
+        const page = await lister.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
+        return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
+      });
+    },
+  };
 }

@@ -10,6 +10,7 @@ import type { Logger } from "../runtime/log.ts";
 import type { Storage } from "../storage/index.ts";
 import { toolsFor, type PolicyOptions } from "../access/policy.ts";
 import { registerObjectResources } from "./resources.ts";
+import { registerPrompts } from "./prompts.ts";
 import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS } from "./object-browser.ts";
 import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
 import { callGuard, type CallerAccess } from "../access/index.ts";
@@ -216,25 +217,29 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
   const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
+  // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
+  // A caller policy's guards need the definitions: remote mode gives them (deps.tools).
+  if (access && !eager) throw new Error("a server with a caller policy needs its tools loaded (ServerDeps.tools)");
+  const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage);
+  const [bucketGuard, keyGuard] = [guardOf("list_buckets"), guardOf("list_objects")];
+  const { bucketAllowed, checkBucket, checkKey } = stores.default;
+  const configuredBuckets = stores.default.info.buckets;
+  const lists = { buckets: bucketGuard?.(stores.default.storage, stores.default.info.name), keys: keyGuard?.(stores.default.storage, stores.default.info.name) };
+  const auditList = deps.audit && ((entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }));
   if (offers("get_object")) {
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
-    // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
-    // A caller policy's guards need the definitions: remote mode gives them (deps.tools).
-    if (access && !eager) throw new Error("a server with a caller policy needs its tools loaded (ServerDeps.tools)");
-    const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage);
-    const [guard, bucketGuard, keyGuard] = [guardOf("get_object")!, guardOf("list_buckets"), guardOf("list_objects")];
-    const { bucketAllowed, checkBucket, checkKey } = stores.default;
-    const configuredBuckets = stores.default.info.buckets;
+    const guard = guardOf("get_object")!;
     const storage = guard(stores.default.storage, stores.default.info.name);
-    const lists = { buckets: bucketGuard?.(stores.default.storage, stores.default.info.name), keys: keyGuard?.(stores.default.storage, stores.default.info.name) };
     const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketLister: bucketGuard?.(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, configuredBuckets: s.info.buckets, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    const auditing = deps.audit && { audit: auditRead!, auditRefusal: () => deps.audit!.refusal(), auditList: (entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }) };
+    const auditing = deps.audit && { audit: auditRead!, auditRefusal: () => deps.audit!.refusal(), auditList: auditList! };
     registerObjectResources(mcp, { storage, bucketAllowed, configuredBuckets, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...auditing });
   }
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
     registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
   }
+  // Workflow prompts whose tools this caller has, their bucket and key arguments completed as the listing tools may list.
+  registerPrompts(mcp, offered.map((t) => t.name), { lists, configuredBuckets, bucketAllowed, ...(auditList ? { auditList } : {}) });
   const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
   return mcp;

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["transports", "auth"],
   ["mcp"],
   ["access"],
-  ["tools"],
+  ["tools", "prompts"],
   ["bulk"],
   ["storage", "local"],
   ["config"],
