@@ -109,3 +109,25 @@ test("claude -p: a listing page tells the model how to continue", async () => {
   expect(structured.is_truncated).toBe(true);
   expect(structured.next).toContain(`continuation_token "${structured.next_continuation_token}"`);
 }, 120_000);
+
+test("claude -p: a prompt picked as a slash command (/mcp__s3__share_file) reaches the model as its recipe, and the model's first step runs", async () => {
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "reports/q1.pdf", Body: "pdf", ContentType: "application/pdf" }));
+  const api = startStandInAnthropic({ tool: "mcp__s3__head_object", input: { bucket_name: bucket, object_key: "reports/q1.pdf" } });
+  try {
+    const env = claudeEnv({ ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "sk-ant-stand-in-000000", ENABLE_TOOL_SEARCH: "false" });
+    const config = join(env.HOME!, "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { s3: { command: requireBinary(), args: [], env: s3Env() } } }));
+    const r = await run(["-p", `/mcp__s3__share_file ${bucket} reports/q1.pdf`, "--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__s3", "--output-format", "json", "--model", "claude-sonnet-4-5"], env);
+    expect(r.code, r.err + r.out.slice(0, 500)).toBe(0);
+    const recipe = api.userTexts.find((t) => t.includes("presign_url"));
+    expect(recipe, api.userTexts.join("\n---\n").slice(0, 2000)).toBeDefined();
+    expect(recipe).toContain(`s3://${bucket}/reports/q1.pdf`);
+    expect(recipe).toContain("expires_in 86400");
+    // The model followed the recipe's first step: head_object's answer came back.
+    expect(api.results).toHaveLength(1);
+    expect(JSON.stringify(api.results[0]!.content)).toContain("application/pdf");
+  } finally {
+    api.stop();
+  }
+}, 120_000);
+

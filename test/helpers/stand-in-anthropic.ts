@@ -18,14 +18,16 @@ export interface StandInAnthropic {
   results: { tool_use_id: string; content: unknown; is_error?: boolean }[];
   /** Every tool name the client offered to the model. */
   offered: Set<string>;
+  /** The text of every user message the model was sent (a prompt the user picked arrives as one). */
+  userTexts: string[];
   requests: number;
   stop(): void;
 }
 
-type Message = { role: string; content: string | { type: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[] };
+type Message = { role: string; content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[] };
 
 export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic {
-  const state = { results: [] as StandInAnthropic["results"], offered: new Set<string>(), requests: 0 };
+  const state = { results: [] as StandInAnthropic["results"], offered: new Set<string>(), userTexts: [] as string[], requests: 0 };
   let called = false;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -40,6 +42,10 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
       state.requests++;
       const body = (await req.json()) as { model?: string; stream?: boolean; tools?: { name: string }[]; messages?: Message[] };
       for (const t of body.tools ?? []) state.offered.add(t.name);
+      for (const m of body.messages ?? []) {
+        if (m.role !== "user") continue;
+        for (const text of typeof m.content === "string" ? [m.content] : m.content.filter((b) => b.type === "text").map((b) => b.text ?? "")) if (!state.userTexts.includes(text)) state.userTexts.push(text);
+      }
       const last = body.messages?.at(-1);
       const toolResults = Array.isArray(last?.content) ? last.content.filter((b) => b.type === "tool_result") : [];
       for (const r of toolResults) state.results.push({ tool_use_id: r.tool_use_id ?? "", content: r.content, ...(r.is_error ? { is_error: true } : {}) });
@@ -54,7 +60,7 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
       return new Response(sse(message, blocks, stopReason), { headers: { "content-type": "text/event-stream" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, ...state, get requests() { return state.requests; }, results: state.results, offered: state.offered, stop: () => server.stop(true) };
+  return { url: `http://127.0.0.1:${server.port}`, ...state, get requests() { return state.requests; }, results: state.results, offered: state.offered, userTexts: state.userTexts, stop: () => server.stop(true) };
 }
 
 /** The Messages API's event stream for one message. */
