@@ -10,7 +10,7 @@ import { stalledListing, toStorageError } from "./errors.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import { errorContext, objectParams, type Operation, type SendOptions } from "./requests/operation.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
-import { checkEtag } from "./transfer/upload.ts";
+import { checkEtag } from "./transfer/upload-bytes.ts";
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;

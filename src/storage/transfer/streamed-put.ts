@@ -23,7 +23,7 @@ import { isNear } from "./nearness.ts";
 import { quickAddressable } from "../requests/quick-transport.ts";
 import { sendStreamed } from "./streamed-body.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
-import { checkEtag } from "./upload.ts";
+import { checkEtag } from "./upload-bytes.ts";
 
 /** S3's limit for one PutObject (Ceph RGW's rgw_max_put_size by default too). */
 export const STREAM_PUT_MAX = 5 * 1024 ** 3;

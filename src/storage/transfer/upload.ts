@@ -4,6 +4,7 @@ import { memoryPacer } from "../../runtime/memory.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { createHash } from "node:crypto";
 import { etagMd5 } from "./integrity.ts";
+import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
 import { isNear } from "./nearness.ts";
 import { CreateAttempts } from "../orphaned-uploads.ts";
 import { quickPut, quickPutFits, type QuickPut } from "../requests/quick-requests.ts";
@@ -265,24 +266,6 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
   }
 }
 
-/**
- * The store's ETag for what we sent must be its MD5, where the ETag is one
- * (not for KMS or customer-key encryption). Content-MD5 already asked the store
- * to check; this catches a store, or a proxy, that answers for other bytes.
- */
-export function checkEtag(out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string }, md5: Buffer, req: { bucket: string; key: string }, what: string): void {
-  const promised = etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm });
-  const sent = md5.toString("hex");
-  if (promised === undefined || promised === sent) return;
-  throw new ActionableError({
-    resource: s3Uri(req.bucket, req.key),
-    code: "IntegrityCheckFailed",
-    message: `The store answered the upload of the ${what} with ETag ${promised}, but the MD5 of the bytes sent is ${sent}: what it stored may not be the file.`,
-    hint: "upload the file again; if it repeats, the store or a proxy in front of it is corrupting data.",
-    retryable: true,
-  });
-}
-
 function objectParams(req: UploadRequest) {
   return {
     Bucket: req.bucket,
@@ -294,31 +277,3 @@ function objectParams(req: UploadRequest) {
   };
 }
 
-/** Fills `into` from the source at `position`; a file that shrank meanwhile is an error, not a short object. */
-async function readFully(req: UploadRequest, into: Uint8Array, position: number): Promise<void> {
-  let filled = 0;
-  while (filled < into.length) {
-    const n = await req.readAt(into.subarray(filled), position + filled);
-    if (n === 0) {
-      throw new ActionableError({
-        resource: s3Uri(req.bucket, req.key),
-        code: "LocalFileChanged",
-        message: `The local file got shorter while it was being uploaded (${position + filled} of ${req.size} bytes).`,
-        hint: "wait until the file is no longer being written, then upload it again. Nothing was stored.",
-      });
-    }
-    filled += n;
-  }
-}
-
-/** The MD5 of `length` bytes of the source from `start`, read through `buffer`. */
-async function md5Of(req: UploadRequest, buffer: Buffer, start: number, length: number): Promise<Buffer> {
-  const hash = createHash("md5");
-  for (let done = 0; done < length; ) {
-    const piece = buffer.subarray(0, Math.min(buffer.length, length - done));
-    await readFully(req, piece, start + done);
-    hash.update(piece);
-    done += piece.length;
-  }
-  return hash.digest();
-}
