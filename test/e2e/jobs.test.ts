@@ -136,7 +136,7 @@ describe("past the call budget", () => {
   }, 120_000);
 });
 
-test("100 jobs started and abandoned by one caller, twice: memory stays flat, at most 100 kept, the newest first", async () => {
+test("100 jobs started and abandoned by one caller, three times: memory stays flat, at most 100 kept, the newest first", async () => {
   const { PutObjectCommand } = await import("@aws-sdk/client-s3");
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(8 * MiB, 71) }));
   const { client, close, pid } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
@@ -153,18 +153,30 @@ test("100 jobs started and abandoned by one caller, twice: memory stays flat, at
     }
     throw new Error("the jobs never ended");
   };
+  // The resident size once the server is idle: the least of several samples over two seconds (a collection may be due).
+  const settledRss = async () => {
+    let least = Infinity;
+    for (let i = 0; i < 10; i++) {
+      await Bun.sleep(200);
+      least = Math.min(least, rssMb("VmRSS"));
+    }
+    return least;
+  };
   try {
     expect((await call(client, "list_buckets")).isError).toBeFalsy();
     const first = await round(1);
-    const afterFirst = rssMb("VmRSS");
+    // The first hundred grows the heap to its working size; the next two hundred must not grow it further.
     const second = await round(2);
-    const afterSecond = rssMb("VmRSS");
+    const afterSecond = await settledRss();
+    const third = await round(3);
+    const afterThird = await settledRss();
     // Kept: at most 100 (the oldest ended dropped first); every one ended done.
     expect(first.jobs.length).toBe(Math.min(100, first.count));
     expect(second.jobs.length).toBe(Math.min(100, first.count + second.count));
-    expect(second.jobs.every((j) => j.state === "done")).toBe(true);
-    // Flat: a second hundred abandoned jobs costs no more than noise; the peak stays well within the server's budgets.
-    expect(afterSecond - afterFirst).toBeLessThan(40);
+    expect(third.jobs.length).toBe(100);
+    expect(third.jobs.every((j) => j.state === "done")).toBe(true);
+    // Flat: another hundred abandoned jobs costs no more than noise; the peak stays well within the server's budgets.
+    expect(afterThird - afterSecond).toBeLessThan(50);
     expect(rssMb("VmHWM")).toBeLessThan(600);
     expect(readdirSync(join(dir, "abandoned")).filter((f) => f.endsWith(".partial"))).toEqual([]);
   } finally {
