@@ -24,6 +24,8 @@ import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { CallerLimits } from "./caller-limits.ts";
+import { discovery } from "./discovery.ts";
+import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { answerBody, SLICE_BYTES, sseMessage } from "./http-answer.ts";
 
 /** A put_object of 4 MiB is ~5.6 MB of JSON: room for it, not for much more. */
@@ -59,7 +61,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}, id: RpcMessage["id"] = null) =>
   json(status, { jsonrpc: "2.0", error: { code, message }, id }, headers);
-const SHUTTING_DOWN = "The server is shutting down: this call was stopped before it finished (its clean-up still runs: no partial file or upload is kept). Retry it; another replica or the restarted server will answer.";
+const SHUTTING_DOWN = "The server is shutting down: this call was stopped before it finished (nothing partial is left in sight; a large transfer is kept to resume). Retry it; another replica or the restarted server will answer.";
 /** A finished answer sits in memory until written: a reservation is held at most this long, whatever happens. */
 const MAX_LEASE_MS = 10 * 60_000;
 /** JSON answers up to this size are sent as bytes at once (the slice a streamed answer hands over per pull). */
@@ -71,6 +73,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
   const limits = new CallerLimits(config.limits);
   const resource = new URL(config.resourceUrl);
+  // The Server Card and the catalog: public, before any token is asked for.
+  const discover = discovery(config.resourceUrl, SUPPORTED_PROTOCOL_VERSIONS, config.tokens.length > 0 || config.oauth !== undefined);
   const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
   const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
   const challenge = (extra = "") => `Bearer ${config.oauth ? `resource_metadata="${metadataUrl}"` : 'realm="store-mcp-server"'}${extra}`;
@@ -218,8 +222,10 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       let res: Response;
       try {
         path = new URL(req.url).pathname;
+        const discovered = discover.answer(path, req);
         if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok" });
         else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
+        else if (discovered) res = discovered;
         else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered, (release) => (releaseSlot = release));
         else res = json(404, { error: "not found", hint: `MCP is served at ${MCP_PATH}` });
       } catch (err) {
