@@ -1,5 +1,6 @@
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
 import { stateDirFrom } from "../runtime/kept-transfers.ts";
+import { maskUrlValue } from "../runtime/redact.ts";
 import { readTransport, resolveHttpConfig } from "./http-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { readDeployment } from "./deployment-config.ts";
@@ -214,6 +215,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
           transport: "http",
           listen: `${config.http.host}:${config.http.port}`,
           resourceUrl: config.http.resourceUrl,
+          ...(config.http.stateUrl ? { stateUrl: maskUrlValue(config.http.stateUrl) } : {}),
           auth: [config.http.tokens.length ? `${config.http.tokens.length} static token(s): ${config.http.tokens.map((t) => t.label).join(", ")}` : "", config.http.oauth ? `OAuth issuer ${config.http.oauth.issuer}, audience ${config.http.oauth.audience}` : ""].filter(Boolean).join("; ") || "none (loopback only)",
         }
       : {}),

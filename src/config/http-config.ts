@@ -57,6 +57,8 @@ export interface HttpConfig {
   shutdownGraceMs: number;
   /** Per caller: requests per second (burst) and in flight; 0 is off. */
   limits: { perSecond: number; burst: number; inFlight: number };
+  /** --state-url: a Redis or Valkey that every replica shares (the per-caller limits are counted there); absent: per replica. */
+  stateUrl?: string;
 }
 
 export interface HttpCliOptions {
@@ -68,6 +70,7 @@ export interface HttpCliOptions {
   oauthJwksUrl?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
+  stateUrl?: string;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
@@ -176,7 +179,25 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   // An assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person.
   const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
   const limits = { perSecond, burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors), inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors) };
-  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs, limits };
+  const stateUrl = readStateUrl(cli.stateUrl ?? value(env, "STORE_STATE_URL"), errors);
+  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs, limits, ...(stateUrl ? { stateUrl } : {}) };
+}
+
+/** --state-url / STORE_STATE_URL: redis:// or rediss:// (TLS), [user:password@]host:port[/db]; the password is never echoed. */
+function readStateUrl(given: string | undefined, errors: string[]): string | undefined {
+  if (!given) return undefined;
+  let url: URL;
+  try {
+    url = new URL(given);
+  } catch {
+    errors.push("state URL (--state-url / STORE_STATE_URL): not a URL; give redis://[user:password@]host:port[/db] (rediss:// for TLS).");
+    return undefined;
+  }
+  if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
+    errors.push(`state URL (--state-url / STORE_STATE_URL): the scheme ${url.protocol} is not redis: or rediss:; give redis://[user:password@]host:port[/db].`);
+    return undefined;
+  }
+  return given;
 }
 
 /** A per-caller limit: a whole number, 0 or "off" for none. */

@@ -57,6 +57,9 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
   const tokens = env.STORE_HTTP_TOKENS;
   if (tokens) registerSecrets(tokens, ...tokens.split(",").map((e) => e.trim().replace(/^[^:]*:/, "")).filter((t) => t.length >= 8));
   registerKeyIds(env.STORE_ACCESS_KEY_ID, env.AWS_ACCESS_KEY_ID);
+  // The shared state store's password (redis://user:password@host), from the environment or --state-url.
+  const stateUrl = env.STORE_STATE_URL ?? argv.map((a, i) => (a === "--state-url" ? argv[i + 1] : a.startsWith("--state-url=") ? a.slice("--state-url=".length) : undefined)).find((v) => v !== undefined);
+  registerSecrets(...urlSecrets(stateUrl));
   // Every named store's (STORE_R2_SECRET_ACCESS_KEY…), whether or not STORE_STORES names it.
   for (const [name, value] of Object.entries(env)) {
     if (/^STORE_\w+_(SECRET_ACCESS_KEY|SESSION_TOKEN)$/.test(name)) registerSecrets(value);
@@ -110,4 +113,15 @@ export function logValue(value: string, max = 300): string {
   // Scrub before cutting: a secret across the cut would otherwise leave its head in the log.
   const scrubbed = scrubSecrets(value);
   return JSON.stringify(scrubbed.length > max ? `${scrubbed.slice(0, max)}…` : scrubbed);
+}
+
+/** The password (and a user name long enough to be one) of a URL's userinfo, decoded as a client would send them. */
+function urlSecrets(raw: string | undefined): string[] {
+  if (!raw) return [];
+  try {
+    const url = new URL(raw);
+    return [decodeURIComponent(url.password), url.password].filter((s) => s.length >= 4);
+  } catch {
+    return [];
+  }
 }

@@ -24,6 +24,7 @@ import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { CallerLimits } from "./caller-limits.ts";
+import { SharedCallerLimits, type Limiter } from "./shared-limits.ts";
 import { discovery } from "./discovery.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { answerBody, SLICE_BYTES, sseMessage } from "./http-answer.ts";
@@ -71,7 +72,8 @@ const fixedAnswers = new WeakSet<Response>();
 
 export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
-  const limits = new CallerLimits(config.limits);
+  // Counted in the shared state store when there is one (every replica enforces one limit), else here.
+  const limits: Limiter = config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
   const resource = new URL(config.resourceUrl);
   // The Server Card and the catalog: public, before any token is asked for.
   const discover = discovery(config.resourceUrl, SUPPORTED_PROTOCOL_VERSIONS, config.tokens.length > 0 || config.oauth !== undefined);
@@ -123,7 +125,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     }
     const caller = who.caller;
     // Per caller: over the rate or the requests in flight, 429 before any work (held until the answer is written).
-    const admitted = limits.admit(caller.id);
+    const admitted = await limits.admit(caller.id);
     if (!admitted.ok) {
       note("rate limited", caller.id);
       return rpcError(429, -32000, `Too many requests: this caller is over its limit (${admitted.reason}). Retry after ${admitted.retryAfterS} s.`, { ...corsHeaders, "retry-after": String(admitted.retryAfterS) });

@@ -1,0 +1,131 @@
+/**
+ * Per-caller limits counted in a Redis or Valkey that every replica shares
+ * (--state-url), so N replicas enforce one limit, not N of them. The same two
+ * limits as caller-limits.ts: a token bucket (requests per second, a burst)
+ * and requests in flight. One script per request does both, on the store's
+ * own clock (TIME), atomically: one round trip on the request's path; the
+ * in-flight slot is given back without waiting. A slot is a member of a
+ * sorted set scored by when it lapses, so a replica that dies holding some
+ * cannot lock its callers out for longer than SLOT_MS.
+ *
+ * When the store is down or slow (no answer within ANSWER_MS), the request is
+ * judged by this replica's own count instead (fail open to the per-replica
+ * limits), with one warning line a minute.
+ */
+import { RedisClient } from "bun";
+import type { Logger } from "../runtime/log.ts";
+import { randomBytes } from "node:crypto";
+import { CallerLimits, type Admission, type LimitSettings } from "./caller-limits.ts";
+
+/** Longest a request holds a shared in-flight slot (a longer one stops counting; a dead replica's lapse). */
+const SLOT_MS = 10 * 60_000;
+/** The store answers within this, or the request is judged here. */
+const ANSWER_MS = 250;
+const WARN_EVERY_MS = 60_000;
+
+// KEYS: the caller's bucket hash, the caller's in-flight set. ARGV: perSecond, burst, inFlight, slot id, slot ms.
+// Returns {1} admitted, or {0, retryAfterS, "rate" | "inflight"}.
+const SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local perSecond, burst, inFlight = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+if inFlight > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  if redis.call('ZCARD', KEYS[2]) >= inFlight then return {0, 1, 'inflight'} end
+end
+if perSecond > 0 then
+  local state = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+  local tokens = tonumber(state[1]) or burst
+  local at = tonumber(state[2]) or now
+  tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * perSecond)
+  if tokens < 1 then
+    redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', now)
+    redis.call('PEXPIRE', KEYS[1], math.ceil(burst / perSecond * 1000) + 1000)
+    return {0, math.max(1, math.ceil((1 - tokens) / perSecond)), 'rate'}
+  end
+  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens - 1), 'at', now)
+  redis.call('PEXPIRE', KEYS[1], math.ceil(burst / perSecond * 1000) + 1000)
+end
+if inFlight > 0 then
+  redis.call('ZADD', KEYS[2], now + tonumber(ARGV[5]), ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[5]))
+end
+return {1}
+`;
+
+export interface Limiter {
+  admit(caller: string): Promise<Admission> | Admission;
+}
+
+export class SharedCallerLimits implements Limiter {
+  readonly #client: RedisClient;
+  readonly #local: CallerLimits;
+  #warnedAt = -Infinity;
+  #dialedAt = -Infinity;
+
+  constructor(
+    readonly settings: LimitSettings,
+    url: string,
+    private readonly log: Logger,
+  ) {
+    // No offline queue: while the store is away a command fails at once (and the request is judged here) instead of
+    // piling up to be replayed, stale, when it is back. The client reconnects by itself once connected; a first
+    // connection that failed (the store down at start) is tried again from #dial.
+    this.#client = new RedisClient(url, { connectionTimeout: 2_000, autoReconnect: true, enableOfflineQueue: false });
+    this.#local = new CallerLimits(settings);
+    this.#dial();
+  }
+
+  async admit(caller: string): Promise<Admission> {
+    const { perSecond, burst, inFlight } = this.settings;
+    if (perSecond === 0 && inFlight === 0) return { ok: true, release: () => {} };
+    const slot = randomBytes(9).toString("base64url");
+    const keys = [`smcp:rate:${caller}`, `smcp:inflight:${caller}`];
+    let answer: unknown;
+    try {
+      answer = await withTimeout(this.#client.send("EVAL", [SCRIPT, "2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)]), ANSWER_MS);
+    } catch (err) {
+      this.#warn(err);
+      this.#dial();
+      return this.#local.admit(caller);
+    }
+    const [ok, retryAfterS, which] = answer as [number, number?, string?];
+    if (ok !== 1) return { ok: false, retryAfterS: Number(retryAfterS ?? 1), reason: which === "inflight" ? `${inFlight} requests in flight` : `${perSecond} requests per second` };
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released || inFlight === 0) return;
+        released = true;
+        // Given back without waiting; a lost one lapses after SLOT_MS.
+        this.#client.send("ZREM", [keys[1]!, slot]).catch(() => {});
+      },
+    };
+  }
+
+  close(): void {
+    this.#client.close();
+  }
+
+  /** Connects when not connected, at most once a second. */
+  #dial(): void {
+    const now = performance.now();
+    if (this.#client.connected || now - this.#dialedAt < 1_000) return;
+    this.#dialedAt = now;
+    this.#client.connect().catch(() => {});
+  }
+
+  #warn(err: unknown): void {
+    const now = performance.now();
+    if (now - this.#warnedAt < WARN_EVERY_MS) return;
+    this.#warnedAt = now;
+    this.log.warn(`state store (--state-url) not answering (${(err as Error)?.message ?? err}): per-caller limits are counted by this replica alone until it answers`);
+  }
+}
+
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  work.catch(() => {});
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
