@@ -34,11 +34,20 @@ interface Job {
 /** How long an ended job's result is kept, and how many jobs one caller may have. */
 export const JOB_KEPT_MS = 60 * 60 * 1000;
 export const JOBS_PER_CALLER = 100;
+/** The ids this server makes: job_ and 16 random bytes, base64url. */
+const JOB_ID = /^job_[A-Za-z0-9_-]{22}$/;
 
 export class JobRegistry {
   readonly #jobs = new Map<string, Job>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * `unknownJob`: told of an id shaped like this server's own that no job here has (with several replicas and no
+   * shared state store, another replica's job: remote.ts logs a hint).
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly unknownJob?: (id: string) => void,
+  ) {}
 
   /** Takes over a call's running work; `cancelled(result)` tells an answer that came from a cancel. */
   adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress }, cancelled: (result: CallToolResult) => boolean): JobView {
@@ -57,6 +66,7 @@ export class JobRegistry {
   /** The caller's job, or undefined (an unknown id and another caller's id are the same answer). */
   #own(owner: string, id: string): Job | undefined {
     const job = this.#jobs.get(id);
+    if (!job && JOB_ID.test(id)) this.unknownJob?.(id);
     return job && job.owner === owner ? job : undefined;
   }
 

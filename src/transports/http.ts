@@ -225,7 +225,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       try {
         path = new URL(req.url).pathname;
         const discovered = discover.answer(path, req);
-        if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok" });
+        // The shared state store's status is shown, not judged: the server serves without it (limits fail open).
+        if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok", ...(limits instanceof SharedCallerLimits ? { state_store: limits.stateStore() } : {}) });
         else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
         else if (discovered) res = discovered;
         else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered, (release) => (releaseSlot = release));

@@ -30,7 +30,13 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   // One registry for the process: each request gets a server of its own, a job outlives it. (A job lives in one replica.)
-  const jobs = new JobRegistry();
+  // Jobs live in this process: a well-formed id it does not know may be another replica's (one hint a minute in the log).
+  let hintedAt = -Infinity;
+  const jobs = new JobRegistry(Date.now, () => {
+    if (performance.now() - hintedAt < 60_000) return;
+    hintedAt = performance.now();
+    log.info("job_status / cancel_job for a job id this replica does not know: with several replicas, a job is known only to the one that runs it (jobs across replicas are not shared yet; route a caller's requests to one replica, e.g. sticky sessions)");
+  });
   const jsonSchemaValidator = new LazyJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;

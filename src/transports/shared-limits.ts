@@ -103,6 +103,11 @@ export class SharedCallerLimits implements Limiter {
     };
   }
 
+  /** For /healthz: whether the store is connected now. */
+  stateStore(): "connected" | "unreachable" {
+    return this.#client.connected ? "connected" : "unreachable";
+  }
+
   close(): void {
     this.#client.close();
   }

@@ -184,7 +184,7 @@ test("100 jobs started and abandoned by one caller, three times: memory stays fl
   }
 }, 240_000);
 
-test("remote mode: a job belongs to its caller — another caller's job id is NoSuchJob", async () => {
+test("remote mode: a job belongs to its caller — another caller's job id is NoSuchJob; an id no job here has logs the hint about replicas", async () => {
   const ALICE = "alice-jobs-token-0123456789";
   const BOB = "bob-jobs-token-0123456789ab";
   const server = await startHttpBinary({ env: { ...slowEnv(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}` }, args: ["--allowed-dir", dir] });
@@ -198,6 +198,11 @@ test("remote mode: a job belongs to its caller — another caller's job id is No
     expect(textOf(theirs)).toContain("NoSuchJob");
     expect(textOf(await call(bob, "cancel_job", { job_id: id }))).toContain("NoSuchJob");
     expect((await call(bob, "list_jobs", {})).structuredContent!.jobs).toEqual([]);
+    // Another caller's job is no hint of another replica; a well-formed id no job here has is (one log line a minute).
+    expect(server.stderr()).not.toContain("a job id this replica does not know");
+    expect(textOf(await call(bob, "job_status", { job_id: "job_AAAAAAAAAAAAAAAAAAAAAA" }))).toContain("NoSuchJob");
+    await Bun.sleep(100);
+    expect(server.stderr()).toContain("a job id this replica does not know");
     const done = await untilDone(alice as never, id);
     expect(done.structuredContent).toMatchObject({ job: { state: "done" }, size: SIZE });
     await Promise.all([alice.close(), bob.close()]);

@@ -49,13 +49,17 @@ test("a caller over its limit through both replicas is refused at the single lim
   expect((await ping(100)).status).toBe(200);
 }, 30_000);
 
-test("the state store stopped: calls are still served, each replica counting alone, with a warning; back once it is", async () => {
+test("the state store stopped: calls are still served, each replica counting alone, with a warning (health stays OK and says so); back once it is", async () => {
+  expect(await (await fetch(`http://127.0.0.1:${replicas[0]!.port}/healthz`)).json()).toEqual({ status: "ok", state_store: "connected" });
   await redis.stop();
   await Bun.sleep(200);
   const { served } = await burst();
   // Each replica's own bucket of 4: up to 8 of the 12, never a failed call.
   expect(served).toBeGreaterThanOrEqual(8);
   expect(replicas.some((r) => r.stderr().includes("state store (--state-url) not answering"))).toBe(true);
+  const health = await fetch(`http://127.0.0.1:${replicas[0]!.port}/healthz`);
+  expect(health.status).toBe(200);
+  expect(await health.json()).toEqual({ status: "ok", state_store: "unreachable" });
   await redis.start();
   await Bun.sleep(2_500);
   const again = await burst();
