@@ -6,9 +6,9 @@
  * schema itself cannot be fetched where the tests run).
  */
 import pkg from "../../package.json" with { type: "json" };
+import { REGISTRY_NAME } from "../../src/transports/discovery.ts";
 
 export const SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
-const NAME = "io.github.store-mcp-server/store-mcp-server";
 const REPO = "https://github.com/store-mcp-server/store-mcp-server";
 const IMAGE = "ghcr.io/store-mcp-server/store-mcp-server";
 
@@ -25,7 +25,7 @@ export function serverJson(bundleSha256: Record<string, string>): Record<string,
   const v = pkg.version;
   return {
     $schema: SERVER_JSON_SCHEMA,
-    name: NAME,
+    name: REGISTRY_NAME,
     description: "Work with any S3-compatible object store: list, read, upload, download, copy, presign.",
     repository: { url: REPO, source: "github" },
     version: v,

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { linkSync, renameSync, unlinkSync } from "node:fs";
+import { linkSync, renameSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import type { KeptTransfers } from "../runtime/kept-transfers.ts";
-import { isCut, openTemp } from "./kept-download.ts";
+import { isCut, openTemp, removeQuietly } from "./kept-download.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import { localError } from "./errors.ts";
 import { writePieces, type PieceSource } from "./pieces.ts";
@@ -86,13 +86,6 @@ export async function writeFileAtomically(
   });
 }
 
-function removeQuietly(dir: Dir, name: string): void {
-  try {
-    unlinkSync(dir.at(name));
-  } catch {
-    // Already gone, or the directory was swapped (path mode): never unlink elsewhere.
-  }
-}
 
 function moveIntoPlace(dir: Dir, temp: string, name: string, given: string, overwrite: boolean): void {
   if (overwrite) {

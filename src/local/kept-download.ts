@@ -3,8 +3,8 @@
  * the same object and target continues it (docs/reliability.md). The temp
  * file is the hidden `.name.<random>.partial` beside the target, as always;
  * with a state directory its object (store, bucket, key, version, ETag, size)
- * and the byte ranges written into it are recorded (runtime/kept-transfers.ts),
- * every second while it runs and once more when it is cut. The next call
+ * and the byte ranges written into it are recorded (runtime/kept-transfers.ts:
+ * every running download's together, once a second, and once more at the cut). The next call
  * reopens it only when the object's first answer shows the same ETag and
  * size, and fetches only the ranges it lacks; anything else removes it and
  * starts over, so old and new bytes never mix. The whole file is hashed
@@ -20,8 +20,6 @@ import { entryStat, type Dir } from "./beneath.ts";
 // Read and write: pieces written out of order are read back to hash the file in order (pieces.ts).
 const O_CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
 const O_REOPEN = constants.O_RDWR | (constants.O_NOFOLLOW ?? 0);
-/** How often a running download's written ranges are recorded (what a kill -9 loses at most). */
-const RECORD_EVERY_MS = 1000;
 /** Only names we make are ever removed for an expired record. */
 const TEMP_NAME = /^\..*\.[0-9a-f]{12}\.partial$/;
 
@@ -64,16 +62,10 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
 
   const ranges = have.map(([s, e]): [number, number] => [s, e]);
   const createdAt = reopened ? record!.created_at : Date.now();
-  const save = () => recording.keepDownload({ ...resume.identity, target, temp: join(dir.real, temp), have: ranges, created_at: createdAt });
+  const current = () => ({ ...resume.identity, target, temp: join(dir.real, temp), have: ranges, created_at: createdAt });
   // Recorded before any byte: a process killed from here on leaves a file the next call knows. Not recorded (a state
   // directory that cannot be written): nothing is kept, a cut removes the file as before.
-  if (!save()) return { handle, temp, have, written: () => {}, end: () => false };
-  let changed = false;
-  const timer = setInterval(() => {
-    if (changed) save();
-    changed = false;
-  }, RECORD_EVERY_MS);
-  timer.unref?.();
+  if (!recording.keepDownload(current())) return { handle, temp, have, written: () => {}, end: () => false };
   return {
     handle,
     temp,
@@ -82,11 +74,10 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
       // The first range is fetched again on every try: only what comes after it is worth recording.
       if (offset < resume.from) return;
       addRange(ranges, offset, offset + length);
-      changed = true;
+      recording.noteDownload(target, current);
     },
     end(cut) {
-      clearInterval(timer);
-      if (cut) save();
+      if (cut) recording.keepDownload(current());
       else recording.dropDownload(target, join(dir.real, temp));
       return cut;
     },
@@ -137,11 +128,12 @@ function removeExpired(kept: KeptTransfers, dir: Dir): void {
   }
 }
 
-function removeQuietly(dir: Dir, name: string): void {
+/** Removes `name` from `dir` if it is there (gone already, or its directory swapped in path mode: never elsewhere). */
+export function removeQuietly(dir: Dir, name: string): void {
   try {
     unlinkSync(dir.at(name));
   } catch {
-    // Already gone.
+    // Already gone, or the directory was swapped (path mode): never unlink elsewhere.
   }
 }
 

@@ -1,13 +1,17 @@
 /**
  * The workflow prompts (src/prompts/) as MCP prompts: offered where every
  * tool a recipe calls is offered to this caller, their bucket and key
- * arguments completed as the caller's listing tools may list.
+ * arguments completed as the caller's listing tools may list. prompts/list
+ * is answered from the definitions; the prompts register with the SDK (their
+ * argument schemas, start-up work a server that is never asked for a prompt
+ * need not do) on the first prompts/get or prompt completion.
  */
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
 import { z } from "zod";
 import { PROMPTS, type PromptDefinition } from "../prompts/index.ts";
 import { objectCompleters, type CompletionDeps } from "./resources.ts";
+import { wrapHandler } from "./sdk-hooks.ts";
 
 /** The prompts whose tools are all in `offered`. */
 export function promptsFor(offered: readonly string[]): PromptDefinition[] {
@@ -16,8 +20,32 @@ export function promptsFor(offered: readonly string[]): PromptDefinition[] {
 }
 
 export function registerPrompts(mcp: McpServer, offered: readonly string[], completion: CompletionDeps): void {
+  const prompts = promptsFor(offered);
+  if (prompts.length === 0) return;
+  // The SDK installs its prompt and completion handlers (and declares the capabilities) with the first prompt it
+  // registers; they register later here, so the handlers are installed now, before connecting, to be wrapped.
+  const sdk = mcp as unknown as { setPromptRequestHandlers(): void; setCompletionRequestHandler(): void };
+  sdk.setPromptRequestHandlers();
+  sdk.setCompletionRequestHandler();
+  // Registering after connecting would tell the client the list changed; it did not (prompts/list already shows them).
+  mcp.sendPromptListChanged = () => {};
+  let registered = false;
+  const register = () => {
+    if (!registered) registerWithSdk(mcp, prompts, completion);
+    registered = true;
+  };
+  const listed = { prompts: prompts.map((p) => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments.map((a) => ({ name: a.name, description: a.description, required: a.required })) })) };
+  wrapHandler(mcp, "prompts/list", () => async () => listed);
+  wrapHandler(mcp, "prompts/get", (original) => (request, extra) => (register(), original(request, extra)));
+  wrapHandler(mcp, "completion/complete", (original) => (request, extra) => {
+    if ((request.params as { ref?: { type?: string } } | undefined)?.ref?.type === "ref/prompt") register();
+    return original(request, extra);
+  });
+}
+
+function registerWithSdk(mcp: McpServer, prompts: readonly PromptDefinition[], completion: CompletionDeps): void {
   const complete = objectCompleters(completion);
-  for (const prompt of promptsFor(offered)) {
+  for (const prompt of prompts) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((a) => {
         const text = a.required ? z.string().describe(a.description) : z.string().optional().describe(a.description);

@@ -92,7 +92,7 @@ function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition
 }
 
 /** Replaces the SDK's handler for `method` with `wrap(original)`. */
-function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) => Handler): void {
+export function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) => Handler): void {
   const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get(method);
   if (!handlers || !original) throw new Error(`the MCP SDK's ${method} handler was not found`);

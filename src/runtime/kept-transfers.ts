@@ -55,7 +55,14 @@ interface Records {
 
 const uploadId = (u: { store: string; bucket: string; key: string }) => `${u.store}\n${u.bucket}\n${u.key}`;
 
+/** How often the running downloads' progress is written, all together (what a kill -9 loses at most). */
+const NOTE_EVERY_MS = 1000;
+
 export class KeptTransfers {
+  /** Running downloads whose progress waits to be written, by target. */
+  readonly #noted = new Map<string, () => KeptDownload>();
+  #flush: ReturnType<typeof setTimeout> | undefined;
+
   /** `dir` undefined: nothing is kept (a cut transfer is cleaned up, as before resume existed). */
   constructor(readonly dir: string | undefined) {}
 
@@ -82,10 +89,29 @@ export class KeptTransfers {
 
   /** Records a kept download; false when the state directory cannot be written (then nothing may be kept). */
   keepDownload(record: KeptDownload): boolean {
+    this.#noted.delete(record.target);
     return this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => d.target !== record.target), record] }));
   }
 
+  /**
+   * Notes a running download's progress (`record` read when written): the records of every running download are
+   * written together, once a second, not one file rewrite per download.
+   */
+  noteDownload(target: string, record: () => KeptDownload): void {
+    this.#noted.set(target, record);
+    if (this.#flush) return;
+    this.#flush = setTimeout(() => {
+      this.#flush = undefined;
+      const batch = [...this.#noted.values()].map((record) => record());
+      this.#noted.clear();
+      if (batch.length > 0) this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => !batch.some((b) => b.target === d.target)), ...batch] }));
+    }, NOTE_EVERY_MS);
+    this.#flush.unref?.();
+  }
+
   dropDownload(target: string, temp?: string): void {
+    // A note not yet written must not bring the record back.
+    this.#noted.delete(target);
     this.change((r) => ({ ...r, downloads: r.downloads.filter((d) => d.target !== target || (temp !== undefined && d.temp !== temp)) }));
   }
 

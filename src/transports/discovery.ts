@@ -14,8 +14,8 @@ import pkg from "../../package.json" with { type: "json" };
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 export const CATALOG_PATH = "/.well-known/mcp/catalog.json";
 const CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v2/server-card.schema.json";
-/** The name the MCP Registry knows the server by (scripts/lib/server-json.ts). */
-const REGISTRY_NAME = "io.github.store-mcp-server/store-mcp-server";
+/** The name the MCP Registry knows the server by: the Server Card's and the release's server.json (scripts/lib/server-json.ts). */
+export const REGISTRY_NAME = "io.github.store-mcp-server/store-mcp-server";
 const TITLE = "Object storage";
 const DESCRIPTION = "Browse, read, upload, download and copy objects in S3-compatible object stores.";
 const OPEN = { "access-control-allow-origin": "*", "access-control-allow-methods": "GET", "access-control-allow-headers": "Content-Type" };

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
@@ -57,6 +57,20 @@ async function untilHeld(from: number) {
 }
 
 const upload = (key: string, name: string) => ({ name: "upload_file", arguments: { local_file_path: name, bucket_name: bucket, object_key: key } });
+
+/**
+ * One upload_file of `name` cut by the client's own timeout (the TypeScript SDK then sends notifications/cancelled,
+ * as a host that gives up does) while parts 3-5 are held; the holds lifted after, the server's clean-up let run.
+ */
+async function cutUpload(client: Awaited<ReturnType<typeof serve>>["client"], name: string): Promise<void> {
+  holding = true;
+  try {
+    await expect(client.callTool(upload(name, name), undefined, { timeout: 2_500 })).rejects.toThrow(/timed out/i);
+  } finally {
+    holding = false;
+  }
+  await Bun.sleep(500);
+}
 const keptUploads = (state: string) => (JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8")) as { uploads: { key: string; upload_id: string; created_at: number }[] }).uploads;
 
 describe("upload_file resumes", () => {
@@ -98,17 +112,13 @@ describe("upload_file resumes", () => {
     const state = tempDir("resume-state");
     const { client, close } = await serve(state);
     try {
-      holding = true;
       const from = proxy.requests.length;
-      // The TypeScript SDK's own timeout: it sends notifications/cancelled, as a host that gives up does.
-      await expect(client.callTool(upload("timed.bin", "timed.bin"), undefined, { timeout: 2_500 })).rejects.toThrow(/timed out/i);
+      await cutUpload(client, "timed.bin");
       expect(new Set(partsSent(from).map(partNumber))).toEqual(new Set([1, 2, 3, 4, 5]));
-      await Bun.sleep(500);
       // Kept, not visible: no object at the key, one upload open, recorded.
       expect(await objectsAt("timed.bin")).toEqual([]);
       expect((await uploadsOpen()).map((u) => u.Key)).toEqual(["timed.bin"]);
       expect(keptUploads(state).map((u) => u.key)).toEqual(["timed.bin"]);
-      holding = false;
       const again = proxy.requests.length;
       const result = await call(client, "upload_file", upload("timed.bin", "timed.bin").arguments);
       expect(result.isError, textOf(result)).toBeFalsy();
@@ -116,7 +126,6 @@ describe("upload_file resumes", () => {
       expect(await stored("timed.bin")).toBe(md5(data));
       expect(await uploadsOpen()).toEqual([]);
     } finally {
-      holding = false;
       await close();
     }
   }, 120_000);
@@ -126,10 +135,7 @@ describe("upload_file resumes", () => {
     writeFileSync(join(dir, "changed.bin"), randomBytes(SIZE, 43));
     const { client, close } = await serve(state);
     try {
-      holding = true;
-      await expect(client.callTool(upload("changed.bin", "changed.bin"), undefined, { timeout: 2_500 })).rejects.toThrow(/timed out/i);
-      holding = false;
-      await Bun.sleep(500);
+      await cutUpload(client, "changed.bin");
       const old = keptUploads(state)[0]!.upload_id;
       // Same size, other bytes, a later modification time.
       const fresh = randomBytes(SIZE, 44);
@@ -144,7 +150,6 @@ describe("upload_file resumes", () => {
       expect(await uploadsOpen()).toEqual([]);
       expect(keptUploads(state)).toEqual([]);
     } finally {
-      holding = false;
       await close();
     }
   }, 120_000);
@@ -154,10 +159,7 @@ describe("upload_file resumes", () => {
     writeFileSync(join(dir, "stale.bin"), randomBytes(SIZE, 45));
     const { client, close } = await serve(state);
     try {
-      holding = true;
-      await expect(client.callTool(upload("stale.bin", "stale.bin"), undefined, { timeout: 2_500 })).rejects.toThrow(/timed out/i);
-      holding = false;
-      await Bun.sleep(500);
+      await cutUpload(client, "stale.bin");
       expect((await uploadsOpen()).map((u) => u.Key)).toEqual(["stale.bin"]);
       const file = join(state, "kept-transfers.json");
       const records = JSON.parse(readFileSync(file, "utf8"));
@@ -169,7 +171,6 @@ describe("upload_file resumes", () => {
       expect(await uploadsOpen()).toEqual([]);
       expect(keptUploads(state)).toEqual([]);
     } finally {
-      holding = false;
       await close();
     }
   }, 120_000);
@@ -249,8 +250,7 @@ describe("get_object download resumes", () => {
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "down.bin", Body: data }));
     const { client, close } = await serveSlow(state);
     try {
-      await expect(client.callTool(download("dl-replaced/down.bin"), undefined, { timeout: 3_500 })).rejects.toThrow(/timed out/i);
-      await Bun.sleep(300);
+      await cutDownload(client, "dl-replaced/down.bin");
       expect(hiddenIn("dl-replaced")).toHaveLength(1);
       const replaced = randomBytes(SIZE, 52);
       await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "down.bin", Body: replaced }));
@@ -266,4 +266,51 @@ describe("get_object download resumes", () => {
       await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "down.bin", Body: data }));
     }
   }, 120_000);
+
+  /** A download to `to` cut by the client's own timeout, part way through; the server's clean-up let run. */
+  async function cutDownload(client: Awaited<ReturnType<typeof serveSlow>>["client"], to: string): Promise<void> {
+    await expect(client.callTool(download(to), undefined, { timeout: 3_500 })).rejects.toThrow(/timed out/i);
+    await Bun.sleep(300);
+  }
+
+  test("a kept temp file that is not what was recorded (cut short since) starts over: removed first, the object fetched whole, byte-exact", async () => {
+    const state = tempDir("resume-state");
+    const { client, close } = await serveSlow(state);
+    try {
+      await cutDownload(client, "dl-trunc/down.bin");
+      const [temp] = keptDownloads(state).map((d) => d.temp);
+      expect(temp).toBeDefined();
+      truncateSync(temp!, 1024);
+      const from = recorder.requests.length;
+      const result = await call(client, "get_object", download("dl-trunc/down.bin").arguments);
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(bytesAsked(from)).toBeGreaterThanOrEqual(SIZE);
+      expect(sha256(readFileSync(join(dir, "dl-trunc", "down.bin")))).toBe(sha256(data));
+      expect(existsSync(temp!)).toBe(false);
+      expect(hiddenIn("dl-trunc")).toEqual([]);
+      expect(keptDownloads(state)).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+
+  test("a temp file kept longer than 24 h is removed by the next download, wherever that one goes", async () => {
+    const state = tempDir("resume-state");
+    const { client, close } = await serveSlow(state);
+    try {
+      await cutDownload(client, "dl-stale/down.bin");
+      expect(hiddenIn("dl-stale")).toHaveLength(1);
+      const file = join(state, "kept-transfers.json");
+      const records = JSON.parse(readFileSync(file, "utf8"));
+      records.downloads[0].created_at -= 25 * 3600 * 1000;
+      writeFileSync(file, JSON.stringify(records));
+      const result = await call(client, "get_object", download("dl-fresh/down.bin").arguments);
+      expect(result.isError, textOf(result)).toBeFalsy();
+      expect(hiddenIn("dl-stale")).toEqual([]);
+      expect(keptDownloads(state)).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 120_000);
 });
+

@@ -9,7 +9,10 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
 import { startNginx, type Nginx } from "../helpers/nginx.ts";
 import { startRedis, type Redis } from "../helpers/redis.ts";
-import { s3Env } from "../helpers/s3.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
+import { randomBytes } from "../helpers/files.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const TOKEN = "shared-limits-token-0123456789abcdef";
 let redis: Redis;
@@ -72,3 +75,32 @@ test("the store's password appears in no log line", () => {
     expect(r.stderr()).not.toContain(encodeURIComponent(redis.password));
   }
 });
+
+test("requests in flight are counted across replicas too: a slow call on one makes the other refuse the caller's next, until it is answered", async () => {
+  const bucket = await freshBucket("sharedflight");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "slow.bin", Body: randomBytes(3 * 1024 * 1024, 7) }));
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "small.txt", Body: "small" }));
+  // The store behind a throttle, so the slow call is surely in flight while the other replica is asked.
+  const store = await startFaultProxy(s3().endpoint);
+  store.set({ kind: "throttle", bytesPerSecond: 1024 * 1024 });
+  const env = { ...s3Env(), STORE_ENDPOINT_URL: store.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_URL: redis.url, STORE_CALLER_RATE: "0", STORE_CALLER_IN_FLIGHT: "1" };
+  const [a, b] = await Promise.all([startHttpBinary({ env }), startHttpBinary({ env })]);
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+  const auth = { authorization: `Bearer ${TOKEN}` };
+  try {
+    const slow = rpc(a!.url, call(1, "get_object", { bucket_name: bucket, object_key: "slow.bin", max_content_size: 3 * 1024 * 1024 }), auth);
+    await Bun.sleep(500);
+    const head = call(2, "head_object", { bucket_name: bucket, object_key: "small.txt" });
+    const refused = await rpc(b!.url, head, auth);
+    expect(refused.status).toBe(429);
+    expect(JSON.stringify(await refused.json())).toContain("1 requests in flight");
+    expect((await slow).status).toBe(200);
+    await Bun.sleep(200); // the slot is given back without waiting for the store
+    expect((await rpc(b!.url, head, auth)).status).toBe(200);
+  } finally {
+    a!.proc.kill("SIGKILL");
+    b!.proc.kill("SIGKILL");
+    await store.stop();
+  }
+}, 60_000);
+

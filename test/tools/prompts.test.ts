@@ -63,14 +63,19 @@ test("a required argument left out is refused, naming it", async () => {
   await expect(client.getPrompt({ name: "share_file", arguments: { bucket } })).rejects.toThrow(/key/);
 });
 
-test("bucket and key arguments complete from the store", async () => {
-  const buckets = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "bucket", value: bucket.slice(0, -2) } });
-  expect(buckets.completion.values).toContain(bucket);
-  const folders = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "key", value: "" }, context: { arguments: { bucket } } });
-  expect(folders.completion.values.sort()).toEqual(["logs/", "reports/"]);
-  const keys = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "key", value: "reports/" }, context: { arguments: { bucket } } });
-  expect(keys.completion.values.sort()).toEqual(["reports/q1.pdf", "reports/q2.pdf"]);
-  // The prefix of find_space completes the same way.
-  const prefix = await client.complete({ ref: { type: "ref/prompt", name: "find_space" }, argument: { name: "prefix", value: "lo" }, context: { arguments: { bucket } } });
-  expect(prefix.completion.values).toEqual(["logs/"]);
+test("bucket and key arguments complete from the store (a fresh connection: completion before any prompt was fetched)", async () => {
+  const client = await connectInMemory();
+  try {
+    const buckets = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "bucket", value: bucket.slice(0, -2) } });
+    expect(buckets.completion.values).toContain(bucket);
+    const folders = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "key", value: "" }, context: { arguments: { bucket } } });
+    expect(folders.completion.values.sort()).toEqual(["logs/", "reports/"]);
+    const keys = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "key", value: "reports/" }, context: { arguments: { bucket } } });
+    expect(keys.completion.values.sort()).toEqual(["reports/q1.pdf", "reports/q2.pdf"]);
+    // The prefix of find_space completes the same way.
+    const prefix = await client.complete({ ref: { type: "ref/prompt", name: "find_space" }, argument: { name: "prefix", value: "lo" }, context: { arguments: { bucket } } });
+    expect(prefix.completion.values).toEqual(["logs/"]);
+  } finally {
+    await client.close();
+  }
 });

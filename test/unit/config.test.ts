@@ -96,3 +96,26 @@ describe("resolveConfig", () => {
     expect(redactKeyId("ABCDEFGH")).toBe("…EFGH");
   });
 });
+
+describe("the state directory and the shared state store", () => {
+  test("STORE_STATE_DIR and --state-dir name it, off keeps none; else the platform's place for an application's state", async () => {
+    const { stateDirFrom } = await import("../../src/runtime/kept-transfers.ts");
+    const { homedir } = await import("node:os");
+    expect(stateDirFrom({ STORE_STATE_DIR: "/srv/state" })).toBe("/srv/state");
+    expect(stateDirFrom({ STORE_STATE_DIR: "off" })).toBeUndefined();
+    expect(stateDirFrom({ XDG_STATE_HOME: "/x/state" }, "linux")).toBe("/x/state/store-mcp-server");
+    expect(stateDirFrom({}, "linux")).toBe(`${homedir()}/.local/state/store-mcp-server`);
+    expect(stateDirFrom({}, "darwin")).toBe(`${homedir()}/Library/Application Support/store-mcp-server`);
+    expect(ok({ stateDir: "off" }).config.stateDir).toBeUndefined();
+    expect(ok({ stateDir: "/from/cli" }, { STORE_STATE_DIR: "/from/env" }).config.stateDir).toBe("/from/cli");
+  });
+
+  test("--state-url takes redis:// and rediss:// only, and the start-up description masks its password", () => {
+    const env = { STORE_TRANSPORT: "http", STORE_HTTP_TOKENS: "t:0123456789abcdef0123" };
+    const { config } = ok({}, { ...env, STORE_STATE_URL: "redis://:s3cr3t-pass@cache:6379/0" });
+    expect(config.http?.stateUrl).toBe("redis://:s3cr3t-pass@cache:6379/0");
+    expect(JSON.stringify(describeConfig(config))).not.toContain("s3cr3t-pass");
+    const bad = resolveConfig({}, { ...env, STORE_STATE_URL: "http://cache:6379" });
+    expect(bad.ok ? [] : bad.errors.join("\n")).toContain("is not redis: or rediss:");
+  });
+});

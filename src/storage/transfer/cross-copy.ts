@@ -88,7 +88,9 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
         into.set(bytes.subarray(0, into.length));
         return Math.min(bytes.length, into.length);
       };
-      const sent = await target.uploadObject({ bucket: upload.bucket, key: upload.key, size, readAt, contentType: upload.contentType, ...pick(upload), source: sourceId, onProgress: upload.onProgress! }, stop.signal);
+      // The same upload, its bytes read by range: not from the pipe (takeAt, rereadAt are the pipe's).
+      const { takeAt: _pipe, rereadAt: _again, ...byRange } = upload;
+      const sent = await target.uploadObject({ ...byRange, readAt, source: sourceId }, stop.signal);
       return { ...sent, size, multipart: size > partSizeFor(size), source_version_id: about.version_id };
     }
     // A single-part source to a near store: one PUT whose Content-MD5 is the source's ETag, checked by the
@@ -175,9 +177,4 @@ async function refuseIfThere(target: Storage, bucket: string, key: string, signa
   if (exists) {
     throw new ActionableError({ resource: s3Uri(bucket, key), code: "PreconditionFailed", message: "An object already exists at the destination and if_absent was given; nothing was copied.", hint: "choose another object_key, or call again without if_absent to replace it." });
   }
-}
-
-/** An upload's settings besides its bytes. */
-function pick(upload: UploadRequest): Pick<UploadRequest, "cacheControl" | "metadata" | "storageClass"> {
-  return { ...(upload.cacheControl ? { cacheControl: upload.cacheControl } : {}), ...(upload.metadata ? { metadata: upload.metadata } : {}), ...(upload.storageClass ? { storageClass: upload.storageClass } : {}) };
 }

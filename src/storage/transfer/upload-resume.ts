@@ -13,7 +13,8 @@
  * Content-MD5 of bytes read under that ETag, so the store holds exactly them.
  */
 import type { S3Handle } from "../requests/client.ts";
-import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { s3Uri } from "../../runtime/errors.ts";
+import { stalledListing } from "../errors.ts";
 import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept-transfers.ts";
 import type { UploadRequest } from "./transfer-types.ts";
 
@@ -99,9 +100,8 @@ async function listStoredParts(s3: S3Handle, req: UploadRequest, uploadId: strin
       if (p.PartNumber !== undefined && p.ETag && p.Size !== undefined) parts.set(p.PartNumber, { etag: p.ETag, size: p.Size, ...(p.ChecksumCRC32 ? { crc32: p.ChecksumCRC32 } : {}) });
     }
     const next = page.IsTruncated ? page.NextPartNumberMarker : undefined;
-    if (next !== undefined && next === marker) {
-      throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "ListingNotAdvancing", message: "The store listed the same parts of a kept upload twice.", hint: "upload the file again; the kept upload is started over." });
-    }
+    // The caller (findKeptUpload) starts over on any error here, this one included.
+    if (next !== undefined && next === marker) throw stalledListing(s3Uri(req.bucket, req.key));
     marker = next;
   } while (marker);
   return parts;
