@@ -9,7 +9,7 @@ import { realAllowedDirs } from "./local/allowed.ts";
 import { createLogger, type Logger } from "./runtime/log.ts";
 import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
 import { selectionProblems, selectionWarning } from "./access/policy.ts";
-import { SERVER_NAME, SERVER_VERSION, createServer, serverOptions } from "./mcp/server.ts";
+import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "./mcp/offer.ts";
 import { EVERY_CARD } from "./tools/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -40,13 +40,26 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
     startRemote(config, dirs.dirs, createStoreStorages(config), log, audit);
     return;
   }
-  const [{ StdioTransport }, { createStoreStorages }] = await Promise.all([import("./transports/stdio.ts"), import("./storage/index.ts")]);
+  const [{ StdioTransport }, { EarlyAnswers }, { createStoreStorages }] = await Promise.all([import("./transports/stdio.ts"), import("./transports/early-answers.ts"), import("./storage/index.ts")]);
   const calls = new CallTracker();
   const leases = new SendLeases();
-  const server = createServer(serverOptions(config, dirs.dirs), { ...createStoreStorages(config), log, calls, leases, ...(audit ? { audit } : {}) });
-  installShutdown(log, calls, () => server.close());
-  await server.connect(new StdioTransport(log, process.stdin, process.stdout, undefined, leases));
+  const options = serverOptions(config, dirs.dirs);
+  const storages = createStoreStorages(config);
+  // initialize and tools/list are answered before the SDK is loaded (early-answers.ts); it loads right after.
+  const stdio = new EarlyAnswers(new StdioTransport(log, process.stdin, process.stdout, undefined, leases), firstAnswers(options, storages), (method, ours, sdk) =>
+    log.error(`the answer given to ${method} before the SDK was loaded differs from the SDK's (please report this): ${ours.slice(0, 400)} vs ${sdk.slice(0, 400)}`),
+  );
+  let close = () => stdio.close();
+  installShutdown(log, calls, () => close());
+  await stdio.listen();
   log.info("ready on stdio");
+  await stdio.sdkNeeded;
+  const [{ serveStdio }, { createServer }] = await Promise.all([import("@modelcontextprotocol/server/stdio"), import("./mcp/server.ts")]);
+  const deps = { ...storages, log, calls, leases, ...(audit ? { audit } : {}) };
+  // One server for the connection, on the protocol its first message opens: 2025's initialize or a 2026-07-28 request
+  // (the SDK builds a second one when a client probes with server/discover, then falls back to initialize).
+  const served = serveStdio(() => createServer(options, deps), { transport: stdio, onerror: (err) => log.debug(`stdio: ${scrubSecrets(err.message)}`) });
+  close = () => served.close();
 }
 
 /** The audit log, opened before serving: one that cannot be opened stops the start (calls must not go unrecorded). */

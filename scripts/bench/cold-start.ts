@@ -5,11 +5,18 @@ const INIT = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVe
 const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized" };
 const LIST = { jsonrpc: "2.0", id: 2, method: "tools/list" };
 
-/** One start: ms from spawn until the tools/list answer is read. */
-export async function coldStartOnce(cmd: string[], env: Record<string, string>): Promise<number> {
+/** A 2026-07-28 client's opening: server/discover, then tools/list, each naming the protocol in its _meta. */
+const ENVELOPE = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+const MODERN = [
+  { jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: ENVELOPE } },
+  { jsonrpc: "2.0", id: 2, method: "tools/list", params: { _meta: ENVELOPE } },
+];
+
+/** One start: ms from spawn until the tools/list answer is read; `modern`: a 2026-07-28 opening instead of initialize. */
+export async function coldStartOnce(cmd: string[], env: Record<string, string>, modern = false): Promise<number> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
-  proc.stdin.write([INIT, INITIALIZED, LIST].map((m) => JSON.stringify(m)).join("\n") + "\n");
+  proc.stdin.write((modern ? MODERN : [INIT, INITIALIZED, LIST]).map((m) => JSON.stringify(m)).join("\n") + "\n");
   proc.stdin.flush();
   let seen = "";
   for await (const chunk of proc.stdout) {
@@ -28,11 +35,11 @@ export async function coldStartOnce(cmd: string[], env: Record<string, string>):
  * (page cache). The commands take turns, so a busy moment on this shared
  * machine falls on all of them alike.
  */
-export async function coldStarts(cmds: string[][], env: Record<string, string>, runs: number): Promise<number[]> {
-  for (const cmd of cmds) await coldStartOnce(cmd, env);
+export async function coldStarts(cmds: string[][], env: Record<string, string>, runs: number, modern = false): Promise<number[]> {
+  for (const cmd of cmds) await coldStartOnce(cmd, env, modern);
   const times: number[][] = cmds.map(() => []);
   for (let i = 0; i < runs; i++) {
-    for (const [k, cmd] of cmds.entries()) times[k]!.push(await coldStartOnce(cmd, env));
+    for (const [k, cmd] of cmds.entries()) times[k]!.push(await coldStartOnce(cmd, env, modern));
   }
   return times.map(median);
 }

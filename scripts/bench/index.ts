@@ -279,6 +279,8 @@ async function measureStart(figures: Figures, plainEnv: Record<string, string>, 
   figures.coldStartMs = ours!;
   figures.floorColdStartMs = floor!;
   figures.nodeColdStartMs = (await coldStarts([["node", nodeBundle]], plainEnv, quick ? 3 : 9))[0]!;
+  // A 2026-07-28 client's start (server/discover, then tools/list): the SDK answers it, loaded first.
+  figures.coldStartModernMs = (await coldStarts([[binary]], plainEnv, starts, true))[0]!;
   // One store against five (the default plus four of the environment form), both started through env(1).
   const [oneStore, fiveStores] = await coldStarts([["env", binary], ["env", ...fourMoreStores(s3.endpoint), binary]], plainEnv, starts);
   figures.coldStartOneStoreMs = oneStore!;

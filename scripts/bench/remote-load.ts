@@ -1,11 +1,15 @@
 /**
  * Remote mode under load: 100 concurrent clients × 20 calls (list_objects
  * and head_object in turn) against Ceph, through one HTTP server; then the
- * same 2,000 calls, 100 at a time, over one stdio connection. Throughput,
- * p50/p99 latency per call and the server's peak RSS for each.
+ * same 2,000 calls, 100 at a time, over one stdio connection. Over HTTP
+ * twice: 2025 clients (the v1 SDK's: initialize, then a session's requests)
+ * and 2026-07-28 clients (the v2 SDK's, pinned: per-request, no session).
+ * Throughput, p50/p99 latency per call, the server's CPU per call and its
+ * peak RSS for each.
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { freePort } from "../s3/local-servers.ts";
 import { namedProcessesCpuMs, ownCpuMs, procCpuMs, procMemoryMb } from "./measure.ts";
 import { startServer } from "./server-session.ts";
@@ -27,6 +31,8 @@ export interface RemoteLoadFigures {
   clients: number;
   callsPerClient: number;
   http: LoadFigures;
+  /** The same over HTTP with 2026-07-28 clients. */
+  httpModern: LoadFigures;
   stdio: LoadFigures;
 }
 
@@ -74,21 +80,37 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
   const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...serverEnv, STORE_HTTP_TOKENS: `bench:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off", STORE_LOG_LEVEL: "error", RUST_LOG: "error" }, stdout: "ignore", stderr: "ignore" });
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   let http: LoadFigures;
+  let httpModern: LoadFigures;
   try {
     while (!(await fetch(new URL("/healthz", url)).then((r) => r.ok, () => false))) await Bun.sleep(20);
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    // 2025: the v1 SDK's client, each with its initialize.
     const clients = await Promise.all(
       Array.from({ length: CLIENTS }, async () => {
         const client = new Client({ name: "bench-load", version: "1" });
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
         return client;
       }),
     );
     const callers = clients.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
-    // Steady state, as a deployment serves a team all day: one untimed round first (the JIT warms to this path), for both transports.
+    // Steady state, as a deployment serves a team all day: one untimed round first (the JIT warms to this path), for every transport.
     await drive(callers, bucket, key);
     const measured = await cpuDuring(proc.pid, () => drive(callers, bucket, key));
     http = figures(measured.result, procMemoryMb(proc.pid, "VmHWM"), measured);
     await Promise.all(clients.map((c) => c.close()));
+    // 2026-07-28: the v2 SDK's client, pinned (no probe): every request stands alone.
+    const modern = await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        const client = new ModernClient({ name: "bench-load", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never });
+        await client.connect(new ModernHttpTransport(url, { requestInit: { headers } }));
+        return client;
+      }),
+    );
+    const modernCallers = modern.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
+    await drive(modernCallers, bucket, key);
+    const measuredModern = await cpuDuring(proc.pid, () => drive(modernCallers, bucket, key));
+    httpModern = figures(measuredModern.result, procMemoryMb(proc.pid, "VmHWM"), measuredModern);
+    await Promise.all(modern.map((c) => c.close()));
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;
@@ -99,7 +121,7 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
     const callers = Array.from({ length: CLIENTS }, () => (name: string, args: Record<string, unknown>) => server.call(name, args));
     await drive(callers, bucket, key);
     const measured = await cpuDuring(server.pid, () => drive(callers, bucket, key));
-    return { clients: CLIENTS, callsPerClient: CALLS, http, stdio: figures(measured.result, procMemoryMb(server.pid, "VmHWM"), measured) };
+    return { clients: CLIENTS, callsPerClient: CALLS, http, httpModern, stdio: figures(measured.result, procMemoryMb(server.pid, "VmHWM"), measured) };
   } finally {
     await server.close();
   }

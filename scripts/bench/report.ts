@@ -21,6 +21,8 @@ export interface Figures {
   quick: boolean;
   machine: string;
   coldStartMs: number;
+  /** The same with a 2026-07-28 opening (server/discover, tools/list). */
+  coldStartModernMs: number;
   versionMs: number;
   floorVersionMs: number;
   floorColdStartMs: number;
@@ -59,6 +61,7 @@ export function rows(f: Figures): Row[] {
   const out: Row[] = [
     ["cold start (spawn → tools/list answered)", ms(f.coldStartMs), `Bun floor ${ms(f.floorColdStartMs)}`, x(f.coldStartMs / f.floorColdStartMs), "≤ 40 ms (issue #43)", met(f.coldStartMs <= 40)],
     ["`--version` (spawn → exit)", ms(f.versionMs), `Bun floor ${ms(f.floorVersionMs)}`, x(f.versionMs / f.floorVersionMs), "≤ 15 ms", met(f.versionMs <= 15)],
+    ["cold start, a 2026-07-28 client (server/discover → tools/list answered)", ms(f.coldStartModernMs), `initialize → tools/list ${ms(f.coldStartMs)}`, x(f.coldStartModernMs / f.coldStartMs), "(reference)", ""],
     ["cold start, same code bundled for Node", ms(f.nodeColdStartMs), `ours ${ms(f.coldStartMs)}`, x(f.nodeColdStartMs / f.coldStartMs), "(reference)", ""],
     ["cold start with five stores configured", ms(f.coldStartFiveStoresMs), `one store ${ms(f.coldStartOneStoreMs)}`, `+${ms(f.coldStartFiveStoresMs - f.coldStartOneStoreMs)}`, "≤ +10 ms", met(f.coldStartFiveStoresMs - f.coldStartOneStoreMs <= 10)],
   ];
@@ -102,6 +105,9 @@ export function rows(f: Figures): Row[] {
   const perf = (l: RemoteLoadFigures["http"]) => `${round(l.callsPerS, 0)} calls/s, p50 ${ms(l.p50Ms)}, p99 ${ms(l.p99Ms)}`;
   out.push(
     [`remote mode: ${load.clients} clients × ${load.callsPerClient} calls (list_objects, head_object) over HTTP`, perf(load.http), `one stdio connection, ${load.clients} at a time: ${perf(load.stdio)}`, x(load.http.callsPerS / load.stdio.callsPerS), "(throughput, HTTP / stdio)", ""],
+    [`the same over HTTP from 2026-07-28 clients (per request)`, perf(load.httpModern), `2025 clients ${perf(load.http)}`, x(load.httpModern.callsPerS / load.http.callsPerS), "(throughput, 2026 / 2025)", ""],
+    ["remote mode under that load: server CPU per call, HTTP 2025 ÷ stdio", `${load.http.serverCpuMsPerCall.toFixed(2)} ms`, `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`, x(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall), "≤ 1.3× (issue #45)", met(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3)],
+    ["remote mode under that load: server CPU per call, HTTP 2026-07-28 ÷ stdio", `${load.httpModern.serverCpuMsPerCall.toFixed(2)} ms`, `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`, x(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall), "≤ 1.3× (issue #45)", met(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3)],
     ["remote mode under that load: server peak RSS (VmHWM)", mb(load.http.peakMb), `stdio ${mb(load.stdio.peakMb)}`, "", "", ""],
   );
   out.push(

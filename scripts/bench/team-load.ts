@@ -148,7 +148,12 @@ export function teamReport(load: RemoteLoadFigures, crowd: CrowdFigures, failove
     `| ${load.clients} clients × ${load.callsPerClient} calls over HTTP (after one untimed round, as for stdio: the steady state) | ${Math.round(load.http.callsPerS)} calls/s, p50 ${Math.round(load.http.p50Ms)} ms, p99 ${Math.round(load.http.p99Ms)} ms, peak ${Math.round(load.http.peakMb)} MB | | |`,
     `| the same calls over one stdio connection | ${Math.round(load.stdio.callsPerS)} calls/s, p50 ${Math.round(load.stdio.p50Ms)} ms, p99 ${Math.round(load.stdio.p99Ms)} ms | | |`,
     `| HTTP ÷ stdio throughput | ${ratio.toFixed(2)}× | ≥ 1.0× | ${ratio >= 1 ? "yes" : "**no**"} |`,
-    `| the server's CPU per call, HTTP / stdio | ${load.http.serverCpuMsPerCall.toFixed(2)} / ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms | | |`,
+    `| the same calls over HTTP from 2026-07-28 clients (per request, no session) | ${Math.round(load.httpModern.callsPerS)} calls/s, p50 ${Math.round(load.httpModern.p50Ms)} ms, p99 ${Math.round(load.httpModern.p99Ms)} ms | | |`,
+    `| the server's CPU per call, HTTP 2025 / HTTP 2026-07-28 / stdio | ${load.http.serverCpuMsPerCall.toFixed(2)} / ${load.httpModern.serverCpuMsPerCall.toFixed(2)} / ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms | | |`,
+    ...(["http", "httpModern"] as const).map((k) => {
+      const cpu = load[k].serverCpuMsPerCall / load.stdio.serverCpuMsPerCall;
+      return `| the server's CPU per call, HTTP ${k === "http" ? "2025" : "2026-07-28"} ÷ stdio | ${cpu.toFixed(2)}× | ≤ 1.3× | ${cpu <= 1.3 ? "yes" : "**no**"} |`;
+    }),
     `| the clients' CPU per call (all in the bench's process), HTTP / stdio | ${load.http.clientCpuMsPerCall.toFixed(2)} / ${load.stdio.clientCpuMsPerCall.toFixed(2)} ms | | |`,
     `| Ceph's CPU per call, HTTP / stdio | ${load.http.storeCpuMsPerCall.toFixed(2)} / ${load.stdio.storeCpuMsPerCall.toFixed(2)} ms | | |`,
     `| HTTP p99 ÷ p50 | ${r1(load.http.p99Ms / load.http.p50Ms)}× | ≤ 3× | ${load.http.p99Ms <= 3 * load.http.p50Ms ? "yes" : "**no**"} |`,

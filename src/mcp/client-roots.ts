@@ -6,8 +6,7 @@
  * `notifications/initialized`, when the server may not ask yet), and fails
  * closed if no answer comes.
  */
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { RootsListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { Server } from "@modelcontextprotocol/server";
 import { rootDirs } from "../local/allowed.ts";
 import type { Logger } from "../runtime/log.ts";
 import { logValue } from "../runtime/redact.ts";
@@ -40,7 +39,7 @@ export function trackClientRoots(server: Server, log: Logger, waitMs = ROOTS_WAI
   server.oninitialized = () => {
     if (server.getClientCapabilities()?.roots) refresh();
   };
-  server.setNotificationHandler(RootsListChangedNotificationSchema, async () => refresh());
+  server.setNotificationHandler("notifications/roots/list_changed", async () => refresh());
 
   return async () => {
     if (!server.getClientCapabilities()?.roots) return undefined;

@@ -12,7 +12,7 @@
  */
 import { stopForGood } from "../runtime/kept-transfers.ts";
 import { randomBytes } from "node:crypto";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { JobProgress, JobState, JobView } from "../tools/types.ts";
 
 export type { JobProgress, JobState, JobView } from "../tools/types.ts";

@@ -5,8 +5,8 @@
  * tools/list that answers nothing it needs. One per process serves every
  * server (remote mode builds a server per request).
  */
-import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv-provider.js";
-import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/server";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/server/validators/ajv";
 
 export class LazyJsonSchemaValidator implements jsonSchemaValidator {
   #ajv: AjvJsonSchemaValidator | undefined;

@@ -8,12 +8,14 @@
  * The SDK 1.x has no Apps helpers (ext-apps' server helpers expect the v2
  * SDK), so the metadata is set here by hand, as the extension specifies.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { McpServer } from "@modelcontextprotocol/server";
 import type { AuditEntry } from "../runtime/audit.ts";
 
 export const BROWSER_URI = "ui://store-mcp-server/object-browser.html";
 /** The extension's MIME type for a view. */
 export const APP_MIME_TYPE = "text/html;profile=mcp-app";
+/** The extension's id, under which a server advertises it in `capabilities.extensions`. */
+export const UI_EXTENSION = "io.modelcontextprotocol/ui";
 /** The tools whose results open the browser. */
 export const VIEW_TOOLS: ReadonlySet<string> = new Set(["list_buckets", "list_objects"]);
 /** The result `_meta` key that lists the caller's tools (view/src/model.ts reads it). */
@@ -58,7 +60,7 @@ export function registerObjectBrowser(mcp: McpServer, deps: BrowserDeps): void {
     async (_uri, extra) => {
       const started = performance.now();
       const { OBJECT_BROWSER_HTML } = await import("./object-browser-html.ts");
-      deps.audit?.({ uri: BROWSER_URI, outcome: "ok", bytes: Buffer.byteLength(OBJECT_BROWSER_HTML), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId });
+      deps.audit?.({ uri: BROWSER_URI, outcome: "ok", bytes: Buffer.byteLength(OBJECT_BROWSER_HTML), duration_ms: Math.round(performance.now() - started), request_id: extra.mcpReq.id });
       return { contents: [{ uri: BROWSER_URI, mimeType: APP_MIME_TYPE, text: OBJECT_BROWSER_HTML, _meta }] };
     },
   );

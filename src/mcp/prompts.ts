@@ -6,18 +6,11 @@
  * argument schemas, start-up work a server that is never asked for a prompt
  * need not do) on the first prompts/get or prompt completion.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { completable } from "@modelcontextprotocol/sdk/server/completable.js";
+import { completable, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { PROMPTS, type PromptDefinition } from "../prompts/index.ts";
+import { promptsFor, type PromptDefinition } from "../prompts/index.ts";
 import { objectCompleters, type CompletionDeps } from "./resources.ts";
 import { wrapHandler } from "./sdk-hooks.ts";
-
-/** The prompts whose tools are all in `offered`. */
-export function promptsFor(offered: readonly string[]): PromptDefinition[] {
-  const has = new Set(offered);
-  return PROMPTS.filter((p) => p.needs.every((tool) => has.has(tool)));
-}
 
 export function registerPrompts(mcp: McpServer, offered: readonly string[], completion: CompletionDeps): void {
   const prompts = promptsFor(offered);
@@ -48,11 +41,12 @@ function registerWithSdk(mcp: McpServer, prompts: readonly PromptDefinition[], c
   for (const prompt of prompts) {
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((a) => {
-        const text = a.required ? z.string().describe(a.description) : z.string().optional().describe(a.description);
-        return [a.name, a.completes ? completable(text, (value, context) => complete[a.completes!](value ?? "", context)) : text];
+        const text = z.string().describe(a.description);
+        const field = a.completes ? completable(text, (value, context) => complete[a.completes!](value ?? "", context)) : text;
+        return [a.name, a.required ? field : field.optional()];
       }),
     );
-    mcp.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema }, (args: Record<string, string | undefined>) => ({
+    mcp.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: z.object(argsSchema) }, (args: Record<string, string | undefined>) => ({
       description: prompt.description,
       messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.text(args) } }],
     }));

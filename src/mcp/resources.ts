@@ -12,8 +12,7 @@
  * With several stores, the others' objects are store://{store}/{bucket}/{+key}
  * (read and completed, not listed).
  */
-import { ResourceTemplate, type McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { AuditEntry } from "../runtime/audit.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
@@ -28,7 +27,6 @@ import { visibleBuckets, type Storage } from "../storage/index.ts";
 export const LISTED_BUCKETS = 5;
 export const LISTED_PER_BUCKET = 20;
 /** MCP's error code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;
 
@@ -82,7 +80,8 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     // A sample to show what is there. It never fails: Gemini CLI drops every tool of a server whose
     // resources/list errs (a store that is down at start-up, a key that may not list buckets), and the
     // tools report such problems themselves. A bucket that cannot be listed is left out.
-    list: async (extra) => {
+    list: async (ctx) => {
+      const extra = extraOf(ctx);
       const { buckets: bucketLister, keys: keyLister } = deps.lists;
       if (!bucketLister || !keyLister) return { resources: [] };
       const resources = await listed(deps, "resources/list", {}, async () => {
@@ -101,7 +100,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     "object",
     template,
     { title: "Object in the store", description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).` },
-    (uri, variables, extra) => audited(deps, undefined, String(variables.bucket), String(variables.key), extra, () => readObject(deps, uri, String(variables.bucket), String(variables.key), extra)),
+    (uri, variables, ctx) => audited(deps, undefined, String(variables.bucket), String(variables.key), extraOf(ctx), () => readObject(deps, uri, String(variables.bucket), String(variables.key), extraOf(ctx))),
   );
 
   // With several stores, the others' objects as store://{store}/{bucket}/{+key} (the key encoded as in s3:// URIs).
@@ -131,16 +130,17 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
     "store-object",
     storeTemplate,
     { title: "Object in another store", description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.` },
-    (uri, variables, extra) =>
-      audited(deps, String(variables.store), String(variables.bucket), String(variables.key), extra, async () => {
+    (uri, variables, ctx) =>
+      audited(deps, String(variables.store), String(variables.bucket), String(variables.key), extraOf(ctx), async () => {
         const scope = others.get(String(variables.store));
-        if (!scope) throw Object.assign(new McpError(RESOURCE_NOT_FOUND, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`), { auditCode: "UnknownStore" });
-        return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extra);
+        if (!scope) throw Object.assign(new ResourceNotFoundError(uri.href, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`), { auditCode: "UnknownStore" });
+        return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extraOf(ctx));
       }),
   );
 }
 
 type Extra = { signal: AbortSignal; requestId: string | number };
+const extraOf = (ctx: ServerContext): Extra => ({ signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id });
 
 /** A read with its audit line: the object it named (the key as the URI spells it, decoded), how it ended, the bytes returned. */
 async function audited<T extends { contents: { _meta?: { returned_bytes?: number } }[] }>(deps: Deps, store: string | undefined, bucket: string, keyVar: string, extra: Extra, read: () => Promise<T>): Promise<T> {
@@ -198,18 +198,22 @@ function readObject(deps: Deps, uri: URL, bucket: string, keyVar: string, extra:
       message: `The object is ${meta.size} bytes of binary content, more than one read returns.`,
       hint: 'use the get_object tool with mode "download", or presign_url for a link.',
     });
-  });
+  }, uri.href);
 }
 
-/** Our errors as JSON-RPC errors with the same actionable text; a missing object or bucket is MCP's "resource not found". */
-async function asMcpError<T>(read: () => Promise<T>): Promise<T> {
+/**
+ * Our errors as JSON-RPC errors with the same actionable text; a missing object or bucket is MCP's "resource not
+ * found" (-32602 with the URI in its data since 2026-07-28, which the SDK sends on every protocol version).
+ */
+async function asMcpError<T>(read: () => Promise<T>, uri?: string): Promise<T> {
   try {
     return await read();
   } catch (err) {
     if (!(err instanceof ActionableError)) throw err;
     const notFound = err.code === "NoSuchKey" || err.code === "NoSuchBucket";
     // The code travels along for the audit line (the message is the model's, not parsed back).
-    throw Object.assign(new McpError(notFound ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams, scrubSecrets(err.describe())), { auditCode: err.code });
+    const message = scrubSecrets(err.describe());
+    throw Object.assign(notFound && uri ? new ResourceNotFoundError(uri, message) : new ProtocolError(ProtocolErrorCode.InvalidParams, message), { auditCode: err.code });
   }
 }
 

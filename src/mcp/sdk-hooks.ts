@@ -17,14 +17,9 @@
  *   dropped and named in the result (`ignored_parameters` and a line of
  *   text), so the call works and the model still sees what was ignored.
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
-import { advertisedAnnotations } from "../tools/annotations.ts";
+import { isInputRequiredResult, type McpServer } from "@modelcontextprotocol/server";
 import type { ToolCard, ToolDefinition } from "../tools/types.ts";
-import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
-import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
-
-const BUILT_SCHEMAS = builtToolJsonSchemas();
+import { listedTools } from "./tool-list.ts";
 
 type Handler = (request: { params?: { arguments?: unknown } }, extra: unknown) => unknown;
 
@@ -91,44 +86,19 @@ function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition
   };
 }
 
+/** The answer to a call of a tool this server does not offer (read-only, --tools, a policy, a model's guess). */
+function unknownTool(name: unknown, offered: readonly ToolCard[]): CallResult {
+  const named = JSON.stringify(String(name ?? "").slice(0, IGNORED_NAME_CHARS));
+  const text = `Tool ${named} not found: this server does not offer it here (read-only mode, --tools, or the caller's policy leave it out). Its tools: ${offered.map((t) => t.name).join(", ")}.`;
+  return { content: [{ type: "text", text }], isError: true };
+}
+
 /** Replaces the SDK's handler for `method` with `wrap(original)`. */
 export function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) => Handler): void {
   const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
   const original = handlers?.get(method);
   if (!handlers || !original) throw new Error(`the MCP SDK's ${method} handler was not found`);
   handlers.set(method, wrap(original));
-}
-
-/** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
-function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolCard): (typeof BUILT_SCHEMAS)[string] {
-  const input = schemas.inputSchema as { properties?: Record<string, unknown> };
-  const store = { type: "string", enum: stores, description: storeParameterText(stores), nullable: true };
-  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: SOURCE_STORE_TEXT, nullable: true } } : {};
-  return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
-}
-
-/**
- * The per-tool-list work (each tool's parameters, the tools/list answer),
- * made once per distinct list: remote mode builds a server per request, and
- * redoing it was the largest share of a request's CPU (8% of the server's
- * time under the 100-client load).
- */
-const prepared = new Map<string, { listed: unknown[] }>();
-
-function prepare(tools: readonly ToolCard[], stores: string[] | undefined) {
-  // A list is its tools' names and descriptions (a remote note changes one) and the stores.
-  const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}`;
-  let found = prepared.get(key);
-  if (!found) {
-    // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
-    // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: advertisedAnnotations(t.annotations), ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
-    found = { listed };
-    // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
-    if (prepared.size >= 256) prepared.clear();
-    prepared.set(key, found);
-  }
-  return found;
 }
 
 /** A call the SDK answered without reaching a tool: one this server does not offer, or arguments its schema refuses. */
@@ -145,7 +115,7 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
   (mcp as unknown as { setToolRequestHandlers(): void }).setToolRequestHandlers();
   // Registering a tool after connecting would tell the client the list changed; it did not (tools/list already shows it).
   mcp.sendToolListChanged = () => {};
-  const { listed } = prepare(tools, stores);
+  const listed = listedTools(tools, stores);
   const offered = new Set(tools.map((t) => t.name));
   // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per connection.
   const noted = new Set<string>();
@@ -153,14 +123,18 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const name = typeof params?.name === "string" && offered.has(params.name) ? params.name : undefined;
     // A tool this server does not offer (read-only, --tools, a model's guess): the SDK answers; the audit log hears of it.
-    const id = (extra as { requestId: string | number }).requestId;
-    if (name === undefined) refusedCall?.(String(params?.name ?? ""), params?.arguments, id, "UnknownTool");
-    const tool = name === undefined ? undefined : (await registered()).get(name);
+    const id = (extra as { mcpReq: { id: string | number } }).mcpReq.id;
+    if (name === undefined) {
+      refusedCall?.(String(params?.name ?? ""), params?.arguments, id, "UnknownTool");
+      // An error result the model can act on (the v2 SDK answers a JSON-RPC error, which many hosts show only to the user).
+      return unknownTool(params?.name, tools);
+    }
+    const tool = (await registered()).get(name);
     const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
     // The SDK's schema check answered before the tool ran (so the tool wrote no audit line).
-    if (tool && result.isError && result.content?.[0]?.text?.startsWith(`MCP error -32602: Input validation error: Invalid arguments for tool ${tool.name}:`)) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
-    if (!tool || ignored.length === 0) return result;
+    if (tool && result.isError && result.content?.[0]?.text?.startsWith(`Input validation error: Invalid arguments for tool ${tool.name}:`)) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
+    if (!tool || ignored.length === 0 || isInputRequiredResult(result)) return result;
     const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
     if (noted.has(said)) return result;
     if (noted.size < 1000) noted.add(said);

@@ -1,5 +1,4 @@
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import pkg from "../../package.json" with { type: "json" };
+import { McpServer, type jsonSchemaValidator } from "@modelcontextprotocol/server";
 import { CallTracker } from "../runtime/lifecycle.ts";
 import { ByteBudget, type SendLeases } from "../runtime/memory.ts";
 import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
@@ -8,70 +7,27 @@ import { effectiveAllowedDirs } from "../local/allowed.ts";
 import { createLocalFiles } from "../local/index.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { Storage } from "../storage/index.ts";
-import { toolsFor, type PolicyOptions } from "../access/policy.ts";
 import { registerObjectResources } from "./resources.ts";
 import { registerPrompts } from "./prompts.ts";
-import { OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, VIEW_TOOLS } from "./object-browser.ts";
+import { registerSkills } from "./skills.ts";
+import { promptsFor } from "../prompts/index.ts";
+import { APP_MIME_TYPE, OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, UI_EXTENSION, VIEW_TOOLS } from "./object-browser.ts";
+import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, storesOf, type ServerOptions } from "./offer.ts";
 import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
-import { callGuard, type CallerAccess } from "../access/index.ts";
+import { callGuard } from "../access/index.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { userConfirmation } from "./confirmations.ts";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { toolCall, type CallEnvironment } from "./tool-call.ts";
 
 export { describeCall } from "./tool-call.ts";
+export { SERVER_NAME, SERVER_VERSION, serverOptions, type ServerOptions } from "./offer.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
 import { JobRegistry } from "./jobs.ts";
 import { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { z } from "zod";
-import { scopeOf, Stores, withStoreParameter, type StoreInfo } from "./stores.ts";
-import type { ToolDefinition, ToolFacts } from "../tools/types.ts";
-import type { Scope } from "../config/http-config.ts";
-import type { Config } from "../config/config.ts";
-import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-
-export const SERVER_NAME = pkg.name;
-export const SERVER_VERSION = pkg.version;
-
-export interface ServerOptions {
-  region: string;
-  /** Real directories the operator allowed (--allowed-dir); empty = none configured. */
-  allowedDirs: string[];
-  /** Where relative paths resolve when nothing else is allowed. */
-  cwd: string;
-  /** The store's endpoint (absent: AWS); with several stores, each store's is in `stores`. */
-  endpointUrl?: string;
-  /** Hide every tool that writes to the store. */
-  readOnly: boolean;
-  /** Register delete_object and delete_objects (--allow-delete). */
-  allowDelete?: boolean;
-  /** Register the tools that change bucket settings and object tags (--allow-admin). */
-  allowAdmin?: boolean;
-  /** Tool names and groups to offer (--tools); empty or absent: all. */
-  tools?: string[];
-  /** Bucket allowlist; empty = every bucket. */
-  buckets: string[];
-  /** The operator opted in to broad directories (/, home, system dirs) for the working-directory default and roots. */
-  allowBroadDirs?: boolean;
-  /** Where a cut download's temp file is recorded to resume (--state-dir); absent: a cut download is cleaned up. */
-  stateDir?: string;
-  /**
-   * A remote (HTTP) caller: its permissions. A remote server never asks the
-   * client anything (stateless: the answer could reach another replica), so
-   * no roots and no elicitation; local files only in explicit --allowed-dir.
-   */
-  remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess };
-  /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
-  resourceLinks?: boolean;
-  /** How long a long call runs before it answers with a job handle (--call-budget); 0 or absent: never (no job tools). */
-  callBudgetMs?: number;
-  /**
-   * Several stores (stores.ts), the default first, each with its own read-only,
-   * deletes and allowlist; absent: one store from region, readOnly,
-   * allowDelete and buckets above.
-   */
-  stores?: StoreInfo[];
-}
+import { withStoreParameter } from "./store-parameter.ts";
+import type { ToolDefinition } from "../tools/types.ts";
 
 export interface ServerDeps {
   /** The default store's storage. */
@@ -111,56 +67,9 @@ export type ToolModule = Pick<typeof import("../tools/index.ts"), "ALL_TOOLS" | 
  */
 export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 
-const INSTRUCTIONS =
-  "Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
-  "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
-  "For folders and many objects use upload_directory, download_prefix and copy_prefix (resumable: call again to go on), and survey with storage_usage and find_objects. " +
-  "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
-
-const REMOTE_INSTRUCTIONS =
-  "Tools for an S3-compatible object store, served remotely. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
-  "read with get_object (bounded by max_content_size). This server's disk is not the user's: to move whole objects, give the user a presign_url link " +
-  "(GET to download, PUT to upload). Errors say what failed and what to do next.";
-
-function policyOf(options: ServerOptions): PolicyOptions {
-  return {
-    readOnly: options.readOnly,
-    allowDelete: options.allowDelete ?? false,
-    allowAdmin: options.allowAdmin ?? false,
-    tools: options.tools ?? [],
-    bucketAllowlist: options.buckets.length > 0,
-    ...(options.remote ? { scopes: options.remote.scopes, localFiles: options.allowedDirs.length > 0 } : {}),
-  };
-}
-
-/** The server's options from a configuration (its stores included) and the real allowed directories. */
-export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
-  const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, ...(config.stateDir ? { stateDir: config.stateDir } : {}), ...(stores.length > 1 ? { stores } : {}) };
-}
-
-/** The stores as the server sees them: those given, or the one store of a single-store server. */
-function storesOf(options: ServerOptions, deps: Pick<ServerDeps, "storage" | "storageOf">): Stores {
-  const infos: StoreInfo[] = options.stores?.length
-    ? options.stores
-    : [{ name: "default", region: options.region, endpointUrl: options.endpointUrl, credentialSource: "", readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, buckets: options.buckets }];
-  const server = policyOf(options);
-  return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
-}
-
-/**
- * The tools this configuration offers (policy.ts decides), as cards or as definitions (the same choice from the
- * same facts); the job tools where a call can be handed back.
- */
-function offeredOf<T extends ToolFacts>(options: ServerOptions, stores: Stores, jobs: boolean, lists: { all: readonly T[]; stores: readonly T[]; jobs: readonly T[] }): T[] {
-  const access = options.remote?.access;
-  const tools = toolsFor(stores.several ? [...lists.all, ...lists.stores] : lists.all, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
-  return jobs && tools.some((t) => t.handsBack) ? [...tools, ...lists.jobs] : tools;
-}
-
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
-  const instructions = options.remote && options.allowedDirs.length === 0 ? REMOTE_INSTRUCTIONS : INSTRUCTIONS;
+  const instructions = instructionsFor(options);
   const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} }, jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator() });
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
@@ -237,9 +146,13 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
     registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
+    // Advertised as an extension (2026-07-28's way; a 2025 client reads _meta.ui on the tools and ignores this).
+    mcp.server.registerCapabilities({ extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } });
   }
   // Workflow prompts whose tools this caller has, their bucket and key arguments completed as the listing tools may list.
   registerPrompts(mcp, offered.map((t) => t.name), { lists, configuredBuckets, bucketAllowed, ...(auditList ? { auditList } : {}) });
+  // The same recipes as skills, for hosts that load skills (io.modelcontextprotocol/skills).
+  registerSkills(mcp, promptsFor(offered.map((t) => t.name)));
   const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
   return mcp;

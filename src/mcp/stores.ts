@@ -5,7 +5,6 @@
  * optional `store` argument; with one store there is no such argument and
  * nothing changes. Only storage/ knows how a store's client is built.
  */
-import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "../access/policy.ts";
 import type { Storage } from "../storage/index.ts";
@@ -106,22 +105,6 @@ export function storeParameterText(names: string[]): string {
   return names[0] === "default" ? "Store to use; list_stores describes each." : `Store to use (default ${names[0]}); list_stores describes each.`;
 }
 export const SOURCE_STORE_TEXT = "Store source_bucket is in (default: store); another store's object is streamed through the server and verified.";
-
-/** The `store` argument every tool takes when there are several stores. */
-export function storeParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe(storeParameterText(names));
-}
-
-/** The `source_store` argument of the copy tools with several stores. */
-export function sourceStoreParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe(SOURCE_STORE_TEXT);
-}
-
-/** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */
-export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolDefinition {
-  if (tool.storeless) return tool;
-  return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) };
-}
 
 /** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
 export function nameStore(err: ActionableError, scope: StoreScope, stores: Stores): ActionableError {

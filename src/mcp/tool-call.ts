@@ -12,8 +12,9 @@
  * (jobs.ts); tool files know nothing of it. Registration (server.ts) only
  * loops over the tools.
  */
-import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
-import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
+import { isInputRequiredResult, type CallToolResult, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
+
+type Answer = CallToolResult | InputRequiredResult;
 import { callGuard, type CallerAccess } from "../access/index.ts";
 import type { LocalFiles } from "../local/index.ts";
 import { auditBytes, auditTarget, type AuditLog } from "../runtime/audit.ts";
@@ -27,6 +28,7 @@ import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runti
 import type { Storage } from "../storage/index.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
 import type { JobProgress, JobRegistry, JobView } from "./jobs.ts";
+import { InputNeeded, type UserConfirmation } from "./confirmations.ts";
 import { nameStore, sourceContext, storeContext, type Stores } from "./stores.ts";
 
 /** What every call of one server shares. */
@@ -42,7 +44,7 @@ export interface CallEnvironment {
   audit?: AuditLog;
   /** Who calls, for the audit log: a token's label, a JWT's sub, "anonymous" or "local". */
   caller: string;
-  confirmWithUser: ToolContext["confirmWithUser"];
+  confirmWithUser: UserConfirmation;
   /** resource_link items (STORE_RESOURCE_LINKS): s3:// URIs name the default store's objects, so only its calls get them. */
   resourceLinks: boolean;
   /** Every store, with several (list_stores). */
@@ -53,22 +55,21 @@ export interface CallEnvironment {
   callBudgetMs: number;
 }
 
-type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
-
 /** The handler the SDK runs for `tool`; `meta` goes on every answer (the object browser's list of the caller's tools). */
 export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _meta?: Record<string, unknown> }) {
   const { stores, calls, log } = env;
-  return async (given: Record<string, unknown>, extra: Extra): Promise<CallToolResult> => {
+  return async (given: Record<string, unknown>, request: ServerContext): Promise<Answer> => {
+    const { mcpReq } = request;
     const { store: storeName, source_store: sourceName, ...args } = given;
     // The work's own signal: the client's cancel reaches it only while the call is open (a job outlives the call).
     const work = new AbortController();
-    const clientCancelled = () => work.abort(extra.signal.reason);
-    if (extra.signal.aborted) clientCancelled();
-    else extra.signal.addEventListener("abort", clientCancelled, { once: true });
+    const clientCancelled = () => work.abort(mcpReq.signal.reason);
+    if (mcpReq.signal.aborted) clientCancelled();
+    else mcpReq.signal.addEventListener("abort", clientCancelled, { once: true });
     const signal = calls.callSignal(work.signal);
-    const token = extra._meta?.progressToken;
+    const token = mcpReq._meta?.progressToken;
     const toClient =
-      token === undefined ? NO_PROGRESS : progressReporter((params) => extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
+      token === undefined ? NO_PROGRESS : progressReporter((params) => mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
     const jobProgress: JobProgress = {};
     const progress = recording(toClient, jobProgress);
     const startedAt = new Date();
@@ -85,9 +86,9 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         outcome,
         ...optionalBytes(auditBytes(tool.name, structured)),
         duration_ms: Math.round(performance.now() - started),
-        request_id: extra.requestId,
+        request_id: mcpReq.id,
       });
-    const answer = (async (): Promise<CallToolResult> => {
+    const answer = (async (): Promise<Answer> => {
       let release: (() => void) | undefined;
       let handedOver = false;
       try {
@@ -107,7 +108,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           signal,
           log,
           contentBudget: CONTENT_BUDGET_BYTES,
-          confirmWithUser: env.confirmWithUser,
+          confirmWithUser: env.confirmWithUser(request),
           progress,
           // Resource links are s3:// URIs, which name objects of the default store.
           resourceLinks: env.resourceLinks && scope === stores.default,
@@ -124,11 +125,16 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         audit("ok", out.structured);
         // The reservation is held until the answer is written, where the transport says when that is (a job's answer is never written by this request).
         if (release && env.leases && !signal.aborted && !adopted) {
-          env.leases.hold(extra.requestId, release);
+          env.leases.hold(mcpReq.id, release);
           handedOver = true;
         }
         return result as CallToolResult;
       } catch (err) {
+        // 2026-07-28: the user has a question to answer first; the client calls again with the answer.
+        if (err instanceof InputNeeded) {
+          audit("InputRequired");
+          return err.result;
+        }
         const failure = nameStore(asActionable(err), scope, stores);
         const ms = Math.round(performance.now() - started);
         if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
@@ -149,13 +155,15 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       clearTimeout(timer);
       if (first !== "budget") return first;
       adopted = true;
-      extra.signal.removeEventListener("abort", clientCancelled);
+      mcpReq.signal.removeEventListener("abort", clientCancelled);
       toClient.close();
-      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer, abort: work, progress: jobProgress }, (result) => result.isError === true);
+      // A question for the user cannot reach them through a job (the call that could carry it has been answered).
+      const result = answer.then((r) => (isInputRequiredResult(r) ? unconfirmedJob(tool.name) : r));
+      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress }, (r) => r.isError === true);
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
       return handBack(job, budget, meta);
     } finally {
-      if (!adopted) extra.signal.removeEventListener("abort", clientCancelled);
+      if (!adopted) mcpReq.signal.removeEventListener("abort", clientCancelled);
     }
   };
 }
@@ -171,6 +179,12 @@ function handBack(job: JobView, budgetMs: number, meta: { _meta?: Record<string,
   const so = job.progress.message ? `: ${job.progress.message}` : "";
   const text = `Still running ${job.tool} after ${Math.round(budgetMs / 1000)} s${so}. It goes on in the background as job ${job.id}. Next: ${next}`;
   return { content: [{ type: "text", text }], structuredContent: { job, next }, ...meta };
+}
+
+/** A job's result when its call came to a question for the user after it was handed back: nothing was changed. */
+function unconfirmedJob(tool: string): CallToolResult {
+  const text = `NotConfirmed: ${tool} came to a question for the user after it was handed back as a job, and a job cannot ask. Nothing was changed past that point. Next: call ${tool} again with the same arguments; it asks before it changes anything.`;
+  return { content: [{ type: "text", text }], isError: true };
 }
 
 /** A progress reporter that also keeps the latest figures for the job (which outlives the client's reporter). */

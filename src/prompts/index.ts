@@ -8,3 +8,9 @@ import { uploadFolder } from "./upload-folder.ts";
 /** Every workflow prompt, in the order a client's menu shows them. */
 export const PROMPTS: readonly PromptDefinition[] = [uploadFolder, findSpace, shareFile, reviewExposure, cleanUp];
 export type { PromptArgument, PromptDefinition } from "./types.ts";
+
+/** The prompts whose tools are all in `offered`. */
+export function promptsFor(offered: readonly string[]): PromptDefinition[] {
+  const has = new Set(offered);
+  return PROMPTS.filter((p) => p.needs.every((tool) => has.has(tool)));
+}

@@ -8,8 +8,7 @@
  * Computed when the binary is built (json-schemas.macro.ts): converting
  * thirteen tools at the first tools/list cost ~10 ms of every cold start.
  */
-import { normalizeObjectSchema } from "@modelcontextprotocol/sdk/server/zod-compat.js";
-import { toJsonSchemaCompat } from "@modelcontextprotocol/sdk/server/zod-json-schema-compat.js";
+import { z } from "zod";
 import type { ToolDefinition } from "./types.ts";
 
 export interface ToolJsonSchemas {
@@ -79,9 +78,8 @@ export function compactSchema(node: unknown, output: boolean): unknown {
 export const ADVERTISED_OUTPUT_SCHEMA = { type: "object" } as const;
 
 function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<string, unknown> {
-  const object = normalizeObjectSchema(schema as never);
-  if (!object) throw new Error("a tool schema is not an object schema");
-  const compact = compactSchema(toJsonSchemaCompat(object, { strictUnions: true, pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
+  if (!(schema instanceof z.ZodObject)) throw new Error("a tool schema is not an object schema");
+  const compact = compactSchema(z.toJSONSchema(schema, { target: "draft-7", io: pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
   if (pipeStrategy === "output") return { ...ADVERTISED_OUTPUT_SCHEMA };
   // A top-level argument the tool does not take is ignored with a note in the result (mcp/sdk-hooks.ts), not
   // refused, so "additionalProperties": false would say what the server does not do; nested objects keep theirs.

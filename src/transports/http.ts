@@ -16,8 +16,7 @@
  * memory bound. So a request is one call, one answer, one log line, and the
  * call's memory reservation lasts until its answer is written (http-answer.ts).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createMcpHandler, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer } from "@modelcontextprotocol/server";
 import type { Authenticator, Caller } from "../auth/index.ts";
 import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../config/http-config.ts";
 import type { Logger } from "../runtime/log.ts";
@@ -26,9 +25,10 @@ import { logValue } from "../runtime/redact.ts";
 import { CallerLimits } from "./caller-limits.ts";
 import { SharedCallerLimits, type Limiter } from "./shared-limits.ts";
 import { discovery } from "./discovery.ts";
-import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { answerBody, SLICE_BYTES, sseMessage } from "./http-answer.ts";
 
+/** The 2026-era revisions served per request (the SDK's SUPPORTED_PROTOCOL_VERSIONS lists only those of the handshake). */
+export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
 /** A put_object of 4 MiB is ~5.6 MB of JSON: room for it, not for much more. */
 export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MCP_PATH = "/mcp";
@@ -56,7 +56,10 @@ export interface HttpServer {
 
 /** Told what outlives the handler: the call's reservations, the server to close after a stream (SSE), the request id. */
 type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMessage["id"] | undefined) => void;
-export type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown } } };
+export type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown; [PROTOCOL_VERSION_META_KEY]?: unknown } } };
+
+/** What a 2026-07-28 request's server is built from: handed through the SDK's handler as the request's auth info. */
+type ModernRequest = { caller: Caller; leases: SendLeases };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -76,7 +79,13 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const limits: Limiter = config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
   const resource = new URL(config.resourceUrl);
   // The Server Card and the catalog: public, before any token is asked for.
-  const discover = discovery(config.resourceUrl, SUPPORTED_PROTOCOL_VERSIONS, config.tokens.length > 0 || config.oauth !== undefined);
+  // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
+  // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).
+  const modern = createMcpHandler((ctx) => {
+    const { caller, leases } = ctx.authInfo!.extra as ModernRequest;
+    return deps.serverFor(caller, leases);
+  }, { legacy: "reject", onerror: (err) => log.debug(`http: ${logValue(err.message)}`) });
+  const discover = discovery(config.resourceUrl, [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS], config.tokens.length > 0 || config.oauth !== undefined);
   const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
   const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
   const challenge = (extra = "") => `Bearer ${config.oauth ? `resource_metadata="${metadataUrl}"` : 'realm="store-mcp-server"'}${extra}`;
@@ -162,14 +171,23 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     server.timeout(req, 0);
     const wantsProgress = message?.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
     const leases = new SendLeases(MAX_LEASE_MS);
-    const mcp = deps.serverFor(caller, leases);
-    const close = () => void mcp.close().catch(() => {});
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
-    await mcp.connect(transport);
-    // The client went away: closing the server cancels its calls (their clean-up still runs).
-    req.signal.addEventListener("abort", close, { once: true });
+    let close = () => {};
+    let served: Promise<Response>;
+    if (message?.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
+      // The SDK's handler builds the server, answers (JSON, or SSE once the call sends progress) and closes it.
+      const extra: ModernRequest = { caller, leases };
+      served = modern.fetch(req, { parsedBody: body, authInfo: { token: "", clientId: caller.id, scopes: [], extra } });
+    } else {
+      const mcp = deps.serverFor(caller, leases);
+      close = () => void mcp.close().catch(() => {});
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
+      await mcp.connect(transport);
+      // The client went away: closing the server cancels its calls (their clean-up still runs).
+      req.signal.addEventListener("abort", close, { once: true });
+      served = transport.handleRequest(req, { parsedBody: body });
+    }
     const grace = untilGraceEnds();
-    const res = await Promise.race([transport.handleRequest(req, { parsedBody: body }), grace.ended.then(() => undefined)]).finally(grace.forget);
+    const res = await Promise.race([served, grace.ended.then(() => undefined)]).finally(grace.forget);
     if (!res) {
       // The grace period is over and this call is still running: answer it now (shutdown cancels it next).
       close();

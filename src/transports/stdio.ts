@@ -6,8 +6,7 @@
  * goes on. Lines are gathered as chunks and joined once, not re-copied on
  * every read.
  */
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import type { JSONRPCMessage, Transport } from "@modelcontextprotocol/server";
 import type { Logger } from "../runtime/log.ts";
 import { memoryPacer, type SendLeases } from "../runtime/memory.ts";
 
@@ -85,7 +84,7 @@ export class StdioTransport implements Transport {
     if (line.trim() === "") return;
     let message: JSONRPCMessage;
     try {
-      message = JSONRPCMessageSchema.parse(JSON.parse(line));
+      message = jsonRpcMessage(JSON.parse(line));
     } catch (error) {
       this.onerror?.(error as Error);
       return;
@@ -124,6 +123,40 @@ export class StdioTransport implements Transport {
       else this.stdout.once("drain", resolve);
     });
   }
+}
+
+/**
+ * A JSON-RPC 2.0 message's shape: a request or notification (a method), or a
+ * response (an id with a result or an error). What its params must hold is
+ * the SDK's to check, per method and protocol version; this is only the
+ * envelope, checked here so the transport needs no SDK (the stdio start
+ * answers its first messages before the SDK is loaded: early-answers.ts).
+ */
+export function jsonRpcMessage(value: unknown): JSONRPCMessage {
+  const m = value as Record<string, unknown> | null;
+  const problem = (what: string) => new Error(`Invalid JSON-RPC message: ${what}.`);
+  if (typeof m !== "object" || m === null || Array.isArray(m)) throw problem("not an object");
+  if (m.jsonrpc !== "2.0") throw problem('"jsonrpc" is not "2.0"');
+  const id = m.id;
+  const validId = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+  if ("method" in m) {
+    if (typeof m.method !== "string") throw problem('"method" is not a string');
+    if ("id" in m && !validId) throw problem('"id" is not a string or an integer');
+    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) throw problem('"params" is not an object');
+    return m as JSONRPCMessage;
+  }
+  if ("result" in m) {
+    if (!validId) throw problem('"id" is not a string or an integer');
+    if (typeof m.result !== "object" || m.result === null) throw problem('"result" is not an object');
+    return m as JSONRPCMessage;
+  }
+  if ("error" in m) {
+    const error = m.error as Record<string, unknown> | null;
+    if (!validId && id !== null && id !== undefined) throw problem('"id" is not a string or an integer');
+    if (typeof error !== "object" || error === null || typeof error.code !== "number" || typeof error.message !== "string") throw problem('"error" has no code and message');
+    return m as JSONRPCMessage;
+  }
+  throw problem("neither a request, a notification nor a response");
 }
 
 /**

@@ -8,7 +8,7 @@ import json
 import sys
 
 import httpx2
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp import Client, ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 cfg = json.loads(sys.argv[1])
@@ -38,6 +38,17 @@ async def drive(session):
     return out
 
 
+async def drive_client(client):
+    async with client:
+        tools = await client.list_tools()
+        return {
+            "protocol": client.protocol_version,
+            "tools": sorted(t.name for t in tools.tools),
+            "text": dump(await client.call_tool(*SCENARIOS["text"])),
+            "unknown": dump(await client.call_tool(*SCENARIOS["unknown"])),
+        }
+
+
 async def main():
     results = {}
     params = StdioServerParameters(command=cfg["binary"], args=[], env=cfg["env"])
@@ -48,6 +59,12 @@ async def main():
         async with streamable_http_client(cfg["url"], http_client=http) as streams:
             async with ClientSession(streams[0], streams[1]) as session:
                 results["http"] = await drive(session)
+    # The high-level Client in each way it settles the protocol: probing with server/discover (auto, its default),
+    # the initialize handshake (legacy), and 2026-07-28 adopted without a probe.
+    for mode in ("auto", "legacy", "2026-07-28"):
+        results[f"stdio-{mode}"] = await drive_client(Client(params, mode=mode))
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {cfg['token']}"}) as http:
+            results[f"http-{mode}"] = await drive_client(Client(streamable_http_client(cfg["url"], http_client=http), mode=mode))
     print(json.dumps(results))
 
 

@@ -49,6 +49,7 @@ test("the Server Card: public, its media type, every field the schema requires a
   expect(remote.type).toBe("streamable-http");
   expect(remote.url).toBe(PUBLIC);
   expect(remote.url).toMatch(/^(https?:\/\/[^\s]+|\{[a-zA-Z_][a-zA-Z0-9_]*\}[^\s]*)$/);
+  expect(remote.supportedProtocolVersions).toContain("2026-07-28");
   expect(remote.supportedProtocolVersions).toContain("2025-11-25");
   expect(remote.supportedProtocolVersions).toContain("2025-06-18");
   expect(remote.headers).toEqual([expect.objectContaining({ name: "Authorization", isRequired: true, isSecret: true })]);

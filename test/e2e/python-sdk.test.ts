@@ -1,7 +1,8 @@
 /**
  * The official Python SDK (`mcp` 2.3.0, what Python agent frameworks build
  * on), in a venv provision.sh makes, against the compiled binary over stdio
- * and over Streamable HTTP: it negotiates down to our protocol version, and
+ * and over Streamable HTTP: its ClientSession negotiates the 2025 handshake,
+ * its Client speaks 2026-07-28 (probing, or pinned) or the handshake, and
  * what such frameworks send (an argument of their own, every optional
  * parameter filled in with a neutral value) works; a binary read carries no
  * base64 and says how to get the bytes; a page says how to continue.
@@ -48,5 +49,15 @@ test("the Python SDK over stdio and Streamable HTTP: every call a framework woul
     expect(JSON.stringify(r.binary)).not.toContain("AAECA//+");
     expect(r.binary.structuredContent.next).toContain("include_binary: true");
     expect(r.page.structuredContent.next).toContain("continuation_token");
+  }
+  // The high-level Client: auto and a pinned 2026-07-28 speak 2026-07-28, legacy the handshake; the same tools and answers.
+  for (const transport of ["stdio", "http"] as const) {
+    for (const mode of ["auto", "legacy", "2026-07-28"] as const) {
+      const r = runs[`${transport}-${mode}`];
+      expect(r.protocol, `${transport} ${mode}`).toBe(mode === "legacy" ? "2025-11-25" : "2026-07-28");
+      expect(r.tools, `${transport} ${mode}`).toEqual(runs[transport].tools);
+      expect(r.text.structuredContent.text, `${transport} ${mode}`).toBe("hello python");
+      expect(r.unknown.structuredContent.ignored_parameters).toEqual(["wait_for_previous"]);
+    }
   }
 }, 120_000);

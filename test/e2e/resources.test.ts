@@ -69,9 +69,10 @@ test("resources/read is bounded like get_object read mode: 1 MiB, truncated with
   expect(first._meta).toMatchObject({ size: 3 * 1024 * 1024, truncated: true, next_offset: 1024 * 1024 });
 });
 
-test("a missing object is 'resource not found' (-32002) with the actionable text; other buckets obey the allowlist", async () => {
-  const missing = await session.client.readResource({ uri: uriOf("nope.txt") }).catch((e: { code: number; message: string }) => e);
-  expect((missing as { code: number }).code).toBe(-32002);
+test("a missing object is 'resource not found' (-32602 with the URI in its data, as 2026-07-28 has it) with the actionable text; other buckets obey the allowlist", async () => {
+  const missing = await session.client.readResource({ uri: uriOf("nope.txt") }).catch((e: { code: number; message: string; data?: { uri?: string } }) => e);
+  expect((missing as { code: number }).code).toBe(-32602);
+  expect((missing as { data?: { uri?: string } }).data?.uri).toBe(uriOf("nope.txt"));
   expect((missing as { message: string }).message).toContain("NoSuchKey");
   const limited = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
   try {

@@ -1,4 +1,7 @@
-/** The mechanism behind the cold-start figure: initialize + tools/list load no AWS SDK, no mime table, no tool module. */
+/**
+ * The mechanism behind the cold-start figure: the stdio start answers initialize + tools/list before the MCP SDK is
+ * loaded, and the SDK server built after loads no AWS SDK, no mime table, no tool module to list the tools.
+ */
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -9,6 +12,12 @@ test("answering tools/list loads neither the AWS SDK nor mime-types nor any tool
   const loaded = JSON.parse(out.stdout.toString());
   // The tools' schemas cost ~8 ms of a start, and registering them as much again: they load on the first call.
   expect(loaded).toEqual({ tools: 20, awsSdk: 0, smithy: 0, mimeTypes: 0, toolModules: 0, afterACall: true });
+});
+
+test("the stdio start answers initialize and tools/list before the MCP SDK, zod or the AWS SDK is loaded", () => {
+  const out = Bun.spawnSync([process.execPath, resolve(import.meta.dir, "../fixtures/early-list.ts")], { stderr: "pipe" });
+  expect(out.stderr.toString()).toBe("");
+  expect(JSON.parse(out.stdout.toString())).toEqual({ answered: [1, 2], tools: 21, mcpSdk: 0, zod: 0, awsSdk: 0 });
 });
 
 test("the check can fail: importing the storage client does load the SDK", () => {

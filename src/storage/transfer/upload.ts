@@ -124,17 +124,24 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     }
     uploadId = resumed?.uploadId;
     if (!resumed) {
+      stop.signal.throwIfAborted();
       creation.started();
       try {
-        const created = await client.send(
-          new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
-          { abortSignal: stop.signal },
-        );
+        // Not cut by a cancel: a create the store has already received may still start an upload after the client
+        // hangs up (a busy Ceph did, 1.6 s later), which nobody would know of. It is waited for (it is small; the
+        // request timeout bounds it), so its upload is kept or aborted below like any other.
+        const created = await client.send(new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }));
         creation.ended(created);
         uploadId = created.UploadId;
       } catch (err) {
         creation.ended(err, true);
         throw err;
+      }
+      if (stop.signal.aborted) {
+        // Cut while the store started it: no part sent, nothing worth keeping.
+        if (uploadId) await abortQuietly(s3, { bucket: req.bucket, key: req.key, upload_id: uploadId });
+        uploadId = undefined;
+        stop.signal.throwIfAborted();
       }
       // Recorded before any part goes: a process killed from here on leaves an upload the next call finds.
       // Not recorded (a state directory that cannot be written): not kept either, a cut aborts it as before.
