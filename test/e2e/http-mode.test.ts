@@ -198,7 +198,7 @@ test(`${signal} mid-call: the call in flight completes, new connections are refu
 test("the official conformance suite's server scenarios that apply pass against HTTP mode", async () => {
   const open = await startHttpBinary({ env: s3Env() });
   try {
-    for (const scenario of ["server-initialize", "ping", "tools-list", "dns-rebinding-protection"]) {
+    for (const scenario of ["server-initialize", "ping", "tools-list", "resources-list", "prompts-list", "dns-rebinding-protection"]) {
       const proc = Bun.spawn([process.execPath, join(import.meta.dir, "../../node_modules/@modelcontextprotocol/conformance/dist/index.js"), "server", "--url", open.url, "--scenario", scenario], { stdout: "pipe", stderr: "pipe" });
       const out = (await new Response(proc.stdout).text()).replace(/\x1b\[[0-9;]*m/g, "");
       await proc.exited;

@@ -56,7 +56,8 @@ test("the Inspector calls get_object and reads the object's text", () => {
 
 test("the Inspector sees the object template, lists resources and reads one", () => {
   const templates = inspector(["--method", "resources/templates/list"]);
-  expect(templates.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}"]);
+  // Objects, and the skills' files (the prompts' recipes as skills: mcp/skills.ts).
+  expect(templates.resourceTemplates.map((t: { uriTemplate: string }) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}", "skill://{+path}"]);
   // Limited to the test's bucket: resources/list shows the first few buckets only.
   const listed = inspector(["--method", "resources/list"], { STORE_BUCKETS: bucket });
   expect(listed.resources.map((r: { uri: string }) => r.uri)).toContain(`s3://${bucket}/notes/hello.txt`);

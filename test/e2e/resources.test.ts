@@ -34,7 +34,8 @@ const uriOf = (key: string) => `s3://${bucket}/${key.split("/").map(encodeURICom
 
 test("the server offers the object template and lists a bounded set of objects", async () => {
   const { resourceTemplates } = await session.client.listResourceTemplates();
-  expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}"]);
+  // Objects, and the skills' files (the prompts' recipes as skills: mcp/skills.ts).
+  expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(["s3://{bucket}/{+key}", "skill://{+path}"]);
   const { resources } = await session.client.listResources();
   // Objects, and the object browser's page (an MCP App view, listed as hosts expect).
   expect(resources.filter((r) => r.uri.startsWith("s3://")).length).toBeLessThanOrEqual(LISTED_BUCKETS * LISTED_PER_BUCKET);
