@@ -249,10 +249,12 @@ async function describeMachine(): Promise<string> {
   const cpu = (await Bun.file("/proc/cpuinfo").text()).match(/model name\s*:\s*(.+)/)?.[1] ?? "unknown CPU";
   const memGb = Math.round(Number((await Bun.file("/proc/meminfo").text()).match(/MemTotal:\s+(\d+)/)?.[1]) / 2 ** 20);
   const os = (await Bun.file("/etc/os-release").text()).match(/PRETTY_NAME="(.+)"/)?.[1] ?? process.platform;
-  const rclone = Bun.spawnSync(["rclone", "version"]).stdout.toString().split("\n")[0];
-  const node = Bun.spawnSync(["node", "--version"]).stdout.toString().trim();
-  const ceph = Bun.spawnSync(["ceph", "--version"]).stdout.toString().match(/version ([\d.]+)/)?.[1];
-  const aws = Bun.spawnSync([AWS_CLI, "--version"]).stdout.toString().trim().split(" ")[0];
+  // The reference CLIs are installed by `provision.sh bench`; a partial run (BENCH_ONLY) may go without them.
+  const versionOf = (cmd: string[]) => (Bun.which(cmd[0]!) ? Bun.spawnSync(cmd).stdout.toString() : `${cmd[0]} not installed`);
+  const rclone = versionOf(["rclone", "version"]).split("\n")[0];
+  const node = versionOf(["node", "--version"]).trim();
+  const ceph = versionOf(["ceph", "--version"]).match(/version ([\d.]+)/)?.[1];
+  const aws = versionOf([AWS_CLI, "--version"]).trim().split(" ")[0];
   return `${os}, ${navigator.hardwareConcurrency} × ${cpu}, ${memGb} GiB RAM; bun ${Bun.version}, node ${node}, ${rclone}, ${aws}, Ceph RGW ${ceph} (memstore)`;
 }
 

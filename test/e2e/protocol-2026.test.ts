@@ -257,3 +257,62 @@ describe("2026-07-28 confirmations as input_required", () => {
     expect(deletes.filter((l) => l.outcome === "ok").length).toBeGreaterThanOrEqual(5);
   });
 });
+
+describe("remote mode on 2026-07-28: the edge and the long calls as on 2025", () => {
+  test("a call past the budget answers a job handle; job_status waits for the result; a caller over its rate gets 429; Host and batches are checked first", async () => {
+    const slow = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_DIR: "off", STORE_CALLER_RATE: "off" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+    const client = await overHttp("pinned", slow.url);
+    try {
+      proxy.set({ kind: "throttle", bytesPerSecond: 6 * MiB });
+      const handed = await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "job/big.bin" } });
+      const job = structured(handed).job as { id: string } | undefined;
+      expect(job?.id, text(handed)).toBeDefined();
+      let status = await client.callTool({ name: "job_status", arguments: { job_id: job!.id, wait_seconds: 20 } });
+      for (let i = 0; i < 5 && (structured(status).job as { state: string }).state === "running"; i++) status = await client.callTool({ name: "job_status", arguments: { job_id: job!.id, wait_seconds: 20 } });
+      proxy.set({ kind: "pass" });
+      expect(structured(status).job).toMatchObject({ state: "done", tool: "get_object" });
+      expect(readFileSync(join(dir, "job", "big.bin")).length).toBe(24 * MiB);
+    } finally {
+      proxy.set({ kind: "pass" });
+      await client.close();
+      await slow.stop();
+    }
+    const OTHER = "protocol-2026-other-token-012345";
+    const limited = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN},other:${OTHER}`, STORE_CALLER_RATE: "2", STORE_CALLER_BURST: "2" } });
+    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(limited.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list", ...headers }, body: JSON.stringify(body) });
+    try {
+      const list = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } };
+      // Another caller's (each caller has its own rate): a foreign Host, then a batch.
+      expect((await post(list, { host: "evil.example", authorization: `Bearer ${OTHER}` })).status).toBe(403);
+      expect((await post([list, { ...list, id: 2 }], { authorization: `Bearer ${OTHER}` })).status).toBe(400);
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await post({ ...list, id: 10 + i })).status);
+      expect(statuses.slice(0, 2)).toEqual([200, 200]);
+      expect(statuses.at(-1)).toBe(429);
+    } finally {
+      await limited.stop();
+    }
+  }, 90_000);
+
+  test("SIGTERM while a 2026-07-28 call runs: it is answered (done, or 'shutting down' after the grace), the process exits 0", async () => {
+    const server = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_DIR: "off", STORE_SHUTDOWN_GRACE_MS: "500" }, args: ["--allowed-dir", dir] });
+    const client = await overHttp("pinned", server.url);
+    try {
+      proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
+      const pending = client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "term/big.bin" } }).then(
+        (r) => text(r),
+        (e: Error) => e.message,
+      );
+      await Bun.sleep(700);
+      const code = await server.stop();
+      expect(code).toBe(0);
+      expect(await pending).toMatch(/shutting down/i);
+      expect(existsSync(join(dir, "term")) ? readdirSync(join(dir, "term")) : []).toEqual([]);
+    } finally {
+      proxy.set({ kind: "pass" });
+      await client.close().catch(() => {});
+    }
+  }, 60_000);
+});
