@@ -1,9 +1,10 @@
 /**
  * MCP over Streamable HTTP at /mcp, stateless: every POST gets a fresh MCP
- * server (the tools its caller may use) and the SDK's web-standard
- * transport without sessions, so any replica behind a load balancer can
- * answer any request and nothing is kept between requests. A plain call is
- * answered with JSON; a call that asked for progress gets an SSE stream.
+ * server (the tools its caller may use) — a 2026-07-28 request through the
+ * SDK's per-request handler, a 2025 one through its web-standard transport
+ * without sessions — so any replica behind a load balancer can answer any
+ * request and nothing is kept between requests. A plain call is answered
+ * with JSON; a call that sends progress gets an SSE stream.
  *
  * In front of the MCP layer: Host and Origin checks (DNS rebinding), CORS
  * only for configured origins, a bounded body, authentication (auth/), a 403
@@ -78,13 +79,13 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   // Counted in the shared state store when there is one (every replica enforces one limit), else here.
   const limits: Limiter = config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
   const resource = new URL(config.resourceUrl);
-  // The Server Card and the catalog: public, before any token is asked for.
   // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
   // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).
   const modern = createMcpHandler((ctx) => {
     const { caller, leases } = ctx.authInfo!.extra as ModernRequest;
     return deps.serverFor(caller, leases);
   }, { legacy: "reject", onerror: (err) => log.debug(`http: ${logValue(err.message)}`) });
+  // The Server Card and the catalog: public, before any token is asked for.
   const discover = discovery(config.resourceUrl, [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS], config.tokens.length > 0 || config.oauth !== undefined);
   const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
   const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
