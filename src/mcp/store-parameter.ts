@@ -20,5 +20,12 @@ export function sourceStoreParameter(names: string[]) {
 /** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */
 export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolDefinition {
   if (tool.storeless) return tool;
-  return { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) };
+  // Made once per tool and set of stores: remote mode builds a server per request.
+  const key = names.join(",");
+  let byStores = withStores.get(tool);
+  if (!byStores) withStores.set(tool, (byStores = new Map()));
+  let found = byStores.get(key);
+  if (!found) byStores.set(key, (found = { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) }));
+  return found;
 }
+const withStores = new WeakMap<ToolDefinition, Map<string, ToolDefinition>>();
