@@ -9,6 +9,13 @@
  * unknown one. Ended jobs are kept an hour, at most 100 per caller (the
  * oldest ended go first). rclone's remote-control jobs (fs/rc/jobs) are the
  * shape: an id per async call, status, stop, results kept for a while.
+ *
+ * With a share (--state-url: transports/shared-jobs.ts) every replica sees
+ * every job: a running job's record is written each second (progress, and
+ * that its replica is alive), an ended one's with its answer; a job this
+ * replica does not run is read from the share, waited for on its "ended"
+ * event, cancelled through it, and reported interrupted when its replica
+ * stopped renewing it.
  */
 import { stopForGood } from "../runtime/kept-transfers.ts";
 import { randomBytes } from "node:crypto";
@@ -19,6 +26,8 @@ export type { JobProgress, JobState, JobView } from "../tools/types.ts";
 
 interface Job {
   id: string;
+  /** The arguments it was called with: what an interrupted job's caller calls again. */
+  args: Record<string, unknown>;
   owner: string;
   tool: string;
   started: Date;
@@ -34,6 +43,33 @@ interface Job {
 /** How long an ended job's result is kept, and how many jobs one caller may have. */
 export const JOB_KEPT_MS = 60 * 60 * 1000;
 export const JOBS_PER_CALLER = 100;
+/** How often a running job's record is written to the share (progress, and that its replica lives). */
+const SHARE_EVERY_MS = 1_000;
+
+/** A job as the replicas share it. */
+export interface SharedJob {
+  view: JobView;
+  owner: string;
+  args: Record<string, unknown>;
+  result?: CallToolResult;
+  /** On reading: whether its replica still renews it (a running job only). */
+  alive?: boolean;
+}
+
+/** Where jobs are shared with the other replicas (--state-url). Reads throw an ActionableError when it cannot answer. */
+export interface JobShare {
+  /** Writes a job's record (best effort: a running job is written again each second, an ended one until it lands). */
+  save(job: SharedJob): void;
+  load(id: string): Promise<SharedJob | undefined>;
+  /** A caller's jobs, newest first. */
+  listOf(owner: string, max: number): Promise<SharedJob[]>;
+  /** Asks the replica running the job to cancel it. */
+  cancel(id: string): Promise<void>;
+  /** Resolves when the job is said to have ended, after `ms`, or on `signal` (whichever first; callers look again). */
+  ended(id: string, ms: number, signal: AbortSignal): Promise<void>;
+  /** Told of cancels of jobs, to cancel those this replica runs. */
+  onCancel(handler: (id: string) => void): void;
+}
 /** The ids this server makes: job_ and 16 random bytes, base64url. */
 const JOB_ID = /^job_[A-Za-z0-9_-]{22}$/;
 
@@ -47,18 +83,29 @@ export class JobRegistry {
   constructor(
     private readonly now: () => number = Date.now,
     private readonly unknownJob?: (id: string) => void,
-  ) {}
+    private readonly share?: JobShare,
+  ) {
+    share?.onCancel((id) => {
+      const job = this.#jobs.get(id);
+      if (job) void this.cancel(job.owner, id);
+    });
+  }
 
   /** Takes over a call's running work; `cancelled(result)` tells an answer that came from a cancel. */
-  adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress }, cancelled: (result: CallToolResult) => boolean): JobView {
+  adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress; args?: Record<string, unknown> }, cancelled: (result: CallToolResult) => boolean): JobView {
     // Room for the one being added: at most JOBS_PER_CALLER with it.
     this.#sweep(owner, 1);
-    const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer };
+    const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, args: work.args ?? {}, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer };
     this.#jobs.set(job.id, job);
+    const shared = () => this.share?.save({ view: view(job), owner, args: job.args, ...(job.result ? { result: job.result } : {}) });
+    shared();
+    const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
     void work.answer.then((result) => {
       job.result = result;
       job.ended = new Date(this.now());
       job.state = job.abort.signal.aborted && cancelled(result) ? "cancelled" : result.isError ? "failed" : "done";
+      clearInterval(writing);
+      shared();
     });
     return view(job);
   }
@@ -73,7 +120,7 @@ export class JobRegistry {
   /** Waits up to `waitMs` for the job to end: its view, with the answer once it has one. */
   async status(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
     const job = this.#own(owner, id);
-    if (!job) return undefined;
+    if (!job) return this.#sharedStatus(owner, id, waitMs, signal);
     if (job.state === "running" && waitMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const gaveUp = new Promise<void>((resolve) => {
@@ -87,10 +134,25 @@ export class JobRegistry {
     return { job: view(job), ...(job.result ? { result: job.result } : {}) };
   }
 
-  /** Aborts a running job (its work cleans up as a cancelled call does) and waits for it to end. */
+  /** Another replica's job, from the share: waited for on its "ended" event; interrupted when its replica went silent. */
+  async #sharedStatus(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
+    if (!this.share) return undefined;
+    const until = this.now() + waitMs;
+    for (;;) {
+      const found = await this.share.load(id);
+      if (!found || found.owner !== owner) return undefined;
+      if (found.view.state !== "running") return { job: found.view, ...(found.result ? { result: found.result } : {}) };
+      if (!found.alive) return interrupted(found);
+      const left = until - this.now();
+      if (left <= 0 || signal.aborted) return { job: found.view };
+      await this.share.ended(id, left, signal);
+    }
+  }
+
+  /** Aborts a running job (its work cleans up as a cancelled call does) and waits for it to end; another replica's through the share. */
   async cancel(owner: string, id: string): Promise<JobView | undefined> {
     const job = this.#own(owner, id);
-    if (!job) return undefined;
+    if (!job) return this.#sharedCancel(owner, id);
     if (job.state === "running") {
       // For good: what a cut would keep to resume (a multipart upload, a download's temp file) is cleaned up.
       job.abort.abort(stopForGood(Object.assign(new Error("The job was cancelled (cancel_job)."), { name: "AbortError" })));
@@ -99,13 +161,27 @@ export class JobRegistry {
     return view(job);
   }
 
-  /** The caller's jobs, newest first. */
-  list(owner: string): JobView[] {
-    this.#sweep(owner);
-    return [...this.#jobs.values()].filter((j) => j.owner === owner).sort((a, b) => b.started.getTime() - a.started.getTime()).slice(0, JOBS_PER_CALLER).map(view);
+  async #sharedCancel(owner: string, id: string): Promise<JobView | undefined> {
+    if (!this.share) return undefined;
+    const found = await this.share.load(id);
+    if (!found || found.owner !== owner) return undefined;
+    if (found.view.state !== "running") return found.view;
+    if (!found.alive) return interrupted(found).job;
+    await this.share.cancel(id);
+    // Its replica cancels it and writes its end: waited for as job_status waits (longer than a clean-up takes).
+    const ended = await this.#sharedStatus(owner, id, 10_000, new AbortController().signal);
+    return ended?.job ?? found.view;
   }
 
-  /** Forgets ended jobs past their hour, then the oldest ended ones beyond the caller's hundred. */
+  /** The caller's jobs, newest first: this replica's, and with a share every replica's. */
+  async list(owner: string): Promise<JobView[]> {
+    this.#sweep(owner);
+    const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).map(view);
+    const shared = this.share ? (await this.share.listOf(owner, JOBS_PER_CALLER)).map((j) => (j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view)) : [];
+    const byId = new Map([...shared, ...mine].map((j) => [j.id, j]));
+    return [...byId.values()].sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at)).slice(0, JOBS_PER_CALLER);
+  }
+
   /** Drops ended jobs past the hour, and the caller's oldest ended ones beyond JOBS_PER_CALLER less `room`. */
   #sweep(owner: string, room = 0): void {
     const cutoff = this.now() - JOB_KEPT_MS;
@@ -118,4 +194,12 @@ export class JobRegistry {
 
 function view(job: Job): JobView {
   return { id: job.id, tool: job.tool, state: job.state, started_at: job.started.toISOString(), ...(job.ended ? { ended_at: job.ended.toISOString() } : {}), progress: { ...job.progress } };
+}
+
+/** A job whose replica stopped renewing it (crash, kill, OOM): what the caller does next is call the tool again. */
+function interrupted(found: SharedJob): { job: JobView; result: CallToolResult } {
+  const job: JobView = { ...found.view, state: "interrupted" };
+  const again = `call ${job.tool} again with the same arguments (${JSON.stringify(found.args).slice(0, 1_000)}): a transfer continues from what was kept, a bulk job skips what is done.`;
+  const text = `JobInterrupted: the replica running job ${job.id} (${job.tool}) stopped before the job ended (a crash, a kill or a restart). Next: ${again}`;
+  return { job, result: { content: [{ type: "text", text }], isError: true, structuredContent: { next: again } } };
 }

@@ -159,7 +159,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       toClient.close();
       // A question for the user cannot reach them through a job (the call that could carry it has been answered).
       const result = answer.then((r) => (isInputRequiredResult(r) ? unconfirmedJob(tool.name) : r));
-      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress }, (r) => r.isError === true);
+      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress, args }, (r) => r.isError === true);
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
       return handBack(job, budget, meta);
     } finally {

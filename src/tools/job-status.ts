@@ -3,7 +3,7 @@ import { ActionableError } from "../runtime/errors.ts";
 import { defineTool, type JobView, type ToolOutput } from "./types.ts";
 
 export const jobId = z.string().min(1).max(100);
-export const jobShape = z.object({ id: z.string(), tool: z.string(), state: z.enum(["running", "done", "failed", "cancelled"]), started_at: z.string(), ended_at: z.string().optional(), progress: z.object({ done_bytes: z.number().optional(), total_bytes: z.number().optional(), done_objects: z.number().optional(), total_objects: z.number().optional(), message: z.string().optional() }) });
+export const jobShape = z.object({ id: z.string(), tool: z.string(), state: z.enum(["running", "done", "failed", "cancelled", "interrupted"]), started_at: z.string(), ended_at: z.string().optional(), progress: z.object({ done_bytes: z.number().optional(), total_bytes: z.number().optional(), done_objects: z.number().optional(), total_objects: z.number().optional(), message: z.string().optional() }) });
 
 export function noSuchJob(id: string): ActionableError {
   return new ActionableError({ resource: id, code: "NoSuchJob", message: "No job of yours has this id (a job's result is kept an hour after it ends).", hint: "call list_jobs for your jobs; if it is gone, call the original tool again (bulk tools and transfers skip what is done)." });

@@ -66,7 +66,8 @@ export interface ToolAnnotations {
 }
 
 
-export type JobState = "running" | "done" | "failed" | "cancelled";
+/** interrupted: its replica stopped before it ended (jobs shared across replicas, --state-url). */
+export type JobState = "running" | "done" | "failed" | "cancelled" | "interrupted";
 
 /** What a job has done so far, in the units its tool reports. */
 export interface JobProgress {
@@ -101,7 +102,7 @@ export interface CallerJobs {
   status(id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: JobAnswer } | undefined>;
   /** Stops it with a cancelled call's clean-up, and waits for that. */
   cancel(id: string): Promise<JobView | undefined>;
-  list(): JobView[];
+  list(): Promise<JobView[]>;
 }
 
 /** MCP content blocks a tool may return besides its text summary. */

@@ -19,7 +19,8 @@ import { createStoreStorages } from "../storage/index.ts";
 import { TOOL_GROUPS, missingScope } from "../access/policy.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
-import { JobRegistry } from "../mcp/jobs.ts";
+import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
+import { SharedJobs } from "./shared-jobs.ts";
 import type { Storage } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
@@ -29,14 +30,20 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
-  // One registry for the process: each request gets a server of its own, a job outlives it. (A job lives in one replica.)
-  // Jobs live in this process: a well-formed id it does not know may be another replica's (one hint a minute in the log).
+  // One registry for the process: each request gets a server of its own, a job outlives it. With --state-url every
+  // replica sees every job (shared-jobs.ts); without, a job lives in its replica, and a well-formed id this one does not
+  // know may be another's (one hint a minute in the log).
   let hintedAt = -Infinity;
-  const jobs = new JobRegistry(Date.now, () => {
-    if (performance.now() - hintedAt < 60_000) return;
-    hintedAt = performance.now();
-    log.info("job_status / cancel_job for a job id this replica does not know: with several replicas, a job is known only to the one that runs it (jobs across replicas are not shared yet; route a caller's requests to one replica, e.g. sticky sessions)");
-  });
+  const share = http.stateUrl ? new SharedJobs(http.stateUrl, JOB_KEPT_MS, log) : undefined;
+  const jobs = new JobRegistry(
+    Date.now,
+    () => {
+      if (share || performance.now() - hintedAt < 60_000) return;
+      hintedAt = performance.now();
+      log.info("job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)");
+    },
+    share,
+  );
   const jsonSchemaValidator = new LazyJsonSchemaValidator();
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;

@@ -11,7 +11,7 @@ test("another caller's id is unknown; the owner gets the answer", async () => {
   await Bun.sleep(0);
   expect(await jobs.status("bob", job.id, 0, new AbortController().signal)).toBeUndefined();
   expect(await jobs.cancel("bob", job.id)).toBeUndefined();
-  expect(jobs.list("bob")).toEqual([]);
+  expect(await jobs.list("bob")).toEqual([]);
   const mine = await jobs.status("alice", job.id, 0, new AbortController().signal);
   expect(mine?.job.state).toBe("done");
   expect(mine?.result?.content[0]).toMatchObject({ text: "stored" });
@@ -27,12 +27,12 @@ test("a caller keeps at most 100 jobs (the oldest ended go first), and ended job
     jobs.adopt("alice", "find_objects", new Date(now), ended(), isError);
     await Bun.sleep(0);
   }
-  const listed = jobs.list("alice");
+  const listed = await jobs.list("alice");
   // Exactly the cap: listing does not drop one more than adding needs.
   expect(listed.length).toBe(JOBS_PER_CALLER);
   expect(listed.some((j) => j.id === first.id)).toBe(false);
   now += JOB_KEPT_MS + 1;
-  expect(jobs.list("alice")).toEqual([]);
+  expect(await jobs.list("alice")).toEqual([]);
 });
 
 test("cancel aborts the work, waits for its clean-up, and the job says cancelled; waiting gives up after wait_seconds", async () => {

@@ -1,0 +1,121 @@
+/**
+ * Jobs shared by two replicas through a real redis-server (--state-url): a
+ * long call handed back as a job on one replica is waited for, listed and
+ * cancelled through the other; a replica killed mid-job leaves it reported
+ * interrupted on the other, whose `next` (the same call again) resumes it and
+ * finishes the file byte-exact; another caller sees none of it.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
+import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { startRedis, type Redis } from "../helpers/redis.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+
+const MiB = 1024 * 1024;
+const ALICE = "shared-jobs-alice-token-0123456789";
+const BOB = "shared-jobs-bob-token-0123456789ab";
+const DATA = randomBytes(24 * MiB, 46);
+let redis: Redis;
+let proxy: FaultProxy;
+let bucket: string;
+let dir: string;
+let replicas: HttpBinary[];
+
+type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] };
+const text = (r: Result) => (r.content ?? []).map((c) => c.text ?? "").join("\n");
+
+const start = () => startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_STATE_URL: redis.url, STORE_STATE_DIR: join(dir, ".state"), STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+
+beforeAll(async () => {
+  redis = await startRedis();
+  proxy = await startFaultProxy(s3().endpoint);
+  bucket = await freshBucket("sharedjobs");
+  dir = tempDir("shared-jobs");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: DATA }));
+  replicas = await Promise.all([start(), start()]);
+}, 60_000);
+afterAll(async () => {
+  for (const r of replicas ?? []) r.proc.kill("SIGKILL");
+  await proxy?.stop();
+  await redis?.stop();
+});
+
+/** A download handed back as a job on `replica`: its id. */
+async function startJob(replica: HttpBinary, path: string): Promise<string> {
+  const client = await connectHttp(replica.url, ALICE);
+  try {
+    const r = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: path } })) as Result;
+    const id = (r.structuredContent?.job as { id?: string } | undefined)?.id;
+    if (!id) throw new Error(`not handed back: ${text(r)}`);
+    return id;
+  } finally {
+    await client.close();
+  }
+}
+
+test("a job started on one replica: its status, the wait for its result, and list_jobs through the other; another caller sees nothing", async () => {
+  proxy.set({ kind: "throttle", bytesPerSecond: 4 * MiB });
+  const id = await startJob(replicas[0]!, "one/big.bin");
+  const other = await connectHttp(replicas[1]!.url, ALICE);
+  const bob = await connectHttp(replicas[1]!.url, BOB);
+  try {
+    const listed = (await other.callTool({ name: "list_jobs", arguments: {} })) as Result;
+    expect((listed.structuredContent!.jobs as { id: string; state: string }[]).find((j) => j.id === id)?.state).toBe("running");
+    expect(((await bob.callTool({ name: "job_status", arguments: { job_id: id } })) as Result).isError).toBe(true);
+    expect(((await bob.callTool({ name: "list_jobs", arguments: {} })) as Result).structuredContent!.jobs).toEqual([]);
+    let status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 30 } })) as Result;
+    for (let i = 0; i < 5 && (status.structuredContent!.job as { state: string }).state === "running"; i++) status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 30 } })) as Result;
+    expect(status.structuredContent!.job).toMatchObject({ id, state: "done", tool: "get_object" });
+    expect(status.structuredContent).toMatchObject({ local_path: join(dir, "one/big.bin") });
+    expect(sha256(readFileSync(join(dir, "one/big.bin")))).toBe(sha256(DATA));
+  } finally {
+    proxy.set({ kind: "pass" });
+    await Promise.all([other.close(), bob.close()]);
+  }
+}, 90_000);
+
+test("cancel_job through the other replica reaches the one running the job within a second or two: cancelled, nothing left at the path", async () => {
+  proxy.set({ kind: "throttle", bytesPerSecond: 1 * MiB });
+  const id = await startJob(replicas[0]!, "two/big.bin");
+  const other = await connectHttp(replicas[1]!.url, ALICE);
+  try {
+    const asked = performance.now();
+    const r = (await other.callTool({ name: "cancel_job", arguments: { job_id: id } })) as Result;
+    expect(performance.now() - asked).toBeLessThan(5_000);
+    expect(JSON.stringify(r.structuredContent)).toContain('"cancelled"');
+    expect(existsSync(join(dir, "two/big.bin"))).toBe(false);
+  } finally {
+    proxy.set({ kind: "pass" });
+    await other.close();
+  }
+}, 60_000);
+
+test("the replica running a job is killed (kill -9): the other reports it interrupted, and the same call again through it finishes the file byte-exact", async () => {
+  proxy.set({ kind: "throttle", bytesPerSecond: 1 * MiB });
+  const id = await startJob(replicas[0]!, "three/big.bin");
+  await Bun.sleep(1_500);
+  replicas[0]!.proc.kill("SIGKILL");
+  await replicas[0]!.proc.exited;
+  const other = await connectHttp(replicas[1]!.url, ALICE);
+  try {
+    let status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 20 } })) as Result;
+    // Each wait is the call budget here (1 s); a silent replica's job is seen interrupted within ~6 s of its last word.
+    const killedAt = performance.now();
+    while ((status.structuredContent!.job as { state: string }).state === "running" && performance.now() - killedAt < 15_000) status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 20 } })) as Result;
+    expect(status.structuredContent!.job).toMatchObject({ id, state: "interrupted" });
+    expect(performance.now() - killedAt).toBeLessThan(10_000);
+    expect(text(status)).toContain("JobInterrupted");
+    expect(String(status.structuredContent!.next)).toContain("call get_object again with the same arguments");
+    proxy.set({ kind: "pass" });
+    const again = (await other.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "three/big.bin" } })) as Result;
+    expect(again.isError, text(again)).toBeFalsy();
+    expect(sha256(readFileSync(join(dir, "three/big.bin")))).toBe(sha256(DATA));
+  } finally {
+    proxy.set({ kind: "pass" });
+    await other.close();
+  }
+}, 90_000);
