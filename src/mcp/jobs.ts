@@ -75,6 +75,8 @@ const JOB_ID = /^job_[A-Za-z0-9_-]{22}$/;
 
 export class JobRegistry {
   readonly #jobs = new Map<string, Job>();
+  /** Set when the process stops: jobs it cuts from then on end interrupted (to be called again), not failed. */
+  #stopping = false;
 
   /**
    * `unknownJob`: told of an id shaped like this server's own that no job here has (with several replicas and no
@@ -101,13 +103,32 @@ export class JobRegistry {
     shared();
     const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
     void work.answer.then((result) => {
-      job.result = result;
       job.ended = new Date(this.now());
-      job.state = job.abort.signal.aborted && cancelled(result) ? "cancelled" : result.isError ? "failed" : "done";
+      if (this.#stopping && result.isError && !job.abort.signal.aborted) {
+        const cut = interrupted({ view: view(job), owner, args: job.args }, "was stopped (a restart or a scale-down) before the job ended");
+        [job.state, job.result] = ["interrupted", cut.result];
+      } else {
+        job.result = result;
+        job.state = job.abort.signal.aborted && cancelled(result) ? "cancelled" : result.isError ? "failed" : "done";
+      }
       clearInterval(writing);
       shared();
     });
     return view(job);
+  }
+
+  /** The process is stopping: the jobs its shutdown cuts end interrupted, and say so (shared: in their records). */
+  stopping(): void {
+    this.#stopping = true;
+  }
+
+  /** Waits up to `ms` for the running jobs to end (a stopping process gives them its grace time). */
+  async settled(ms: number): Promise<void> {
+    const running = [...this.#jobs.values()].filter((j) => j.state === "running").map((j) => j.answer);
+    if (running.length === 0 || ms <= 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   /** The caller's job, or undefined (an unknown id and another caller's id are the same answer). */
@@ -197,9 +218,9 @@ function view(job: Job): JobView {
 }
 
 /** A job whose replica stopped renewing it (crash, kill, OOM): what the caller does next is call the tool again. */
-function interrupted(found: SharedJob): { job: JobView; result: CallToolResult } {
+function interrupted(found: SharedJob, how = "stopped before the job ended (a crash, a kill or a restart)"): { job: JobView; result: CallToolResult } {
   const job: JobView = { ...found.view, state: "interrupted" };
   const again = `call ${job.tool} again with the same arguments (${JSON.stringify(found.args).slice(0, 1_000)}): a transfer continues from what was kept, a bulk job skips what is done.`;
-  const text = `JobInterrupted: the replica running job ${job.id} (${job.tool}) stopped before the job ended (a crash, a kill or a restart). Next: ${again}`;
+  const text = `JobInterrupted: the replica running job ${job.id} (${job.tool}) ${how}. Next: ${again}`;
   return { job, result: { content: [{ type: "text", text }], isError: true, structuredContent: { next: again } } };
 }

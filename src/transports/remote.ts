@@ -77,7 +77,15 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     if (stopping) return;
     stopping = true;
     log.info(`shutting down (${why}): no new requests, up to ${http.shutdownGraceMs} ms for calls in flight`);
-    await server.shutdown(http.shutdownGraceMs, () => calls.shutdown(5_000));
+    const graceEnds = performance.now() + http.shutdownGraceMs;
+    await server.shutdown(http.shutdownGraceMs, async () => {
+      // Jobs get the same grace as requests; what is cut after it is a restart's doing, and its jobs say so (interrupted).
+      await jobs.settled(graceEnds - performance.now());
+      jobs.stopping();
+      return calls.shutdown(5_000);
+    });
+    // Jobs cut by the shutdown have ended (cancelled, their transfers kept to resume): their records say so before the exit.
+    await share?.flush(2_000);
     process.exit(0);
   };
   // A service's SIGHUP reloads (log rotation: the audit log is opened anew); SIGTERM and SIGINT stop it.

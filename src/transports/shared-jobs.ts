@@ -36,6 +36,7 @@ export class SharedJobs implements JobShare {
   #onCancel: (id: string) => void = () => {};
   /** Ended records not yet written (the store was away), retried once a second. */
   readonly #unwritten = new Map<string, SharedJob>();
+  readonly #inFlight = new Set<Promise<unknown>>();
   #retry: ReturnType<typeof setInterval> | undefined;
 
   constructor(
@@ -58,7 +59,7 @@ export class SharedJobs implements JobShare {
       this.#client.send("ZADD", [`smcp:jobs:${job.owner}`, String(Date.parse(job.view.started_at)), job.view.id]),
       this.#client.send("PEXPIRE", [`smcp:jobs:${job.owner}`, String(RUNNING_KEPT_MS)]),
     ];
-    void Promise.all(writes).then(
+    const written = Promise.all(writes).then(
       () => {
         this.#unwritten.delete(job.view.id);
         if (!running) void this.#client.send("PUBLISH", [CHANNEL, JSON.stringify({ ended: job.view.id })]).catch(() => {});
@@ -68,6 +69,15 @@ export class SharedJobs implements JobShare {
         if (!running) this.#keepForLater(job);
       },
     );
+    this.#inFlight.add(written);
+    void written.finally(() => this.#inFlight.delete(written));
+  }
+
+  /** Waits up to `ms` for the writes under way (a stopping replica's last words about its jobs). */
+  async flush(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([Promise.allSettled([...this.#inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
   }
 
   async load(id: string): Promise<SharedJob | undefined> {

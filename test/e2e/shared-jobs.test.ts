@@ -119,3 +119,53 @@ test("the replica running a job is killed (kill -9): the other reports it interr
     await other.close();
   }
 }, 90_000);
+
+test("a replica stopped (SIGTERM) past its grace marks its jobs interrupted at once; the other reports it without waiting for the heartbeat", async () => {
+  const stopping = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_STATE_URL: redis.url, STORE_STATE_DIR: join(dir, ".state"), STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off", STORE_SHUTDOWN_GRACE_MS: "300" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+  proxy.set({ kind: "throttle", bytesPerSecond: 1 * MiB });
+  const other = await connectHttp(replicas[1]!.url, ALICE);
+  try {
+    const id = await startJob(stopping, "four/big.bin");
+    expect(await stopping.stop()).toBe(0);
+    const asked = performance.now();
+    const status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 0 } })) as Result;
+    expect(status.structuredContent!.job).toMatchObject({ id, state: "interrupted" });
+    expect(text(status)).toContain("was stopped (a restart or a scale-down)");
+    expect(performance.now() - asked).toBeLessThan(2_000);
+  } finally {
+    proxy.set({ kind: "pass" });
+    await other.close();
+  }
+}, 60_000);
+
+test("the state store down mid-job: calls without jobs are served, another replica's job answers StateStoreUnavailable; back up, the job's record is there again and ends done", async () => {
+  const owner = await start();
+  proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
+  const other = await connectHttp(replicas[1]!.url, ALICE);
+  try {
+    const id = await startJob(owner, "five/big.bin");
+    await redis.stop();
+    const plain = (await other.callTool({ name: "list_buckets", arguments: {} })) as Result;
+    expect(plain.isError, text(plain)).toBeFalsy();
+    const down = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 0 } })) as Result;
+    expect(down.isError).toBe(true);
+    expect(text(down)).toContain("StateStoreUnavailable");
+    await redis.start();
+    // (The proxy is left as it is: changing it would drop the download's connections.)
+    // The owner's next write (each second while running, its end retried each second) brings the record back.
+    let state = "";
+    let said = "";
+    for (let i = 0; i < 40 && !["done", "failed", "cancelled", "interrupted"].includes(state); i++) {
+      await Bun.sleep(500);
+      const r = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 1 } })) as Result;
+      state = (r.structuredContent?.job as { state?: string } | undefined)?.state ?? "";
+      said = text(r);
+    }
+    expect(state, said).toBe("done");
+    expect(sha256(readFileSync(join(dir, "five/big.bin")))).toBe(sha256(DATA));
+  } finally {
+    proxy.set({ kind: "pass" });
+    await other.close();
+    owner.proc.kill("SIGKILL");
+  }
+}, 90_000);
