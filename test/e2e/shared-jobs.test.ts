@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { startNginx } from "../helpers/nginx.ts";
 import { startRedis, type Redis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -44,9 +45,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-/** A download handed back as a job on `replica`: its id. */
-async function startJob(replica: HttpBinary, path: string): Promise<string> {
-  const client = await connectHttp(replica.url, ALICE);
+/** A download handed back as a job on `replica` (or through a proxy's URL): its id. */
+async function startJob(replica: HttpBinary | string, path: string): Promise<string> {
+  const client = await connectHttp(typeof replica === "string" ? replica : replica.url, ALICE);
   try {
     const r = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: path } })) as Result;
     const id = (r.structuredContent?.job as { id?: string } | undefined)?.id;
@@ -57,9 +58,18 @@ async function startJob(replica: HttpBinary, path: string): Promise<string> {
   }
 }
 
-test("a job started on one replica: its status, the wait for its result, and list_jobs through the other; another caller sees nothing", async () => {
+test("a job started through nginx is known to both replicas; its status, the wait for its result and list_jobs through the other; another caller sees nothing", async () => {
   proxy.set({ kind: "throttle", bytesPerSecond: 4 * MiB });
-  const id = await startJob(replicas[0]!, "one/big.bin");
+  const nginx = await startNginx(replicas.map((r) => r.port));
+  const id = await startJob(nginx.url, "one/big.bin");
+  await nginx.stop();
+  // Whichever replica nginx gave it to, each answers for it.
+  for (const replica of replicas) {
+    const client = await connectHttp(replica.url, ALICE);
+    const r = (await client.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 0 } })) as Result;
+    await client.close();
+    expect(r.structuredContent?.job, text(r)).toMatchObject({ id, tool: "get_object" });
+  }
   const other = await connectHttp(replicas[1]!.url, ALICE);
   const bob = await connectHttp(replicas[1]!.url, BOB);
   try {
