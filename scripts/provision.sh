@@ -63,7 +63,7 @@ if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()
   for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
   [ "${1:-}" = test ] && { [ -x /usr/sbin/nginx ] || need+=(nginx-light); [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell); command -v openssl >/dev/null || need+=(openssl); command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); [ -x /usr/bin/redis-server ] || need+=(redis-server); }
-  [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); [ -x /usr/bin/aws ] || need+=(awscli); }
+  [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); [ -x /usr/bin/aws ] || need+=(awscli); [ -x /usr/sbin/nginx ] || need+=(nginx-light); [ -x /usr/bin/redis-server ] || need+=(redis-server); }
   if [ ${#need[@]} -gt 0 ]; then
     echo "provision: installing ${need[*]} with apt-get" >&2
     sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo

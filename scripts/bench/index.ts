@@ -22,7 +22,7 @@ import { AWS_CLI, measureBudgets, measureTransfer, rcloneEnv, serverEnv, type Ne
 import { startWanProxy } from "./wan-proxy.ts";
 import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
-import { measureCrowd, measureFailover, teamReport } from "./team-load.ts";
+import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -122,7 +122,9 @@ async function benchTeam(): Promise<void> {
   const crowd = await measureCrowd(binary, env, "bench-team", "obj-00001.txt");
   log("team: two replicas behind nginx, one stopped under load");
   const failover = await measureFailover(binary, env, "bench-team", "obj-00001.txt");
-  const text = teamReport(load, crowd, failover, await describeMachine());
+  log("team: 1,000 people through two replicas, without and with a shared redis-server");
+  const replicated = await measureReplicatedCrowd(binary, env, "bench-team", "obj-00001.txt");
+  const text = teamReport(load, crowd, failover, replicated, await describeMachine());
   writeFileSync(join(import.meta.dir, "results-team.md"), text);
   process.stdout.write(text);
 }

@@ -14,7 +14,7 @@
  */
 import type { RedisClient } from "bun";
 import type { Logger } from "../runtime/log.ts";
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { CallerLimits, type Admission, type LimitSettings } from "./caller-limits.ts";
 
 /** Longest a request holds a shared in-flight slot (a longer one stops counting; a dead replica's lapse). */
@@ -52,6 +52,7 @@ if inFlight > 0 then
 end
 return {1}
 `;
+const SCRIPT_SHA = createHash("sha1").update(SCRIPT).digest("hex");
 
 export interface Limiter {
   admit(caller: string): Promise<Admission> | Admission;
@@ -84,7 +85,12 @@ export class SharedCallerLimits implements Limiter {
     const keys = [`smcp:rate:${caller}`, `smcp:inflight:${caller}`];
     let answer: unknown;
     try {
-      answer = await withTimeout(this.#client.send("EVAL", [SCRIPT, "2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)]), ANSWER_MS);
+      const args = ["2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)];
+      // By its SHA1 (the script is not sent with every request); sent whole once when the store does not have it yet.
+      answer = await withTimeout(
+        this.#client.send("EVALSHA", [SCRIPT_SHA, ...args]).catch((err: Error) => (/NOSCRIPT/.test(String(err?.message)) ? this.#client.send("EVAL", [SCRIPT, ...args]) : Promise.reject(err))),
+        ANSWER_MS,
+      );
     } catch (err) {
       this.#warn(err);
       this.#dial();
