@@ -179,3 +179,9 @@ test("the state store down mid-job: calls without jobs are served, another repli
     owner.proc.kill("SIGKILL");
   }
 }, 90_000);
+
+test("the state store's password is in no replica's log", () => {
+  for (const replica of replicas) expect(replica.stderr()).not.toContain(redis.password);
+  // The start-up line names the store, masked.
+  expect(replicas[1]!.stderr()).toContain(`"stateUrl":"redis://`);
+});
