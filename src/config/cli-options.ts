@@ -26,7 +26,7 @@ export const ARGS = {
   transport: { type: "string", description: "stdio (default) or http: remote mode, MCP Streamable HTTP at /mcp (env STORE_TRANSPORT)" },
   listen: { type: "string", description: "HTTP mode: HOST:PORT to listen on (env STORE_LISTEN; default 127.0.0.1:8787)" },
   "resource-url": { type: "string", description: "HTTP mode: the public URL of /mcp as clients reach it (env STORE_RESOURCE_URL)" },
-  "state-url": { type: "string", description: "HTTP mode: a Redis or Valkey every replica shares, redis://[user:password@]host:port[/db] (rediss:// for TLS): per-caller limits count there (env STORE_STATE_URL; prefer it for a password)" },
+  "state-url": { type: "string", description: "HTTP mode: a Redis or Valkey every replica shares, redis://[user:password@]host:port[/db] (rediss:// for TLS): per-caller limits count there and jobs are shared there (env STORE_STATE_URL; prefer it for a password)" },
   "oauth-issuer": { type: "string", description: "HTTP mode: accept JWT access tokens from this OAuth/OIDC issuer (env STORE_OAUTH_ISSUER)" },
   "oauth-audience": { type: "string", description: "HTTP mode: the aud tokens must carry (env STORE_OAUTH_AUDIENCE; default the resource URL)" },
   "oauth-jwks-url": { type: "string", description: "HTTP mode: the issuer's JWKS URL (env STORE_OAUTH_JWKS_URL; default from its metadata)" },
