@@ -6,9 +6,12 @@
  * read-only, so open to every origin (CORS `*`), cached for an hour with an
  * ETag. They say nothing about the deployment beyond what the operator
  * configured: the public MCP URL (--resource-url) and whether a token is
- * needed — no store endpoint, bucket or internal host name.
+ * needed — no store endpoint, bucket or internal host name. Beside them
+ * the OAuth protected resource metadata (RFC 9728), also read before a
+ * token is.
  */
 import { createHash } from "node:crypto";
+import type { HttpConfig } from "../config/http-config.ts";
 import pkg from "../../package.json" with { type: "json" };
 
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
@@ -72,4 +75,16 @@ export function discovery(resourceUrl: string, protocolVersions: readonly string
 function documentOf(value: unknown, type: string): Document {
   const body = JSON.stringify(value, null, 2);
   return { body, type, etag: `"${createHash("sha256").update(body).digest("base64url").slice(0, 22)}"` };
+}
+
+/** RFC 9728: which authorization server issues tokens for this resource, and the scopes it understands. */
+export function protectedResourceMetadata(config: HttpConfig): Record<string, unknown> {
+  const names = config.oauth!.scopeNames;
+  return {
+    resource: config.resourceUrl,
+    authorization_servers: [config.oauth!.issuer],
+    scopes_supported: [names.read, names.write, names.delete],
+    bearer_methods_supported: ["header"],
+    resource_name: "store-mcp-server",
+  };
 }

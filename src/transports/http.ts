@@ -25,7 +25,7 @@ import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { CallerLimits } from "./caller-limits.ts";
 import { SharedCallerLimits, type Limiter } from "./shared-limits.ts";
-import { discovery } from "./discovery.ts";
+import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, SLICE_BYTES, sseMessage } from "./http-answer.ts";
 
 /** The 2026-era revisions served per request (the SDK's SUPPORTED_PROTOCOL_VERSIONS lists only those of the handshake). */
@@ -296,17 +296,5 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       await settled(2_000);
       await server.stop(true);
     },
-  };
-}
-
-/** RFC 9728: which authorization server issues tokens for this resource, and the scopes it understands. */
-function protectedResourceMetadata(config: HttpConfig): Record<string, unknown> {
-  const names = config.oauth!.scopeNames;
-  return {
-    resource: config.resourceUrl,
-    authorization_servers: [config.oauth!.issuer],
-    scopes_supported: [names.read, names.write, names.delete],
-    bearer_methods_supported: ["header"],
-    resource_name: "store-mcp-server",
   };
 }
