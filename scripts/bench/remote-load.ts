@@ -84,33 +84,27 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
   try {
     while (!(await fetch(new URL("/healthz", url)).then((r) => r.ok, () => false))) await Bun.sleep(20);
     const headers = { authorization: `Bearer ${TOKEN}` };
-    // 2025: the v1 SDK's client, each with its initialize.
-    const clients = await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        const client = new Client({ name: "bench-load", version: "1" });
-        await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
-        return client;
-      }),
-    );
-    const callers = clients.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
     // Steady state, as a deployment serves a team all day: one untimed round first (the JIT warms to this path), for every transport.
-    await drive(callers, bucket, key);
-    const measured = await cpuDuring(proc.pid, () => drive(callers, bucket, key));
-    http = figures(measured.result, procMemoryMb(proc.pid, "VmHWM"), measured);
-    await Promise.all(clients.map((c) => c.close()));
+    const measure = async (connect: () => Promise<{ callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> }>) => {
+      const clients = await Promise.all(Array.from({ length: CLIENTS }, connect));
+      const callers = clients.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
+      await drive(callers, bucket, key);
+      const measured = await cpuDuring(proc.pid, () => drive(callers, bucket, key));
+      await Promise.all(clients.map((c) => c.close()));
+      return figures(measured.result, procMemoryMb(proc.pid, "VmHWM"), measured);
+    };
+    // 2025: the v1 SDK's client, each with its initialize.
+    http = await measure(async () => {
+      const client = new Client({ name: "bench-load", version: "1" });
+      await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+      return client;
+    });
     // 2026-07-28: the v2 SDK's client, pinned (no probe): every request stands alone.
-    const modern = await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        const client = new ModernClient({ name: "bench-load", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never });
-        await client.connect(new ModernHttpTransport(url, { requestInit: { headers } }));
-        return client;
-      }),
-    );
-    const modernCallers = modern.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
-    await drive(modernCallers, bucket, key);
-    const measuredModern = await cpuDuring(proc.pid, () => drive(modernCallers, bucket, key));
-    httpModern = figures(measuredModern.result, procMemoryMb(proc.pid, "VmHWM"), measuredModern);
-    await Promise.all(modern.map((c) => c.close()));
+    httpModern = await measure(async () => {
+      const client = new ModernClient({ name: "bench-load", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never });
+      await client.connect(new ModernHttpTransport(url, { requestInit: { headers } }));
+      return client;
+    });
   } finally {
     proc.kill("SIGTERM");
     await proc.exited;

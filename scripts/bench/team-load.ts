@@ -64,35 +64,9 @@ async function connect(url: string, token: string): Promise<Client> {
 export async function measureCrowd(binary: string, env: Record<string, string>, bucket: string, key: string, clients = 1000, callsEach = 5): Promise<CrowdFigures> {
   const tokens = Array.from({ length: clients }, (_, i) => `p${i}:${tokenOf(i)}`).join(",");
   const replica = await startReplica(binary, env, tokens);
-  const url = `http://127.0.0.1:${replica.port}/mcp`;
-  const latencies: number[] = [];
-  let errors = 0;
-  let firstError: string | null = null;
-  const started = performance.now();
   try {
-    await Promise.all(
-      Array.from({ length: clients }, async (_, i) => {
-        try {
-          const client = await connect(url, tokenOf(i));
-          for (let c = 0; c < callsEach; c++) {
-            const t = performance.now();
-            const r = await client.callTool({ name: c % 2 ? "head_object" : "list_objects", arguments: c % 2 ? { bucket_name: bucket, object_key: key } : { bucket_name: bucket, max_keys: 20 } });
-            latencies.push(performance.now() - t);
-            if (r.isError) {
-              errors++;
-              firstError ??= JSON.stringify(r.content).slice(0, 200);
-            }
-          }
-          await client.close();
-        } catch (err) {
-          errors++;
-          firstError ??= String(err).slice(0, 200);
-        }
-      }),
-    );
-    const wallMs = performance.now() - started;
-    const sorted = latencies.sort((a, b) => a - b);
-    return { clients, callsEach, errors, firstError, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), wallMs, peakMb: procMemoryMb(replica.proc.pid!, "VmHWM") };
+    const crowd = await crowdThrough(`http://127.0.0.1:${replica.port}/mcp`, bucket, key, clients, callsEach);
+    return { ...crowd, peakMb: procMemoryMb(replica.proc.pid!, "VmHWM") };
   } finally {
     replica.proc.kill("SIGTERM");
     await replica.proc.exited;

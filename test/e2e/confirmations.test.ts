@@ -9,7 +9,8 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema, type ElicitResult } from "@modelcontextprotocol/sdk/types.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ANSWERS, type Answer } from "../helpers/elicitation.ts";
 import { GetBucketCorsCommand, GetObjectTaggingCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -17,14 +18,6 @@ import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
 import { call, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, objectsUnder, s3Env, sdkClient } from "../helpers/s3.ts";
-
-type Answer = "accept" | "unticked" | "decline" | "cancel";
-const RESULT: Record<Answer, ElicitResult> = {
-  accept: { action: "accept", content: { confirm: true } },
-  unticked: { action: "accept", content: { confirm: false } },
-  decline: { action: "decline" },
-  cancel: { action: "cancel" },
-};
 
 let client: Client;
 let answer: Answer = "decline";
@@ -42,7 +35,7 @@ beforeAll(async () => {
   client.setRequestHandler(ElicitRequestSchema, async (req) => {
     const field = (req.params as unknown as { requestedSchema: { properties: { confirm: { title: string; description: string } } } }).requestedSchema.properties.confirm;
     forms.push({ message: req.params.message, title: field.title, description: field.description });
-    return RESULT[answer];
+    return ANSWERS[answer];
   });
   await client.connect(transport);
 });

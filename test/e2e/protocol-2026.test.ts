@@ -10,7 +10,8 @@
  * as `input_required` (the client asks the user and calls again), remote
  * mode included, with the same effect of a yes, a no and no answer.
  */
-import { Client, StreamableHTTPClientTransport, type ElicitResult } from "@modelcontextprotocol/client";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { ANSWERS, type Answer } from "../helpers/elicitation.ts";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
@@ -28,14 +29,6 @@ const MODES: Mode[] = ["auto", "pinned", "legacy"];
 const MiB = 1024 * 1024;
 const TOKEN = "protocol-2026-token-0123456789";
 
-type Answer = "accept" | "unticked" | "decline" | "cancel";
-const RESULT: Record<Answer, ElicitResult> = {
-  accept: { action: "accept", content: { confirm: true } },
-  unticked: { action: "accept", content: { confirm: false } },
-  decline: { action: "decline" },
-  cancel: { action: "cancel" },
-};
-
 /** A v2 client; with `asker`, it declares elicitation and answers each form as the asker says (recording the question). */
 function newClient(mode: Mode, asker?: { answer: Answer; asked: string[] }): Client {
   const versionNegotiation = { mode: mode === "pinned" ? { pin: "2026-07-28" } : mode } as const;
@@ -43,7 +36,7 @@ function newClient(mode: Mode, asker?: { answer: Answer; asked: string[] }): Cli
   if (asker)
     client.setRequestHandler("elicitation/create", async (request) => {
       asker.asked.push((request.params as { message: string }).message);
-      return RESULT[asker.answer];
+      return ANSWERS[asker.answer];
     });
   return client;
 }
