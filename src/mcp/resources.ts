@@ -16,7 +16,7 @@ import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTempla
 import type { AuditEntry } from "../runtime/audit.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
-import type { ByteBudget, SendLeases } from "../runtime/memory.ts";
+import type { ByteBudget, LeaseHolder } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { DEFAULT_MAX_CONTENT_SIZE, MAX_BUCKETS } from "../tools/limits.ts";
 import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
@@ -35,7 +35,7 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" 
   memory: ByteBudget;
   calls: CallTracker;
   /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
-  leases?: SendLeases;
+  leases?: LeaseHolder;
   /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
   lists: { buckets?: Storage; keys?: Storage };
   /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */

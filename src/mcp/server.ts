@@ -1,6 +1,6 @@
 import { McpServer, type jsonSchemaValidator } from "@modelcontextprotocol/server";
 import { CallTracker } from "../runtime/lifecycle.ts";
-import { ByteBudget, type SendLeases } from "../runtime/memory.ts";
+import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
 import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { effectiveAllowedDirs } from "../local/allowed.ts";
@@ -38,7 +38,7 @@ export interface ServerDeps {
   /** Bytes calls in flight may hold at once; a fresh budget of READ_MEMORY_BUDGET when omitted. */
   memory?: ByteBudget;
   /** When the transport reports answers as written: reservations are held until then, not just until the handler returns. */
-  leases?: SendLeases;
+  leases?: LeaseHolder;
   /** Lets shutdown cancel and await calls in flight; a fresh one when omitted. */
   calls?: CallTracker;
   /** One validator for every server of the process: the SDK builds an Ajv instance per server otherwise (~0.4 ms per HTTP request). */

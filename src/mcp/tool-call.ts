@@ -21,7 +21,7 @@ import { auditBytes, auditTarget, type AuditLog } from "../runtime/audit.ts";
 import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
-import type { ByteBudget, SendLeases } from "../runtime/memory.ts";
+import type { ByteBudget, LeaseHolder } from "../runtime/memory.ts";
 import { NO_PROGRESS, progressReporter, type ProgressReporter } from "../runtime/progress.ts";
 import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
@@ -40,7 +40,7 @@ export interface CallEnvironment {
   log: Logger;
   calls: CallTracker;
   memory: ByteBudget;
-  leases?: SendLeases;
+  leases?: LeaseHolder;
   audit?: AuditLog;
   /** Who calls, for the audit log: a token's label, a JWT's sub, "anonymous" or "local". */
   caller: string;

@@ -131,6 +131,22 @@ export class ByteBudget {
  * once the answer is written out (or it is settled at the latest after
  * `maxHoldMs`, should no answer ever be sent).
  */
+/** Where a server's calls hand their reservations: a transport's SendLeases, or a LeaseSlot. */
+export type LeaseHolder = Pick<SendLeases, "hold">;
+
+/**
+ * The leases of whichever request a kept server (remote mode) is answering now: set when it takes a
+ * request, cleared when it is done. A reservation handed over with no request set is released at once.
+ */
+export class LeaseSlot implements LeaseHolder {
+  target: SendLeases | undefined;
+
+  hold(id: string | number, release: () => void): void {
+    if (this.target) this.target.hold(id, release);
+    else release();
+  }
+}
+
 export class SendLeases {
   private readonly held = new Map<string | number, () => void>();
 

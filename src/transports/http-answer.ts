@@ -76,3 +76,21 @@ export function answerBody(source: ReadableStream<Uint8Array>, options: AnswerOp
 export function sseMessage(message: unknown): Uint8Array {
   return new TextEncoder().encode(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
 }
+
+/** Who waits for the shutdown's grace to end: one waiter per request, dropped when it is done (a promise shared by all would keep every answer reachable). */
+export class GraceWaiters {
+  readonly #waiters = new Set<() => void>();
+
+  wait(): { ended: Promise<void>; forget(): void } {
+    let fire!: () => void;
+    const ended = new Promise<void>((resolve) => (fire = resolve));
+    this.#waiters.add(fire);
+    return { ended, forget: () => this.#waiters.delete(fire) };
+  }
+
+  /** The grace is over: every waiter is told, once. */
+  over(): void {
+    for (const fire of this.#waiters) fire();
+    this.#waiters.clear();
+  }
+}

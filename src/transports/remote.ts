@@ -1,8 +1,9 @@
 /**
  * Remote mode (--transport http): one S3 client and one memory budget for
- * the process, a fresh MCP server per request with the tools its caller may
- * use, the HTTP transport in front, SIGTERM (SIGINT) that drains
- * before exiting, and SIGHUP that reopens the audit log.
+ * the process, an MCP server per request with the tools its caller may use
+ * (kept afterwards for the same caller's next request: server-pool.ts), the
+ * HTTP transport in front, SIGTERM (SIGINT) that drains before exiting, and
+ * SIGHUP that reopens the audit log.
  */
 import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
 import { refusedEntry, type AuditLog } from "../runtime/audit.ts";
@@ -10,7 +11,7 @@ import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
-import { ByteBudget } from "../runtime/memory.ts";
+import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
 import { CallerAccess } from "../access/caller-access.ts";
 import { loadPolicy } from "../access/policy-file.ts";
 import { PolicyHolder } from "../access/policy-holder.ts";
@@ -25,6 +26,15 @@ import type { Storage } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
 import { startHttpServer } from "./http.ts";
+import { ServerPool } from "./server-pool.ts";
+import type { McpServer } from "@modelcontextprotocol/server";
+import type { Caller } from "../auth/index.ts";
+
+/** Idle servers kept in all: ~40 KB each (5 MB), room for the requests a busy replica has in flight at once. */
+const MAX_IDLE_SERVERS = 128;
+
+/** What of a caller their server is built from: the policy's view of them and their scopes (never the token). */
+const callerKey = (c: Caller) => JSON.stringify([c.id, [...c.scopes], c.label, c.sub, c.claims, c.tokenScopes]);
 
 export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger, audit?: AuditLog): void {
   const http = config.http!;
@@ -45,6 +55,8 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     share,
   );
   const jsonSchemaValidator = new LazyJsonSchemaValidator();
+  // Servers that answered a request, kept for the caller's next one (building one is a sixth of a call's CPU).
+  const pool = new ServerPool<{ slot: LeaseSlot; mcp: McpServer }>(MAX_IDLE_SERVERS);
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
   // Identity pass-through: each caller's own STS credentials on the default store.
@@ -52,13 +64,35 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const server = startHttpServer({
     config: http,
     auth: createAuthenticator(http),
-    serverFor: (caller, leases) =>
-      createServer(
-        // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
-        { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(policy ? { access: new CallerAccess(policy.current, caller) } : {}) } },
-        // The tools loaded once for the process: every request's server registers them at once (caller policies guard with them).
-        { ...(passThrough ? passThrough.storagesFor(caller, storages) : storages), log, calls, memory, leases, jobs, jsonSchemaValidator, tools: TOOLS, ...(audit ? { audit } : {}) },
-      ),
+    serverFor: (caller, leases, request) => {
+      const callerStorages = passThrough ? passThrough.storagesFor(caller, storages) : storages;
+      const rules = policy?.current;
+      // A 2025 initialize leaves the client's capabilities and protocol version on its server: that one is not kept.
+      const kept = request.method !== "initialize";
+      const key = `${request.era}\n${callerKey(caller)}`;
+      const basis = [rules, callerStorages];
+      const build = () => {
+        const slot = new LeaseSlot();
+        const mcp = createServer(
+          // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
+          { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(rules ? { access: new CallerAccess(rules, caller) } : {}) } },
+          // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
+          { ...callerStorages, log, calls, memory, leases: slot, jobs, jsonSchemaValidator, tools: TOOLS, ...(audit ? { audit } : {}) },
+        );
+        return { slot, mcp };
+      };
+      const served = (kept && pool.take(key, basis)) || build();
+      served.slot.target = leases;
+      // Closed once its request is answered (or the client left): then it waits for the next request of its kind.
+      let done = false;
+      served.mcp.server.onclose = () => {
+        if (done) return;
+        done = true;
+        served.slot.target = undefined;
+        if (kept) pool.put(key, basis, served);
+      };
+      return served.mcp;
+    },
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     policyRefusal: (name, caller) => {
       const tool = policy && EVERY_TOOL.find((t) => t.name === name);

@@ -265,6 +265,27 @@ describe("each caller gets exactly their grants", () => {
   });
 });
 
+describe("servers kept between requests (remote.ts's pool)", () => {
+  test("a crowd of concurrent requests from callers with different grants: each request is answered as its own caller", async () => {
+    const callers = [await person("alice", ["analysts"]), await person("bob", ["finance"]), await person("mallory", []), await connectHttp(server.url, CI_TOKEN)];
+    try {
+      const seen = async (c: Client) => {
+        const listed = await call(c, "list_buckets", {});
+        return JSON.stringify([await toolNames(c), listed.isError ? textOf(listed).slice(0, 60) : listed.structuredContent!.buckets.map((b: { name: string }) => b.name)]);
+      };
+      // Each caller alone first: what their own server answers.
+      const alone: string[] = [];
+      for (const c of callers) alone.push(await seen(c));
+      expect(new Set(alone).size).toBe(callers.length);
+      // Then all at once, many times over: requests land on servers other callers' requests just closed.
+      const rounds = await Promise.all(Array.from({ length: 12 }, (_, i) => seen(callers[i % callers.length]!).then((got) => [i % callers.length, got] as const)));
+      for (const [who, got] of rounds) expect(got).toBe(alone[who]!);
+    } finally {
+      await Promise.all(callers.map((c) => c.close()));
+    }
+  });
+});
+
 describe("reloads", () => {
   test("a changed file applies to the next request; a broken one is logged and the policy in force stays", async () => {
     writeFileSync(policyFile, policy(`  - name: mallory reads builds
