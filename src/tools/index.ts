@@ -17,6 +17,7 @@ import { downloadPrefix } from "./download-prefix.ts";
 import { copyPrefix } from "./copy-prefix.ts";
 import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
+import { searchObjects } from "./search-objects.ts";
 import { listStores } from "./list-stores.ts";
 import { cancelJob } from "./cancel-job.ts";
 import { jobStatus } from "./job-status.ts";
@@ -50,6 +51,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   copyPrefix,
   storageUsage,
   findObjects,
+  searchObjects,
   getBucketSettings,
   getObjectTags,
   putObjectTags,

@@ -19,7 +19,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["mcp"],
   ["access"],
   ["tools", "prompts"],
-  ["bulk"],
+  ["bulk", "content"],
   ["storage", "local"],
   ["config"],
   ["runtime"],

@@ -1,0 +1,100 @@
+/**
+ * search_objects' engine: the objects under a prefix searched line by line,
+ * SEARCH_AT_ONCE at a time, each read once in order (windows.ts), results
+ * taken in key order so a search that stops (enough matches, or the answer's
+ * size) can resume at exactly the next line. Binary objects (a NUL in their
+ * first 8 KiB, as grep judges) and objects over the size bound are skipped
+ * and counted; gzip'd ones are searched decompressed.
+ */
+import type { ObjectInfo, Storage } from "../storage/index.ts";
+import { gunzipped, InflatedTooLarge, isGzip, windowsOf } from "./windows.ts";
+import { LineSearch, type LineMatch } from "./line-search.ts";
+
+/** Objects read at once: small objects are one GET each, and their round trips overlap. */
+export const SEARCH_AT_ONCE = 16;
+/** One GET's bytes; the next window is asked for while this one is searched. */
+export const SEARCH_WINDOW = 1024 * 1024;
+/** A gzip'd object may inflate to this many times its size bound. */
+const INFLATE_RATIO = 20;
+const BINARY_SNIFF = 8 * 1024;
+
+export interface ObjectSearch {
+  storage: Storage;
+  bucket: string;
+  find: (text: string, from: number) => number;
+  context: number;
+  maxObjectBytes: number;
+  signal: AbortSignal;
+}
+
+export type ObjectOutcome =
+  | { key: string; kind: "searched"; matches: LineMatch[]; matchingLines: number; bytes: number; full: boolean; lastLine?: number }
+  | { key: string; kind: "binary" | "too_large" | "gone"; bytes: number };
+
+/** Searches one object, reporting at most `max` matches after line `afterLine`. */
+export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "key" | "size">, max: number, afterLine = 0): Promise<ObjectOutcome> {
+  const { key } = object;
+  if (object.size > o.maxObjectBytes) return { key, kind: "too_large", bytes: 0 };
+  const search = new LineSearch({ find: o.find, context: o.context, after: afterLine, max });
+  let bytes = 0;
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(o.signal.reason);
+  o.signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    const raw = prefetched(windowsOf(o.storage, { bucket: o.bucket, key }, stop.signal, SEARCH_WINDOW, o.maxObjectBytes + 1));
+    const first = await raw.next();
+    if (first.done) return { key, kind: "searched", matches: [], matchingLines: 0, bytes: 0, full: false };
+    if (first.value.meta.size > o.maxObjectBytes) return { key, kind: "too_large", bytes: 0 };
+    const stored = (async function* () {
+      yield first.value.bytes;
+      for await (const w of raw) yield w.bytes;
+    })();
+    const counted = (async function* () {
+      for await (const b of stored) {
+        bytes += b.length;
+        yield b;
+      }
+    })();
+    const text = isGzip(first.value.bytes) ? gunzipped(counted, o.maxObjectBytes * INFLATE_RATIO) : counted;
+    const decoder = new TextDecoder("utf-8");
+    let sniffed = false;
+    for await (const chunk of text) {
+      if (!sniffed) {
+        sniffed = true;
+        if (chunk.subarray(0, BINARY_SNIFF).includes(0)) return { key, kind: "binary", bytes };
+      }
+      search.push(decoder.decode(chunk, { stream: true }));
+      if (search.full) break;
+    }
+    if (!search.full) {
+      search.push(decoder.decode());
+      search.end();
+    }
+    return { key, kind: "searched", matches: search.matches, matchingLines: search.matchingLines, bytes, full: search.full, ...(search.full ? { lastLine: search.lastReported! } : {}) };
+  } catch (err) {
+    if (err instanceof InflatedTooLarge) return { key, kind: "too_large", bytes };
+    // Deleted since it was listed.
+    if ((err as { code?: string }).code === "NoSuchKey") return { key, kind: "gone", bytes };
+    throw err;
+  } finally {
+    o.signal.removeEventListener("abort", onAbort);
+    stop.abort();
+  }
+}
+
+/** The same items, each asked for while the one before is being used. */
+async function* prefetched<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  let next = source.next();
+  try {
+    for (;;) {
+      const got = await next;
+      if (got.done) return;
+      next = source.next();
+      yield got.value;
+    }
+  } finally {
+    // A window asked for and not wanted: its failure is nobody's.
+    next.catch(() => {});
+    await source.return(undefined).catch(() => {});
+  }
+}

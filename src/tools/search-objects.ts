@@ -1,0 +1,162 @@
+import { z } from "zod";
+import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
+import { listAll } from "../bulk/listing.ts";
+import { finderFor, REGEX_ENGINE, type LineMatch } from "../content/line-search.ts";
+import { SEARCH_AT_ONCE, SEARCH_WINDOW, searchObject, type ObjectOutcome, type ObjectSearch } from "../content/search.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import type { ObjectInfo } from "../storage/index.ts";
+import { bucketName } from "./schemas.ts";
+import { defineTool, textOutput } from "./types.ts";
+
+const DEFAULT_MATCHES = 100;
+const MAX_MATCHES = 1000;
+const DEFAULT_MAX_OBJECT_BYTES = 256 * 1024 * 1024;
+
+type Found = LineMatch & { key: string };
+
+export const searchObjects = defineTool({
+  name: "search_objects",
+  title: "Search inside objects",
+  description:
+    "Finds lines containing a text (or an RE2 regex) in the objects under a prefix, like grep -r: gzip'd objects are read decompressed, binary ones skipped. " +
+    "Stops at max_matches with a continuation_token that resumes at the next line.",
+  inputSchema: z
+    .object({
+      bucket_name: bucketName,
+      prefix: z.string().max(1024).describe('Search the objects whose keys start with this ("" = all).'),
+      pattern: z.string().min(1).max(1000).describe("The text to find (a regex with regex: true)."),
+      regex: z.boolean().optional().describe("pattern is an RE2 regular expression (linear time; no lookaround or backreferences)."),
+      ignore_case: z.boolean().optional(),
+      include: globList("prefix").optional(),
+      exclude: excludeList.optional(),
+      max_matches: z.number().int().min(1).max(MAX_MATCHES).optional().describe(`Default ${DEFAULT_MATCHES}.`),
+      context_lines: z.number().int().min(0).max(3).optional().describe("Lines shown before and after each match."),
+      max_object_bytes: z.number().int().min(1).optional().describe(`Larger objects are skipped (default ${DEFAULT_MAX_OBJECT_BYTES / 1024 / 1024} MiB).`),
+      continuation_token: z.string().min(1).max(4096).optional().describe("From a result that stopped early."),
+    })
+    .strict(),
+  outputSchema: z.object({
+    bucket: z.string(),
+    prefix: z.string(),
+    matches: z.array(z.object({ key: z.string(), line: z.number(), text: z.string(), before: z.array(z.string()).optional(), after: z.array(z.string()).optional() })),
+    objects_with_matches: z.array(z.object({ key: z.string(), matching_lines: z.number() })),
+    objects_searched: z.number(),
+    objects_skipped: z.object({ binary: z.number(), too_large: z.number() }),
+    bytes_read: z.number(),
+    regex_engine: z.string().optional(),
+    truncated: z.boolean(),
+    continuation_token: z.string().optional(),
+    next: z.string().optional(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+  group: "read",
+  handsBack: true,
+  writesToStore: false,
+  // One window and the next, per object read at once.
+  heldBytes: () => SEARCH_AT_ONCE * 2 * SEARCH_WINDOW,
+  async handler(args, ctx) {
+    ctx.checkBucket(args.bucket_name);
+    const prefix = args.prefix;
+    let find: ObjectSearch["find"];
+    try {
+      find = finderFor(args.pattern, args.regex ?? false, args.ignore_case ?? false);
+    } catch (err) {
+      throw new ActionableError({ resource: "pattern", code: "InvalidParameter", message: `pattern is not an RE2 regular expression: ${(err as Error).message}.`, hint: "fix the expression (RE2 has no lookaround or backreferences), or search for it as text with regex: false." });
+    }
+    const maxMatches = args.max_matches ?? DEFAULT_MATCHES;
+    const resume = resumeFrom(args.continuation_token);
+    const wanted = pathFilter(args.include, args.exclude);
+    // Searches still running when the result is complete are stopped.
+    const done = new AbortController();
+    const onAbort = () => done.abort(ctx.signal.reason);
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const search: ObjectSearch = { storage: ctx.storage, bucket: args.bucket_name, find, context: args.context_lines ?? 0, maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES, signal: done.signal };
+
+    const matches: Found[] = [];
+    const withMatches: { key: string; matching_lines: number }[] = [];
+    const skipped = { binary: 0, too_large: 0 };
+    let searched = 0;
+    let bytesRead = 0;
+    let textBytes = 0;
+    let stoppedAt: { key: string; line: number } | undefined;
+    // In key order, SEARCH_AT_ONCE read at once; each takes at most what is still wanted when it starts.
+    const inFlight: { key: string; outcome: Promise<ObjectOutcome> }[] = [];
+    const start = (object: Pick<ObjectInfo, "key" | "size">, afterLine = 0) => {
+      const outcome = searchObject(search, object, maxMatches - matches.length, afterLine);
+      outcome.catch(() => {});
+      inFlight.push({ key: object.key, outcome });
+    };
+    const take = async (): Promise<boolean> => {
+      const { outcome } = inFlight.shift()!;
+      const got = await outcome;
+      bytesRead += got.bytes;
+      if (got.kind === "binary" || got.kind === "too_large") skipped[got.kind]++;
+      if (got.kind !== "searched") return true;
+      searched++;
+      for (const m of got.matches) {
+        const size = m.text.length + (m.before ?? []).concat(m.after ?? []).reduce((n, l) => n + l.length, 0) + got.key.length + 40;
+        // Full, or the answer would pass what a client can read: the next call resumes at this line.
+        if (matches.length >= maxMatches || textBytes + size > ctx.contentBudget / 2) {
+          stoppedAt = { key: got.key, line: m.line - 1 };
+          break;
+        }
+        textBytes += size;
+        matches.push({ key: got.key, ...m });
+      }
+      if (!stoppedAt && got.full) stoppedAt = { key: got.key, line: got.lastLine! };
+      if (got.matchingLines > 0) withMatches.push({ key: got.key, matching_lines: got.matchingLines });
+      if (!stoppedAt && matches.length >= maxMatches) stoppedAt = { key: got.key, line: Number.MAX_SAFE_INTEGER };
+      ctx.progress.report(searched, undefined, `search_objects: ${searched} object(s) searched, ${matches.length} match(es)`);
+      return stoppedAt === undefined;
+    };
+    try {
+      if (resume && resume.line < Number.MAX_SAFE_INTEGER) start({ key: resume.key, size: 0 }, resume.line);
+      for await (const object of listAll(ctx.storage, args.bucket_name, prefix, ctx.signal, resume?.key)) {
+        if (!wanted(object.key.slice(prefix.length))) continue;
+        while (inFlight.length >= SEARCH_AT_ONCE) if (!(await take())) break;
+        if (stoppedAt) break;
+        start(object);
+      }
+      while (inFlight.length > 0 && !stoppedAt) await take();
+    } finally {
+      ctx.signal.removeEventListener("abort", onAbort);
+      done.abort();
+    }
+    const token = stoppedAt ? tokenFor(stoppedAt) : undefined;
+    const next = token ? `call search_objects again with the same arguments and continuation_token "${token}" for more matches.` : undefined;
+    const where = s3Uri(args.bucket_name, prefix);
+    const shown = matches.slice(0, 20).map((m) => `${m.key}:${m.line}: ${m.text.slice(0, 200)}`);
+    const text =
+      `${matches.length} matching line(s) in ${withMatches.length} of ${searched} object(s) searched under ${where}` +
+      (skipped.binary || skipped.too_large ? ` (skipped: ${skipped.binary} binary, ${skipped.too_large} over max_object_bytes)` : "") +
+      (shown.length ? `:\n${shown.join("\n")}${matches.length > 20 ? "\n…" : ""}` : ".") +
+      (next ? `\nStopped early. Next: ${next}` : "");
+    return textOutput(text, {
+      bucket: args.bucket_name,
+      prefix,
+      matches,
+      objects_with_matches: withMatches,
+      objects_searched: searched,
+      objects_skipped: skipped,
+      bytes_read: bytesRead,
+      ...(args.regex ? { regex_engine: REGEX_ENGINE } : {}),
+      truncated: token !== undefined,
+      ...(token ? { continuation_token: token, next } : {}),
+    });
+  },
+});
+
+/** A token naming the object and the last line reported in it: the next call starts at the line after. */
+function tokenFor(at: { key: string; line: number }): string {
+  return Buffer.from(`s:${JSON.stringify([at.key, at.line])}`, "utf8").toString("base64url");
+}
+
+function resumeFrom(token: string | undefined): { key: string; line: number } | undefined {
+  if (token === undefined) return undefined;
+  const text = Buffer.from(token, "base64url").toString("utf8");
+  try {
+    const [key, line] = JSON.parse(text.slice(2)) as [unknown, unknown];
+    if (text.startsWith("s:") && typeof key === "string" && typeof line === "number") return { key, line };
+  } catch {}
+  throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by search_objects.", hint: "pass the continuation_token of the previous result as it is, or leave it out to start over." });
+}
