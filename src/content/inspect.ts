@@ -1,0 +1,166 @@
+/**
+ * inspect_object's engine: what an object holds, from the fewest bytes that
+ * tell. The first 256 KiB decide the format (magic bytes first, the key's
+ * extension next); Parquet and zip are then read by ranges from their
+ * footers and directories, tar and gzip'd files as far as their streams need,
+ * text as the sample shows it. Every read goes through the storage layer
+ * (the caller's policy and allowlist apply) and is counted.
+ */
+import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
+import { imageFacts, type ImageFacts } from "./formats/image.ts";
+import { rangedFile, summarizeParquet, type ParquetSummary } from "./formats/parquet.ts";
+import { FIRST_ROWS, summarizeDelimited, summarizeJson, summarizeJsonLines, type JsonSummary, type TableSummary } from "./formats/table.ts";
+import { isTarHeader, walkTar, type TarEntry } from "./formats/tar.ts";
+import { zipEntries, type RangeReader, type ZipEntry } from "./formats/zip.ts";
+import { gunzipped, isGzip, windowsOf } from "./windows.ts";
+
+export const SNIFF_BYTES = 256 * 1024;
+/** A JSON document up to this size is parsed whole. */
+const JSON_WHOLE_BYTES = 8 * 1024 * 1024;
+/** Entries listed at most (the total is still counted where the archive says it). */
+export const MAX_ENTRIES = 1000;
+/** A tar stream is walked this far at most. */
+const TAR_WALK_BYTES = 4 * 1024 * 1024 * 1024;
+
+export type Summary =
+  | TableSummary
+  | JsonSummary
+  | ParquetSummary
+  | { format: "zip"; entries: Omit<ZipEntry, "offset" | "crc32">[]; total_entries: number; listed_all: boolean }
+  | { format: "tar"; entries: Omit<TarEntry, "offset">[]; total_entries: number | null; listed_all: boolean }
+  | ({ format: "image" } & Omit<ImageFacts, "format"> & { image_format: ImageFacts["format"] })
+  | { format: "text"; lines: string[]; lines_in_sample: number }
+  | { format: "binary"; detected_type: string | null };
+
+export interface Inspection {
+  meta: ObjectMeta;
+  /** "gzip" when the summary is of the decompressed content. */
+  compression: "gzip" | null;
+  summary: Summary;
+  requests: number;
+  bytes_read: number;
+}
+
+const MAGIC: [string, number[]][] = [
+  ["application/pdf", [0x25, 0x50, 0x44, 0x46]],
+  ["application/x-7z-compressed", [0x37, 0x7a, 0xbc, 0xaf]],
+  ["application/zstd", [0x28, 0xb5, 0x2f, 0xfd]],
+  ["application/x-bzip2", [0x42, 0x5a, 0x68]],
+  ["application/x-xz", [0xfd, 0x37, 0x7a, 0x58, 0x5a]],
+  ["application/x-sqlite3", [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65]],
+  ["application/x-executable", [0x7f, 0x45, 0x4c, 0x46]],
+];
+const startsWith = (b: Uint8Array, m: number[]) => m.every((x, i) => b[i] === x);
+const ext = (key: string) => key.toLowerCase().replace(/\.(gz|gzip)$/, "").split(".").pop() ?? "";
+
+export async function inspectObject(storage: Storage, addr: ObjectAddress, signal: AbortSignal): Promise<Inspection> {
+  let requests = 1;
+  let bytesRead = 0;
+  const first = await storage.readObjectHead(addr, SNIFF_BYTES, signal);
+  bytesRead += first.bytes.length;
+  const { meta } = first;
+  const pinned = meta.version_id && !addr.versionId ? { ...addr, versionId: meta.version_id } : addr;
+  const read: RangeReader = async (offset, length) => {
+    if (offset + length <= first.bytes.length) return first.bytes.subarray(offset, offset + length);
+    requests++;
+    const got = await storage.readObjectHead(pinned, length, signal, offset);
+    bytesRead += got.bytes.length;
+    return got.bytes;
+  };
+  const head = first.bytes;
+  const whole = head.length >= meta.size;
+  const done = (summary: Summary, compression: "gzip" | null = null): Inspection => ({ meta, compression, summary, requests, bytes_read: bytesRead });
+
+  if (meta.size >= 12 && startsWith(head, [0x50, 0x41, 0x52, 0x31])) return done(await summarizeParquet(rangedFile(meta.size, read), FIRST_ROWS));
+  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) {
+    const zip = await zipEntries(meta.size, read);
+    return done({ format: "zip", entries: zip.entries.slice(0, MAX_ENTRIES).map(({ offset: _o, crc32: _c, ...e }) => e), total_entries: zip.total, listed_all: zip.total <= MAX_ENTRIES && zip.listed_all });
+  }
+  // The rest of the object, streamed from where the sample ends (only as far as a reader takes it).
+  const stream = async function* () {
+    yield head;
+    if (whole) return;
+    for await (const w of windowsOf(storage, pinned, signal, 1024 * 1024, Infinity, head.length)) {
+      requests++;
+      bytesRead += w.bytes.length;
+      yield w.bytes;
+    }
+  };
+  if (isGzip(head)) {
+    const inflated = gunzipped(stream(), TAR_WALK_BYTES);
+    const sample: Uint8Array[] = [];
+    let sampled = 0;
+    let ended = true;
+    const it = inflated[Symbol.asyncIterator]();
+    for (;;) {
+      const next = await it.next();
+      if (next.done) break;
+      sample.push(next.value);
+      sampled += next.value.length;
+      if (sampled >= SNIFF_BYTES) {
+        ended = false;
+        break;
+      }
+    }
+    const inner = Buffer.concat(sample);
+    if (isTarHeader(inner.subarray(0, 512))) {
+      const rest = (async function* () {
+        yield inner;
+        if (ended) return;
+        for (;;) {
+          const next = await it.next();
+          if (next.done) return;
+          yield next.value;
+        }
+      })();
+      return done(await tarSummary(rest), "gzip");
+    }
+    await it.return?.(undefined);
+    // Estimates scale the sample by the compressed bytes it took.
+    const scaledSize = ended ? inner.length : Math.round(inner.length * (meta.size / Math.max(bytesRead, 1)));
+    return done(textSummary(addr.key, inner, ended, scaledSize), "gzip");
+  }
+  if (isTarHeader(head.subarray(0, 512))) return done(await tarSummary(stream()));
+  const image = imageFacts(head);
+  if (image) return done({ format: "image", image_format: image.format, width: image.width, height: image.height });
+  if (head.subarray(0, 8192).includes(0)) return done({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
+  if (["json", "geojson"].includes(ext(addr.key)) && !whole && meta.size <= JSON_WHOLE_BYTES) {
+    const all = await read(0, meta.size);
+    return done(textSummary(addr.key, all, true, meta.size));
+  }
+  return done(textSummary(addr.key, head, whole, meta.size));
+}
+
+async function tarSummary(stream: AsyncIterable<Uint8Array>): Promise<Summary> {
+  const entries: Omit<TarEntry, "offset">[] = [];
+  let count = 0;
+  const how = await walkTar(stream, ({ offset: _o, ...e }) => {
+    count++;
+    if (entries.length < MAX_ENTRIES) entries.push(e);
+    return count > MAX_ENTRIES * 10 ? "stop" : "next";
+  });
+  return { format: "tar", entries, total_entries: how === "end" ? count : null, listed_all: how === "end" && count <= MAX_ENTRIES };
+}
+
+function textSummary(key: string, bytes: Uint8Array, whole: boolean, size: number): Summary {
+  const text = new TextDecoder().decode(bytes);
+  const kind = ext(key);
+  const trimmed = text.trimStart();
+  if (["json", "jsonl", "ndjson", "geojson"].includes(kind) || trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    if (whole && kind !== "jsonl" && kind !== "ndjson") {
+      try {
+        return summarizeJson(JSON.parse(text));
+      } catch {}
+    }
+    const lines = summarizeJsonLines(text, whole, size);
+    if (lines) return lines;
+  }
+  const hint = kind === "tsv" || kind === "tab" ? "\t" : kind === "csv" ? undefined : undefined;
+  if (["csv", "tsv", "tab", "psv"].includes(kind)) return summarizeDelimited(text, whole, size, hint);
+  const table = summarizeDelimited(text, whole, size);
+  const lines = text.split(/\r?\n/);
+  // Delimited when most lines of the sample have the same number (2 or more) of fields.
+  const widths = lines.slice(0, 50).filter((l) => l).map((l) => l.split(table.delimiter).length);
+  if (table.columns.length >= 2 && widths.filter((w) => w === table.columns.length).length >= widths.length * 0.9) return table;
+  return { format: "text", lines: lines.slice(0, 20).map((l) => (l.length > 500 ? `${l.slice(0, 500)}…` : l)), lines_in_sample: whole ? lines.length - (text.endsWith("\n") ? 1 : 0) : lines.length - 1 };
+}
