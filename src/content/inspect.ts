@@ -1,18 +1,18 @@
 /**
- * inspect_object's engine: what an object holds, from the fewest bytes that
- * tell. The first 256 KiB decide the format (magic bytes first, the key's
- * extension next); Parquet and zip are then read by ranges from their
- * footers and directories, tar and gzip'd files as far as their streams need,
- * text as the sample shows it. Every read goes through the storage layer
- * (the caller's policy and allowlist apply) and is counted.
+ * inspect_object's engine: what an object (or an archive's member) holds,
+ * from the fewest bytes that tell. The first 256 KiB decide the format (magic
+ * bytes first, the name's extension next); Parquet and zip are then read by
+ * ranges from their footers and directories, tar and gzip'd files as far as
+ * their streams need, text as the sample shows it. Reads go through the
+ * source (source.ts: an object's are ranged GETs through the storage layer).
  */
-import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
 import { imageFacts, type ImageFacts } from "./formats/image.ts";
 import { rangedFile, summarizeParquet, type ParquetSummary } from "./formats/parquet.ts";
 import { FIRST_ROWS, summarizeDelimited, summarizeJson, summarizeJsonLines, type JsonSummary, type TableSummary } from "./formats/table.ts";
 import { isTarHeader, walkTar, type TarEntry } from "./formats/tar.ts";
-import { zipEntries, type RangeReader, type ZipEntry } from "./formats/zip.ts";
-import { gunzipped, isGzip, windowsOf } from "./windows.ts";
+import { zipEntries, type ZipEntry } from "./formats/zip.ts";
+import { streamOf, type Source } from "./source.ts";
+import { gunzipped, isGzip } from "./windows.ts";
 
 export const SNIFF_BYTES = 256 * 1024;
 /** A JSON document up to this size is parsed whole. */
@@ -32,15 +32,6 @@ export type Summary =
   | { format: "text"; lines: string[]; lines_in_sample: number }
   | { format: "binary"; detected_type: string | null };
 
-export interface Inspection {
-  meta: ObjectMeta;
-  /** "gzip" when the summary is of the decompressed content. */
-  compression: "gzip" | null;
-  summary: Summary;
-  requests: number;
-  bytes_read: number;
-}
-
 const MAGIC: [string, number[]][] = [
   ["application/pdf", [0x25, 0x50, 0x44, 0x46]],
   ["application/x-7z-compressed", [0x37, 0x7a, 0xbc, 0xaf]],
@@ -51,47 +42,30 @@ const MAGIC: [string, number[]][] = [
   ["application/x-executable", [0x7f, 0x45, 0x4c, 0x46]],
 ];
 const startsWith = (b: Uint8Array, m: number[]) => m.every((x, i) => b[i] === x);
-const ext = (key: string) => key.toLowerCase().replace(/\.(gz|gzip)$/, "").split(".").pop() ?? "";
+const ext = (name: string) => name.toLowerCase().replace(/\.(gz|gzip)$/, "").split(".").pop() ?? "";
 
-export async function inspectObject(storage: Storage, addr: ObjectAddress, signal: AbortSignal): Promise<Inspection> {
-  let requests = 1;
-  let bytesRead = 0;
-  const first = await storage.readObjectHead(addr, SNIFF_BYTES, signal);
-  bytesRead += first.bytes.length;
-  const { meta } = first;
-  const pinned = meta.version_id && !addr.versionId ? { ...addr, versionId: meta.version_id } : addr;
-  const read: RangeReader = async (offset, length) => {
-    if (offset + length <= first.bytes.length) return first.bytes.subarray(offset, offset + length);
-    requests++;
-    const got = await storage.readObjectHead(pinned, length, signal, offset);
-    bytesRead += got.bytes.length;
-    return got.bytes;
-  };
-  const head = first.bytes;
-  const whole = head.length >= meta.size;
-  const done = (summary: Summary, compression: "gzip" | null = null): Inspection => ({ meta, compression, summary, requests, bytes_read: bytesRead });
-
-  if (meta.size >= 12 && startsWith(head, [0x50, 0x41, 0x52, 0x31])) return done(await summarizeParquet(rangedFile(meta.size, read), FIRST_ROWS));
-  if (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06])) {
-    const zip = await zipEntries(meta.size, read);
-    return done({ format: "zip", entries: zip.entries.slice(0, MAX_ENTRIES).map(({ offset: _o, crc32: _c, ...e }) => e), total_entries: zip.total, listed_all: zip.total <= MAX_ENTRIES && zip.listed_all });
+/** What `src` holds; compression "gzip" when the summary is of its decompressed content. */
+export async function inspectSource(src: Source): Promise<{ summary: Summary; compression: "gzip" | null }> {
+  const head = await src.read(0, Math.min(SNIFF_BYTES, src.size));
+  const whole = head.length >= src.size;
+  const plain = (summary: Summary) => ({ summary, compression: null });
+  if (src.size >= 12 && startsWith(head, [0x50, 0x41, 0x52, 0x31])) {
+    if (src.prefix && src.prefix.length < src.size) return plain({ format: "binary", detected_type: "application/vnd.apache.parquet" });
+    return plain(await summarizeParquet(rangedFile(src.size, src.read), FIRST_ROWS));
   }
-  // The rest of the object, streamed from where the sample ends (only as far as a reader takes it).
-  const stream = async function* () {
+  if (!src.prefix && (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06]))) {
+    const zip = await zipEntries(src.size, src.read);
+    return plain({ format: "zip", entries: zip.entries.slice(0, MAX_ENTRIES).map(({ offset: _o, crc32: _c, ...e }) => e), total_entries: zip.total, listed_all: zip.total <= MAX_ENTRIES && zip.listed_all });
+  }
+  const rest = async function* () {
     yield head;
-    if (whole) return;
-    for await (const w of windowsOf(storage, pinned, signal, 1024 * 1024, Infinity, head.length)) {
-      requests++;
-      bytesRead += w.bytes.length;
-      yield w.bytes;
-    }
+    if (!whole) yield* streamOf(src, head.length);
   };
   if (isGzip(head)) {
-    const inflated = gunzipped(stream(), TAR_WALK_BYTES);
+    const it = gunzipped(rest(), TAR_WALK_BYTES)[Symbol.asyncIterator]();
     const sample: Uint8Array[] = [];
     let sampled = 0;
     let ended = true;
-    const it = inflated[Symbol.asyncIterator]();
     for (;;) {
       const next = await it.next();
       if (next.done) break;
@@ -104,7 +78,7 @@ export async function inspectObject(storage: Storage, addr: ObjectAddress, signa
     }
     const inner = Buffer.concat(sample);
     if (isTarHeader(inner.subarray(0, 512))) {
-      const rest = (async function* () {
+      const more = (async function* () {
         yield inner;
         if (ended) return;
         for (;;) {
@@ -113,22 +87,18 @@ export async function inspectObject(storage: Storage, addr: ObjectAddress, signa
           yield next.value;
         }
       })();
-      return done(await tarSummary(rest), "gzip");
+      return { summary: await tarSummary(more), compression: "gzip" };
     }
     await it.return?.(undefined);
-    // Estimates scale the sample by the compressed bytes it took.
-    const scaledSize = ended ? inner.length : Math.round(inner.length * (meta.size / Math.max(bytesRead, 1)));
-    return done(textSummary(addr.key, inner, ended, scaledSize), "gzip");
+    // Estimates scale the sample by the share of the compressed bytes it took.
+    return { summary: textSummary(src.name, inner, ended, ended ? inner.length : Math.round(inner.length * (src.size / SNIFF_BYTES))), compression: "gzip" };
   }
-  if (isTarHeader(head.subarray(0, 512))) return done(await tarSummary(stream()));
+  if (isTarHeader(head.subarray(0, 512))) return plain(await tarSummary(rest()));
   const image = imageFacts(head);
-  if (image) return done({ format: "image", image_format: image.format, width: image.width, height: image.height });
-  if (head.subarray(0, 8192).includes(0)) return done({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
-  if (["json", "geojson"].includes(ext(addr.key)) && !whole && meta.size <= JSON_WHOLE_BYTES) {
-    const all = await read(0, meta.size);
-    return done(textSummary(addr.key, all, true, meta.size));
-  }
-  return done(textSummary(addr.key, head, whole, meta.size));
+  if (image) return plain({ format: "image", image_format: image.format, width: image.width, height: image.height });
+  if (head.subarray(0, 8192).includes(0)) return plain({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
+  if (["json", "geojson"].includes(ext(src.name)) && !whole && src.size <= JSON_WHOLE_BYTES && !src.prefix) return plain(textSummary(src.name, await src.read(0, src.size), true, src.size));
+  return plain(textSummary(src.name, head, whole, src.size));
 }
 
 async function tarSummary(stream: AsyncIterable<Uint8Array>): Promise<Summary> {
@@ -155,7 +125,7 @@ function textSummary(key: string, bytes: Uint8Array, whole: boolean, size: numbe
     const lines = summarizeJsonLines(text, whole, size);
     if (lines) return lines;
   }
-  const hint = kind === "tsv" || kind === "tab" ? "\t" : kind === "csv" ? undefined : undefined;
+  const hint = kind === "tsv" || kind === "tab" ? "\t" : undefined;
   if (["csv", "tsv", "tab", "psv"].includes(kind)) return summarizeDelimited(text, whole, size, hint);
   const table = summarizeDelimited(text, whole, size);
   const lines = text.split(/\r?\n/);

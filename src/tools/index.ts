@@ -18,6 +18,7 @@ import { copyPrefix } from "./copy-prefix.ts";
 import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
 import { searchObjects } from "./search-objects.ts";
+import { inspectObject } from "./inspect-object.ts";
 import { listStores } from "./list-stores.ts";
 import { cancelJob } from "./cancel-job.ts";
 import { jobStatus } from "./job-status.ts";
@@ -52,6 +53,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   storageUsage,
   findObjects,
   searchObjects,
+  inspectObject,
   getBucketSettings,
   getObjectTags,
   putObjectTags,

@@ -1,0 +1,132 @@
+/**
+ * What inspect_object and archive members read from: bytes with a size and
+ * a ranged reader. An object is one (every range a GET through the storage
+ * layer, pinned to the version the first answer named, each one counted);
+ * a zip member stored uncompressed, or a member of an uncompressed tar, is a
+ * range of its archive; a compressed member is its first bytes, inflated.
+ */
+import { createInflateRaw } from "node:zlib";
+import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
+import { walkTar, type TarEntry } from "./formats/tar.ts";
+import { memberData, ZipError, zipEntries, type RangeReader, type ZipEntry } from "./formats/zip.ts";
+import { gunzipped, isGzip } from "./windows.ts";
+
+export interface Source {
+  /** The key, or archive key!member: its extension says what it may be. */
+  name: string;
+  size: number;
+  read: RangeReader;
+  /** Set for bytes held in memory: only these are known (a compressed member's first bytes). */
+  prefix?: Uint8Array;
+}
+
+export interface ObjectSource extends Source {
+  meta: ObjectMeta;
+  /** Reads so far: GETs and bytes. */
+  counts: { requests: number; bytes: number };
+}
+
+/** The object, with its first `sniff` bytes read (one GET). */
+export async function objectSource(storage: Storage, addr: ObjectAddress, signal: AbortSignal, sniff: number): Promise<ObjectSource> {
+  const first = await storage.readObjectHead(addr, sniff, signal);
+  const counts = { requests: 1, bytes: first.bytes.length };
+  const pinned = first.meta.version_id && !addr.versionId ? { ...addr, versionId: first.meta.version_id } : addr;
+  const head = first.bytes;
+  return {
+    name: addr.key,
+    size: first.meta.size,
+    meta: first.meta,
+    counts,
+    read: async (offset, length) => {
+      length = Math.max(0, Math.min(length, first.meta.size - offset));
+      if (offset + length <= head.length) return head.subarray(offset, offset + length);
+      counts.requests++;
+      const got = await storage.readObjectHead(pinned, length, signal, offset);
+      counts.bytes += got.bytes.length;
+      return got.bytes;
+    },
+  };
+}
+
+/** The source's bytes in order from `from`, `window` at a time. */
+export async function* streamOf(src: Source, from = 0, window = 1024 * 1024): AsyncGenerator<Uint8Array> {
+  for (let at = from; at < src.size; ) {
+    const bytes = await src.read(at, Math.min(window, src.size - at));
+    if (bytes.length === 0) return;
+    at += bytes.length;
+    yield bytes;
+  }
+}
+
+export class MemberNotFound extends Error {}
+
+/** A zip or tar (or tar.gz) member as a source; compressed ones as their first `keep` bytes (all, when it has no more). */
+export async function memberSource(archive: Source, member: string, keep: number): Promise<Source & { entry: ZipEntry | TarEntry }> {
+  const head = await archive.read(0, 4);
+  const name = `${archive.name}!${member}`;
+  if (head[0] === 0x50 && head[1] === 0x4b) {
+    const { entries } = await zipEntries(archive.size, archive.read);
+    const entry = entries.find((e) => e.name === member);
+    if (!entry) throw new MemberNotFound(`no member named "${member}" in the zip`);
+    const data = await memberData(entry, archive.read);
+    if (entry.method === "stored") return { name, size: entry.size, entry, read: (offset, length) => archive.read(data.start + offset, Math.min(length, entry.size - offset)) };
+    if (entry.method !== "deflate") throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
+    const prefix = await inflatedPrefix(streamOf({ ...archive, size: data.start + data.length }, data.start), keep);
+    return inMemory(name, entry.size, prefix, entry);
+  }
+  const gz = isGzip(head);
+  const stream = gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive);
+  let found: TarEntry | undefined;
+  const parts: Uint8Array[] = [];
+  let kept = 0;
+  await walkTar(
+    stream,
+    (e) => (e.name === member || e.name === `./${member}` ? ((found = e), gz ? "data" : "stop") : "next"),
+    (bytes) => {
+      if (kept < keep) parts.push(bytes.subarray(0, keep - kept)), (kept += Math.min(bytes.length, keep - kept));
+    },
+  );
+  if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
+  const entry = found;
+  // An uncompressed tar's member is a range of the archive.
+  if (!gz) return { name, size: entry.size, entry, read: (offset, length) => archive.read(entry.offset + offset, Math.min(length, entry.size - offset)) };
+  return inMemory(name, entry.size, Buffer.concat(parts), entry);
+}
+
+function inMemory<E>(name: string, size: number, prefix: Uint8Array, entry: E): Source & { entry: E } {
+  return {
+    name,
+    size,
+    entry,
+    prefix,
+    read: async (offset, length) => {
+      if (offset + length > prefix.length && prefix.length < size) throw new ZipError(`only the first ${prefix.length} bytes of ${name} are read here`);
+      return prefix.subarray(offset, offset + length);
+    },
+  };
+}
+
+/** The first `keep` bytes a raw deflate stream inflates to. */
+async function inflatedPrefix(compressed: AsyncIterable<Uint8Array>, keep: number): Promise<Uint8Array> {
+  const inflate = createInflateRaw();
+  const parts: Uint8Array[] = [];
+  let kept = 0;
+  const feed = (async () => {
+    for await (const c of compressed) {
+      if (inflate.destroyed || kept >= keep) return;
+      if (!inflate.write(c)) await new Promise<void>((r) => (inflate.once("drain", r), inflate.once("close", r)));
+    }
+    inflate.end();
+  })().catch((e: Error) => inflate.destroy(e));
+  try {
+    for await (const c of inflate as AsyncIterable<Buffer>) {
+      parts.push(c.subarray(0, keep - kept));
+      kept += Math.min(c.length, keep - kept);
+      if (kept >= keep) break;
+    }
+  } finally {
+    inflate.destroy();
+    await feed;
+  }
+  return Buffer.concat(parts);
+}
