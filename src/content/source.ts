@@ -60,8 +60,11 @@ export async function* streamOf(src: Source, from = 0, window = 1024 * 1024): As
 
 export class MemberNotFound extends Error {}
 
-/** A zip or tar (or tar.gz) member as a source; compressed ones as their first `keep` bytes (all, when it has no more). */
-export async function memberSource(archive: Source, member: string, keep: number): Promise<Source & { entry: ZipEntry | TarEntry }> {
+/**
+ * A zip or tar (or tar.gz) member as a source; a compressed one as `keep` of its bytes from `from` (inflated from its
+ * start: a stream cannot be entered in the middle).
+ */
+export async function memberSource(archive: Source, member: string, keep: number, from = 0): Promise<Source & { entry: ZipEntry | TarEntry }> {
   const head = await archive.read(0, 4);
   const name = `${archive.name}!${member}`;
   if (head[0] === 0x50 && head[1] === 0x4b) {
@@ -71,62 +74,115 @@ export async function memberSource(archive: Source, member: string, keep: number
     const data = await memberData(entry, archive.read);
     if (entry.method === "stored") return { name, size: entry.size, entry, read: (offset, length) => archive.read(data.start + offset, Math.min(length, entry.size - offset)) };
     if (entry.method !== "deflate") throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
-    const prefix = await inflatedPrefix(streamOf({ ...archive, size: data.start + data.length }, data.start), keep);
-    return inMemory(name, entry.size, prefix, entry);
+    const held = await inflatedWindow(streamOf({ ...archive, size: data.start + data.length }, data.start), from, keep);
+    return inMemory(name, entry.size, held, from, entry);
   }
   const gz = isGzip(head);
   const stream = gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive);
   let found: TarEntry | undefined;
   const parts: Uint8Array[] = [];
-  let kept = 0;
+  let seen = 0;
   await walkTar(
     stream,
     (e) => (e.name === member || e.name === `./${member}` ? ((found = e), gz ? "data" : "stop") : "next"),
     (bytes) => {
-      if (kept < keep) parts.push(bytes.subarray(0, keep - kept)), (kept += Math.min(bytes.length, keep - kept));
+      // This piece's place in the member: keep what falls in [from, from + keep).
+      const start = seen;
+      seen += bytes.length;
+      const lo = Math.max(from - start, 0);
+      const hi = Math.min(from + keep - start, bytes.length);
+      if (hi > lo) parts.push(bytes.subarray(lo, hi));
     },
   );
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   const entry = found;
   // An uncompressed tar's member is a range of the archive.
   if (!gz) return { name, size: entry.size, entry, read: (offset, length) => archive.read(entry.offset + offset, Math.min(length, entry.size - offset)) };
-  return inMemory(name, entry.size, Buffer.concat(parts), entry);
+  return inMemory(name, entry.size, Buffer.concat(parts), from, entry);
 }
 
-function inMemory<E>(name: string, size: number, prefix: Uint8Array, entry: E): Source & { entry: E } {
+function inMemory<E>(name: string, size: number, held: Uint8Array, from: number, entry: E): Source & { entry: E } {
   return {
     name,
     size,
     entry,
-    prefix,
+    ...(from === 0 ? { prefix: held } : {}),
     read: async (offset, length) => {
-      if (offset + length > prefix.length && prefix.length < size) throw new ZipError(`only the first ${prefix.length} bytes of ${name} are read here`);
-      return prefix.subarray(offset, offset + length);
+      const end = Math.min(offset + length, size);
+      if (offset < from || end > from + held.length) throw new ZipError(`only bytes ${from}-${from + held.length - 1} of ${name} are read here`);
+      return held.subarray(offset - from, end - from);
     },
   };
 }
 
-/** The first `keep` bytes a raw deflate stream inflates to. */
-async function inflatedPrefix(compressed: AsyncIterable<Uint8Array>, keep: number): Promise<Uint8Array> {
+/** `keep` of the bytes a raw deflate stream inflates to, from byte `from` on (those before are inflated and dropped). */
+async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: number, keep: number): Promise<Uint8Array> {
   const inflate = createInflateRaw();
   const parts: Uint8Array[] = [];
-  let kept = 0;
+  let seen = 0;
+  let done = false;
   const feed = (async () => {
     for await (const c of compressed) {
-      if (inflate.destroyed || kept >= keep) return;
+      if (inflate.destroyed || done) return;
       if (!inflate.write(c)) await new Promise<void>((r) => (inflate.once("drain", r), inflate.once("close", r)));
     }
     inflate.end();
   })().catch((e: Error) => inflate.destroy(e));
   try {
     for await (const c of inflate as AsyncIterable<Buffer>) {
-      parts.push(c.subarray(0, keep - kept));
-      kept += Math.min(c.length, keep - kept);
-      if (kept >= keep) break;
+      const start = seen;
+      seen += c.length;
+      const lo = Math.max(from - start, 0);
+      const hi = Math.min(from + keep - start, c.length);
+      if (hi > lo) parts.push(c.subarray(lo, hi));
+      if (seen >= from + keep) break;
     }
   } finally {
+    done = true;
     inflate.destroy();
     await feed;
   }
   return Buffer.concat(parts);
+}
+
+/**
+ * Every byte of a member, in order, handed to `take` (awaited: a slow taker slows the reading), for a download. A zip
+ * member's bytes are stored or inflated as they stream; a tar member's are picked out of the archive's stream.
+ */
+export async function eachMemberChunk(archive: Source, member: string, take: (bytes: Uint8Array) => Promise<void>): Promise<ZipEntry | TarEntry> {
+  const head = await archive.read(0, 4);
+  if (head[0] === 0x50 && head[1] === 0x4b) {
+    const { entries } = await zipEntries(archive.size, archive.read);
+    const entry = entries.find((e) => e.name === member);
+    if (!entry) throw new MemberNotFound(`no member named "${member}" in the zip`);
+    const data = await memberData(entry, archive.read);
+    const stored = streamOf({ ...archive, size: data.start + data.length }, data.start);
+    if (entry.method === "stored") for await (const c of stored) await take(c);
+    else if (entry.method === "deflate") for await (const c of inflated(stored)) await take(c);
+    else throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
+    return entry;
+  }
+  const gz = isGzip(head);
+  let found: TarEntry | undefined;
+  await walkTar(gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive), (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"), take);
+  if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
+  return found;
+}
+
+/** A raw deflate stream's output, pulled. */
+async function* inflated(compressed: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const inflate = createInflateRaw();
+  const feed = (async () => {
+    for await (const c of compressed) {
+      if (inflate.destroyed) return;
+      if (!inflate.write(c)) await new Promise<void>((r) => (inflate.once("drain", r), inflate.once("close", r)));
+    }
+    inflate.end();
+  })().catch((e: Error) => inflate.destroy(e));
+  try {
+    for await (const c of inflate as AsyncIterable<Buffer>) yield c;
+  } finally {
+    inflate.destroy();
+    await feed;
+  }
 }

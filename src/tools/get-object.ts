@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { objectUri, readWindow } from "./object-window.ts";
-import { bucketName, objectKey, versionId } from "./schemas.ts";
+import { archiveMember, bucketName, objectKey, versionId } from "./schemas.ts";
+import { downloadMember, memberReader } from "./archive-member.ts";
 import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
 
 import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "./limits.ts";
@@ -28,6 +29,7 @@ const inputSchema = z
     overwrite: z.boolean().optional().describe("Download: replace an existing file."),
     offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read: first byte, default 0."),
     include_binary: z.boolean().optional().describe("Read: binary as base64."),
+    archive_member: archiveMember.optional(),
   })
   .strict();
 
@@ -49,6 +51,7 @@ const outputSchema = z.object({
   bytes: z.number().optional(),
   sha256: z.string().optional(),
   text: z.string().optional(),
+  archive_member: z.string().optional(),
   next: z.string().optional().describe("The next call, when there is more."),
 });
 
@@ -95,13 +98,15 @@ export const getObject = defineTool({
 async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
   // Text goes out twice (content and structuredContent.text): each copy gets half the budget.
-  const window = await readWindow(ctx, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
+  // A member of an archive object is read through its own reader: the same windows, budgets and presentation.
+  const source = args.archive_member ? { ...ctx, storage: await memberReader(ctx.storage, address(args), args.archive_member, max, args.offset ?? 0, ctx.signal) } : ctx;
+  const window = await readWindow(source, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
   const { meta, cutToFit, start, nextOffset } = window;
   // Binary bytes only when asked: most clients hand them to the model as base64 text, and some abort on them (README, Clients).
   const withheld = window.shown.kind === "binary" && !args.include_binary;
   const shown = withheld ? ({ kind: "omitted", returnedBytes: 0, encoding: "none" } as const) : window.shown;
   const truncated = window.truncated || withheld;
-  const uri = s3Uri(args.bucket_name, args.object_key);
+  const uri = `${s3Uri(args.bucket_name, args.object_key)}${args.archive_member ? `!${args.archive_member}` : ""}`;
   const next =
     nextOffset !== null
       ? `call again with offset ${nextOffset} for the next part, or use mode "download" with a local_path for the whole object.`
@@ -124,10 +129,11 @@ async function read(args: Args, ctx: ToolContext) {
   else if (shown.kind === "binary") content.push({ type: "resource", resource: { uri: link, mimeType: shown.mimeType, blob: shown.base64 } });
   content.push({ type: "text", text: summary });
   // The whole object, for clients that open links (resources/read pages it the same way).
-  if (truncated && ctx.resourceLinks) content.push({ type: "resource_link", uri: link, name: args.object_key, ...(meta.content_type ? { mimeType: meta.content_type } : {}), size: meta.size });
+  if (truncated && ctx.resourceLinks && !args.archive_member) content.push({ type: "resource_link", uri: link, name: args.object_key, ...(meta.content_type ? { mimeType: meta.content_type } : {}), size: meta.size });
   const structured: Result = {
     bucket: args.bucket_name,
     key: args.object_key,
+    ...(args.archive_member ? { archive_member: args.archive_member } : {}),
     mode: "read",
     ...meta,
     returned_bytes: shown.returnedBytes,
@@ -157,6 +163,11 @@ async function download(args: Args, ctx: ToolContext) {
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
+  if (args.archive_member) {
+    const { written, meta } = await downloadMember(ctx, address(args), args.archive_member, target, overwrite);
+    const structured: Result = { bucket: args.bucket_name, key: args.object_key, archive_member: args.archive_member, mode: "download", ...meta, local_path: written.path, bytes: written.bytes, sha256: written.sha256 };
+    return textOutput(`Saved ${args.archive_member} from s3://${args.bucket_name}/${args.object_key} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
+  }
   let sink: ((done: number) => void) | undefined;
   const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, { onProgress: (received) => sink?.(received) });
   const { meta } = download;

@@ -1,16 +1,13 @@
 import { z } from "zod";
 import { inspectSource, MAX_ENTRIES, SNIFF_BYTES, type Summary } from "../content/inspect.ts";
-import { memberSource, MemberNotFound, objectSource } from "../content/source.ts";
-import { TarError } from "../content/formats/tar.ts";
-import { ZipError } from "../content/formats/zip.ts";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, objectKey } from "./schemas.ts";
+import { memberSource, objectSource } from "../content/source.ts";
+import { s3Uri } from "../runtime/errors.ts";
+import { archiveError } from "./archive-member.ts";
+import { archiveMember, bucketName, objectKey } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 /** A compressed archive member is inspected from its first bytes, at most this many. */
 const MEMBER_BYTES = 8 * 1024 * 1024;
-
-export const archiveMember = z.string().min(1).max(4096).describe('A file inside a zip, tar or tar.gz object, e.g. "data/2026.csv".');
 
 export const inspectObject = defineTool({
   name: "inspect_object",
@@ -47,9 +44,7 @@ export const inspectObject = defineTool({
       size = src.size;
       inspected = await inspectSource(src);
     } catch (err) {
-      if (err instanceof MemberNotFound) throw new ActionableError({ resource: `${where}!${args.archive_member}`, code: "NoSuchMember", message: `${err.message}.`, hint: `call inspect_object on ${where} without archive_member to list its entries, and use one of their names.` });
-      if (err instanceof ZipError || err instanceof TarError) throw new ActionableError({ resource: where, code: "UnreadableArchive", message: `${err.message}.`, hint: "check that the object is a complete zip or tar archive (head_object shows its size and type)." });
-      throw err;
+      throw archiveError(err, where, args.archive_member);
     }
     const { summary, compression } = inspected;
     const name = args.archive_member ? `${where}!${args.archive_member}` : where;

@@ -5,9 +5,12 @@
  * character boundaries; content is cut to the response budget.
  */
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import type { ObjectAddress, ObjectMeta } from "../storage/index.ts";
+import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
 import { fitToBudget, leadingContinuationBytes, present } from "./object-content.ts";
 import type { ToolContext } from "./types.ts";
+
+/** What a window is read through: the store, or an archive member's reader (archive-member.ts). */
+type WindowSource = Pick<ToolContext, "signal" | "contentBudget"> & { storage: Pick<Storage, "readObjectHead"> };
 
 export interface ObjectWindow {
   meta: ObjectMeta;
@@ -45,13 +48,13 @@ const MAX_CHAR_BYTES = 4;
  * longer one), the window is widened to hold that character instead of
  * returning nothing with next_offset == offset, which a model would loop on.
  */
-export async function readWindow(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number, textBudget = ctx.contentBudget): Promise<ObjectWindow> {
+export async function readWindow(ctx: WindowSource, addr: ObjectAddress, max: number, offset: number, textBudget = ctx.contentBudget): Promise<ObjectWindow> {
   const window = await readWindowOnce(ctx, addr, max, offset, textBudget);
   const stalled = window.shown.kind === "text" && window.truncated && window.shown.returnedBytes === 0 && window.start === offset;
   return stalled && max < MAX_CHAR_BYTES ? readWindowOnce(ctx, addr, MAX_CHAR_BYTES, offset, textBudget) : window;
 }
 
-async function readWindowOnce(ctx: Pick<ToolContext, "storage" | "signal" | "contentBudget">, addr: ObjectAddress, max: number, offset: number, textBudget: number): Promise<ObjectWindow> {
+async function readWindowOnce(ctx: WindowSource, addr: ObjectAddress, max: number, offset: number, textBudget: number): Promise<ObjectWindow> {
   const { meta, bytes: fetched } = await ctx.storage.readObjectHead(addr, max, ctx.signal, offset).catch((err: unknown) => {
     if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
     throw err;

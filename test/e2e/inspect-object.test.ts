@@ -10,7 +10,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
-import { readFileSync, truncateSync, writeFileSync, openSync, closeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -60,11 +60,19 @@ beforeAll(async () => {
   sh("tar", ["-cf", "archive.tar", "a.csv", "b.txt"]);
   sh("tar", ["-czf", "archive.tar.gz", "a.csv", "b.txt"]);
   for (const f of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz"]) await put(f, readFileSync(join(dir, f)));
+  // A stored member with one byte changed: its CRC-32 no longer holds.
+  sh("zip", ["-q", "-0", "stored.zip", "b.txt"]);
+  const damaged = readFileSync(join(dir, "stored.zip"));
+  await put("stored.zip", damaged);
+  const at = damaged.indexOf("some text");
+  damaged[at] = "S".charCodeAt(0);
+  await put("damaged.zip", damaged);
   // 1 GiB of zeros stored (not compressed) in a zip, with a small member after it.
   const big = join(dir, "zeros.bin");
   closeSync(openSync(big, "w"));
   truncateSync(big, 1024 * 1024 * 1024);
   sh("zip", ["-q", "-0", "huge.zip", "zeros.bin", "a.csv"]);
+  mkdirSync(join(dir, "out"));
   proxy = startRecordingProxy(s3().endpoint);
   ({ client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] }));
   const up = await call(client, "upload_file", { bucket_name: bucket, object_key: "huge.zip", local_file_path: join(dir, "huge.zip") });
@@ -182,5 +190,42 @@ describe("inspect_object", () => {
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain("NoSuchMember");
     expect(textOf(missing)).toContain("without archive_member");
+  });
+});
+
+describe("get_object archive_member", () => {
+  const get = (key: string, args: Record<string, unknown>) => call(client, "get_object", { bucket_name: bucket, object_key: key, ...args });
+
+  test("read mode: a member's text from a zip (deflated, stored), a tar and a tar.gz, in windows", async () => {
+    for (const key of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz", "huge.zip"]) {
+      const r = await get(key, { archive_member: "a.csv" });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(r.structuredContent).toMatchObject({ key, archive_member: "a.csv", mode: "read", size: csv(5).length, truncated: false, text: csv(5) });
+    }
+    const first = await get("archive.zip", { archive_member: "b.txt", max_content_size: 25 });
+    expect(first.structuredContent).toMatchObject({ text: "some text\nsome text\nsome ", truncated: true, next_offset: 25, size: 10_000 });
+    const second = await get("archive.zip", { archive_member: "b.txt", max_content_size: 25, offset: 25 });
+    expect(second.structuredContent).toMatchObject({ text: "text\nsome text\nsome text\n", offset: 25 });
+    const from = proxy.requests.length;
+    await get("huge.zip", { archive_member: "a.csv" });
+    expect(reads("huge.zip", from).bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
+  });
+
+  test("download mode: members saved byte-exact; a damaged member is refused (CRC-32) and leaves no file", async () => {
+    for (const [key, member] of [["archive.zip", "b.txt"], ["stored.zip", "b.txt"], ["archive.tar.gz", "b.txt"], ["archive.tar", "a.csv"], ["huge.zip", "a.csv"]] as const) {
+      const path = join(dir, "out", `${key}-${member}`);
+      const r = await get(key, { archive_member: member, mode: "download", local_path: path });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(readFileSync(path, "utf8")).toBe(readFileSync(join(dir, member), "utf8"));
+      expect(r.structuredContent).toMatchObject({ archive_member: member, bytes: readFileSync(join(dir, member)).length });
+    }
+    const bad = join(dir, "out", "damaged.txt");
+    const r = await get("damaged.zip", { archive_member: "b.txt", mode: "download", local_path: bad });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("CRC-32");
+    expect(existsSync(bad)).toBe(false);
+    const read = await get("damaged.zip", { archive_member: "b.txt", max_content_size: 20_000 });
+    expect(read.isError).toBe(true);
+    expect(textOf(read)).toContain("UnreadableArchive");
   });
 });

@@ -37,7 +37,7 @@ export function isTarHeader(block: Uint8Array): boolean {
  * Walks the archive: `onEntry` for each entry (return "stop" to end the walk, "data" to be handed its bytes through
  * `onData`). Reads the stream only as far as needed.
  */
-export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void): Promise<"end" | "stopped"> {
+export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | Promise<void>): Promise<"end" | "stopped"> {
   let buf: Uint8Array = new Uint8Array(0);
   let pos = 0;
   let skip = 0;
@@ -63,7 +63,7 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
         if (give > 0) {
           const piece = buf.subarray(0, give);
           if (pending) meta = concat(meta, piece);
-          else onData?.(piece);
+          else await onData?.(piece);
           giving -= give;
         }
         skip -= n - give;
@@ -110,7 +110,7 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
         while (giving > 0) {
           if (buf.length === 0 && !(await more())) throw new TarError(`the archive ends inside ${name}`);
           const n = Math.min(buf.length, giving);
-          onData?.(buf.subarray(0, n));
+          await onData?.(buf.subarray(0, n));
           buf = buf.subarray(n);
           giving -= n;
         }
