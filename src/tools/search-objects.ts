@@ -18,21 +18,21 @@ export const searchObjects = defineTool({
   name: "search_objects",
   title: "Search inside objects",
   description:
-    "Finds lines containing a text (or an RE2 regex) in the objects under a prefix, like grep -r: gzip'd objects are read decompressed, binary ones skipped. " +
-    "Stops at max_matches with a continuation_token that resumes at the next line.",
+    "Finds lines containing a text (or RE2 regex) in the objects under a prefix, like grep -r; gzip'd objects are read decompressed, binary ones skipped. " +
+    "Stops at max_matches with a continuation_token.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('Search the objects whose keys start with this ("" = all).'),
-      pattern: z.string().min(1).max(1000).describe("The text to find (a regex with regex: true)."),
-      regex: z.boolean().optional().describe("pattern is an RE2 regular expression (linear time; no lookaround or backreferences)."),
-      ignore_case: z.boolean().optional(),
+      prefix: z.string().max(1024).describe('"" = the whole bucket.'),
+      pattern: z.string().min(1).max(1000).describe("Text to find."),
+      regex: z.boolean().optional().describe("pattern is RE2 (no lookaround or backreferences)."),
+      ignore_case: z.boolean().optional().describe("Either case."),
       include: globList("prefix").optional(),
       exclude: excludeList.optional(),
       max_matches: z.number().int().min(1).max(MAX_MATCHES).optional().describe(`Default ${DEFAULT_MATCHES}.`),
-      context_lines: z.number().int().min(0).max(3).optional().describe("Lines shown before and after each match."),
-      max_object_bytes: z.number().int().min(1).optional().describe(`Larger objects are skipped (default ${DEFAULT_MAX_OBJECT_BYTES / 1024 / 1024} MiB).`),
-      continuation_token: z.string().min(1).max(4096).optional().describe("From a result that stopped early."),
+      context_lines: z.number().int().min(0).max(3).optional().describe("Lines around each match."),
+      max_object_bytes: z.number().int().min(1).optional().describe(`Skip larger objects (default ${DEFAULT_MAX_OBJECT_BYTES / 1024 / 1024} MiB).`),
+      continuation_token: z.string().min(1).max(4096).optional().describe("From a truncated result."),
     })
     .strict(),
   outputSchema: z.object({

@@ -194,8 +194,9 @@ test("gating: the change tools only with --allow-admin, never read-only; --tools
 
 // The house issue's budgets, job tools and nullable included: 21 tools by default; 26 and the three job tools with every one.
 for (const { what, env, tools: count, kb } of [
-  { what: "by default", env: {}, tools: 21, kb: 18 },
-  { what: "with every tool enabled", env: { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" }, tools: 29, kb: 28 },
+  // search_objects and inspect_object (#47) took the default list from 17.5 to 19.8 KB: its budget went from 18 to 20 KB.
+  { what: "by default", env: {}, tools: 23, kb: 20 },
+  { what: "with every tool enabled", env: { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" }, tools: 31, kb: 28 },
 ]) {
   test(`tools/list ${what} stays within ${kb} KB`, async () => {
     const session = await connectBinary({ env: { ...s3Env(), ...env } });

@@ -76,6 +76,12 @@ rules:
     buckets: ["${reports}"]
     prefixes: ["team-a/"]
     tools: [list_objects, list_buckets]
+  - name: gina looks inside team-a
+    who: ["sub:gina"]
+    access: read
+    buckets: ["${reports}"]
+    prefixes: ["team-a/"]
+    tools: [search_objects, inspect_object, get_object]
 ${extra}`;
 }
 
@@ -265,6 +271,31 @@ describe("each caller gets exactly their grants", () => {
   });
 });
 
+describe("looking inside objects under a policy", () => {
+  test("gina (team-a/ only): search_objects never reads a hidden prefix; inspect_object and archive members are refused outside team-a/", async () => {
+    await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: "team-a/log.txt", Body: "ok\nneedle in team-a\n" }));
+    await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: "team-b/log.txt", Body: "needle in team-b\n" }));
+    const gina = await person("gina", []);
+    try {
+      // search_objects can run long: the job tools come with it.
+      expect(await toolNames(gina)).toEqual(["cancel_job", "get_object", "inspect_object", "job_status", "list_jobs", "search_objects"]);
+      // The whole bucket asked for: only what she may read is listed, so only that is searched.
+      const all = await call(gina, "search_objects", { bucket_name: reports, prefix: "", pattern: "needle" });
+      expect(all.isError, textOf(all)).toBeFalsy();
+      expect(all.structuredContent!.matches.map((m: { key: string; line: number }) => `${m.key}:${m.line}`)).toEqual(["team-a/log.txt:2"]);
+      expect(JSON.stringify(all.structuredContent)).not.toContain("team-b");
+      expect((await call(gina, "inspect_object", { bucket_name: reports, object_key: "team-a/q3.csv" })).isError).toBeFalsy();
+      for (const [tool, args] of [["inspect_object", { object_key: "team-b/q3.csv" }], ["inspect_object", { object_key: "team-b/q3.csv", archive_member: "x" }], ["get_object", { object_key: "team-b/q3.csv", archive_member: "x" }]] as const) {
+        const refused = await call(gina, tool, { bucket_name: reports, ...args });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain("PolicyDenied");
+      }
+    } finally {
+      await gina.close();
+    }
+  });
+});
+
 describe("servers kept between requests (remote.ts's pool)", () => {
   test("a crowd of concurrent requests from callers with different grants: each request is answered as its own caller", async () => {
     const callers = [await person("alice", ["analysts"]), await person("bob", ["finance"]), await person("mallory", []), await connectHttp(server.url, CI_TOKEN)];
@@ -296,7 +327,7 @@ describe("reloads", () => {
     tools: ["*"]
 `));
     const deadline = Date.now() + 5_000;
-    while (!server.stderr().includes("reloaded (the file changed): 8 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
+    while (!server.stderr().includes("reloaded (the file changed): 9 rule(s)") && Date.now() < deadline) await Bun.sleep(20);
     const mallory = await person("mallory", []);
     try {
       expect(await toolNames(mallory)).toContain("list_objects");

@@ -91,4 +91,26 @@ describe("search_objects", () => {
     const token = await search({ pattern: "x", continuation_token: "bm90LW91cnM" });
     expect(textOf(token)).toContain("not made by search_objects");
   });
+
+  test("--read-only offers search_objects and inspect_object; --bucket keeps them to its buckets", async () => {
+    const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
+    try {
+      const names = (await ro.client.listTools()).tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(["search_objects", "inspect_object"]));
+      expect((await call(ro.client, "search_objects", { bucket_name: bucket, prefix: "logs/", pattern: "order 81723", max_matches: 1 })).structuredContent!.matches).toHaveLength(1);
+      expect((await call(ro.client, "inspect_object", { bucket_name: bucket, object_key: "logs/a.log" })).structuredContent!.format).toBe("text");
+    } finally {
+      await ro.close();
+    }
+    const other = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
+    try {
+      for (const [tool, args] of [["search_objects", { prefix: "", pattern: "x" }], ["inspect_object", { object_key: "logs/a.log" }], ["get_object", { object_key: "logs/a.log", archive_member: "x" }]] as const) {
+        const refused = await call(other.client, tool, { bucket_name: bucket, ...args });
+        expect(refused.isError).toBe(true);
+        expect(textOf(refused)).toContain("BucketNotAllowed");
+      }
+    } finally {
+      await other.close();
+    }
+  });
 });
