@@ -23,6 +23,7 @@ import { startWanProxy } from "./wan-proxy.ts";
 import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
 import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
+import { lookReport, measureLook, seedLook, type LookRow } from "./look.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -31,6 +32,7 @@ const onlyStores = process.env.BENCH_ONLY === "stores";
 const onlyTeam = process.env.BENCH_ONLY === "team";
 const onlyBudget = process.env.BENCH_ONLY === "budget";
 const onlyStart = process.env.BENCH_ONLY === "start";
+const onlyLook = process.env.BENCH_ONLY === "look";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -51,8 +53,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart) {
-    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : benchTeam());
+  if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart || onlyLook) {
+    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : onlyLook ? benchLook(networks) : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -101,6 +103,7 @@ try {
   process.stdout.write(report);
   await benchBulk(networks);
   await benchStores(networks);
+  await benchLook(networks);
   await benchTeam();
 } finally {
   await wan.stop();
@@ -126,6 +129,19 @@ async function benchTeam(): Promise<void> {
   const replicated = await measureReplicatedCrowd(binary, env, "bench-team", "obj-00001.txt");
   const text = teamReport(load, crowd, failover, replicated, await describeMachine());
   writeFileSync(join(import.meta.dir, "results-team.md"), text);
+  process.stdout.write(text);
+}
+
+/** search_objects against download + grep on both networks (look.ts); writes results-look.md. */
+async function benchLook(networks: Network[]): Promise<void> {
+  log("looking inside objects: search_objects against download + grep");
+  const expected = await seedLook(s3);
+  const dir = join(work, "look");
+  mkdirSync(dir, { recursive: true });
+  const rows: LookRow[] = [];
+  for (const net of networks) rows.push(await measureLook(binary, s3, net, dir, expected));
+  const text = lookReport(rows, await describeMachine());
+  writeFileSync(join(import.meta.dir, "results-look.md"), text);
   process.stdout.write(text);
 }
 

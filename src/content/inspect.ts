@@ -104,10 +104,11 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
 async function tarSummary(stream: AsyncIterable<Uint8Array>): Promise<Summary> {
   const entries: Omit<TarEntry, "offset">[] = [];
   let count = 0;
+  // A tar has no directory: it is walked as it streams, until its end or the entry after the last one listed.
   const how = await walkTar(stream, ({ offset: _o, ...e }) => {
     count++;
     if (entries.length < MAX_ENTRIES) entries.push(e);
-    return count > MAX_ENTRIES * 10 ? "stop" : "next";
+    return count > MAX_ENTRIES ? "stop" : "next";
   });
   return { format: "tar", entries, total_entries: how === "end" ? count : null, listed_all: how === "end" && count <= MAX_ENTRIES };
 }

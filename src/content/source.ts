@@ -9,7 +9,7 @@ import { createInflateRaw } from "node:zlib";
 import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
 import { walkTar, type TarEntry } from "./formats/tar.ts";
 import { memberData, ZipError, zipEntries, type RangeReader, type ZipEntry } from "./formats/zip.ts";
-import { gunzipped, isGzip } from "./windows.ts";
+import { gunzipped, isGzip, pulled } from "./windows.ts";
 
 export interface Source {
   /** The key, or archive key!member: its extension says what it may be. */
@@ -117,30 +117,15 @@ function inMemory<E>(name: string, size: number, held: Uint8Array, from: number,
 
 /** `keep` of the bytes a raw deflate stream inflates to, from byte `from` on (those before are inflated and dropped). */
 async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: number, keep: number): Promise<Uint8Array> {
-  const inflate = createInflateRaw();
   const parts: Uint8Array[] = [];
   let seen = 0;
-  let done = false;
-  const feed = (async () => {
-    for await (const c of compressed) {
-      if (inflate.destroyed || done) return;
-      if (!inflate.write(c)) await new Promise<void>((r) => (inflate.once("drain", r), inflate.once("close", r)));
-    }
-    inflate.end();
-  })().catch((e: Error) => inflate.destroy(e));
-  try {
-    for await (const c of inflate as AsyncIterable<Buffer>) {
-      const start = seen;
-      seen += c.length;
-      const lo = Math.max(from - start, 0);
-      const hi = Math.min(from + keep - start, c.length);
-      if (hi > lo) parts.push(c.subarray(lo, hi));
-      if (seen >= from + keep) break;
-    }
-  } finally {
-    done = true;
-    inflate.destroy();
-    await feed;
+  for await (const c of pulled(createInflateRaw(), compressed)) {
+    const start = seen;
+    seen += c.length;
+    const lo = Math.max(from - start, 0);
+    const hi = Math.min(from + keep - start, c.length);
+    if (hi > lo) parts.push(c.subarray(lo, hi));
+    if (seen >= from + keep) break;
   }
   return Buffer.concat(parts);
 }
@@ -158,7 +143,7 @@ export async function eachMemberChunk(archive: Source, member: string, take: (by
     const data = await memberData(entry, archive.read);
     const stored = streamOf({ ...archive, size: data.start + data.length }, data.start);
     if (entry.method === "stored") for await (const c of stored) await take(c);
-    else if (entry.method === "deflate") for await (const c of inflated(stored)) await take(c);
+    else if (entry.method === "deflate") for await (const c of pulled(createInflateRaw(), stored)) await take(c);
     else throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
     return entry;
   }
@@ -167,22 +152,4 @@ export async function eachMemberChunk(archive: Source, member: string, take: (by
   await walkTar(gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive), (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"), take);
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   return found;
-}
-
-/** A raw deflate stream's output, pulled. */
-async function* inflated(compressed: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  const inflate = createInflateRaw();
-  const feed = (async () => {
-    for await (const c of compressed) {
-      if (inflate.destroyed) return;
-      if (!inflate.write(c)) await new Promise<void>((r) => (inflate.once("drain", r), inflate.once("close", r)));
-    }
-    inflate.end();
-  })().catch((e: Error) => inflate.destroy(e));
-  try {
-    for await (const c of inflate as AsyncIterable<Buffer>) yield c;
-  } finally {
-    inflate.destroy();
-    await feed;
-  }
 }

@@ -7,6 +7,7 @@
  * `Content-Encoding: gzip` object holds) can be read through its
  * decompression, bounded: a bomb stops at `maxInflated`.
  */
+import type { Transform } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
 
@@ -39,27 +40,31 @@ export const isGzip = (head: Uint8Array) => head.length >= 2 && head[0] === 0x1f
 export class InflatedTooLarge extends Error {}
 
 /**
- * The decompressed bytes of a gzip stream given in chunks (several gzip members, as `cat a.gz b.gz` makes, read as one),
- * at most `maxInflated` of them. Pulled: the inflater makes no more than the reader takes (a bomb never fills memory).
+ * What a zlib stream (gunzip, raw inflate) makes of `chunks`, pulled: it makes no more than the reader takes, so a bomb
+ * never fills memory; a reader that stops early ends it.
  */
-export async function* gunzipped(chunks: AsyncIterable<Uint8Array>, maxInflated: number): AsyncGenerator<Uint8Array> {
-  const gunzip = createGunzip();
+export async function* pulled(stream: Transform, chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
   const feed = (async () => {
     for await (const c of chunks) {
-      if (gunzip.destroyed) return;
-      if (!gunzip.write(c)) await new Promise<void>((r) => (gunzip.once("drain", r), gunzip.once("close", r)));
+      if (stream.destroyed) return;
+      if (!stream.write(c)) await new Promise<void>((r) => (stream.once("drain", r), stream.once("close", r)));
     }
-    gunzip.end();
-  })().catch((e: Error) => gunzip.destroy(e));
-  let total = 0;
+    stream.end();
+  })().catch((e: Error) => stream.destroy(e));
   try {
-    for await (const c of gunzip as AsyncIterable<Buffer>) {
-      total += c.length;
-      if (total > maxInflated) throw new InflatedTooLarge(`more than ${maxInflated} bytes once decompressed`);
-      yield c;
-    }
+    for await (const c of stream as AsyncIterable<Buffer>) yield c;
   } finally {
-    gunzip.destroy();
+    stream.destroy();
     await feed;
+  }
+}
+
+/** The decompressed bytes of a gzip stream (several gzip members, as `cat a.gz b.gz` makes, read as one), at most `maxInflated` of them. */
+export async function* gunzipped(chunks: AsyncIterable<Uint8Array>, maxInflated: number): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  for await (const c of pulled(createGunzip(), chunks)) {
+    total += c.length;
+    if (total > maxInflated) throw new InflatedTooLarge(`more than ${maxInflated} bytes once decompressed`);
+    yield c;
   }
 }
