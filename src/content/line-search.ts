@@ -98,50 +98,77 @@ export class LineSearch {
 
   #block(block: string, endsLine: boolean): void {
     const { find, context } = this.o;
-    let at = find(block, 0);
-    if (at < 0 && this.#waitingForAfter.length === 0) {
-      this.#line += countLines(block, endsLine);
-      if (context > 0) this.#recent = [...this.#recent, ...lastLines(block, context)].slice(-context);
-      return;
-    }
-    const lines = block.split("\n");
-    if (block.endsWith("\n")) lines.pop();
-    const first = this.#line;
-    this.#giveAfter(lines);
-    // Map each match to its line by walking the line starts once.
-    let index = 0;
-    let lineStart = 0;
-    while (at >= 0 && index < lines.length) {
-      while (index < lines.length && lineStart + lines[index]!.length < at) lineStart += lines[index++]!.length + 1;
-      if (index >= lines.length) break;
-      const number = first + index + 1;
+    // Lines before the first match (and between matches) are only counted; a matching line and its context are cut out.
+    let counted = 0;
+    let line = this.#line;
+    if (this.#waitingForAfter.length > 0) this.#giveAfter(block);
+    for (let at = find(block, 0); at >= 0; ) {
+      const start = block.lastIndexOf("\n", at - 1) + 1;
+      let end = block.indexOf("\n", at);
+      if (end < 0) end = block.length;
+      line += newlines(block, counted, start);
+      counted = start;
+      const number = line + 1;
       this.matchingLines++;
       if (number > this.o.after && !this.full) {
-        const m: LineMatch = { line: number, text: around(lines[index]!, at - lineStart) };
+        const m: LineMatch = { line: number, text: around(block.slice(start, end), at - start) };
         if (context > 0) {
-          m.before = [...this.#recent, ...lines.slice(Math.max(0, index - context), index).map(cutLine)].slice(-context);
-          const after = lines.slice(index + 1, index + 1 + context).map(cutLine);
+          m.before = [...this.#recent, ...linesBefore(block, start, context)].slice(-context);
+          const after = linesAfter(block, end, context);
           if (after.length === context || !endsLine) m.after = after;
           else this.#waitingForAfter.push(Object.assign(m, { after }));
         }
         this.matches.push(m);
       }
-      // The next match starts on a later line: one line, one match.
-      lineStart += lines[index]!.length + 1;
-      index++;
-      at = lineStart < block.length ? find(block, lineStart) : -1;
+      // One line, one match: the next is looked for from the next line on.
+      at = end + 1 < block.length ? find(block, end + 1) : -1;
     }
-    this.#line = first + (endsLine ? lines.length : Math.max(lines.length - 1, 0));
-    if (context > 0) this.#recent = [...this.#recent, ...lines.slice(-context).map(cutLine)].slice(-context);
+    line += countLines(counted === 0 ? block : block.slice(counted), endsLine);
+    this.#line = line;
+    if (context > 0) this.#recent = [...this.#recent, ...lastLines(block, context)].slice(-context);
   }
 
-  #giveAfter(lines: string[]): void {
+  /** Matches still short of lines after them get this block's first lines. */
+  #giveAfter(block: string): void {
     const { context } = this.o;
+    const first = linesAfter(block, -1, context);
     this.#waitingForAfter = this.#waitingForAfter.filter((m) => {
-      m.after!.push(...lines.slice(0, context - m.after!.length).map(cutLine));
+      m.after!.push(...first.slice(0, context - m.after!.length));
       return m.after!.length < context;
     });
   }
+}
+
+/** Newlines in block[from, to). */
+function newlines(block: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = block.indexOf("\n", from); i >= 0 && i < to; i = block.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/** Up to `n` whole lines ending just before `start` (the start of a line). */
+function linesBefore(block: string, start: number, n: number): string[] {
+  const out: string[] = [];
+  let end = start - 1;
+  while (out.length < n && end >= 0) {
+    const from = block.lastIndexOf("\n", end - 1) + 1;
+    out.unshift(cutLine(block.slice(from, end)));
+    end = from - 1;
+  }
+  return out;
+}
+
+/** Up to `n` whole lines after the newline at `end` (-1: from the block's start); a last line without its newline counts. */
+function linesAfter(block: string, end: number, n: number): string[] {
+  const out: string[] = [];
+  let from = end + 1;
+  while (out.length < n && from < block.length) {
+    let to = block.indexOf("\n", from);
+    if (to < 0) to = block.length;
+    out.push(cutLine(block.slice(from, to)));
+    from = to + 1;
+  }
+  return out;
 }
 
 function countLines(block: string, endsLine: boolean): number {

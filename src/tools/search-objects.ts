@@ -2,7 +2,9 @@ import { z } from "zod";
 import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
 import { finderFor, REGEX_ENGINE, type LineMatch } from "../content/line-search.ts";
-import { SEARCH_AT_ONCE, SEARCH_WINDOW, searchObject, type ObjectOutcome, type ObjectSearch } from "../content/search.ts";
+import { LARGE_AT_ONCE, SEARCH_AT_ONCE, SEARCH_WINDOW, searchObject, SMALL_BYTES_AT_ONCE, SMALL_OBJECT_BYTES, type ObjectOutcome, type ObjectSearch } from "../content/search.ts";
+import { Slots } from "../bulk/engine.ts";
+import { memoryPacer } from "../runtime/memory.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { bucketName } from "./schemas.ts";
@@ -11,6 +13,8 @@ import { defineTool, textOutput } from "./types.ts";
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;
 const DEFAULT_MAX_OBJECT_BYTES = 256 * 1024 * 1024;
+/** A full collection after this much text searched: the decoded text and the windows' bodies are garbage at once (100 MB of logs: 300 MB peak without, 260 at every 32 MiB, 210 at every 8). */
+const SEARCHED_BYTES_PER_COLLECTION = 8 * 1024 * 1024;
 
 type Found = LineMatch & { key: string };
 
@@ -52,8 +56,8 @@ export const searchObjects = defineTool({
   group: "read",
   handsBack: true,
   writesToStore: false,
-  // One window and the next, per object read at once.
-  heldBytes: () => SEARCH_AT_ONCE * 2 * SEARCH_WINDOW,
+  // Small objects' bytes in flight, and one window and the next per large object.
+  heldBytes: () => SMALL_BYTES_AT_ONCE + LARGE_AT_ONCE * 2 * SEARCH_WINDOW,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     const prefix = args.prefix;
@@ -70,7 +74,7 @@ export const searchObjects = defineTool({
     const done = new AbortController();
     const onAbort = () => done.abort(ctx.signal.reason);
     ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const search: ObjectSearch = { storage: ctx.storage, bucket: args.bucket_name, find, context: args.context_lines ?? 0, maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES, signal: done.signal };
+    const search: ObjectSearch = { storage: ctx.storage, bucket: args.bucket_name, find, context: args.context_lines ?? 0, maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES, signal: done.signal, pace: memoryPacer(SEARCHED_BYTES_PER_COLLECTION) };
 
     const matches: Found[] = [];
     const withMatches: { key: string; matching_lines: number }[] = [];
@@ -81,8 +85,13 @@ export const searchObjects = defineTool({
     let stoppedAt: { key: string; line: number } | undefined;
     // In key order, SEARCH_AT_ONCE read at once; each takes at most what is still wanted when it starts.
     const inFlight: { key: string; outcome: Promise<ObjectOutcome> }[] = [];
-    const start = (object: Pick<ObjectInfo, "key" | "size">, afterLine = 0) => {
-      const outcome = searchObject(search, object, maxMatches - matches.length, afterLine);
+    // Small objects held within their bytes' budget (KiB units), large ones a few at a time.
+    const smallBytes = new Slots(SMALL_BYTES_AT_ONCE / 1024);
+    const large = new Slots(LARGE_AT_ONCE);
+    const start = (object: Pick<ObjectInfo, "key" | "size" | "etag">, afterLine = 0) => {
+      const max = maxMatches - matches.length;
+      const search1 = () => searchObject(search, object, max, afterLine);
+      const outcome = object.etag && object.size <= SMALL_OBJECT_BYTES ? smallBytes.use(search1, Math.max(1, Math.ceil(object.size / 1024))) : large.use(search1);
       outcome.catch(() => {});
       inFlight.push({ key: object.key, outcome });
     };
@@ -110,7 +119,7 @@ export const searchObjects = defineTool({
       return stoppedAt === undefined;
     };
     try {
-      if (resume && resume.line < Number.MAX_SAFE_INTEGER) start({ key: resume.key, size: 0 }, resume.line);
+      if (resume && resume.line < Number.MAX_SAFE_INTEGER) start({ key: resume.key, size: 0, etag: null }, resume.line);
       for await (const object of listAll(ctx.storage, args.bucket_name, prefix, ctx.signal, resume?.key)) {
         if (!wanted(object.key.slice(prefix.length))) continue;
         while (inFlight.length >= SEARCH_AT_ONCE) if (!(await take())) break;

@@ -8,6 +8,9 @@
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -111,6 +114,24 @@ describe("search_objects", () => {
       }
     } finally {
       await other.close();
+    }
+  });
+
+  test("an object stored with Content-Encoding: gzip is read, downloaded and searched as its stored bytes (Bun's fetch would inflate it)", async () => {
+    const dir = tempDir("gzip-encoded");
+    const stored = gzipSync(log(40, 20));
+    const local = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+    try {
+      const one = await call(local.client, "get_object", { bucket_name: bucket, object_key: "logs/c.log", mode: "download", local_path: join(dir, "one.log") });
+      expect(one.isError, textOf(one)).toBeFalsy();
+      expect(new Uint8Array(readFileSync(join(dir, "one.log")))).toEqual(new Uint8Array(stored));
+      const all = await call(local.client, "download_prefix", { bucket_name: bucket, prefix: "logs/", local_dir: join(dir, "all"), include: ["c.log"] });
+      expect(all.isError, textOf(all)).toBeFalsy();
+      expect(new Uint8Array(readFileSync(join(dir, "all", "c.log")))).toEqual(new Uint8Array(stored));
+      const found = await call(local.client, "search_objects", { bucket_name: bucket, prefix: "logs/", pattern: "order 81723", include: ["c.log"] });
+      expect(found.structuredContent!.matches.map((m: { line: number }) => m.line)).toEqual([20, 40]);
+    } finally {
+      await local.close();
     }
   });
 });

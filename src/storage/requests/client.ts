@@ -1,4 +1,5 @@
 import type { S3Client } from "@aws-sdk/client-s3";
+import { storedBytes } from "./stored-bytes.ts";
 import type { Config } from "../../config/config.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
@@ -78,7 +79,9 @@ async function buildClient(config: Config): Promise<S3Handle> {
   const fetchClient = new sdk.S3Client({
     ...options,
     // A whole-request limit here, but each request carries one part (5 MiB by default).
-    requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs) }),
+    // Bun's fetch inflates a Content-Encoding: gzip body unless told not to (an option of fetch, not of Request): an
+    // object stored that way is downloaded as stored.
+    requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs), customFetch: storedBytes as typeof fetch }),
   });
   const presignClient = new sdk.S3Client({ ...options, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
   guardClient(client);

@@ -8,6 +8,7 @@
  * redirect; the caller's signal or a timeout, released when done; bodies
  * read only up to what is expected.
  */
+import { storedBytes } from "./stored-bytes.ts";
 import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
@@ -55,7 +56,8 @@ export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSi
     headers: { host: url.host, ...req.headers },
   });
   const body = req.body instanceof ReadableStream ? { body: req.body, duplex: "half" } : req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {};
-  return fetch(url, { method: req.method, headers: signed.headers, ...body, redirect: "manual", signal } as RequestInit);
+  // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
+  return storedBytes(url, { method: req.method, headers: signed.headers, ...body, redirect: "manual", signal } as RequestInit);
 }
 
 /** Whether requests for `bucket` can be addressed and signed here (the SDK gives its URL). */
