@@ -117,8 +117,15 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
   mcp.sendToolListChanged = () => {};
   const listed = listedTools(tools, stores);
   const offered = new Set(tools.map((t) => t.name));
-  // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per connection.
-  const noted = new Set<string>();
+  // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per
+  // connection: per transport, as a server kept between HTTP requests (transports/server-pool.ts) serves many.
+  const notedBy = new WeakMap<object, Set<string>>();
+  const notedNow = () => {
+    const transport = (mcp.server as unknown as { transport?: object }).transport ?? mcp;
+    let noted = notedBy.get(transport);
+    if (!noted) notedBy.set(transport, (noted = new Set<string>()));
+    return noted;
+  };
   wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const name = typeof params?.name === "string" && offered.has(params.name) ? params.name : undefined;
@@ -136,6 +143,7 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
     if (tool && result.isError && result.content?.[0]?.text?.startsWith(`Input validation error: Invalid arguments for tool ${tool.name}:`)) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
     if (!tool || ignored.length === 0 || isInputRequiredResult(result)) return result;
     const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
+    const noted = notedNow();
     if (noted.has(said)) return result;
     if (noted.size < 1000) noted.add(said);
     return noteIgnored(result, ignored, tool);

@@ -39,6 +39,34 @@ beforeAll(() => {
 });
 
 describe("cancel in the middle", () => {
+  test("a cancel that arrives while CompleteMultipartUpload is on its way: the store completes it, and no record of it is kept", async () => {
+    const bucket = await freshBucket("bcomplete");
+    const state = tempDir("complete-state");
+    let cancel!: () => void;
+    const cancelled = new Promise<void>((resolve) => (cancel = resolve));
+    // The store gets the Complete only once the call is cancelled: it completes an upload the server has hung up on.
+    const proxy = startRecordingProxy(s3().endpoint, (r) => (r.method === "POST" && r.search.includes("uploadId=") ? cancelled.then(() => Bun.sleep(300)) : undefined));
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_STATE_DIR: state, STORE_CALL_BUDGET_SECONDS: "0" }, args: ["--allowed-dir", dir] });
+    try {
+      const controller = new AbortController();
+      const pending = client.callTool({ name: "upload_file", arguments: { local_file_path: "tree/big-1.bin", bucket_name: bucket, object_key: "big.bin" } }, undefined, { signal: controller.signal });
+      while (!proxy.requests.some((r) => r.method === "POST" && r.search.includes("uploadId="))) await Bun.sleep(20);
+      controller.abort();
+      await pending.catch(() => {});
+      cancel();
+      await Bun.sleep(1500);
+      const open = ((await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).map((u) => u.UploadId!);
+      // Whatever the cut did, what is recorded is exactly what is open (a record of a completed upload is a lie).
+      expect(keptRecords(state).uploads.map((u) => u.upload_id).sort()).toEqual(open.sort());
+      const body = await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "big.bin" }))).Body!.transformToByteArray();
+      expect(body.length).toBe(BIG);
+    } finally {
+      await close();
+      proxy.stop();
+    }
+  });
+
+
   test("upload_directory: every object there is whole, a multipart upload in flight is kept only as recorded, and a second call finishes the job leaving none", async () => {
     const bucket = await freshBucket("bcancel");
     const state = tempDir("bulk-state");

@@ -248,10 +248,10 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     if (rejected) throw firstError ?? rejected.reason;
     stop.signal.throwIfAborted();
 
-    const done = await client.send(
-      new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, MultipartUpload: { Parts: parts } }),
-      { abortSignal: stop.signal },
-    );
+    // Not cut by a cancel either: a Complete the store has received may finish after the client hangs up, and a kept
+    // record would then name an upload that is gone (a cut during it left one in CI). It is one small request,
+    // bounded by the request timeout; once it is sent, the object is whole.
+    const done = await client.send(new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, MultipartUpload: { Parts: parts } }));
     uploadId = undefined; // completed: nothing to abort
     keeps?.kept.dropUpload({ store: keeps.store, bucket: req.bucket, key: req.key }, id);
     if (done.ETag) return { etag: done.ETag, version_id: done.VersionId ?? null };
