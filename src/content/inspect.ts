@@ -93,7 +93,7 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
     // Estimates scale the sample by the share of the compressed bytes it took.
     return { summary: textSummary(src.name, inner, ended, ended ? inner.length : Math.round(inner.length * (src.size / SNIFF_BYTES))), compression: "gzip" };
   }
-  if (isTarHeader(head.subarray(0, 512))) return plain(await tarSummary(rest()));
+  if (isTarHeader(head.subarray(0, 512))) return plain(await tarSummary(rest(), (offset) => streamOf(src, offset)));
   const image = imageFacts(head);
   if (image) return plain({ format: "image", image_format: image.format, width: image.width, height: image.height });
   if (head.subarray(0, 8192).includes(0)) return plain({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
@@ -101,7 +101,7 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
   return plain(textSummary(src.name, head, whole, src.size));
 }
 
-async function tarSummary(stream: AsyncIterable<Uint8Array>): Promise<Summary> {
+async function tarSummary(stream: AsyncIterable<Uint8Array>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<Summary> {
   const entries: Omit<TarEntry, "offset">[] = [];
   let count = 0;
   // A tar has no directory: it is walked as it streams, until its end or the entry after the last one listed.
@@ -109,7 +109,7 @@ async function tarSummary(stream: AsyncIterable<Uint8Array>): Promise<Summary> {
     count++;
     if (entries.length < MAX_ENTRIES) entries.push(e);
     return count > MAX_ENTRIES ? "stop" : "next";
-  });
+  }, undefined, reopen);
   return { format: "tar", entries, total_entries: how === "end" ? count : null, listed_all: how === "end" && count <= MAX_ENTRIES };
 }
 

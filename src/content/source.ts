@@ -93,6 +93,7 @@ export async function memberSource(archive: Source, member: string, keep: number
       const hi = Math.min(from + keep - start, bytes.length);
       if (hi > lo) parts.push(bytes.subarray(lo, hi));
     },
+    gz ? undefined : (offset) => streamOf(archive, offset),
   );
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   const entry = found;
@@ -149,7 +150,7 @@ export async function eachMemberChunk(archive: Source, member: string, take: (by
   }
   const gz = isGzip(head);
   let found: TarEntry | undefined;
-  await walkTar(gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive), (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"), take);
+  await walkTar(gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive), (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"), take, gz ? undefined : (offset) => streamOf(archive, offset));
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   return found;
 }

@@ -72,11 +72,18 @@ beforeAll(async () => {
   closeSync(openSync(big, "w"));
   truncateSync(big, 1024 * 1024 * 1024);
   sh("zip", ["-q", "-0", "huge.zip", "zeros.bin", "a.csv"]);
+  // A tar of a 64 MiB member and a small one after it.
+  const zeros64 = join(dir, "zeros64.bin");
+  closeSync(openSync(zeros64, "w"));
+  truncateSync(zeros64, 64 * 1024 * 1024);
+  sh("tar", ["-cf", "big.tar", "zeros64.bin", "a.csv"]);
   mkdirSync(join(dir, "out"));
   proxy = startRecordingProxy(s3().endpoint);
   ({ client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] }));
-  const up = await call(client, "upload_file", { bucket_name: bucket, object_key: "huge.zip", local_file_path: join(dir, "huge.zip") });
-  expect(up.isError, textOf(up)).toBeFalsy();
+  for (const f of ["huge.zip", "big.tar"]) {
+    const up = await call(client, "upload_file", { bucket_name: bucket, object_key: f, local_file_path: join(dir, f) });
+    expect(up.isError, textOf(up)).toBeFalsy();
+  }
 }, 240_000);
 afterAll(async () => {
   await close?.();
@@ -169,6 +176,14 @@ describe("inspect_object", () => {
       expect(r.summary.entries.map((e: { name: string; size: number; type: string }) => [e.name, e.size, e.type])).toEqual([["a.csv", csv(5).length, "file"], ["b.txt", 10_000, "file"]]);
       expect(r.compression).toBe(key.endsWith(".gz") ? "gzip" : null);
     }
+    // A tar has no directory, but a large member is jumped over, not read past.
+    const tarFrom = proxy.requests.length;
+    const bigTar = (await inspect("big.tar")).structuredContent!.summary;
+    expect(bigTar.entries.map((e: { name: string; size: number }) => [e.name, e.size])).toEqual([["zeros64.bin", 64 * 1024 * 1024], ["a.csv", csv(5).length]]);
+    expect(reads("big.tar", tarFrom).bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+    const memberFrom = proxy.requests.length;
+    expect((await inspect("big.tar", "a.csv")).structuredContent!.summary).toMatchObject({ format: "csv", rows: 5 });
+    expect(reads("big.tar", memberFrom).bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
     const from = proxy.requests.length;
     const huge = await inspect("huge.zip");
     expect(huge.structuredContent!.summary.entries.map((e: { name: string; size: number; method: string }) => [e.name, e.size, e.method])).toEqual([["zeros.bin", 1024 ** 3, "stored"], ["a.csv", csv(5).length, "stored"]]);

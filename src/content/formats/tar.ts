@@ -33,11 +33,15 @@ export function isTarHeader(block: Uint8Array): boolean {
   return sum === stored && sum > 8 * 32;
 }
 
+/** Skipping more than this of a member's bytes reopens the stream past them, where the walk may (`reopen`). */
+const SEEK_BYTES = 1024 * 1024;
+
 /**
  * Walks the archive: `onEntry` for each entry (return "stop" to end the walk, "data" to be handed its bytes through
- * `onData`). Reads the stream only as far as needed.
+ * `onData`). Reads the stream only as far as needed; with `reopen` (an uncompressed archive read by ranges), a large
+ * member's bytes are jumped over instead of read past.
  */
-export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | Promise<void>): Promise<"end" | "stopped"> {
+export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | Promise<void>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<"end" | "stopped"> {
   let buf: Uint8Array = new Uint8Array(0);
   let pos = 0;
   let skip = 0;
@@ -46,7 +50,7 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
   let pax: Record<string, string> = {};
   let pending: "longname" | "pax" | undefined;
   let meta: Uint8Array = new Uint8Array(0);
-  const it = stream[Symbol.asyncIterator]();
+  let it = stream[Symbol.asyncIterator]();
   const more = async () => {
     const next = await it.next();
     if (next.done) return false;
@@ -55,6 +59,14 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
   };
   try {
     for (;;) {
+      // A large member skipped: the stream starts again past it.
+      if (reopen && giving === 0 && skip - buf.length > SEEK_BYTES) {
+        await it.return?.();
+        pos += skip;
+        skip = 0;
+        buf = new Uint8Array(0);
+        it = reopen(pos)[Symbol.asyncIterator]();
+      }
       // Data being skipped or handed over.
       while (skip > 0 || giving > 0) {
         if (buf.length === 0 && !(await more())) throw new TarError("the archive ends inside an entry");
