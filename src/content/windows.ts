@@ -3,8 +3,8 @@
  * ranged GET through the storage layer (so the caller's policy, the bucket
  * allowlist and the store's credentials apply to every byte), the later ones
  * pinned to the first answer's version where the store keeps versions. A
- * gzip'd object (a .gz key, or the gzip magic at its start — what a
- * `Content-Encoding: gzip` object holds) can be read through its
+ * gzip'd object (told by the gzip magic at its start: a .gz file, or an
+ * object stored with `Content-Encoding: gzip`) can be read through its
  * decompression, bounded: a bomb stops at `maxInflated`.
  */
 import type { Transform } from "node:stream";
