@@ -12,6 +12,7 @@ import { FIRST_ROWS, summarizeDelimited, summarizeJson, summarizeJsonLines, type
 import { isTarHeader, walkTar, type TarEntry } from "./formats/tar.ts";
 import { zipEntries, type ZipEntry } from "./formats/zip.ts";
 import { streamOf, type Source } from "./source.ts";
+import { createGunzip } from "node:zlib";
 import { gunzipped, isGzip } from "./windows.ts";
 
 export const SNIFF_BYTES = 256 * 1024;
@@ -62,7 +63,8 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
     if (!whole) yield* streamOf(src, head.length);
   };
   if (isGzip(head)) {
-    const it = gunzipped(rest(), TAR_WALK_BYTES)[Symbol.asyncIterator]();
+    const gunzip = createGunzip();
+    const it = gunzipped(rest(), TAR_WALK_BYTES, gunzip)[Symbol.asyncIterator]();
     const sample: Uint8Array[] = [];
     let sampled = 0;
     let ended = true;
@@ -89,9 +91,10 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
       })();
       return { summary: await tarSummary(more), compression: "gzip" };
     }
+    // Estimates scale the sample by the compressed bytes the inflater used for it (not what it was handed).
+    const used = gunzip.bytesWritten;
     await it.return?.(undefined);
-    // Estimates scale the sample by the share of the compressed bytes it took.
-    return { summary: textSummary(src.name, inner, ended, ended ? inner.length : Math.round(inner.length * (src.size / SNIFF_BYTES))), compression: "gzip" };
+    return { summary: textSummary(src.name, inner, ended, ended ? inner.length : Math.round(inner.length * (src.size / Math.max(used, 1)))), compression: "gzip" };
   }
   if (isTarHeader(head.subarray(0, 512))) return plain(await tarSummary(rest(), (offset) => streamOf(src, offset)));
   const image = imageFacts(head);

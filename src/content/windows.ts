@@ -60,9 +60,9 @@ export async function* pulled(stream: Transform, chunks: AsyncIterable<Uint8Arra
 }
 
 /** The decompressed bytes of a gzip stream (several gzip members, as `cat a.gz b.gz` makes, read as one), at most `maxInflated` of them. */
-export async function* gunzipped(chunks: AsyncIterable<Uint8Array>, maxInflated: number): AsyncGenerator<Uint8Array> {
+export async function* gunzipped(chunks: AsyncIterable<Uint8Array>, maxInflated: number, gunzip = createGunzip()): AsyncGenerator<Uint8Array> {
   let total = 0;
-  for await (const c of pulled(createGunzip(), chunks)) {
+  for await (const c of pulled(gunzip, chunks)) {
     total += c.length;
     if (total > maxInflated) throw new InflatedTooLarge(`more than ${maxInflated} bytes once decompressed`);
     yield c;

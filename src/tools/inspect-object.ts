@@ -46,9 +46,11 @@ export const inspectObject = defineTool({
     } catch (err) {
       throw archiveError(err, where, args.archive_member);
     }
-    const { summary, compression } = inspected;
+    const { compression } = inspected;
+    // Text and structured content carry the summary each: half the budget for the structured copy.
+    const summary = fitted(inspected.summary, ctx.contentBudget / 2);
     const name = args.archive_member ? `${where}!${args.archive_member}` : where;
-    const text = `${name}: ${describe(summary, size, compression)}\n(${object.counts.requests} request(s), ${object.counts.bytes} bytes read of ${object.size})`;
+    const text = `${name}: ${describe(summary, size, compression)}${"cut_to_fit" in summary ? "\n(Examples cut to fit one answer.)" : ""}\n(${object.counts.requests} request(s), ${object.counts.bytes} bytes read of ${object.size})`;
     return textOutput(text, {
       bucket: args.bucket_name,
       key: args.object_key,
@@ -64,6 +66,18 @@ export const inspectObject = defineTool({
     });
   },
 });
+
+/** The examples a summary carries (rows, records, entries, lines), halved from the end until it fits `budget`: the facts stay. */
+function fitted(summary: Summary, budget: number): Summary {
+  let fit = summary as Summary & Record<string, unknown>;
+  while (JSON.stringify(fit).length > budget) {
+    const key = (["first_rows", "first_records", "entries", "lines"] as const).find((k) => Array.isArray(fit[k]) && (fit[k] as unknown[]).length > 0);
+    if (!key) break;
+    const list = fit[key] as unknown[];
+    fit = { ...fit, [key]: list.slice(0, Math.floor(list.length / 2)), cut_to_fit: true };
+  }
+  return fit;
+}
 
 const cell = (v: unknown) => {
   const s = typeof v === "string" ? v : JSON.stringify(v) ?? "";

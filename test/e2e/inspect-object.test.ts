@@ -38,7 +38,10 @@ beforeAll(async () => {
   await put("events.jsonl", Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: i, kind: i % 3 ? "click" : "view", at: `2026-11-0${(i % 9) + 1}` })).join("\n") + "\n");
   await put("doc.json", JSON.stringify([{ a: 1, b: "x" }, { a: 2.5, b: null }]));
   await put("config.json", JSON.stringify({ version: 3, servers: ["a"] }));
+  // Parsed whole (under 8 MiB), but its first records alone are more than one answer may carry.
+  await put("wide.json", JSON.stringify([0, 1, 2].map((i) => ({ id: i, blob: String(i).repeat(2_500_000) }))));
   await put("small.csv.gz", gzipSync(csv(20)));
+  await put("big.csv.gz", gzipSync(csv(200_000)));
   await put("pixel.png", pngOf(7, 3));
   await put("notes.txt", "hello\nworld\n");
   await put("blob.bin", new Uint8Array([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3]));
@@ -133,8 +136,16 @@ describe("inspect_object", () => {
     expect(lines.fields).toEqual([{ name: "id", types: ["integer"] }, { name: "kind", types: ["string"] }, { name: "at", types: ["string"] }]);
     expect((await inspect("doc.json")).structuredContent!.summary).toMatchObject({ format: "json", records: 2, fields: [{ name: "a", types: ["integer", "number"] }, { name: "b", types: ["null", "string"] }] });
     expect((await inspect("config.json")).structuredContent!.summary.top_level).toEqual({ type: "object", keys: ["version", "servers"] });
+    // The response budget: the examples are cut to fit, the facts stay.
+    const wide = await inspect("wide.json");
+    expect(wide.structuredContent!.summary).toMatchObject({ format: "json", records: 3, fields: [{ name: "id", types: ["integer"] }, { name: "blob", types: ["string"] }], cut_to_fit: true });
+    expect(JSON.stringify(wide).length).toBeLessThan(6 * 1024 * 1024);
     const gz = (await inspect("small.csv.gz")).structuredContent!;
     expect(gz).toMatchObject({ compression: "gzip", format: "csv", summary: { rows: 20, rows_exact: true } });
+    // A large one: rows estimated from the sample and the compressed bytes it took.
+    const bigGz = (await inspect("big.csv.gz")).structuredContent!.summary;
+    expect(bigGz.rows_exact).toBe(false);
+    expect(Math.abs(bigGz.rows - 200_000)).toBeLessThan(30_000);
     expect((await inspect("pixel.png")).structuredContent!.summary).toEqual({ format: "image", image_format: "png", width: 7, height: 3 });
     expect((await inspect("notes.txt")).structuredContent!.summary).toMatchObject({ format: "text", lines: ["hello", "world", ""] });
     expect((await inspect("blob.bin")).structuredContent!.summary).toEqual({ format: "binary", detected_type: "application/pdf" });
