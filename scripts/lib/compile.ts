@@ -1,4 +1,6 @@
 /** The one place the compile options live, shared by the local and release builds. */
+import { duckdbEmbed } from "./duckdb-embed.ts";
+
 export interface CompileOptions {
   outfile: string;
   /** A bun compile target such as "bun-linux-arm64"; the host when omitted. */
@@ -17,6 +19,8 @@ export async function compile({ outfile, target }: CompileOptions): Promise<void
     // it, spawn → tools/list answered ~56 → ~50 ms here (scripts/bench cold start).
     splitting: true,
     sourcemap: "none",
+    // The query engine's native pair for this target, embedded (query_objects loads it on its first query).
+    plugins: [duckdbEmbed(target)],
     compile: {
       outfile,
       ...(target ? { target: target as never } : {}),

@@ -19,6 +19,7 @@ import { storageUsage } from "./storage-usage.ts";
 import { findObjects } from "./find-objects.ts";
 import { searchObjects } from "./search-objects.ts";
 import { inspectObject } from "./inspect-object.ts";
+import { queryObjects } from "./query-objects.ts";
 import { listStores } from "./list-stores.ts";
 import { cancelJob } from "./cancel-job.ts";
 import { jobStatus } from "./job-status.ts";
@@ -54,6 +55,7 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   findObjects,
   searchObjects,
   inspectObject,
+  queryObjects,
   getBucketSettings,
   getObjectTags,
   putObjectTags,

@@ -1,0 +1,186 @@
+/**
+ * One query in a sandboxed DuckDB: an in-memory database whose file access
+ * is confined to the query's private directory (allowed_directories, then
+ * enable_external_access = false, then lock_configuration = true: in that
+ * order, since each closes the door on the one before), with no extension
+ * installed or loaded, a memory limit, its spill files in that directory,
+ * and one statement that must be a SELECT. The engine is loaded on the
+ * first query (a dynamic import: nothing of it at start-up).
+ */
+import { ActionableError } from "../../runtime/errors.ts";
+import { objectsView, sqlText, type TableFile } from "./tables.ts";
+import type { Workspace } from "./workspace.ts";
+
+export interface EngineLimits {
+  memoryBytes: number;
+  threads: number;
+  spillBytes: number;
+  timeoutMs: number;
+}
+
+export interface RowWindow {
+  /** Rows of the result to skip (a continuation's). */
+  offset: number;
+  maxRows: number;
+  /** Bytes of JSON the rows shown may take. */
+  maxBytes: number;
+  /** Longest text a cell shows. */
+  maxCellChars: number;
+}
+
+export interface QueryPage {
+  columns: { name: string; type: string }[];
+  rows: unknown[][];
+  /** Rows the whole result has. */
+  totalRows: number;
+  /** Rows stopped by the bytes, not by maxRows. */
+  cutToFit: boolean;
+  /** Cells whose text was cut to maxCellChars. */
+  cellsCut: number;
+}
+
+type Duck = typeof import("@duckdb/node-api");
+type Connection = Awaited<ReturnType<Awaited<ReturnType<Duck["DuckDBInstance"]["create"]>>["connect"]>>;
+
+async function loadEngine(): Promise<Duck> {
+  try {
+    return await import("@duckdb/node-api");
+  } catch (err) {
+    throw new ActionableError({ resource: "query engine", code: "QueryEngineUnavailable", message: `The query engine (DuckDB) could not be loaded here: ${(err as Error).message}`, hint: "use search_objects or inspect_object instead; docs/tools.md says which platforms carry the engine and what it needs (libstdc++ on Linux)." });
+  }
+}
+
+/** Runs `sql` over `files` as the table `objects` and returns the window of its result. */
+export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal): Promise<QueryPage> {
+  const duck = await loadEngine();
+  const instance = await duck.DuckDBInstance.create(":memory:", {
+    threads: String(limits.threads),
+    memory_limit: `${Math.floor(limits.memoryBytes / 1024 / 1024)}MB`,
+    max_temp_directory_size: `${Math.floor(limits.spillBytes / 1024 / 1024)}MB`,
+    autoinstall_known_extensions: "false",
+    autoload_known_extensions: "false",
+  });
+  const conn = await instance.connect();
+  const toKeys = (message: string) => namesFor(message, files, ws);
+  // Cancelled, or past its time: the engine stops at its next check.
+  let stoppedBy: "cancel" | "time" | undefined;
+  const onAbort = () => ((stoppedBy ??= "cancel"), conn.interrupt());
+  signal.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => ((stoppedBy ??= "time"), conn.interrupt()), limits.timeoutMs);
+  try {
+    for (const setting of [`SET temp_directory = ${sqlText(`${ws.dir}/spill`)}`, `SET allowed_directories = [${sqlText(`${ws.dir}/`)}]`, "SET enable_external_access = false", "SET lock_configuration = true"]) await conn.run(setting);
+    try {
+      await conn.run(objectsView(files));
+    } catch (err) {
+      // Its "LINE 1:" context is the view's text, not the caller's: left out.
+      const message = toKeys((err as Error).message.split("\nLINE ")[0]!.trim());
+      throw new ActionableError({ resource: "objects", code: "UnreadableObject", message: `The objects could not be read as one table: ${message}`, hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix." });
+    }
+    const prepared = await statementOf(duck, conn, sql, toKeys);
+    const result = await prepared.stream();
+    const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+    const typeIds = result.columnTypes().map((t) => t.typeId);
+    return { columns, ...(await readWindow(duck, result, typeIds, window)) };
+  } catch (err) {
+    if (stoppedBy === "cancel") throw signal.reason ?? err;
+    if (stoppedBy === "time") throw new ActionableError({ resource: "sql", code: "QueryTimeout", message: `The query ran past its ${Math.round(limits.timeoutMs / 1000)} s limit and was stopped.`, hint: "narrow it: fewer objects (keys, include), a WHERE that filters early, or an aggregate instead of every row." });
+    if (err instanceof ActionableError) throw err;
+    throw new ActionableError({ resource: "sql", code: "QueryFailed", message: toKeys((err as Error).message), hint: (err as Error).message.includes("Out of Memory") ? `the query needs more than its ${Math.floor(limits.memoryBytes / 1024 / 1024)} MB of memory: aggregate, filter or select fewer columns.` : "fix the query and call again." });
+  } finally {
+    clearTimeout(timer);
+    signal.removeEventListener("abort", onAbort);
+    conn.closeSync();
+    instance.closeSync();
+  }
+}
+
+/** The one SELECT the text holds, prepared; anything else refused before it runs. */
+async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m: string) => string) {
+  const bad = async (err: unknown) => new ActionableError({ resource: "sql", code: "InvalidSQL", message: `${toKeys((err as Error).message)}\nThe table objects has the columns: ${await describe(conn)}.`, hint: "fix the query (DuckDB's SQL, one SELECT over the table objects) and call again." });
+  let extracted;
+  try {
+    extracted = await conn.extractStatements(sql);
+  } catch (err) {
+    throw await bad(err);
+  }
+  if (extracted.count !== 1) throw refused(`The sql holds ${extracted.count} statements.`);
+  let prepared;
+  try {
+    prepared = await extracted.prepare(0);
+  } catch (err) {
+    const message = (err as Error).message;
+    if (/^Permission Error|disabled (by|through) configuration|Missing Extension|configuration has been locked/.test(message)) throw refused(toKeys(message.split("\n")[0]!));
+    throw await bad(err);
+  }
+  if (prepared.statementType !== duck.StatementType.SELECT) throw refused(`The sql is a ${duck.StatementType[prepared.statementType]} statement.`);
+  return prepared;
+}
+
+const refused = (why: string) =>
+  new ActionableError({ resource: "sql", code: "QueryRefused", message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`, hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include." });
+
+async function describe(conn: Connection): Promise<string> {
+  try {
+    const r = await conn.runAndReadAll("SELECT column_name, column_type FROM (DESCRIBE objects)");
+    return r.getRows().map(([name, type]) => `${name} ${type}`).join(", ");
+  } catch {
+    return "(unknown: the objects could not be described)";
+  }
+}
+
+/** The local paths in an engine's message, as the keys they hold. */
+function namesFor(message: string, files: readonly TableFile[], ws: Workspace): string {
+  let out = message;
+  for (const f of files) out = out.replaceAll(f.path, f.key);
+  return out.replaceAll(ws.dir, "<query directory>");
+}
+
+type Result = Awaited<ReturnType<Awaited<ReturnType<Connection["extractStatements"]>>["prepare"]>> extends { stream(): Promise<infer R> } ? R : never;
+
+const WIDE_INTEGERS = new Set([5, 9, 16, 32]);
+const DECIMAL = 19;
+
+/** Rows from `offset` while they fit, then only counted: the whole result is read once. */
+async function readWindow(duck: Duck, result: Result, typeIds: number[], w: RowWindow): Promise<Omit<QueryPage, "columns">> {
+  const rows: unknown[][] = [];
+  let total = 0;
+  let bytes = 0;
+  let cutToFit = false;
+  let cellsCut = 0;
+  let full = false;
+  for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    const count = chunk.rowCount;
+    for (let i = Math.max(0, w.offset - total); i < count && !full; i++) {
+      const row = chunk.convertRowValues(i, duck.JsonDuckDBValueConverter).map((v, c) => {
+        const value = plain(v, typeIds[c]!);
+        if (typeof value === "string" && value.length > w.maxCellChars) return cellsCut++, `${value.slice(0, w.maxCellChars)}…`;
+        return value;
+      });
+      const size = JSON.stringify(row).length + 1;
+      if (rows.length >= w.maxRows || bytes + size > w.maxBytes) {
+        full = true;
+        cutToFit = rows.length < w.maxRows;
+        break;
+      }
+      bytes += size;
+      rows.push(row);
+    }
+    total += count;
+  }
+  return { rows, totalRows: total, cutToFit, cellsCut };
+}
+
+/** JSON has no 64-bit integers or decimals: a value it can hold exactly is a number, else it stays the engine's text. */
+function plain(v: unknown, typeId: number): unknown {
+  if (typeof v !== "string") return v;
+  if (WIDE_INTEGERS.has(typeId)) {
+    const n = Number(v);
+    return Number.isSafeInteger(n) ? n : v;
+  }
+  if (typeId === DECIMAL) {
+    const n = Number(v);
+    const digits = v.includes(".") ? v.replace(/0+$/, "").replace(/\.$/, "") : v;
+    return String(n) === digits.replace(/^(-?)0+(?=\d)/, "$1") ? n : v;
+  }
+  return v;
+}

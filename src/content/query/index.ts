@@ -1,0 +1,55 @@
+/**
+ * query_objects' engine: the chosen objects fetched through the storage layer
+ * into a private directory, queried there by the sandboxed engine as the
+ * table `objects`, and the directory removed, whatever happened.
+ */
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import type { Storage } from "../../storage/index.ts";
+import { runQuery, type EngineLimits, type QueryPage, type RowWindow } from "./engine.ts";
+import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
+
+export type { QueryPage, RowWindow } from "./engine.ts";
+export type { WantedObject } from "./workspace.ts";
+
+/** What one query may use: the engine's memory sits inside the server's read budget (the tool reserves it). */
+export const QUERY_LIMITS: EngineLimits = { memoryBytes: 96 * 1024 * 1024, threads: 2, spillBytes: 4 * 1024 * 1024 * 1024, timeoutMs: 10 * 60 * 1000 };
+/** Bytes of objects one query fetches at most (they are written to the temp directory first). */
+export const MAX_QUERY_BYTES = 2 * 1024 * 1024 * 1024;
+/** Objects one query reads at most. */
+export const MAX_QUERY_OBJECTS = 1000;
+
+export interface QueryRequest {
+  storage: Storage;
+  bucket: string;
+  objects: readonly WantedObject[];
+  sql: string;
+  window: RowWindow;
+  signal: AbortSignal;
+  /** Hears the bytes fetched so far. */
+  progress?: (bytes: number) => void;
+}
+
+export async function queryObjects(req: QueryRequest): Promise<QueryPage & { bytesRead: number }> {
+  const ws = openWorkspace();
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(req.signal.reason);
+  req.signal.addEventListener("abort", onAbort, { once: true });
+  let bytesRead = 0;
+  try {
+    const files = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, (bytes) => {
+      bytesRead += bytes;
+      req.progress?.(bytesRead);
+      if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
+    });
+    return { ...(await runQuery(ws, files, req.sql, req.window, QUERY_LIMITS, stop.signal)), bytesRead };
+  } catch (err) {
+    if (stop.signal.aborted && !req.signal.aborted) throw stop.signal.reason;
+    throw err;
+  } finally {
+    req.signal.removeEventListener("abort", onAbort);
+    ws.remove();
+  }
+}
+
+export const tooMuch = (bucket: string) =>
+  new ActionableError({ resource: s3Uri(bucket, ""), code: "QueryTooLarge", message: `The objects to query pass ${MAX_QUERY_BYTES / 1024 / 1024 / 1024} GiB; a query fetches at most that much.`, hint: "choose fewer objects (keys, include, a narrower prefix), or query a Parquet form of the data." });

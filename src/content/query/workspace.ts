@@ -1,0 +1,84 @@
+/**
+ * A query's private directory: created for one query (0700, in the temp
+ * directory), holding the objects' bytes as the storage layer delivers them
+ * (policy, allowlist and credentials applied to each), the engine's spill
+ * files, and nothing else the engine may reach; removed when the query ends.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Slots } from "../../bulk/engine.ts";
+import { writePieces } from "../../local/pieces.ts";
+import type { Storage } from "../../storage/index.ts";
+import { isGzip } from "../windows.ts";
+import { fileNameFor, formatOfBytes, formatOfKey, type TableFile } from "./tables.ts";
+
+/** Objects fetched at once (Ceph here: ~44 ms a request, so small objects need many in flight). */
+const FETCH_AT_ONCE = 16;
+
+export interface Workspace {
+  dir: string;
+  /** Where the objects' files go; the engine's spill files go beside it. */
+  data: string;
+  remove(): void;
+}
+
+export function openWorkspace(): Workspace {
+  const dir = mkdtempSync(join(tmpdir(), "store-mcp-query-"));
+  const data = join(dir, "data");
+  mkdirSync(data, { mode: 0o700 });
+  return { dir, data, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface WantedObject {
+  key: string;
+  size: number;
+  etag: string | null;
+}
+
+/** Fetches each object into the workspace (FETCH_AT_ONCE at a time), each checked as a download is; `fetched` hears each one's bytes. */
+export async function fetchObjects(storage: Storage, bucket: string, objects: readonly WantedObject[], ws: Workspace, signal: AbortSignal, fetched: (bytes: number) => void): Promise<TableFile[]> {
+  const slots = new Slots(FETCH_AT_ONCE);
+  const stop = new AbortController();
+  const onAbort = () => stop.abort(signal.reason);
+  signal.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await Promise.all(
+      objects.map((object, i) =>
+        slots.use(async () => {
+          stop.signal.throwIfAborted();
+          const file = await fetchOne(storage, bucket, object, ws.data, i + 1, stop.signal);
+          fetched(file.bytes);
+          return file.table;
+        }).catch((err) => {
+          stop.abort(err);
+          throw err;
+        }),
+      ),
+    );
+  } finally {
+    signal.removeEventListener("abort", onAbort);
+  }
+}
+
+async function fetchOne(storage: Storage, bucket: string, object: WantedObject, dir: string, position: number, signal: AbortSignal): Promise<{ table: TableFile; bytes: number }> {
+  const download = await storage.openObjectDownload({ bucket, key: object.key }, signal, object.etag ? { listed: { size: object.size, etag: object.etag } } : {});
+  const part = join(dir, `${position}.part`);
+  const handle = await open(part, "wx+", 0o600);
+  let head = new Uint8Array(0);
+  try {
+    const written = await writePieces(handle, { size: download.size, fill: (write) => download.deliver(write), ...(download.check ? { check: download.check } : {}) }, signal, false);
+    const got = await handle.read(Buffer.alloc(64), 0, 64, 0);
+    head = got.buffer.subarray(0, got.bytesRead);
+    // The stored bytes: gzip'd text is told by its magic bytes, whatever its name or Content-Encoding.
+    const gzip = isGzip(head);
+    const format = formatOfKey(object.key) ?? (gzip ? "csv" : formatOfBytes(head));
+    const path = join(dir, fileNameFor(position, format, gzip));
+    await rename(part, path);
+    return { table: { key: object.key, path, format }, bytes: written.bytes };
+  } finally {
+    await handle.close();
+    download.discard();
+  }
+}
