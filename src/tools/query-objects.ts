@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
+import { globList, pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
 import { MAX_QUERY_BYTES, MAX_QUERY_OBJECTS, QUERY_LIMITS, queryObjects as runQuery, tooMuch, type WantedObject } from "../content/query/index.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
@@ -16,15 +16,14 @@ export const queryObjects = defineTool({
   name: "query_objects",
   title: "Query objects with SQL",
   description:
-    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd text too), seen as one table `objects` with a `_key` column, " +
-    "e.g. select status, count(*) from objects group by status. Give keys, or a prefix with include.",
+    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd text too) as one table `objects` with a `_key` column. " +
+    "Give keys, or a prefix with include.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
       keys: z.array(objectKey).min(1).max(MAX_KEYS).optional().describe("The objects to query."),
       prefix: z.string().max(1024).optional().describe('Or every object under it ("" = the bucket).'),
       include: globList("prefix").optional(),
-      exclude: excludeList.optional(),
       sql: z.string().min(1).max(20_000).describe("One SELECT … FROM objects."),
       max_rows: z.number().int().min(1).max(MAX_ROWS).optional().describe(`Default ${DEFAULT_ROWS}.`),
       continuation_token: z.string().min(1).max(512).optional().describe("From a truncated result."),
@@ -46,21 +45,23 @@ export const queryObjects = defineTool({
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
   group: "read",
+  // prefix "" is the whole bucket, not "no prefix" (which would mean keys are given).
+  emptyIsValue: ["prefix"],
   handsBack: true,
   writesToStore: false,
   heldBytes: () => QUERY_LIMITS.memoryBytes,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     if ((args.keys === undefined) === (args.prefix === undefined)) {
-      throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys or prefix (with include/exclude), not both and not neither.", hint: 'pass keys: ["data/a.csv"] for named objects, or prefix: "data/" with include: ["*.csv"].' });
+      throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys or prefix (with include), not both and not neither.", hint: 'pass keys: ["data/a.csv"] for named objects, or prefix: "data/" with include: ["*.csv"].' });
     }
-    if (args.keys && (args.include || args.exclude)) {
-      throw new ActionableError({ resource: "include", code: "InvalidParameter", message: "include and exclude choose among the objects under a prefix; with keys they have nothing to choose from.", hint: "leave include/exclude out, or give a prefix instead of keys." });
+    if (args.keys && args.include) {
+      throw new ActionableError({ resource: "include", code: "InvalidParameter", message: "include chooses among the objects under a prefix; with keys it has nothing to choose from.", hint: "leave include out, or give a prefix instead of keys." });
     }
     const offset = offsetFrom(args.continuation_token, args);
-    const objects: WantedObject[] = args.keys ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null })) : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include, args.exclude);
+    const objects: WantedObject[] = args.keys ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null })) : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include);
     if (objects.length === 0) {
-      throw new ActionableError({ resource: s3Uri(args.bucket_name, args.prefix ?? ""), code: "NoObjects", message: "No object to query: nothing under the prefix matches include/exclude.", hint: "list_objects or find_objects shows what is there; widen the prefix or the globs." });
+      throw new ActionableError({ resource: s3Uri(args.bucket_name, args.prefix ?? ""), code: "NoObjects", message: "No object to query: nothing under the prefix matches include.", hint: "list_objects or find_objects shows what is there; widen the prefix or the globs." });
     }
     const maxRows = args.max_rows ?? DEFAULT_ROWS;
     const page = await runQuery({
@@ -98,10 +99,10 @@ export const queryObjects = defineTool({
   },
 });
 
-type Args = { bucket_name: string; keys?: string[]; prefix?: string; include?: string[]; exclude?: string[]; sql: string };
+type Args = { bucket_name: string; keys?: string[]; prefix?: string; include?: string[]; sql: string };
 
-async function objectsUnder(ctx: ToolContext, bucket: string, prefix: string, include?: string[], exclude?: string[]): Promise<WantedObject[]> {
-  const wanted = pathFilter(include, exclude);
+async function objectsUnder(ctx: ToolContext, bucket: string, prefix: string, include?: string[]): Promise<WantedObject[]> {
+  const wanted = pathFilter(include, undefined);
   const found: WantedObject[] = [];
   let bytes = 0;
   for await (const object of listAll(ctx.storage, bucket, prefix, ctx.signal)) {
@@ -128,11 +129,11 @@ function offsetFrom(token: string | undefined, args: Args): number {
     const [offset, print] = JSON.parse(text.slice(2)) as [unknown, unknown];
     if (text.startsWith("q:") && Number.isSafeInteger(offset) && (offset as number) >= 0 && print === fingerprint(args)) return offset as number;
   } catch {}
-  throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by query_objects for this query.", hint: "pass the continuation_token of the previous result with the same bucket_name, keys or prefix, include, exclude and sql, or leave it out to start over." });
+  throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by query_objects for this query.", hint: "pass the continuation_token of the previous result with the same bucket_name, keys or prefix, include and sql, or leave it out to start over." });
 }
 
 function fingerprint(args: Args): string {
-  const what = JSON.stringify([args.bucket_name, args.keys ?? null, args.prefix ?? null, args.include ?? null, args.exclude ?? null, args.sql]);
+  const what = JSON.stringify([args.bucket_name, args.keys ?? null, args.prefix ?? null, args.include ?? null, args.sql]);
   return new Bun.CryptoHasher("sha256").update(what).digest("base64url").slice(0, 16);
 }
 

@@ -62,7 +62,7 @@ describe("over stdio against Ceph RGW", () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "store-mcp-server", version: pkg.version });
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
+      expect(tools).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "query_objects", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
       const result = await call(client, "list_buckets");
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent!.buckets.map((b: { name: string }) => b.name)).toContain(bucket);

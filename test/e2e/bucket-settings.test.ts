@@ -194,9 +194,10 @@ test("gating: the change tools only with --allow-admin, never read-only; --tools
 
 // The house issue's budgets, job tools and nullable included: 21 tools by default; 26 and the three job tools with every one.
 for (const { what, env, tools: count, kb } of [
-  // search_objects and inspect_object (#47) took the default list from 17.5 to 19.8 KB: its budget went from 18 to 20 KB.
-  { what: "by default", env: {}, tools: 23, kb: 20 },
-  { what: "with every tool enabled", env: { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" }, tools: 31, kb: 28 },
+  // search_objects and inspect_object (#47) took the default list from 17.5 to 19.8 KB, query_objects to 20.8 KB: its budget
+  // went from 18 to 20, then 22 KB.
+  { what: "by default", env: {}, tools: 24, kb: 22 },
+  { what: "with every tool enabled", env: { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" }, tools: 32, kb: 28 },
 ]) {
   test(`tools/list ${what} stays within ${kb} KB`, async () => {
     const session = await connectBinary({ env: { ...s3Env(), ...env } });

@@ -38,7 +38,7 @@ test("a client config's `podman run -i --rm -e …`: tools/list, list_buckets an
   await client.connect(transport);
   try {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "query_objects", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
     const listed = (await client.callTool({ name: "list_buckets", arguments: {} })) as unknown as { structuredContent: { buckets: { name: string }[] } };
     expect(listed.structuredContent.buckets.map((b) => b.name)).toContain(bucket);
     const read = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "inside.txt" } })) as unknown as { content: { text: string }[] };

@@ -36,7 +36,7 @@ function runInspector(args: string[], serverEnv: Record<string, string> = {}): {
 test("the Inspector lists our tools (the six of the spec and the toolkit) with their input schemas", () => {
   const listed = inspector(["--method", "tools/list"]);
   const names = listed.tools.map((t: { name: string }) => t.name).sort();
-  expect(names).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
+  expect(names).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "query_objects", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
   const getObject = listed.tools.find((t: { name: string }) => t.name === "get_object");
   expect(getObject.inputSchema.required).toEqual(["bucket_name", "object_key"]);
 }, 60_000);

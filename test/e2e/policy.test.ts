@@ -81,7 +81,7 @@ rules:
     access: read
     buckets: ["${reports}"]
     prefixes: ["team-a/"]
-    tools: [search_objects, inspect_object, get_object]
+    tools: [search_objects, inspect_object, get_object, query_objects]
 ${extra}`;
 }
 
@@ -272,18 +272,25 @@ describe("each caller gets exactly their grants", () => {
 });
 
 describe("looking inside objects under a policy", () => {
-  test("gina (team-a/ only): search_objects never reads a hidden prefix; inspect_object and archive members are refused outside team-a/", async () => {
+  test("gina (team-a/ only): search_objects and query_objects never read a hidden prefix; inspect_object, archive members and named keys are refused outside team-a/", async () => {
     await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: "team-a/log.txt", Body: "ok\nneedle in team-a\n" }));
     await sdkClient().send(new PutObjectCommand({ Bucket: reports, Key: "team-b/log.txt", Body: "needle in team-b\n" }));
     const gina = await person("gina", []);
     try {
       // search_objects can run long: the job tools come with it.
-      expect(await toolNames(gina)).toEqual(["cancel_job", "get_object", "inspect_object", "job_status", "list_jobs", "search_objects"]);
+      expect(await toolNames(gina)).toEqual(["cancel_job", "get_object", "inspect_object", "job_status", "list_jobs", "query_objects", "search_objects"]);
       // The whole bucket asked for: only what she may read is listed, so only that is searched.
       const all = await call(gina, "search_objects", { bucket_name: reports, prefix: "", pattern: "needle" });
       expect(all.isError, textOf(all)).toBeFalsy();
       expect(all.structuredContent!.matches.map((m: { key: string; line: number }) => `${m.key}:${m.line}`)).toEqual(["team-a/log.txt:2"]);
       expect(JSON.stringify(all.structuredContent)).not.toContain("team-b");
+      // A query over the whole bucket reads what she may list, and only that; a hidden key named outright is refused.
+      const rows = await call(gina, "query_objects", { bucket_name: reports, prefix: "", include: ["*.txt"], sql: "SELECT _key, count(*) FROM objects GROUP BY _key" });
+      expect(rows.isError, textOf(rows)).toBeFalsy();
+      expect(rows.structuredContent!.rows).toEqual([["team-a/log.txt", 1]]);
+      const named = await call(gina, "query_objects", { bucket_name: reports, keys: ["team-a/log.txt", "team-b/log.txt"], sql: "SELECT count(*) FROM objects" });
+      expect(named.isError).toBe(true);
+      expect(textOf(named)).toContain("PolicyDenied");
       expect((await call(gina, "inspect_object", { bucket_name: reports, object_key: "team-a/q3.csv" })).isError).toBeFalsy();
       for (const [tool, args] of [["inspect_object", { object_key: "team-b/q3.csv" }], ["inspect_object", { object_key: "team-b/q3.csv", archive_member: "x" }], ["get_object", { object_key: "team-b/q3.csv", archive_member: "x" }]] as const) {
         const refused = await call(gina, tool, { bucket_name: reports, ...args });

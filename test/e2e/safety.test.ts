@@ -68,13 +68,13 @@ test("--read-only hides the writing tools from tools/list", async () => {
   const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
   try {
     // The job tools stay: read-only mode keeps long reads (downloads, usage, searches).
-    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "search_objects", "storage_usage"]);
+    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
   } finally {
     await ro.close();
   }
   const roEnv = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" } });
   try {
-    expect((await roEnv.client.listTools()).tools.length).toBe(16);
+    expect((await roEnv.client.listTools()).tools.length).toBe(17);
   } finally {
     await roEnv.close();
   }

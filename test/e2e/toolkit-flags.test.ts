@@ -34,7 +34,7 @@ describe("tool selection", () => {
 
   test("--tools takes names and groups; STORE_TOOLS too; an unknown name is a configuration error", async () => {
     // With long tools offered, so are the job tools (the call budget is on by default).
-    expect(await names(["--tools", "read"])).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "search_objects", "storage_usage"]);
+    expect(await names(["--tools", "read"])).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
     expect(await names(["--tools", "list_buckets,put_object,admin"])).toEqual(["create_bucket", "delete_bucket", "list_buckets", "put_object"]);
     expect(await names([], { STORE_TOOLS: "write" })).toEqual(["cancel_job", "copy_object", "copy_prefix", "job_status", "list_jobs", "put_object", "upload_directory", "upload_file"]);
     // The delete group still needs --allow-delete, and the server says so at start-up.
@@ -51,7 +51,7 @@ describe("tool selection", () => {
 
   test("read-only hides every tool that writes, even with --allow-delete, and refuses a PUT link", async () => {
     const ro = await names(["--read-only", "--allow-delete"]);
-    expect(ro).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "search_objects", "storage_usage"]);
+    expect(ro).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
     const { client, close } = await connectBinary({ env: s3Env(), args: ["--read-only"] });
     try {
       const put = await call(client, "presign_url", { bucket_name: bucket, object_key: "x", method: "PUT" });

@@ -17,7 +17,7 @@ describe("read-only mode", () => {
   test("tools that write to the store are absent from tools/list and cannot be called", async () => {
     const client = await connectInMemory({ readOnly: true });
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(["download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "search_objects", "storage_usage"]);
+    expect(names).toEqual(["download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
     for (const [tool, args] of [
       ["upload_file", { local_file_path: "x", bucket_name: "b", object_key: "k" }],
       ["put_object", { bucket_name: "b", object_key: "k", content: "x" }],

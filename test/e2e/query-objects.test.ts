@@ -1,0 +1,246 @@
+/**
+ * query_objects through the compiled binary against Ceph: aggregates and
+ * filters over CSV (plain, .gz, and gzip'd by Content-Encoding), JSON Lines
+ * and DuckDB-written Parquet seen as one table; a join of two objects; bad
+ * SQL answered with the engine's message, its position and the columns;
+ * every escape the issue names refused (and no file written, no request
+ * made); a result larger than one answer cut and continued exactly; a
+ * cancelled query stopped; the private directory gone after every query.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { tempDir } from "../helpers/files.ts";
+import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
+let bucket: string;
+let client: Client;
+let close: () => Promise<void>;
+/** The server's temp directory: every query's private directory is made (and must be removed) here. */
+let tmp: string;
+const put = (Key: string, Body: string | Uint8Array, extra: Record<string, string> = {}) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...extra }));
+
+const REGIONS = ["north", "south", "east"];
+const PRODUCTS = ["apple", "pear", "plum", "fig"];
+type Sale = { region: string; product: string; amount: number };
+const salesOf = (month: number, n: number): Sale[] => Array.from({ length: n }, (_, i) => ({ region: REGIONS[(i + month) % 3]!, product: PRODUCTS[(i * 7 + month) % 4]!, amount: ((i * 13 + month * 5) % 97) + 1 }));
+const csvOf = (rows: Sale[], sep = ",") => `region${sep}product${sep}amount\n${rows.map((r) => [r.region, r.product, r.amount].join(sep)).join("\n")}\n`;
+const jan = salesOf(1, 500);
+const feb = salesOf(2, 400);
+const mar = salesOf(3, 300);
+const CATEGORY: Record<string, string> = { apple: "pome", pear: "pome", plum: "stone", fig: "other" };
+const WIDE_ROWS = 3000;
+
+beforeAll(async () => {
+  requireBinary();
+  bucket = await freshBucket("query");
+  await put("sales/2026-01.csv", csvOf(jan));
+  await put("sales/2026-02.csv.gz", gzipSync(csvOf(feb)));
+  // gzip'd text under a plain name, told by its stored bytes.
+  await put("sales/2026-03.csv", gzipSync(csvOf(mar)), { ContentEncoding: "gzip" });
+  await put("sales/notes.txt", "not a table\n");
+  await put("events.jsonl", Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] })).join("\n") + "\n");
+  await put("ref/customers.tsv", "name\tregion\nada\tnorth\nbob\tsouth\n");
+  const dir = tempDir("query-fixtures");
+  const duck = await (await DuckDBInstance.create(":memory:")).connect();
+  await duck.run(`COPY (SELECT * FROM (VALUES ${Object.entries(CATEGORY).map(([p, c]) => `('${p}', '${c}')`).join(", ")}) t(product, category)) TO '${join(dir, "products.parquet")}' (FORMAT parquet)`);
+  await put("ref/products.parquet", readFileSync(join(dir, "products.parquet")));
+  // Rows of 2,000 characters each: 6 MB, more than one answer holds.
+  await put("wide/big.csv", `n,text\n${Array.from({ length: WIDE_ROWS }, (_, i) => `${i + 1},${String(i + 1).padStart(6, "0")}${"x".repeat(1994)}`).join("\n")}\n`);
+  tmp = tempDir("query-tmp");
+  ({ client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } }));
+}, 120_000);
+afterAll(async () => {
+  await close?.();
+});
+
+const query = (args: Record<string, unknown>) => call(client, "query_objects", { bucket_name: bucket, ...args });
+const sum = (rows: Sale[], by: (s: Sale) => string) => {
+  const out = new Map<string, { n: number; total: number }>();
+  for (const r of rows) {
+    const o = out.get(by(r)) ?? { n: 0, total: 0 };
+    o.n++;
+    o.total += r.amount;
+    out.set(by(r), o);
+  }
+  return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([k, o]) => [k, o.n, o.total]);
+};
+/** Whatever happened, no query left its private directory behind. */
+const noQueryDirectories = () => expect(readdirSync(tmp).filter((n) => n.startsWith("store-mcp-query-"))).toEqual([]);
+
+describe("query_objects", () => {
+  test("an aggregate over a prefix: plain, .gz and Content-Encoding: gzip CSVs as one table, with typed columns", async () => {
+    const r = await query({ prefix: "sales/", include: ["*.csv", "*.csv.gz"], sql: "SELECT region, count(*) AS n, sum(amount) AS total FROM objects GROUP BY region ORDER BY region" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const s = r.structuredContent!;
+    expect(s.columns).toEqual([{ name: "region", type: "VARCHAR" }, { name: "n", type: "BIGINT" }, { name: "total", type: "HUGEINT" }]);
+    expect(s.rows).toEqual(sum([...jan, ...feb, ...mar], (x) => x.region));
+    expect(s).toMatchObject({ objects: 3, rows_total: 3, first_row: 1, truncated: false });
+    expect(s.bytes_read).toBeGreaterThan(csvOf(jan).length);
+    expect(textOf(r)).toContain("region | n | total");
+    noQueryDirectories();
+  });
+
+  test("filters and _key: which object each row came from", async () => {
+    const r = await query({ prefix: "sales/", include: ["2026-*"], sql: "SELECT _key, count(*) AS big FROM objects WHERE amount > 50 AND product = 'fig' GROUP BY _key ORDER BY _key" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    const big = (rows: Sale[]) => rows.filter((x) => x.amount > 50 && x.product === "fig").length;
+    expect(r.structuredContent!.rows).toEqual([["sales/2026-01.csv", big(jan)], ["sales/2026-02.csv.gz", big(feb)], ["sales/2026-03.csv", big(mar)]]);
+  });
+
+  test("a join of two objects (CSV sales and a Parquet table) by their _key", async () => {
+    const r = await query({
+      keys: ["sales/2026-01.csv", "ref/products.parquet"],
+      sql: "SELECT p.category, sum(s.amount) AS total FROM objects s JOIN objects p ON s.product = p.product WHERE s._key = 'sales/2026-01.csv' AND p._key = 'ref/products.parquet' GROUP BY p.category ORDER BY p.category",
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent!.rows).toEqual(sum(jan, (x) => CATEGORY[x.product]!).map(([k, , total]) => [k, total]));
+  });
+
+  test("JSON Lines (nested values as JSON) and a TSV", async () => {
+    const ev = await query({ keys: ["events.jsonl"], sql: "SELECT kind, count(*) AS n, max(ms) AS max_ms, any_value(tags) AS tags FROM objects WHERE id < 10 GROUP BY kind ORDER BY kind" });
+    expect(ev.isError, textOf(ev)).toBeFalsy();
+    expect(ev.structuredContent!.rows.map((row: unknown[]) => row.slice(0, 3))).toEqual([["error", 2, 10], ["info", 8, 18]]);
+    expect(ev.structuredContent!.rows[0][3]).toHaveLength(2);
+    const tsv = await query({ keys: ["ref/customers.tsv"], sql: "SELECT name FROM objects WHERE region = 'south'" });
+    expect(tsv.structuredContent!.rows).toEqual([["bob"]]);
+  });
+
+  test("bad SQL: the engine's message and position, and the table's columns", async () => {
+    const syntax = await query({ keys: ["sales/2026-01.csv"], sql: "SELEC region FROM objects" });
+    expect(syntax.isError).toBe(true);
+    expect(textOf(syntax)).toContain("InvalidSQL");
+    expect(textOf(syntax)).toContain('syntax error at or near "SELEC"');
+    expect(textOf(syntax)).toContain("LINE 1: SELEC region FROM objects");
+    expect(textOf(syntax)).toContain("_key VARCHAR, region VARCHAR, product VARCHAR, amount BIGINT");
+    const column = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT regoin FROM objects" });
+    expect(textOf(column)).toContain('Referenced column "regoin" not found');
+    expect(textOf(column)).toContain("region");
+    noQueryDirectories();
+  });
+
+  test("every escape is refused: local files, COPY TO, ATTACH, INSTALL/LOAD, a URL, a setting, two statements; nothing written, nothing fetched", async () => {
+    const outside = tempDir("query-outside");
+    writeFileSync(join(outside, "secret.csv"), "secret\nhunter2\n");
+    let requests = 0;
+    const web = Bun.serve({ port: 0, fetch: () => (requests++, new Response("a,b\n1,2\n")) });
+    try {
+      const attempts = [
+        "SELECT * FROM read_csv('/etc/passwd')",
+        `SELECT * FROM read_csv('${join(outside, "secret.csv")}')`,
+        `SELECT * FROM read_text('${join(outside, "secret.csv")}')`,
+        "SELECT * FROM glob('/etc/*')",
+        `COPY (SELECT * FROM objects) TO '${join(outside, "copied.csv")}'`,
+        "COPY (SELECT 1) TO 'relative.csv'",
+        `ATTACH '${join(outside, "db.duckdb")}' AS other`,
+        "INSTALL httpfs",
+        "LOAD httpfs",
+        `SELECT * FROM read_csv('http://127.0.0.1:${web.port}/x.csv')`,
+        "SET enable_external_access = true",
+        "SET memory_limit = '10GB'",
+        "SELECT 1; SELECT 2",
+        `SELECT 1; COPY (SELECT 1) TO '${join(outside, "second.csv")}'`,
+      ];
+      for (const sql of attempts) {
+        const r = await query({ keys: ["sales/2026-01.csv"], sql });
+        expect(r.isError, sql).toBe(true);
+        expect(textOf(r), sql).toMatch(/QueryRefused/);
+        expect(textOf(r), sql).not.toContain("hunter2");
+      }
+      expect(readdirSync(outside).sort()).toEqual(["secret.csv"]);
+      expect(existsSync("relative.csv")).toBe(false);
+      expect(requests).toBe(0);
+      // And the server still answers.
+      const ok = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects" });
+      expect(ok.structuredContent!.rows).toEqual([[jan.length]]);
+      noQueryDirectories();
+    } finally {
+      web.stop(true);
+    }
+  });
+
+  test("a result larger than one answer is cut to fit, and the continuation resumes at exactly the next row", async () => {
+    const sql = "SELECT n, text FROM objects ORDER BY n";
+    const seen: number[] = [];
+    let token: string | undefined;
+    let calls = 0;
+    do {
+      const r = await query({ keys: ["wide/big.csv"], sql, max_rows: 10_000, ...(token ? { continuation_token: token } : {}) });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      const s = r.structuredContent!;
+      expect(s.rows_total).toBe(WIDE_ROWS);
+      expect(s.first_row).toBe(seen.length + 1);
+      for (const [n, text] of s.rows) {
+        expect(text.slice(0, 6)).toBe(String(n).padStart(6, "0"));
+        seen.push(n);
+      }
+      if (s.truncated) expect(s.cut_to_fit).toBe(true);
+      // Within what one answer may take (runtime/response-budget.ts: 6 MiB).
+      expect(JSON.stringify(r).length).toBeLessThan(6 * 1024 * 1024);
+      token = s.continuation_token;
+      calls++;
+    } while (token && calls < 20);
+    expect(seen).toEqual(Array.from({ length: WIDE_ROWS }, (_, i) => i + 1));
+    expect(calls).toBeGreaterThan(2);
+    // max_rows cuts too; a token is bound to its query.
+    const two = await query({ keys: ["wide/big.csv"], sql: "SELECT n FROM objects ORDER BY n", max_rows: 2 });
+    expect(two.structuredContent).toMatchObject({ rows: [[1], [2]], truncated: true });
+    const other = await query({ keys: ["wide/big.csv"], sql: "SELECT n FROM objects ORDER BY n DESC", continuation_token: two.structuredContent!.continuation_token });
+    expect(textOf(other)).toContain("InvalidParameter");
+  });
+
+  test("a cancelled query stops, leaves nothing behind, and the server keeps serving", async () => {
+    const cancel = new AbortController();
+    const started = performance.now();
+    const running = client.callTool({ name: "query_objects", arguments: { bucket_name: bucket, keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects, range(100000000000) t(i)" } }, undefined, { signal: cancel.signal });
+    setTimeout(() => cancel.abort(), 1500);
+    await expect(running).rejects.toThrow();
+    const after = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects" });
+    expect(after.structuredContent!.rows).toEqual([[jan.length]]);
+    expect(performance.now() - started).toBeLessThan(30_000);
+    // The cancelled query's engine stopped at its next check and its directory went with it.
+    for (let i = 0; i < 50 && readdirSync(tmp).some((n) => n.startsWith("store-mcp-query-")); i++) await Bun.sleep(100);
+    noQueryDirectories();
+  });
+
+  test("a query needing more than its memory limit is stopped with an actionable error", async () => {
+    const r = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)" });
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("Out of Memory");
+    expect(textOf(r)).toContain("96 MB");
+  });
+
+  test("keys or prefix, one of them; an empty choice; a missing key", async () => {
+    expect(textOf(await query({ sql: "SELECT 1" }))).toContain("InvalidParameter");
+    expect(textOf(await query({ keys: ["events.jsonl"], prefix: "sales/", sql: "SELECT 1" }))).toContain("InvalidParameter");
+    expect(textOf(await query({ prefix: "nothing-here/", sql: "SELECT 1" }))).toContain("NoObjects");
+    const missing = await query({ keys: ["sales/none.csv"], sql: "SELECT 1" });
+    expect(textOf(missing)).toContain("NoSuchKey");
+    expect(textOf(missing)).toContain("sales/none.csv");
+    noQueryDirectories();
+  });
+
+  test("--read-only offers query_objects; --bucket keeps it to its buckets", async () => {
+    const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
+    try {
+      expect((await ro.client.listTools()).tools.map((t) => t.name)).toContain("query_objects");
+      const r = await call(ro.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      expect(r.structuredContent!.rows).toEqual([[50]]);
+    } finally {
+      await ro.close();
+    }
+    const other = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
+    try {
+      const r = await call(other.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain("BucketNotAllowed");
+    } finally {
+      await other.close();
+    }
+  });
+});
