@@ -24,6 +24,7 @@ import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys,
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
 import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
 import { lookReport, measureLook, seedLook, type LookRow } from "./look.ts";
+import { measureQuery, queryReport, seedQuery, type QueryRow } from "./query.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -42,7 +43,8 @@ const nodeBundle = join(work, "server.mjs");
 log("building the server, the floor binary and the Node bundle");
 await compile({ outfile: binary });
 await build(["build", "--compile", "--minify", "--bytecode", "--format=esm", join(import.meta.dir, "floor-server.ts"), "--outfile", floorBinary]);
-await build(["build", "--target=node", "--format=esm", "--minify", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
+// The query engine stays out of the Node bundle (its bindings pick a platform package at run time; the bundle starts, lists and transfers).
+await build(["build", "--target=node", "--format=esm", "--minify", "--external", "@duckdb/node-api", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
 
 log("starting Ceph RGW and the WAN model in front of it");
 const s3 = await startCephRgw();
@@ -132,7 +134,7 @@ async function benchTeam(): Promise<void> {
   process.stdout.write(text);
 }
 
-/** search_objects against download + grep on both networks (look.ts); writes results-look.md. */
+/** search_objects against download + grep, query_objects against download + DuckDB, on both networks (look.ts, query.ts); writes results-look.md. */
 async function benchLook(networks: Network[]): Promise<void> {
   log("looking inside objects: search_objects against download + grep");
   const expected = await seedLook(s3);
@@ -140,7 +142,11 @@ async function benchLook(networks: Network[]): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const rows: LookRow[] = [];
   for (const net of networks) rows.push(await measureLook(binary, s3, net, dir, expected));
-  const text = lookReport(rows, await describeMachine());
+  log("looking inside objects: query_objects against download + DuckDB");
+  const sizes = await seedQuery(s3, join(dir, "query"));
+  const queries: QueryRow[] = [];
+  for (const net of networks) queries.push(...(await measureQuery(binary, s3, net, join(dir, "query"), sizes)));
+  const text = lookReport(rows, await describeMachine()) + queryReport(queries);
   writeFileSync(join(import.meta.dir, "results-look.md"), text);
   process.stdout.write(text);
 }

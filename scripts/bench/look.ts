@@ -124,7 +124,5 @@ export function lookReport(rows: LookRow[], machine: string): string {
       return `| ${r.network} | ${s(r.oursMs)} (${r.matches} matches) | ${Math.round(r.oursPeakMb)} MB | ${s(r.awsMs)} | ${s(r.rcloneMs)} | ${ratio.toFixed(2)}× | ≥ 1.5× ${ratio >= 1.5 ? "yes" : "**no**"}, ≤ 150 MB ${r.oursPeakMb <= 150 ? "yes" : "**no**"} |`;
     }),
     "",
-    "The group-by over a 200 MB CSV and its Parquet form is not measured: query_objects is not built yet (docs/tools.md says why).",
-    "",
   ].join("\n");
 }

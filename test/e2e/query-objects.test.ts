@@ -46,6 +46,8 @@ beforeAll(async () => {
   await put("sales/notes.txt", "not a table\n");
   await put("events.jsonl", Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] })).join("\n") + "\n");
   await put("ref/customers.tsv", "name\tregion\nada\tnorth\nbob\tsouth\n");
+  // A key that would end a SQL string literal and start another statement, were it pasted unescaped.
+  await put("odd/it's'); COPY (SELECT 1) TO ('x.csv.gz", "a,b\n1,2\n");
   const dir = tempDir("query-fixtures");
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
   await duck.run(`COPY (SELECT * FROM (VALUES ${Object.entries(CATEGORY).map(([p, c]) => `('${p}', '${c}')`).join(", ")}) t(product, category)) TO '${join(dir, "products.parquet")}' (FORMAT parquet)`);
@@ -109,6 +111,14 @@ describe("query_objects", () => {
     expect(ev.structuredContent!.rows[0][3]).toHaveLength(2);
     const tsv = await query({ keys: ["ref/customers.tsv"], sql: "SELECT name FROM objects WHERE region = 'south'" });
     expect(tsv.structuredContent!.rows).toEqual([["bob"]]);
+  });
+
+  test("a key with quotes and SQL in it is only a name: _key holds it as it is", async () => {
+    const key = "odd/it's'); COPY (SELECT 1) TO ('x.csv.gz";
+    const r = await query({ prefix: "odd/", sql: "SELECT _key, a + b AS s FROM objects" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent!.rows).toEqual([[key, 3]]);
+    expect(existsSync("x.csv.gz")).toBe(false);
   });
 
   test("bad SQL: the engine's message and position, and the table's columns", async () => {

@@ -1,0 +1,118 @@
+/**
+ * query_objects (#47): a group-by over a 200 MB CSV and over its Parquet form
+ * (written by DuckDB), against what a user does without it — download the
+ * object with the faster of `aws s3 cp` and `rclone copyto`, then DuckDB (the
+ * same engine, in its own process) reading the downloaded copy — on loopback
+ * and through the WAN model; the same rows come out. Reports time, bytes read
+ * from the store and the server's peak RSS. Appends to results-look.md.
+ */
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { median, procMemoryMb, timedCommand } from "./measure.ts";
+import { startServer } from "./server-session.ts";
+import { AWS_CLI, rcloneEnv, serverEnv, type Network, type Store } from "./transfers.ts";
+
+const BUCKET = "bench-query";
+const CSV_MB = 200;
+const RUNS = 3;
+const SQL = "SELECT status, count(*) AS n, round(avg(ms), 3) AS avg_ms, max(bytes) AS max_bytes FROM objects GROUP BY status ORDER BY status";
+
+export interface QueryRow {
+  network: string;
+  format: string;
+  sizeMb: number;
+  oursMs: number;
+  bytesRead: number;
+  peakMb: number;
+  referenceMs: number;
+  duckdbLocalMs: number;
+}
+
+/** Writes the CSV (~200 MB of access-log rows) and DuckDB's Parquet form of it, and puts both. */
+export async function seedQuery(store: Store & { endpoint: string }, work: string): Promise<{ csv: number; parquet: number }> {
+  mkdirSync(work, { recursive: true });
+  const csv = join(work, "access.csv");
+  const parquet = join(work, "access.parquet");
+  const duck = await (await DuckDBInstance.create(":memory:")).connect();
+  // ~53 bytes a row as written: 3.8 million rows.
+  const rows = Math.round((CSV_MB * 1e6) / 53);
+  await duck.run(
+    `COPY (SELECT '2026-11-' || lpad(((i % 28) + 1)::VARCHAR, 2, '0') || 'T' || lpad((i % 24)::VARCHAR, 2, '0') || ':00:00Z' AS ts, (ARRAY[200, 200, 200, 201, 304, 404, 500, 503])[(i * 7919 % 8) + 1] AS status, ` +
+      `(i * 37 % 2000) AS ms, (i * 104729 % 1000000) AS bytes, '/api/items/' || (i % 100000)::VARCHAR AS path FROM range(${rows}) t(i)) TO '${csv}' (HEADER)`,
+  );
+  await duck.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${parquet}' (FORMAT parquet)`);
+  const sdk = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
+  for (const [key, file] of [["access.csv", csv], ["access.parquet", parquet]] as const) await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(file) }));
+  return { csv: statSync(csv).size, parquet: statSync(parquet).size };
+}
+
+export async function measureQuery(binary: string, store: Store, net: Network, work: string, sizes: { csv: number; parquet: number }): Promise<QueryRow[]> {
+  const script = join(import.meta.dir, "duckdb-local.ts");
+  const out: QueryRow[] = [];
+  for (const [format, key] of [["CSV", "access.csv"], ["Parquet", "access.parquet"]] as const) {
+    const ours: number[] = [];
+    let peak = 0;
+    let bytesRead = 0;
+    let rows = "";
+    for (let r = 0; r < RUNS; r++) {
+      const server = await startServer(binary, serverEnv(store, net), work);
+      try {
+        const started = performance.now();
+        const got = await server.call("query_objects", { bucket_name: BUCKET, keys: [key], sql: SQL });
+        ours.push(performance.now() - started);
+        if (got.isError) throw new Error(`query_objects failed: ${JSON.stringify(got.content)}`);
+        bytesRead = got.structuredContent!.bytes_read;
+        rows = JSON.stringify(got.structuredContent!.rows);
+        peak = Math.max(peak, procMemoryMb(server.pid, "VmHWM"));
+      } finally {
+        await server.close();
+      }
+    }
+    // The reference: the faster download, then DuckDB on the copy (timed apart too).
+    const local = join(work, `copy-${key}`);
+    const download = async (how: "aws" | "rclone") => {
+      rmSync(local, { force: true });
+      const env = { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_DEFAULT_REGION: store.region, AWS_EC2_METADATA_DISABLED: "true" };
+      return how === "aws" ? timedCommand([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${BUCKET}/${key}`, local, "--only-show-errors"], env) : timedCommand(["rclone", "copyto", `bench:${BUCKET}/${key}`, local], rcloneEnv(store, net));
+    };
+    const downloads = { aws: [] as number[], rclone: [] as number[] };
+    const queries: number[] = [];
+    let theirs = "";
+    for (let r = 0; r < RUNS; r++) {
+      for (const how of ["aws", "rclone"] as const) downloads[how].push(await download(how));
+      const started = performance.now();
+      const q = Bun.spawnSync([process.execPath, script, local, SQL], { cwd: import.meta.dir, stdout: "pipe", stderr: "pipe" });
+      queries.push(performance.now() - started);
+      if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
+      theirs = q.stdout.toString().trim();
+    }
+    rmSync(local, { force: true });
+    if (normalized(theirs) !== normalized(rows)) throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${theirs}`);
+    const downloadMs = Math.min(median(downloads.aws), median(downloads.rclone));
+    out.push({ network: net.name, format, sizeMb: (format === "CSV" ? sizes.csv : sizes.parquet) / 1e6, oursMs: median(ours), bytesRead, peakMb: peak, referenceMs: downloadMs + median(queries), duckdbLocalMs: median(queries) });
+  }
+  return out;
+}
+
+/** The rows as plain numbers (the reference prints 64-bit integers as text). */
+const normalized = (json: string) => JSON.stringify((JSON.parse(json) as unknown[][]).map((r) => r.map((v) => (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v))));
+
+export function queryReport(rows: QueryRow[]): string {
+  const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+  return [
+    "",
+    "## query_objects: a group-by over a 200 MB CSV and its Parquet form",
+    "",
+    `\`${SQL}\` (median of ${RUNS}). The reference downloads the object with the faster of \`aws s3 cp\` and \`rclone copyto\`, then runs the same query with DuckDB (the same engine, its own process, default settings) on the copy; both give the same rows.`,
+    "",
+    "| network | object | query_objects | bytes read | peak RSS | download + DuckDB | ratio | DuckDB on the copy alone |",
+    "|---|---|---|---|---|---|---|---|",
+    ...rows.map((r) => `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`),
+    "",
+    "query_objects fetches each object whole into its private directory before the engine reads it (a Parquet object too: the engine reads only local files, see docs/tools.md); its engine runs with 2 threads and 96 MB of memory.",
+    "",
+  ].join("\n");
+}
