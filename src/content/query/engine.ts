@@ -28,6 +28,14 @@ export interface RowWindow {
   maxCellChars: number;
 }
 
+/** Objects placed in part (Parquet by columns): fetched by what the plan needs, or completed when a read of them failed. */
+export interface Narrowing {
+  /** The plan (EXPLAIN's JSON), or undefined when it could not be read: then everything. */
+  fromPlan(plan: unknown): Promise<void>;
+  /** Completes every file; false when there was nothing left to fetch. */
+  completeAll(): Promise<boolean>;
+}
+
 export interface QueryPage {
   columns: { name: string; type: string }[];
   rows: unknown[][];
@@ -51,7 +59,7 @@ async function loadEngine(): Promise<Duck> {
 }
 
 /** Runs `sql` over `files` as the table `objects` and returns the window of its result. */
-export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal): Promise<QueryPage> {
+export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal, narrowing?: Narrowing): Promise<QueryPage> {
   const duck = await loadEngine();
   const instance = await duck.DuckDBInstance.create(":memory:", {
     threads: String(limits.threads),
@@ -59,6 +67,9 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
     max_temp_directory_size: `${Math.floor(limits.spillBytes / 1024 / 1024)}MB`,
     autoinstall_known_extensions: "false",
     autoload_known_extensions: "false",
+    // Its cache of file blocks would keep the holes of a Parquet file read before they were filled (parquet-ranges.ts);
+    // the files are local, the system's page cache holds them anyway.
+    enable_external_file_cache: "false",
   });
   const conn = await instance.connect();
   const toKeys = (message: string) => namesFor(message, files, ws);
@@ -77,10 +88,20 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
       throw new ActionableError({ resource: "objects", code: "UnreadableObject", message: `The objects could not be read as one table: ${message}`, hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix." });
     }
     const prepared = await statementOf(duck, conn, sql, toKeys);
-    const result = await prepared.stream();
-    const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
-    const typeIds = result.columnTypes().map((t) => t.typeId);
-    return { columns, ...(await readWindow(duck, result, typeIds, window)) };
+    if (narrowing) await narrowing.fromPlan(await planOf(conn, sql));
+    const run = async () => {
+      const result = await prepared.stream();
+      const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+      const typeIds = result.columnTypes().map((t) => t.typeId);
+      return { columns, ...(await readWindow(duck, result, typeIds, window)) };
+    };
+    try {
+      return await run();
+    } catch (err) {
+      // A part of a file the plan did not name was read: complete the files and run it again (once).
+      if (stoppedBy || !narrowing || !(await narrowing.completeAll())) throw err;
+      return await run();
+    }
   } catch (err) {
     if (stoppedBy === "cancel") throw signal.reason ?? err;
     if (stoppedBy === "time") throw new ActionableError({ resource: "sql", code: "QueryTimeout", message: `The query ran past its ${Math.round(limits.timeoutMs / 1000)} s limit and was stopped.`, hint: "narrow it: fewer objects (keys, include), a WHERE that filters early, or an aggregate instead of every row." });
@@ -118,6 +139,16 @@ async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m
 
 const refused = (why: string) =>
   new ActionableError({ resource: "sql", code: "QueryRefused", message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`, hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include." });
+
+/** The query's plan as EXPLAIN gives it in JSON (a SELECT already checked: EXPLAIN runs nothing), or undefined. */
+async function planOf(conn: Connection, sql: string): Promise<unknown> {
+  try {
+    const rows = (await conn.runAndReadAll(`EXPLAIN (FORMAT json) ${sql}`)).getRows();
+    return JSON.parse(String(rows[0]?.[1]));
+  } catch {
+    return undefined;
+  }
+}
 
 async function describe(conn: Connection): Promise<string> {
   try {

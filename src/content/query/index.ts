@@ -1,11 +1,13 @@
 /**
  * query_objects' engine: the chosen objects fetched through the storage layer
- * into a private directory, queried there by the sandboxed engine as the
- * table `objects`, and the directory removed, whatever happened.
+ * into a private directory (a Parquet object by the columns the query's plan
+ * needs), queried there by the sandboxed engine as the table `objects`, and
+ * the directory removed, whatever happened.
  */
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { Storage } from "../../storage/index.ts";
-import { runQuery, type EngineLimits, type QueryPage, type RowWindow } from "./engine.ts";
+import { runQuery, type EngineLimits, type Narrowing, type QueryPage, type RowWindow } from "./engine.ts";
+import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
 export type { QueryPage, RowWindow } from "./engine.ts";
@@ -36,12 +38,23 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   req.signal.addEventListener("abort", onAbort, { once: true });
   let bytesRead = 0;
   try {
-    const files = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, (bytes) => {
+    const fetched = (bytes: number) => {
       bytesRead += bytes;
       req.progress?.(bytesRead);
       if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
-    });
-    return { ...(await runQuery(ws, files, req.sql, req.window, QUERY_LIMITS, stop.signal)), bytesRead };
+    };
+    const { files, sparse } = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, fetched);
+    const narrowing: Narrowing | undefined = sparse.length === 0 ? undefined : {
+      fromPlan: async (plan) => {
+        for (const s of sparse) fetched(await fillColumns(s, plan === undefined ? "all" : columnsInPlan(plan, [...s.columns.keys()]), stop.signal));
+      },
+      completeAll: async () => {
+        const open = sparse.filter((s) => !isComplete(s));
+        for (const s of open) fetched(await fillColumns(s, "all", stop.signal));
+        return open.length > 0;
+      },
+    };
+    return { ...(await runQuery(ws, files, req.sql, req.window, QUERY_LIMITS, stop.signal, narrowing)), bytesRead };
   } catch (err) {
     if (stop.signal.aborted && !req.signal.aborted) throw stop.signal.reason;
     throw err;

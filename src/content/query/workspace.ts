@@ -12,6 +12,7 @@ import { Slots } from "../../bulk/engine.ts";
 import { writePieces } from "../../local/pieces.ts";
 import type { Storage } from "../../storage/index.ts";
 import { isGzip } from "../windows.ts";
+import { placeSparseParquet, type SparseParquet } from "./parquet-ranges.ts";
 import { fileNameFor, formatOfBytes, formatOfKey, type TableFile } from "./tables.ts";
 
 /** Objects fetched at once (Ceph here: ~44 ms a request, so small objects need many in flight). */
@@ -37,17 +38,36 @@ export interface WantedObject {
   etag: string | null;
 }
 
-/** Fetches each object into the workspace (FETCH_AT_ONCE at a time), each checked as a download is; `fetched` hears each one's bytes. */
-export async function fetchObjects(storage: Storage, bucket: string, objects: readonly WantedObject[], ws: Workspace, signal: AbortSignal, fetched: (bytes: number) => void): Promise<TableFile[]> {
+export interface Fetched {
+  files: TableFile[];
+  /** The Parquet objects placed as their footers only: the engine's plan says which columns to fetch (parquet-ranges.ts). */
+  sparse: SparseParquet[];
+}
+
+/**
+ * Fetches each object into the workspace (FETCH_AT_ONCE at a time): a Parquet object (by its name) as its footer in a
+ * sparse file, anything else whole, checked as a download is; `fetched` hears each one's bytes.
+ */
+export async function fetchObjects(storage: Storage, bucket: string, objects: readonly WantedObject[], ws: Workspace, signal: AbortSignal, fetched: (bytes: number) => void): Promise<Fetched> {
   const slots = new Slots(FETCH_AT_ONCE);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
+  const sparse: SparseParquet[] = [];
   try {
-    return await Promise.all(
+    const files = await Promise.all(
       objects.map((object, i) =>
         slots.use(async () => {
           stop.signal.throwIfAborted();
+          if (formatOfKey(object.key) === "parquet") {
+            const path = join(ws.data, fileNameFor(i + 1, "parquet", false));
+            const placed = await placeSparseParquet(storage, bucket, object.key, path, stop.signal);
+            if (placed) {
+              sparse.push(placed);
+              fetched(placed.source.counts.bytes);
+              return { key: object.key, path, format: "parquet" as const };
+            }
+          }
           const file = await fetchOne(storage, bucket, object, ws.data, i + 1, stop.signal);
           fetched(file.bytes);
           return file.table;
@@ -57,6 +77,7 @@ export async function fetchObjects(storage: Storage, bucket: string, objects: re
         }),
       ),
     );
+    return { files, sparse };
   } finally {
     signal.removeEventListener("abort", onAbort);
   }

@@ -1,0 +1,178 @@
+/**
+ * A Parquet object fetched by the columns a query needs. The engine reads
+ * only local files, so the object becomes a sparse file of its full size in
+ * the query's directory: its footer first (where the schema and every column
+ * chunk's place are), then, once the engine's plan names the columns it will
+ * scan and filter on, those columns' chunks (with their page indexes and
+ * bloom filters) in every row group. The rest of the file stays a hole. If
+ * the engine reads a hole after all (a plan read wrongly), the pages there do
+ * not parse and the query fails: then the whole file is completed and the
+ * query run again (engine.ts), so a narrowed read can cost time, never rows.
+ */
+import { open, type FileHandle } from "node:fs/promises";
+import { parquetMetadataAsync, parquetSchema, type FileMetaData } from "hyparquet";
+import type { Storage } from "../../storage/index.ts";
+import { rangedFile } from "../formats/parquet.ts";
+import { objectSource, type ObjectSource } from "../source.ts";
+
+type Range = [start: number, end: number];
+
+/** Ranges closer than this are read as one (a request costs more than the bytes between). */
+const MERGE_GAP = 256 * 1024;
+/** One ranged GET reads at most this much; this many at once. */
+const SLICE = 8 * 1024 * 1024;
+const AT_ONCE = 4;
+
+export interface SparseParquet {
+  key: string;
+  path: string;
+  size: number;
+  /** Top-level column (lower case) → the byte ranges its reads can touch; undefined ranges: not known, so the whole file. */
+  columns: Map<string, Range[] | undefined>;
+  /** Ranges written so far (the footer and the magic first). */
+  written: Range[];
+  source: ObjectSource;
+}
+
+const num = (v: bigint | number | undefined) => (v === undefined ? undefined : Number(v));
+
+/** Each top-level column's ranges: its chunks in every row group, their page indexes and bloom filters. */
+function columnRanges(meta: FileMetaData): Map<string, Range[] | undefined> {
+  const out = new Map<string, Range[] | undefined>();
+  for (const name of parquetSchema(meta).children.map((c) => c.element.name.toLowerCase())) out.set(name, []);
+  for (const group of meta.row_groups) {
+    for (const chunk of group.columns) {
+      const m = chunk.meta_data;
+      const name = m?.path_in_schema[0]?.toLowerCase();
+      if (!m || name === undefined || !out.has(name)) return new Map([...out.keys()].map((k) => [k, undefined]));
+      const ranges = out.get(name);
+      if (!ranges) continue;
+      const start = Math.min(num(m.dictionary_page_offset) ?? Infinity, num(m.data_page_offset)!);
+      ranges.push([start, start + Number(m.total_compressed_size)]);
+      const extra: [bigint | undefined, number | undefined][] = [
+        [chunk.column_index_offset, chunk.column_index_length],
+        [chunk.offset_index_offset, chunk.offset_index_length],
+        [m.bloom_filter_offset, m.bloom_filter_length],
+      ];
+      for (const [at, length] of extra) {
+        if (at === undefined) continue;
+        // A bloom filter without its length (older writers) has no known end: this column is read whole.
+        if (length === undefined) out.set(name, undefined);
+        else ranges.push([Number(at), Number(at) + length]);
+      }
+    }
+  }
+  return out;
+}
+
+/** The object as a sparse file holding its footer, or undefined when it is not Parquet after all (then it is fetched whole). */
+export async function placeSparseParquet(storage: Storage, bucket: string, key: string, path: string, signal: AbortSignal): Promise<SparseParquet | undefined> {
+  const source = await objectSource(storage, { bucket, key }, signal, 4);
+  const head = await source.read(0, 4);
+  if (source.size < 12 || String.fromCharCode(...head) !== "PAR1") return undefined;
+  const meta = await parquetMetadataAsync(rangedFile(source.size, source.read), { initialFetchSize: 64 * 1024 });
+  const footer: Range = [source.size - meta.metadata_length - 8, source.size];
+  const sparse: SparseParquet = { key, path, size: source.size, columns: columnRanges(meta), written: [], source };
+  const handle = await open(path, "wx+", 0o600);
+  try {
+    await handle.truncate(source.size);
+    await handle.write(head, 0, 4, 0);
+    await copyRanges(handle, sparse, [footer], signal);
+    sparse.written.push([0, 4]);
+  } finally {
+    await handle.close();
+  }
+  return sparse;
+}
+
+/** Writes the ranges the columns need (all of the file with "all") that are not written yet; the bytes it read. */
+export async function fillColumns(sparse: SparseParquet, columns: Iterable<string> | "all", signal: AbortSignal): Promise<number> {
+  let wanted: Range[] = [];
+  if (columns === "all") wanted = [[0, sparse.size]];
+  else {
+    for (const name of columns) {
+      const ranges = sparse.columns.get(name.toLowerCase());
+      if (ranges === undefined) return fillColumns(sparse, "all", signal);
+      wanted.push(...ranges);
+    }
+  }
+  const missing = subtract(merged(wanted, 0), sparse.written);
+  if (missing.length === 0) return 0;
+  const handle = await open(sparse.path, "r+");
+  try {
+    return await copyRanges(handle, sparse, merged(missing, MERGE_GAP), signal);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Whether every byte of the file is written. */
+export const isComplete = (sparse: SparseParquet) => subtract([[0, sparse.size]], sparse.written).length === 0;
+
+async function copyRanges(handle: FileHandle, sparse: SparseParquet, ranges: Range[], signal: AbortSignal): Promise<number> {
+  const slices: Range[] = ranges.flatMap(([s, e]) => Array.from({ length: Math.ceil((e - s) / SLICE) }, (_, i) => [s + i * SLICE, Math.min(e, s + (i + 1) * SLICE)] as Range));
+  let bytes = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < slices.length) {
+      signal.throwIfAborted();
+      const [s, e] = slices[next++]!;
+      const got = await sparse.source.read(s, e - s);
+      if (got.length !== e - s) throw new Error(`${sparse.key}: ${got.length} bytes where ${e - s} were asked for at ${s}`);
+      await handle.write(got, 0, got.length, s);
+      bytes += got.length;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(AT_ONCE, slices.length) }, worker));
+  sparse.written = merged([...sparse.written, ...ranges], 0);
+  return bytes;
+}
+
+/** Sorted, with ranges closer than `gap` joined. */
+function merged(ranges: Range[], gap: number): Range[] {
+  const out: Range[] = [];
+  for (const [s, e] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    const last = out.at(-1);
+    if (last && s <= last[1] + gap) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** `ranges` without the parts in `have` (both sorted and disjoint after merged()). */
+function subtract(ranges: Range[], have: Range[]): Range[] {
+  const out: Range[] = [];
+  for (const [s0, e] of ranges) {
+    let s = s0;
+    for (const [hs, he] of merged(have, 0)) {
+      if (he <= s || hs >= e) continue;
+      if (hs > s) out.push([s, hs]);
+      s = Math.max(s, he);
+    }
+    if (s < e) out.push([s, e]);
+  }
+  return out;
+}
+
+/** The columns a plan's Parquet scans project or filter on, among `names`; every column when a scan names one it does not know. */
+export function columnsInPlan(plan: unknown, names: readonly string[]): Set<string> {
+  const lower = names.map((n) => n.toLowerCase());
+  const wanted = new Set<string>();
+  const visit = (node: { name?: string; extra_info?: Record<string, unknown>; children?: unknown[] }) => {
+    const info = node.extra_info ?? {};
+    if (String(info.Function ?? node.name ?? "").toUpperCase().includes("PARQUET")) {
+      const listed = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === "string" && v !== "" ? v.split("\n") : []);
+      for (const p of listed(info.Projections).map((p) => p.trim().toLowerCase())) {
+        if (p === "" || p.startsWith("__store_mcp_file")) continue;
+        if (lower.includes(p)) wanted.add(p);
+        else for (const n of lower) wanted.add(n);
+      }
+      // A filter's column may be left out of the projections: any name its text holds is taken (a superset is safe).
+      const filters = listed(info.Filters).join("\n").toLowerCase();
+      for (const n of lower) if (filters.includes(n)) wanted.add(n);
+    }
+    for (const child of node.children ?? []) visit(child as typeof node);
+  };
+  for (const root of Array.isArray(plan) ? plan : [plan]) visit(root as never);
+  return wanted;
+}
