@@ -4,7 +4,8 @@
  * object with the faster of `aws s3 cp` and `rclone copyto`, then DuckDB (the
  * same engine, in its own process) reading the downloaded copy — on loopback
  * and through the WAN model; the same rows come out. Reports time, bytes read
- * from the store and the server's peak RSS. Appends to results-look.md.
+ * from the store (a Parquet object: its footer and the columns the query
+ * needs) and the server's peak RSS. Appended to results-look.md.
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
@@ -112,7 +113,7 @@ export function queryReport(rows: QueryRow[]): string {
     "|---|---|---|---|---|---|---|---|",
     ...rows.map((r) => `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`),
     "",
-    "query_objects fetches each object whole into its private directory before the engine reads it (a Parquet object too: the engine reads only local files, see docs/tools.md); its engine runs with 2 threads and 96 MB of memory.",
+    "query_objects fetches a CSV whole into its private directory before the engine reads it; a Parquet object by its footer and then only the chunks of the columns the plan scans or filters on (here 3 of 5: not `ts` or `path`), see docs/tools.md. Its engine runs with 2 threads and 96 MB of memory.",
     "",
   ].join("\n");
 }

@@ -20,8 +20,8 @@ type Range = [start: number, end: number];
 /** Ranges closer than this are read as one (a request costs more than the bytes between). */
 const MERGE_GAP = 256 * 1024;
 /** One ranged GET reads at most this much; this many at once. */
-const SLICE = 8 * 1024 * 1024;
-const AT_ONCE = 4;
+const SLICE = 2 * 1024 * 1024;
+const AT_ONCE = 8;
 
 export interface SparseParquet {
   key: string;
