@@ -88,7 +88,7 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
       throw new ActionableError({ resource: "objects", code: "UnreadableObject", message: `The objects could not be read as one table: ${message}`, hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix." });
     }
     const prepared = await statementOf(duck, conn, sql, toKeys);
-    if (narrowing) await narrowing.fromPlan(await planOf(conn, sql));
+    if (narrowing) await narrowing.fromPlan(await planOf(duck, conn, sql));
     const run = async () => {
       const result = await prepared.stream();
       const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
@@ -141,10 +141,14 @@ const refused = (why: string) =>
   new ActionableError({ resource: "sql", code: "QueryRefused", message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`, hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include." });
 
 /** The query's plan as EXPLAIN gives it in JSON (a SELECT already checked: EXPLAIN runs nothing), or undefined. */
-async function planOf(conn: Connection, sql: string): Promise<unknown> {
+async function planOf(duck: Duck, conn: Connection, sql: string): Promise<unknown> {
   try {
-    const rows = (await conn.runAndReadAll(`EXPLAIN (FORMAT json) ${sql}`)).getRows();
-    return JSON.parse(String(rows[0]?.[1]));
+    // Still one statement, and an EXPLAIN, with the caller's text after the prefix: else no plan (everything is fetched).
+    const extracted = await conn.extractStatements(`EXPLAIN (FORMAT json) ${sql}`);
+    if (extracted.count !== 1) return undefined;
+    const explain = await extracted.prepare(0);
+    if (explain.statementType !== duck.StatementType.EXPLAIN) return undefined;
+    return JSON.parse(String((await explain.runAndReadAll()).getRows()[0]?.[1]));
   } catch {
     return undefined;
   }

@@ -1,5 +1,6 @@
 /** What comes back from a GET: its metadata, and its body read safely. */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import { releaseChunks } from "../../runtime/memory.ts";
 import type { ObjectMeta } from "../types.ts";
 
 /** Metadata of a GET answer; `size` is -1 when the store sent neither a Content-Range nor a Content-Length. */
@@ -39,6 +40,8 @@ export async function readAtMost(body: AsyncIterable<Uint8Array> | undefined, ma
     out.set(c, offset);
     offset += c.length;
   }
+  // Copied: the network's chunks are freed now rather than at the next collection (a search reads window after window).
+  releaseChunks(chunks);
   return out;
 }
 
