@@ -58,6 +58,8 @@ export const queryObjects = defineTool({
     if (args.keys && args.include) {
       throw new ActionableError({ resource: "include", code: "InvalidParameter", message: "include chooses among the objects under a prefix; with keys it has nothing to choose from.", hint: "leave include out, or give a prefix instead of keys." });
     }
+    // Keys sent as they are given: with a bucket allowlist, none with "." or ".." segments (a path that could leave it).
+    for (const key of args.keys ?? []) ctx.checkKey(key);
     const offset = offsetFrom(args.continuation_token, args);
     const objects: WantedObject[] = args.keys ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null })) : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include);
     if (objects.length === 0) {

@@ -235,7 +235,7 @@ describe("query_objects", () => {
     noQueryDirectories();
   });
 
-  test("--read-only offers query_objects; --bucket keeps it to its buckets", async () => {
+  test("--read-only offers query_objects; --bucket keeps it to its buckets, and its keys to plain names", async () => {
     const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
     try {
       expect((await ro.client.listTools()).tools.map((t) => t.name)).toContain("query_objects");
@@ -243,6 +243,15 @@ describe("query_objects", () => {
       expect(r.structuredContent!.rows).toEqual([[50]]);
     } finally {
       await ro.close();
+    }
+    const only = await connectBinary({ env: s3Env(), args: ["--bucket", bucket] });
+    try {
+      const r = await call(only.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl", "ref/../../other-bucket/secret.csv"], sql: "SELECT count(*) FROM objects" });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain("UnsafeKey");
+      expect((await call(only.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" })).structuredContent!.rows).toEqual([[50]]);
+    } finally {
+      await only.close();
     }
     const other = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
     try {
