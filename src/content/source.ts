@@ -92,6 +92,8 @@ export async function memberSource(archive: Source, member: string, keep: number
       const lo = Math.max(from - start, 0);
       const hi = Math.min(from + keep - start, bytes.length);
       if (hi > lo) parts.push(bytes.subarray(lo, hi));
+      // Held all that is kept: the rest of the member is not inflated.
+      return seen < from + keep;
     },
     gz ? undefined : (offset) => streamOf(archive, offset),
   );

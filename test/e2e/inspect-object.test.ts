@@ -10,6 +10,7 @@ import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -80,10 +81,13 @@ beforeAll(async () => {
   closeSync(openSync(zeros64, "w"));
   truncateSync(zeros64, 64 * 1024 * 1024);
   sh("tar", ["-cf", "big.tar", "zeros64.bin", "a.csv"]);
+  // A tar.gz whose first member is 24 MiB that gzip cannot shrink: what is inflated shows in the bytes read.
+  writeFileSync(join(dir, "noise.bin"), randomBytes(24 * 1024 * 1024));
+  sh("tar", ["-czf", "noise.tar.gz", "noise.bin", "a.csv"]);
   mkdirSync(join(dir, "out"));
   proxy = startRecordingProxy(s3().endpoint);
   ({ client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] }));
-  for (const f of ["huge.zip", "big.tar"]) {
+  for (const f of ["huge.zip", "big.tar", "noise.tar.gz"]) {
     const up = await call(client, "upload_file", { bucket_name: bucket, object_key: f, local_file_path: join(dir, f) });
     expect(up.isError, textOf(up)).toBeFalsy();
   }
@@ -195,6 +199,10 @@ describe("inspect_object", () => {
     const memberFrom = proxy.requests.length;
     expect((await inspect("big.tar", "a.csv")).structuredContent!.summary).toMatchObject({ format: "csv", rows: 5 });
     expect(reads("big.tar", memberFrom).bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
+    // A tar.gz member is inflated only as far as what is kept of it (inspect keeps its first 8 MiB), not to its end.
+    const noiseFrom = proxy.requests.length;
+    expect((await inspect("noise.tar.gz", "noise.bin")).structuredContent!.summary.format).toBe("binary");
+    expect(reads("noise.tar.gz", noiseFrom).bytes).toBeLessThanOrEqual(12 * 1024 * 1024);
     const from = proxy.requests.length;
     const huge = await inspect("huge.zip");
     expect(huge.structuredContent!.summary.entries.map((e: { name: string; size: number; method: string }) => [e.name, e.size, e.method])).toEqual([["zeros.bin", 1024 ** 3, "stored"], ["a.csv", csv(5).length, "stored"]]);

@@ -218,6 +218,31 @@ describe("query_objects", () => {
     noQueryDirectories();
   });
 
+  test("a query past the call budget answers with a job: job_status gives its rows; cancel_job stops another and leaves nothing behind", async () => {
+    const jobsTmp = tempDir("query-jobs-tmp");
+    const slow = await connectBinary({ env: { ...s3Env(), TMPDIR: jobsTmp, STORE_CALL_BUDGET_SECONDS: "1" } });
+    try {
+      // ~3 s of hashing on 2 threads here.
+      const sql = "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(1000000) t(i)";
+      const handed = await call(slow.client, "query_objects", { bucket_name: bucket, keys: ["sales/2026-03.csv"], sql });
+      expect(handed.isError, textOf(handed)).toBeFalsy();
+      const job = handed.structuredContent!.job;
+      expect(job).toMatchObject({ state: "running", tool: "query_objects" });
+      let status = handed;
+      for (let i = 0; i < 60 && status.structuredContent!.job?.state !== "done"; i++) status = await call(slow.client, "job_status", { job_id: job.id });
+      expect(status.structuredContent).toMatchObject({ job: { state: "done" }, rows_total: 1, columns: [{ name: "n", type: "BIGINT" }, { name: "h", type: "HUGEINT" }] });
+      expect(status.structuredContent!.rows[0][0]).toBe(mar.length * 1_000_000);
+      const other = await call(slow.client, "query_objects", { bucket_name: bucket, keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects, range(100000000000) t(i)" });
+      const cancelled = await call(slow.client, "cancel_job", { job_id: other.structuredContent!.job.id });
+      expect(cancelled.isError, textOf(cancelled)).toBeFalsy();
+      expect(cancelled.structuredContent!.job.state).toBe("cancelled");
+      for (let i = 0; i < 50 && readdirSync(jobsTmp).length > 0; i++) await Bun.sleep(100);
+      expect(readdirSync(jobsTmp).filter((n) => n.startsWith("store-mcp-query-"))).toEqual([]);
+    } finally {
+      await slow.close();
+    }
+  }, 120_000);
+
   test("a query needing more than its memory limit is stopped with an actionable error", async () => {
     const r = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)" });
     expect(r.isError).toBe(true);

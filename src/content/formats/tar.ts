@@ -38,10 +38,10 @@ const SEEK_BYTES = 1024 * 1024;
 
 /**
  * Walks the archive: `onEntry` for each entry (return "stop" to end the walk, "data" to be handed its bytes through
- * `onData`). Reads the stream only as far as needed; with `reopen` (an uncompressed archive read by ranges), a large
- * member's bytes are jumped over instead of read past.
+ * `onData`, which returns false once it has what it wants). Reads the stream only as far as needed; with `reopen` (an
+ * uncompressed archive read by ranges), a large member's bytes are jumped over instead of read past.
  */
-export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | Promise<void>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<"end" | "stopped"> {
+export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | boolean | Promise<void | boolean>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<"end" | "stopped"> {
   let buf: Uint8Array = new Uint8Array(0);
   let pos = 0;
   let skip = 0;
@@ -122,7 +122,8 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
         while (giving > 0) {
           if (buf.length === 0 && !(await more())) throw new TarError(`the archive ends inside ${name}`);
           const n = Math.min(buf.length, giving);
-          await onData?.(buf.subarray(0, n));
+          // Enough of the member (a tar.gz member's first bytes): nothing more is inflated.
+          if ((await onData?.(buf.subarray(0, n))) === false) return "stopped";
           buf = buf.subarray(n);
           giving -= n;
         }

@@ -3,7 +3,8 @@
  * links to), as the compiled executable carries it: zstd-compressed files
  * embedded by the build (scripts/lib/duckdb-embed.ts). A shared library can
  * only be loaded from a real file, and the binding finds the library beside
- * itself ($ORIGIN, @loader_path), so the first query of a version writes both
+ * itself ($ORIGIN, @loader_path; on Windows Bun's dlopen searches the binding's
+ * folder, LOAD_WITH_ALTERED_SEARCH_PATH), so the first query of a version writes both
  * into a cache directory of the user's own (0700, checked), and every later
  * process loads them from there. Nothing here runs unless a query does.
  */
