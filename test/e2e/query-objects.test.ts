@@ -10,7 +10,7 @@
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { tempDir } from "../helpers/files.ts";
@@ -242,6 +242,49 @@ describe("query_objects", () => {
       await slow.close();
     }
   }, 120_000);
+
+  test("two queries at once both answer (each its own engine and directory, the memory reserved in turn)", async () => {
+    const [a, b] = await Promise.all([
+      query({ keys: ["sales/2026-01.csv"], sql: "SELECT sum(amount) FROM objects" }),
+      query({ keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects WHERE kind = 'error'" }),
+    ]);
+    expect(a.structuredContent!.rows).toEqual([[jan.reduce((n, x) => n + x.amount, 0)]]);
+    expect(b.structuredContent!.rows).toEqual([[10]]);
+    noQueryDirectories();
+  });
+
+  test("the engine is loaded only from a cache directory nobody else can write: a planted one is passed over", async () => {
+    // A first query writes the engine into a fresh cache.
+    const good = tempDir("engine-cache");
+    const first = await connectBinary({ env: { ...s3Env(), XDG_CACHE_HOME: good } });
+    try {
+      expect((await call(first.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" })).structuredContent!.rows).toEqual([[50]]);
+    } finally {
+      await first.close();
+    }
+    const [engineDir] = readdirSync(join(good, "store-mcp-server")).filter((n) => n.startsWith("duckdb-"));
+    expect(engineDir).toBeDefined();
+    // The same folder elsewhere, its library swapped for junk of the same size, and writable by everyone.
+    const planted = tempDir("planted-cache");
+    const dir = join(planted, "store-mcp-server", engineDir!);
+    mkdirSync(dir, { recursive: true });
+    for (const name of readdirSync(join(good, "store-mcp-server", engineDir!))) {
+      const bytes = readFileSync(join(good, "store-mcp-server", engineDir!, name));
+      writeFileSync(join(dir, name), name === "duckdb.node" ? bytes : new Uint8Array(bytes.length).fill(0x90));
+    }
+    chmodSync(dir, 0o777);
+    const ownTmp = tempDir("engine-tmp");
+    const second = await connectBinary({ env: { ...s3Env(), XDG_CACHE_HOME: planted, TMPDIR: ownTmp } });
+    try {
+      const r = await call(second.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      expect(r.isError, textOf(r)).toBeFalsy();
+      expect(r.structuredContent!.rows).toEqual([[50]]);
+      // Loaded from the user's own folder in the temp directory instead.
+      expect(readdirSync(ownTmp).some((n) => n.startsWith("store-mcp-server-"))).toBe(true);
+    } finally {
+      await second.close();
+    }
+  });
 
   test("a query needing more than its memory limit is stopped with an actionable error", async () => {
     const r = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)" });
