@@ -8,6 +8,7 @@
  */
 import { CreateBucketCommand, DeleteBucketCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { gzipSync } from "node:zlib";
 import { startAppHost, type AppHost } from "../helpers/app-host.ts";
 import { connectBinary } from "../helpers/mcp.ts";
 import { pngOf } from "../helpers/png.ts";
@@ -29,6 +30,7 @@ beforeAll(async () => {
   await put("docs/keep.txt", "keep", "text/plain");
   await put("img/chart.png", pngOf(IMAGE.width, IMAGE.height), "image/png");
   await put("readme.md", "# hello", "text/markdown");
+  await put("data/sales.csv.gz", gzipSync("region,amount\nnorth,12\nsouth,7\n"), "application/gzip");
   for (let i = 0; i < 120; i++) await put(`many/item-${String(i).padStart(3, "0")}.log`, `line ${i}`, "text/plain");
   session = await connectBinary({ env: { ...s3Env(), STORE_ALLOW_DELETE: "true" } });
   host = await startAppHost(session.client);
@@ -111,6 +113,19 @@ test("previews: a text object's text, an image decoded at its size, and the meta
   expect(decoded.src.startsWith(new URL(s3Env().STORE_ENDPOINT_URL!).origin)).toBe(true);
   expect(host.pageErrors).toEqual([]);
   await host.screenshot("browser-image-preview");
+});
+
+test("a data file with no text preview shows what inspect_object says it holds", async () => {
+  await host.open("list_objects", { bucket_name: bucket, prefix: "data/", delimiter: "/" });
+  await rowButton("sales.csv.gz").click();
+  const summary = host.view.getByRole("complementary", { name: "Object details" }).getByLabel("Summary of data/sales.csv.gz");
+  await summary.waitFor();
+  const text = await summary.textContent();
+  expect(text).toContain("csv");
+  expect(text).toContain("region");
+  expect(text).toContain("amount");
+  expect(host.pageErrors).toEqual([]);
+  await host.screenshot("browser-inspect-preview");
 });
 
 test("a share link (presign_url) that serves the object, and a download link the host is asked to open", async () => {

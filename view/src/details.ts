@@ -112,6 +112,15 @@ async function renderPreview(deps: DetailsDeps, bucket: string, key: string, met
     box.replaceChildren(h("pre", { tabindex: 0, "aria-label": `Text of ${key}`, text: s.text }), cut && h("p", { class: "note", text: cut }));
     return;
   }
+  // A data file or an archive (Parquet, zip, a gzip'd CSV…): what inspect_object says it holds, from the bytes it needs.
+  if (server.offers("inspect_object")) {
+    const inspected = await server.call("inspect_object", { bucket_name: bucket, object_key: key });
+    const summary = inspected.isError ? undefined : inspected.content?.find((c) => c.type === "text" && c.text)?.text;
+    if (summary) {
+      box.replaceChildren(h("p", { class: "note", text: "What the file holds:" }), h("pre", { tabindex: 0, "aria-label": `Summary of ${key}`, text: summary }));
+      return;
+    }
+  }
   note(`No preview for ${meta.content_type || "this type"}; the metadata is below.`);
 }
 
