@@ -108,7 +108,8 @@ async function objectsUnder(ctx: ToolContext, bucket: string, prefix: string, in
   const found: WantedObject[] = [];
   let bytes = 0;
   for await (const object of listAll(ctx.storage, bucket, prefix, ctx.signal)) {
-    if (!wanted(object.key.slice(prefix.length))) continue;
+    // Empty objects (folder markers among them) hold no rows; read, an empty CSV would add a column of NULLs.
+    if (object.size === 0 || !wanted(object.key.slice(prefix.length))) continue;
     if (found.length >= MAX_QUERY_OBJECTS) {
       throw new ActionableError({ resource: s3Uri(bucket, prefix), code: "QueryTooLarge", message: `More than ${MAX_QUERY_OBJECTS} objects match; a query reads at most that many.`, hint: "narrow the prefix or include, or give keys." });
     }

@@ -44,6 +44,9 @@ beforeAll(async () => {
   // gzip'd text under a plain name, told by its stored bytes.
   await put("sales/2026-03.csv", gzipSync(csvOf(mar)), { ContentEncoding: "gzip" });
   await put("sales/notes.txt", "not a table\n");
+  // A folder marker, as consoles make them, and an empty CSV: no rows, no columns.
+  await put("sales/", "");
+  await put("sales/empty.csv", "");
   await put("events.jsonl", Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] })).join("\n") + "\n");
   await put("ref/customers.tsv", "name\tregion\nada\tnorth\nbob\tsouth\n");
   // A key that would end a SQL string literal and start another statement, were it pasted unescaped.
