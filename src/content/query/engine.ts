@@ -7,6 +7,7 @@
  * and one statement that must be a SELECT. The engine is loaded on the
  * first query (a dynamic import: nothing of it at start-up).
  */
+import { join, sep } from "node:path";
 import { ActionableError } from "../../runtime/errors.ts";
 import { objectsView, sqlText, type TableFile } from "./tables.ts";
 import type { Workspace } from "./workspace.ts";
@@ -79,7 +80,7 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
   signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => ((stoppedBy ??= "time"), conn.interrupt()), limits.timeoutMs);
   try {
-    for (const setting of [`SET temp_directory = ${sqlText(`${ws.dir}/spill`)}`, `SET allowed_directories = [${sqlText(`${ws.dir}/`)}]`, "SET enable_external_access = false", "SET lock_configuration = true"]) await conn.run(setting);
+    for (const setting of [`SET temp_directory = ${sqlText(join(ws.dir, "spill"))}`, `SET allowed_directories = [${sqlText(ws.dir + sep)}]`, "SET enable_external_access = false", "SET lock_configuration = true"]) await conn.run(setting);
     try {
       await conn.run(objectsView(files));
     } catch (err) {

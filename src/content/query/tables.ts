@@ -47,7 +47,8 @@ const FILE_COLUMN = "__store_mcp_file";
 /** The view `objects`: every file through its format's reader, unioned by column name, `_key` first. */
 export function objectsView(files: readonly TableFile[]): string {
   const keys = `[${files.map((f) => sqlText(f.key)).join(", ")}]`;
-  const position = `regexp_extract(${FILE_COLUMN}, '/([0-9]+)\\.[^/]*$', 1)::INTEGER`;
+  // The file's number, after the last separator (Windows paths have backslashes).
+  const position = `regexp_extract(${FILE_COLUMN}, '[/\\\\]([0-9]+)\\.[^/\\\\]*$', 1)::INTEGER`;
   const parts = (Object.keys(READER) as TableFormat[]).flatMap((format) => {
     const of = files.filter((f) => f.format === format);
     if (of.length === 0) return [];
