@@ -4,8 +4,11 @@
  * enable_external_access = false, then lock_configuration = true: in that
  * order, since each closes the door on the one before), with no extension
  * installed or loaded, a memory limit, its spill files in that directory,
- * and one statement that must be a SELECT. The engine is loaded on the
- * first query (a dynamic import: nothing of it at start-up).
+ * and one statement that must be a SELECT. Parquet files placed in part
+ * (parquet-ranges.ts) are filled with what the query's plan needs before it
+ * runs, and completed for a second run should the first read a hole. The
+ * engine is loaded on the first query (a dynamic import: nothing of it at
+ * start-up).
  */
 import { join, sep } from "node:path";
 import { ActionableError } from "../../runtime/errors.ts";
