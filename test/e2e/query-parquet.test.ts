@@ -42,6 +42,9 @@ afterAll(async () => {
   proxy?.stop();
 });
 
+/** The GETs of the object since `from`. */
+const getsSince = (from: number) => proxy.requests.slice(from).filter((q) => q.method === "GET" && q.path.endsWith(`/${KEY}`)).length;
+
 /** The bytes the GETs of the object asked for since `from` (a GET without a range: the whole object). */
 const bytesAskedSince = (from: number) =>
   proxy.requests
@@ -86,6 +89,8 @@ describe("query_objects over Parquet", () => {
     const count = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql: "SELECT count(*) FROM objects" });
     expect(count.structuredContent!.rows).toEqual([[ROWS]]);
     expect(bytesAskedSince(from)).toBeLessThan(256 * 1024);
+    // Its first bytes (size and magic), then its tail with the footer: each read once.
+    expect(getsSince(from)).toBe(2);
     from = proxy.requests.length;
     const sql = "SELECT * FROM objects WHERE id IN (7, 123456) ORDER BY id";
     const all = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql });

@@ -70,15 +70,24 @@ export async function placeSparseParquet(storage: Storage, bucket: string, key: 
   const source = await objectSource(storage, { bucket, key }, signal, 4);
   const head = await source.read(0, 4);
   if (source.size < 12 || String.fromCharCode(...head) !== "PAR1") return undefined;
-  const meta = await parquetMetadataAsync(rangedFile(source.size, source.read), { initialFetchSize: 64 * 1024 });
+  // What hyparquet reads for the footer (its last 64 KiB, more for a larger footer) is written from here, not fetched again.
+  const tail: [number, Uint8Array][] = [];
+  const keep = async (offset: number, length: number) => {
+    const bytes = await source.read(offset, length);
+    tail.push([offset, bytes]);
+    return bytes;
+  };
+  const meta = await parquetMetadataAsync(rangedFile(source.size, keep), { initialFetchSize: 64 * 1024 });
   const footer: Range = [source.size - meta.metadata_length - 8, source.size];
   const sparse: SparseParquet = { key, path, size: source.size, columns: columnRanges(meta), written: [], source };
   const handle = await open(path, "wx+", 0o600);
   try {
     await handle.truncate(source.size);
     await handle.write(head, 0, 4, 0);
-    await copyRanges(handle, sparse, [footer], signal);
-    sparse.written.push([0, 4]);
+    for (const [offset, bytes] of tail) await handle.write(bytes, 0, bytes.length, offset);
+    sparse.written = merged([[0, 4], ...tail.map(([offset, bytes]): Range => [offset, offset + bytes.length])], 0);
+    const missing = subtract([footer], sparse.written);
+    if (missing.length > 0) await copyRanges(handle, sparse, missing, signal);
   } finally {
     await handle.close();
   }
