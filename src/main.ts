@@ -10,6 +10,10 @@ import pkg from "../package.json" with { type: "json" };
 const first = process.argv[2];
 if ((first === "--version" || first === "-v") && process.argv.length === 3) {
   process.stdout.write(`${pkg.version}\n`);
+} else if (first === "__query-worker") {
+  // A query worker (content/query/engine-process.ts): the engine and nothing of the server.
+  const { workerMain } = await import("./content/query/worker-main.ts");
+  await workerMain(Number(process.argv[3]) || 320 * 1024 * 1024);
 } else {
   await import("./cli.ts");
 }

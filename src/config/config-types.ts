@@ -88,6 +88,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */
   callBudgetSeconds: number;
+  /** Jobs one caller may have running at once (STORE_MAX_RUNNING_JOBS). */
+  maxRunningJobs: number;
   /** The overall deadline of a call that is not a streaming transfer, retries included. */
   operationTimeoutMs: number;
   /** Objects larger than this are copied in parts (UploadPartCopy); S3 allows one CopyObject up to 5 GiB. */

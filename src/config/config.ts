@@ -35,6 +35,19 @@ function readCallBudget(raw: string | undefined, errors: string[]): number {
   return Number(value);
 }
 
+/** Jobs one caller may have running at once: the next long call is refused (JobLimit) until one ends. */
+export const DEFAULT_MAX_RUNNING_JOBS = 4;
+
+function readMaxRunningJobs(raw: string | undefined, errors: string[]): number {
+  const value = raw?.trim();
+  if (value === undefined || value === "") return DEFAULT_MAX_RUNNING_JOBS;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 100) {
+    errors.push(`running jobs per caller (STORE_MAX_RUNNING_JOBS): "${value}" must be a whole number from 1 to 100.`);
+    return DEFAULT_MAX_RUNNING_JOBS;
+  }
+  return Number(value);
+}
+
 function firstGiven(...values: (string | undefined)[]): string | undefined {
   return values.find((v) => v !== undefined && v.trim() !== "");
 }
@@ -88,6 +101,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const operationTimeoutMs = readPositiveInt(env, "STORE_OPERATION_TIMEOUT_MS", DEFAULT_OPERATION_TIMEOUT_MS, errors);
   const stateDir = stateDirFrom({ ...env, ...(cli.stateDir !== undefined ? { STORE_STATE_DIR: cli.stateDir } : {}) });
   const callBudgetSeconds = readCallBudget(cli.callBudget ?? envValue(env, "STORE_CALL_BUDGET_SECONDS"), errors);
+  const maxRunningJobs = readMaxRunningJobs(envValue(env, "STORE_MAX_RUNNING_JOBS"), errors);
   const multipartCopyThreshold = Math.min(readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors), 5 * 1024 ** 3);
 
   const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
@@ -148,6 +162,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       requestTimeoutMs,
       operationTimeoutMs,
       callBudgetSeconds,
+      maxRunningJobs,
       multipartCopyThreshold,
       maxAttempts,
       logLevel: "level" in parsed ? parsed.level : "info",

@@ -17,6 +17,7 @@
  * event, cancelled through it, and reported interrupted when its replica
  * stopped renewing it.
  */
+import { ActionableError } from "../runtime/errors.ts";
 import { stopForGood } from "../runtime/kept-transfers.ts";
 import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
@@ -70,6 +71,14 @@ export interface JobShare {
   /** Told of cancels of jobs, to cancel those this replica runs. */
   onCancel(handler: (id: string) => void): void;
 }
+/** What bounds a caller's running jobs. */
+export interface JobLimits {
+  /** Running jobs one caller may have; a long call past it is refused (admit). */
+  maxRunning?: number;
+  /** Holds one of the caller's in-flight slots for as long as a job runs (remote mode's per-caller limits). */
+  holdSlot?: (owner: string) => () => void;
+}
+
 /** The ids this server makes: job_ and 16 random bytes, base64url. */
 const JOB_ID = /^job_[A-Za-z0-9_-]{22}$/;
 
@@ -86,6 +95,7 @@ export class JobRegistry {
     private readonly now: () => number = Date.now,
     private readonly unknownJob?: (id: string) => void,
     private readonly share?: JobShare,
+    private readonly limits: JobLimits = {},
   ) {
     share?.onCancel((id) => {
       const job = this.#jobs.get(id);
@@ -99,6 +109,8 @@ export class JobRegistry {
     this.#sweep(owner, 1);
     const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, args: work.args ?? {}, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer };
     this.#jobs.set(job.id, job);
+    // A running job is still the caller's work in flight: it holds a slot of their limit until it ends.
+    const slot = this.limits.holdSlot?.(owner);
     const shared = () => this.share?.save({ view: view(job), owner, args: job.args, ...(job.result ? { result: job.result } : {}) });
     shared();
     const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
@@ -112,9 +124,36 @@ export class JobRegistry {
         job.state = job.abort.signal.aborted && cancelled(result) ? "cancelled" : result.isError ? "failed" : "done";
       }
       clearInterval(writing);
+      slot?.();
       shared();
     });
     return view(job);
+  }
+
+  /**
+   * Refuses a long call (one that may become a job) while the caller has as many jobs running as they may: with a
+   * share, every replica's count.
+   */
+  async admit(owner: string): Promise<void> {
+    const max = this.limits.maxRunning;
+    if (!max) return;
+    const running = new Map([...this.#jobs.values()].filter((j) => j.owner === owner && j.state === "running").map((j) => [j.id, j.tool] as const));
+    if (running.size < max && this.share) {
+      try {
+        for (const j of await this.share.listOf(owner, JOBS_PER_CALLER)) if (j.view.state === "running" && j.alive !== false) running.set(j.view.id, j.view.tool);
+      } catch {
+        // The share cannot answer: this replica's count decides.
+      }
+    }
+    if (running.size < max) return;
+    const ids = [...running].map(([id, tool]) => `${id} (${tool})`).join(", ");
+    throw new ActionableError({
+      resource: "jobs",
+      code: "JobLimit",
+      message: `You have ${running.size} jobs running, the most one caller may have at once: ${ids}.`,
+      hint: "wait for one to end (job_status with its job_id waits for it) or stop one (cancel_job), then call again.",
+      retryable: true,
+    });
   }
 
   /** The process is stopping: the jobs its shutdown cuts end interrupted, and say so (shared: in their records). */

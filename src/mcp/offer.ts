@@ -57,6 +57,8 @@ export interface ServerOptions {
   resourceLinks?: boolean;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0 or absent: never (no job tools). */
   callBudgetMs?: number;
+  /** Jobs one caller may have running at once; the next long call is refused. */
+  maxRunningJobs?: number;
   /**
    * Several stores (stores.ts), the default first, each with its own read-only,
    * deletes and allowlist; absent: one store from region, readOnly,
@@ -90,7 +92,7 @@ export function policyOf(options: ServerOptions): PolicyOptions {
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
   const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, ...(config.stateDir ? { stateDir: config.stateDir } : {}), ...(stores.length > 1 ? { stores } : {}) };
+  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, maxRunningJobs: config.maxRunningJobs, ...(config.stateDir ? { stateDir: config.stateDir } : {}), ...(stores.length > 1 ? { stores } : {}) };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */

@@ -116,6 +116,8 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           sourceStore: sourceContext(source, scope, guard),
           ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller), callBudgetMs: env.callBudgetMs } : {}),
         };
+        // A call that may become a job is refused up front while the caller has as many running as they may.
+        if (env.jobs && env.callBudgetMs > 0 && handsBack(tool, args)) await env.jobs.admit(env.caller);
         release = await env.memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
         const out = await calls.track(tool.handler(args as never, ctx));
         const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };

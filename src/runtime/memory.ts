@@ -72,8 +72,10 @@ export function releaseChunks(chunks: readonly Uint8Array[]): void {
 /**
  * A budget on the bytes that calls in flight may hold at once (a read's
  * buffer, its decoded text, its base64, its serialized answer). A call
- * reserves its share before it starts and waits, in arrival order, while the
- * budget is spent; a share larger than the whole budget waits for all of it.
+ * reserves its share before it starts and waits while the budget is spent; a
+ * share larger than the whole budget waits for all of it. Waiters are
+ * admitted in arrival order among those that fit: a small share never waits
+ * behind a large one that does not fit yet.
  */
 export class ByteBudget {
   private used = 0;
@@ -85,7 +87,7 @@ export class ByteBudget {
   async reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
     const share = Math.min(bytes, this.limit);
     if (share <= 0) return () => {};
-    if (this.waiting.length === 0 && this.used + share <= this.limit) {
+    if (this.used + share <= this.limit) {
       this.used += share;
     } else {
       signal?.throwIfAborted();
@@ -114,10 +116,15 @@ export class ByteBudget {
     };
   }
 
-  /** Admits waiters in arrival order while their shares fit (taking the share on their behalf). */
+  /** Admits, in arrival order, every waiter whose share fits (taking the share on their behalf). */
   private wake(): void {
-    while (this.waiting.length > 0 && this.used + this.waiting[0]!.bytes <= this.limit) {
-      const next = this.waiting.shift()!;
+    for (let i = 0; i < this.waiting.length; ) {
+      const next = this.waiting[i]!;
+      if (this.used + next.bytes > this.limit) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
       this.used += next.bytes;
       next.admit();
     }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { globList, pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
-import { MAX_QUERY_BYTES, MAX_QUERY_OBJECTS, QUERY_LIMITS, queryObjects as runQuery, tooMuch, type WantedObject } from "../content/query/index.ts";
+import { MAX_QUERY_BYTES, MAX_QUERY_OBJECTS, queryObjects as runQuery, tooMuch, type WantedObject } from "../content/query/index.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { bucketName, objectKey } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
@@ -49,7 +49,6 @@ export const queryObjects = defineTool({
   emptyIsValue: ["prefix"],
   handsBack: true,
   writesToStore: false,
-  heldBytes: () => QUERY_LIMITS.memoryBytes,
   async handler(args, ctx) {
     ctx.checkBucket(args.bucket_name);
     if ((args.keys === undefined) === (args.prefix === undefined)) {

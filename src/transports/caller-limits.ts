@@ -63,6 +63,24 @@ export class CallerLimits {
     };
   }
 
+  /** Holds an in-flight slot without asking (a running job of a request already admitted) until released. */
+  hold(caller: string): () => void {
+    if (this.settings.inFlight === 0) return () => {};
+    let state = this.#callers.get(caller);
+    if (!state) {
+      state = { tokens: this.settings.burst, at: this.now(), inFlight: 0 };
+      this.#callers.set(caller, state);
+    }
+    state.inFlight++;
+    const held = state;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      held.inFlight--;
+    };
+  }
+
   #forgetIdle(at: number): void {
     const { perSecond, burst } = this.settings;
     for (const [caller, state] of this.#callers) {

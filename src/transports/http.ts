@@ -26,8 +26,7 @@ import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { nextTurn } from "../runtime/turn.ts";
 import { logValue } from "../runtime/redact.ts";
-import { CallerLimits } from "./caller-limits.ts";
-import { SharedCallerLimits, type Limiter } from "./shared-limits.ts";
+import { callerLimitsFor, SharedCallerLimits, type Limiter } from "./shared-limits.ts";
 import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, GraceWaiters, SLICE_BYTES, sseMessage } from "./http-answer.ts";
 
@@ -53,6 +52,8 @@ export interface HttpDeps {
   /** Told of a tools/call refused here, before any MCP server saw it (for the audit log). */
   refusedCall?(caller: Caller, name: string, args: Record<string, unknown>, code: string, id: RpcMessage["id"]): void;
   log: Logger;
+  /** The per-caller limits (remote.ts makes them, so jobs can hold slots); made here from the config when absent. */
+  limits?: Limiter;
 }
 
 export interface HttpServer {
@@ -85,7 +86,7 @@ const fixedAnswers = new WeakSet<Response>();
 export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
   // Counted in the shared state store when there is one (every replica enforces one limit), else here.
-  const limits: Limiter = config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
+  const limits: Limiter = deps.limits ?? callerLimitsFor(config, log);
   const resource = new URL(config.resourceUrl);
   // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
   // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).

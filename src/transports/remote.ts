@@ -22,6 +22,7 @@ import { scrubSecrets } from "../runtime/redact.ts";
 import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
 import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
 import { SharedJobs } from "./shared-jobs.ts";
+import { callerLimitsFor } from "./shared-limits.ts";
 import type { Storage } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
@@ -45,6 +46,8 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   // know may be another's (one hint a minute in the log).
   let hintedAt = -Infinity;
   const share = http.stateUrl ? new SharedJobs(http.stateUrl, JOB_KEPT_MS, log) : undefined;
+  // Made here, not by the HTTP server: a running job holds one of its caller's in-flight slots.
+  const limits = callerLimitsFor(http, log);
   const jobs = new JobRegistry(
     Date.now,
     () => {
@@ -53,6 +56,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
       log.info("job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)");
     },
     share,
+    { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
   );
   const jsonSchemaValidator = new LazyJsonSchemaValidator();
   // Servers that answered a request, kept for the caller's next one (building one is a sixth of a call's CPU).
@@ -63,6 +67,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const passThrough = config.passThrough ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages) : undefined;
   const server = startHttpServer({
     config: http,
+    limits,
     auth: createAuthenticator(http),
     serverFor: (caller, leases, request) => {
       const callerStorages = passThrough ? passThrough.storagesFor(caller, storages) : storages;

@@ -53,9 +53,24 @@ end
 return {1}
 `;
 const SCRIPT_SHA = createHash("sha1").update(SCRIPT).digest("hex");
+// KEYS: the caller's in-flight set. ARGV: slot id, slot ms. A held slot, scored by when it lapses on the store's clock.
+const HOLD_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]))
+return 1
+`;
 
 export interface Limiter {
   admit(caller: string): Promise<Admission> | Admission;
+  /** Holds an in-flight slot without asking (a running job) until the release is called. */
+  hold(caller: string): () => void;
+}
+
+/** The limits the config asks for: shared through the state store when there is one, else this replica's own. */
+export function callerLimitsFor(config: { limits: LimitSettings; stateUrl?: string | undefined }, log: Logger): Limiter {
+  return config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
 }
 
 export class SharedCallerLimits implements Limiter {
@@ -107,6 +122,31 @@ export class SharedCallerLimits implements Limiter {
         // Given back without waiting; a lost one lapses after SLOT_MS.
         this.#client.send("ZREM", [keys[1]!, slot]).catch(() => {});
       },
+    };
+  }
+
+  /**
+   * A slot held for a running job: renewed before it lapses for as long as the job runs (a dead replica's lapse after
+   * SLOT_MS), counted here too while the store cannot answer.
+   */
+  hold(caller: string): () => void {
+    if (this.settings.inFlight === 0) return () => {};
+    const slot = randomBytes(9).toString("base64url");
+    const key = `smcp:inflight:${caller}`;
+    const add = () => {
+      this.#client.send("EVAL", [HOLD_SCRIPT, "1", key, slot, String(SLOT_MS)]).catch((err) => this.#warn(err));
+    };
+    add();
+    const renew = setInterval(add, SLOT_MS / 2);
+    renew.unref?.();
+    const local = this.#local.hold(caller);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      clearInterval(renew);
+      local();
+      this.#client.send("ZREM", [key, slot]).catch(() => {});
     };
   }
 

@@ -292,6 +292,7 @@ describe("query_objects", () => {
   test("a query needing more than its memory limit is stopped with an actionable error", async () => {
     const r = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)" });
     expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("QueryTooLarge");
     expect(textOf(r)).toContain("Out of Memory");
     expect(textOf(r)).toContain("96 MB");
   });

@@ -11,7 +11,8 @@ import { createServer, type ServerOptions } from "../../src/mcp/server.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { s3 } from "./s3.ts";
 
-export const BINARY = resolve(import.meta.dir, "../../dist/store-mcp-server");
+/** The binary under test; STORE_TEST_BINARY names another (an earlier build, to watch a new test fail on it). */
+export const BINARY = process.env.STORE_TEST_BINARY || resolve(import.meta.dir, "../../dist/store-mcp-server");
 
 export function requireBinary(): string {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first (bun run test does it).`);
@@ -49,6 +50,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     connectTimeoutMs: 5000,
     requestTimeoutMs: 30000,
     callBudgetSeconds: 0,
+    maxRunningJobs: 4,
     operationTimeoutMs: 30000,
     multipartCopyThreshold: 5 * 1024 ** 3,
     maxAttempts: 3,

@@ -90,20 +90,27 @@ describe("the rest", () => {
     for (const dir of [join(home, "projects"), "/usr/src/app", "/var/lib/data", "/tmp/work", "/srv/data"]) expect(tooBroad(dir, home)).toBeUndefined();
   });
 
-  test("the byte budget admits in arrival order and never over its limit; a cancelled waiter leaves", async () => {
+  test("the byte budget never goes over its limit; a small share never waits behind a large one that does not fit; a cancelled waiter leaves", async () => {
     const budget = new ByteBudget(100);
     const order: string[] = [];
     const a = await budget.reserve(60);
     const b = budget.reserve(60).then((r) => (order.push("b"), r));
+    // 4 bytes fit beside a's 60: admitted at once, though b came first and waits.
+    const small = await budget.reserve(4);
+    order.push("small");
     const aborted = new AbortController();
-    const c = budget.reserve(30, aborted.signal).then(() => "admitted", () => "cancelled");
-    const d = budget.reserve(30).then((r) => (order.push("d"), r));
+    const c = budget.reserve(40, aborted.signal).then(() => "admitted", () => "cancelled");
+    const d = budget.reserve(40).then((r) => (order.push("d"), r));
     aborted.abort();
     expect(await c).toBe("cancelled");
+    // 60 + 4 + 40 > 100: d waits too; when a goes, b (first in line) fits, then d does not until small goes.
     a();
-    (await b)();
+    const releaseB = await b;
+    expect(order).toEqual(["small", "b"]);
+    small();
     (await d)();
-    expect(order).toEqual(["b", "d"]);
+    releaseB();
+    expect(order).toEqual(["small", "b", "d"]);
     const big = await budget.reserve(500); // larger than the whole budget: waits for all of it, then runs
     big();
   });

@@ -13,7 +13,11 @@
 import { join, sep } from "node:path";
 import { ActionableError } from "../../runtime/errors.ts";
 import { objectsView, sqlText, type TableFile } from "./tables.ts";
-import type { Workspace } from "./workspace.ts";
+
+/** Where a query runs: its private directory (the workspace, as the worker is told of it). */
+export interface QueryDirectory {
+  dir: string;
+}
 
 export interface EngineLimits {
   memoryBytes: number;
@@ -54,7 +58,7 @@ export interface QueryPage {
 type Duck = typeof import("@duckdb/node-api");
 type Connection = Awaited<ReturnType<Awaited<ReturnType<Duck["DuckDBInstance"]["create"]>>["connect"]>>;
 
-async function loadEngine(): Promise<Duck> {
+export async function loadEngine(): Promise<Duck> {
   try {
     return await import("@duckdb/node-api");
   } catch (err) {
@@ -63,7 +67,7 @@ async function loadEngine(): Promise<Duck> {
 }
 
 /** Runs `sql` over `files` as the table `objects` and returns the window of its result. */
-export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal, narrowing?: Narrowing): Promise<QueryPage> {
+export async function runQuery(ws: QueryDirectory, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal, narrowing?: Narrowing): Promise<QueryPage> {
   const duck = await loadEngine();
   const instance = await duck.DuckDBInstance.create(":memory:", {
     threads: String(limits.threads),
@@ -83,7 +87,7 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
   signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => ((stoppedBy ??= "time"), conn.interrupt()), limits.timeoutMs);
   try {
-    for (const setting of [`SET temp_directory = ${sqlText(join(ws.dir, "spill"))}`, `SET allowed_directories = [${sqlText(ws.dir + sep)}]`, "SET enable_external_access = false", "SET lock_configuration = true"]) await conn.run(setting);
+    for (const setting of sandboxSettings(ws.dir)) await conn.run(setting);
     try {
       await conn.run(objectsView(files));
     } catch (err) {
@@ -92,10 +96,12 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
       throw new ActionableError({ resource: "objects", code: "UnreadableObject", message: `The objects could not be read as one table: ${message}`, hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix." });
     }
     const prepared = await statementOf(duck, conn, sql, toKeys);
+    // The caller's names and types; the rows come from the same query with its text cells cut inside the engine.
+    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i).toString() }));
+    const cut = await cellsCutInEngine(duck, conn, sql, prepared, window.maxCellChars);
     if (narrowing) await narrowing.fromPlan(await planOf(duck, conn, sql));
     const run = async () => {
-      const result = await prepared.stream();
-      const columns = result.columnNames().map((name, i) => ({ name, type: result.columnType(i).toString() }));
+      const result = await (cut ?? prepared).stream();
       const typeIds = result.columnTypes().map((t) => t.typeId);
       return { columns, ...(await readWindow(duck, result, typeIds, window)) };
     };
@@ -110,7 +116,9 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
     if (stoppedBy === "cancel") throw signal.reason ?? err;
     if (stoppedBy === "time") throw new ActionableError({ resource: "sql", code: "QueryTimeout", message: `The query ran past its ${Math.round(limits.timeoutMs / 1000)} s limit and was stopped.`, hint: "narrow it: fewer objects (keys, include), a WHERE that filters early, or an aggregate instead of every row." });
     if (err instanceof ActionableError) throw err;
-    throw new ActionableError({ resource: "sql", code: "QueryFailed", message: toKeys((err as Error).message), hint: (err as Error).message.includes("Out of Memory") ? `the query needs more than its ${Math.floor(limits.memoryBytes / 1024 / 1024)} MB of memory: aggregate, filter or select fewer columns.` : "fix the query and call again." });
+    // The engine's own limit, met before the worker's cap: the same answer, with the engine's words.
+    const memory = (err as Error).message.includes("Out of Memory");
+    throw new ActionableError({ resource: "sql", code: memory ? "QueryTooLarge" : "QueryFailed", message: toKeys((err as Error).message), hint: memory ? `the query needs more than its ${Math.floor(limits.memoryBytes / 1024 / 1024)} MB of memory: aggregate, filter or select fewer columns.` : "fix the query and call again." });
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
@@ -118,6 +126,47 @@ export async function runQuery(ws: Workspace, files: readonly TableFile[], sql: 
     instance.closeSync();
   }
 }
+
+/**
+ * The sandbox, in this order (each closes the door on the ones before): spill, home and secret directories inside the
+ * query's directory (a home elsewhere was a way around allowed_directories), file access confined to it, no external
+ * access, no community extensions or persistent secrets, then the configuration locked.
+ */
+function sandboxSettings(dir: string): string[] {
+  return [
+    `SET temp_directory = ${sqlText(join(dir, "spill"))}`,
+    `SET home_directory = ${sqlText(dir)}`,
+    `SET secret_directory = ${sqlText(join(dir, "secrets"))}`,
+    "SET allow_persistent_secrets = false",
+    "SET allow_community_extensions = false",
+    `SET allowed_directories = [${sqlText(dir + sep)}]`,
+    "SET enable_external_access = false",
+    "SET lock_configuration = true",
+  ];
+}
+
+/**
+ * The caller's SELECT with every text column cut to `maxChars` + 1 characters by the engine, so no cell is copied
+ * whole out of it (a cell of 300 MB became a JavaScript string before it was cut); undefined when the text cannot be
+ * wrapped as one SELECT (then the rows come whole, bounded by the worker's memory cap).
+ */
+async function cellsCutInEngine(duck: Duck, conn: Connection, sql: string, prepared: Prepared, maxChars: number): Promise<Prepared | undefined> {
+  const texts = Array.from({ length: prepared.columnCount }, (_, i) => prepared.columnTypeId(i) === duck.DuckDBTypeId.VARCHAR);
+  if (!texts.some(Boolean)) return undefined;
+  const names = texts.map((_, i) => `"c${i}"`);
+  const select = names.map((n, i) => (texts[i] ? `left(${n}, ${maxChars + 1})` : n)).join(", ");
+  const body = sql.replace(/[\s;]+$/, "");
+  try {
+    const extracted = await conn.extractStatements(`SELECT ${select} FROM (\n${body}\n) AS __cells(${names.join(", ")})`);
+    if (extracted.count !== 1) return undefined;
+    const wrapped = await extracted.prepare(0);
+    return wrapped.statementType === duck.StatementType.SELECT && wrapped.columnCount === prepared.columnCount ? wrapped : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type Prepared = Awaited<ReturnType<typeof statementOf>>;
 
 /** The one SELECT the text holds, prepared; anything else refused before it runs. */
 async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m: string) => string) {
@@ -168,7 +217,7 @@ async function describe(conn: Connection): Promise<string> {
 }
 
 /** The local paths in an engine's message, as the keys they hold. */
-function namesFor(message: string, files: readonly TableFile[], ws: Workspace): string {
+function namesFor(message: string, files: readonly TableFile[], ws: QueryDirectory): string {
   let out = message;
   for (const f of files) out = out.replaceAll(f.path, f.key);
   return out.replaceAll(ws.dir, "<query directory>");

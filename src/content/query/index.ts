@@ -1,19 +1,21 @@
 /**
  * query_objects' engine: the chosen objects fetched through the storage layer
  * into a private directory (a Parquet object by the columns the query's plan
- * needs), queried there by the sandboxed engine as the table `objects`, and
- * the directory removed, whatever happened.
+ * needs), queried there by the sandboxed engine in a worker process of its
+ * own (engine-process.ts) as the table `objects`, and the directory removed,
+ * whatever happened.
  */
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { Storage } from "../../storage/index.ts";
-import { runQuery, type EngineLimits, type Narrowing, type QueryPage, type RowWindow } from "./engine.ts";
+import type { EngineLimits, Narrowing, QueryPage, RowWindow } from "./engine.ts";
+import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
 export type { QueryPage, RowWindow } from "./engine.ts";
 export type { WantedObject } from "./workspace.ts";
 
-/** What one query may use: the engine's memory sits inside the server's read budget (the tool reserves it). */
+/** What one query may use, in its worker (whose whole resident size engine-process.ts caps). */
 export const QUERY_LIMITS: EngineLimits = { memoryBytes: 96 * 1024 * 1024, threads: 2, spillBytes: 4 * 1024 * 1024 * 1024, timeoutMs: 10 * 60 * 1000 };
 /** Bytes of objects one query fetches at most (they are written to the temp directory first). */
 export const MAX_QUERY_BYTES = 2 * 1024 * 1024 * 1024;
@@ -31,8 +33,20 @@ export interface QueryRequest {
   progress?: (bytes: number) => void;
 }
 
+/** The process's query workers: made on the first query. */
+let engines: QueryEngines | undefined;
+
 export async function queryObjects(req: QueryRequest): Promise<QueryPage & { bytesRead: number }> {
-  const ws = openWorkspace();
+  engines ??= new QueryEngines();
+  // A slot now or QueryBusy: queries never wait in line, and hold nothing of the server's read budget.
+  const slot = engines.take();
+  let ws;
+  try {
+    ws = openWorkspace();
+  } catch (err) {
+    slot();
+    throw err;
+  }
   const stop = new AbortController();
   const onAbort = () => stop.abort(req.signal.reason);
   req.signal.addEventListener("abort", onAbort, { once: true });
@@ -54,13 +68,15 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
         return open.length > 0;
       },
     };
-    return { ...(await runQuery(ws, files, req.sql, req.window, QUERY_LIMITS, stop.signal, narrowing)), bytesRead };
+    const page = await engines.run({ dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS }, narrowing, stop.signal);
+    return { ...page, bytesRead };
   } catch (err) {
     if (stop.signal.aborted && !req.signal.aborted) throw stop.signal.reason;
     throw err;
   } finally {
     req.signal.removeEventListener("abort", onAbort);
     ws.remove();
+    slot();
   }
 }
 

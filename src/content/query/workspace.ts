@@ -26,7 +26,8 @@ export interface Workspace {
 }
 
 export function openWorkspace(): Workspace {
-  const dir = mkdtempSync(join(tmpdir(), "store-mcp-query-"));
+  // Named by this process, so a later one can tell what a killed server left behind (engine-process.ts sweepLeftovers).
+  const dir = mkdtempSync(join(tmpdir(), `store-mcp-query-${process.pid}-`));
   const data = join(dir, "data");
   mkdirSync(data, { mode: 0o700 });
   return { dir, data, remove: () => rmSync(dir, { recursive: true, force: true }) };

@@ -1,0 +1,226 @@
+/**
+ * The query engine runs in worker processes, not in the server (hardening,
+ * fourth round), through the compiled binary: one caller's slow queries do
+ * not stop another caller's reads and a third query is QueryBusy at once; a
+ * caller's running jobs count against its in-flight limit and are capped;
+ * SQL that builds huge strings ends QueryTooLarge while the server's
+ * resident size stays flat; a worker has no credentials in its environment;
+ * a worker killed mid-query (SIGSEGV, SIGKILL) costs that query a clear
+ * error and nothing else; query directories a killed server left are swept.
+ */
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDir } from "../helpers/files.ts";
+import { rpc, startHttpBinary } from "../helpers/http.ts";
+import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
+import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+
+const ALICE = "alice-query-token-0123456789ab";
+const BOB = "bob-query-token-0123456789abcd";
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+const SLOW_SQL = "SELECT count(*) FROM objects, range(100000000000) t(i)";
+let bucket: string;
+
+beforeAll(async () => {
+  requireBinary();
+  bucket = await freshBucket("qiso");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "tiny.csv", Body: "a,b\n1,hello\n2,world\n" }));
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "nine.txt", Body: "nine byte" }));
+}, 60_000);
+
+/** A tools/call's JSON-RPC answer over HTTP (the SSE or JSON body), or "timeout" after `ms`. */
+async function callHttp(url: string, token: string, id: number, name: string, args: Record<string, unknown>, ms = 60_000): Promise<{ status: number; result?: any; text: string } | "timeout"> {
+  const answer = rpc(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }, auth(token)).then(async (res) => {
+    const body = await res.text();
+    const json = body.includes("data: ") ? body.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6))).find((m) => m.id === id) : body ? JSON.parse(body) : undefined;
+    return { status: res.status, result: json?.result, text: body };
+  });
+  return Promise.race([answer, Bun.sleep(ms).then(() => "timeout" as const)]);
+}
+
+/** The server's children that are query workers. */
+function workersOf(pid: number): number[] {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  return children.filter((c) => {
+    try {
+      return readFileSync(`/proc/${c}/cmdline`, "utf8").includes("__query-worker");
+    } catch {
+      return false;
+    }
+  });
+}
+
+const statusKb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+
+describe("queries do not hold what other calls need", () => {
+  test("two slow queries by one caller: another caller's get_object answers at once, and a third query is QueryBusy", async () => {
+    const server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1" } });
+    try {
+      const jobs: string[] = [];
+      for (const id of [1, 2]) {
+        const handed = await callHttp(server.url, ALICE, id, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+        expect(handed).not.toBe("timeout");
+        const job = (handed as { result: any }).result?.structuredContent?.job;
+        expect(job?.state, (handed as { text: string }).text).toBe("running");
+        jobs.push(job.id);
+      }
+      const started = performance.now();
+      const read = await callHttp(server.url, BOB, 3, "get_object", { bucket_name: bucket, object_key: "nine.txt" }, 10_000);
+      expect(read).not.toBe("timeout");
+      expect(JSON.stringify((read as { result: any }).result)).toContain("nine byte");
+      expect(performance.now() - started).toBeLessThan(5_000);
+      const third = await callHttp(server.url, BOB, 4, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" }, 10_000);
+      expect(third).not.toBe("timeout");
+      const busy = (third as { result: any }).result;
+      expect(busy.isError).toBe(true);
+      expect(busy.content[0].text).toContain("QueryBusy");
+      expect(busy.content[0].text).toMatch(/retry in/);
+      for (const [i, id] of jobs.entries()) {
+        const cancelled = await callHttp(server.url, ALICE, 10 + i, "cancel_job", { job_id: id });
+        expect((cancelled as { result: any }).result.structuredContent.job.state).toBe("cancelled");
+      }
+      // The slots are free again.
+      const again = await callHttp(server.url, BOB, 20, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) AS n FROM objects" });
+      expect((again as { result: any }).result.structuredContent.rows).toEqual([[2]]);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
+  test("a caller's running jobs count against its in-flight limit", async () => {
+    const server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1", STORE_CALLER_IN_FLIGHT: "2" } });
+    try {
+      const handed = await callHttp(server.url, ALICE, 1, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+      const job = (handed as { result: any }).result.structuredContent.job;
+      expect(job.state).toBe("running");
+      // One slot is the job's: a second request fits, a third at once does not.
+      const head = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "head_object", arguments: { bucket_name: bucket, object_key: "nine.txt" } } };
+      const slow = callHttp(server.url, ALICE, 3, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects, range(300000000) t(i)" });
+      await Bun.sleep(300);
+      const refused = await rpc(server.url, head, auth(ALICE));
+      expect(refused.status).toBe(429);
+      expect((await rpc(server.url, head, auth(BOB))).status).toBe(200);
+      await slow;
+      await callHttp(server.url, ALICE, 4, "cancel_job", { job_id: job.id });
+      // The job ended: its slot is given back.
+      expect((await rpc(server.url, head, auth(ALICE))).status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
+  test("running jobs per caller are capped (STORE_MAX_RUNNING_JOBS): the next long call is refused with what to do", async () => {
+    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_CALL_BUDGET_SECONDS: "1", STORE_MAX_RUNNING_JOBS: "1" } });
+    try {
+      const first = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+      const job = first.structuredContent!.job;
+      expect(job?.state, textOf(first)).toBe("running");
+      const second = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+      expect(second.isError).toBe(true);
+      expect(textOf(second)).toContain("JobLimit");
+      expect(textOf(second)).toContain(job.id);
+      // Quick calls are not jobs: still served.
+      expect((await call(client, "head_object", { bucket_name: bucket, object_key: "nine.txt" })).isError).toBeFalsy();
+      await call(client, "cancel_job", { job_id: job.id });
+      const third = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) AS n FROM objects" });
+      expect(third.structuredContent!.rows).toEqual([[2]]);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+});
+
+describe("the engine's memory is not the server's", () => {
+  let client: Awaited<ReturnType<typeof connectBinary>>;
+  let tmp: string;
+  beforeAll(async () => {
+    tmp = tempDir("qiso-tmp");
+    client = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp, STORE_CALL_BUDGET_SECONDS: "0", STORE_SECRET_ACCESS_KEY_EXTRA: "x", AWS_SECRET_ACCESS_KEY: "should-not-reach-the-worker", MY_API_TOKEN: "neither" } });
+  });
+  afterAll(() => client?.close());
+  const query = (sql: string, extra: Record<string, unknown> = {}) => call(client.client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql, ...extra });
+
+  test("strings of 300 MB built by SQL end QueryTooLarge (or cut), and the server's resident size stays flat", async () => {
+    const before = statusKb(client.pid, "VmRSS");
+    for (const sql of ["SELECT repeat('x', 300000000) FROM objects", "SELECT length(repeat('x', 300000000)) FROM objects", "SELECT string_agg(repeat(b, 100000000), ',') FROM objects"]) {
+      const r = await query(sql);
+      expect(r.isError, `${sql}: ${textOf(r)}`).toBe(true);
+      expect(textOf(r)).toContain("QueryTooLarge");
+      // Stopped by the worker's cap, or by the engine's own limit first: either way the same code, in MB.
+      expect(textOf(r)).toMatch(/\d+ MB/);
+    }
+    // The server never grew by the strings: its peak (VmHWM) is within a small margin of where it was.
+    const peak = statusKb(client.pid, "VmHWM");
+    expect(peak * 1024).toBeLessThan(200 * 1024 * 1024);
+    expect((statusKb(client.pid, "VmRSS") - before) * 1024).toBeLessThan(40 * 1024 * 1024);
+    const after = await query("SELECT count(*) AS n FROM objects");
+    expect(after.structuredContent!.rows).toEqual([[2]]);
+  }, 60_000);
+
+  test("a long cell is cut inside the engine: 10 MB text comes back as 2,000 characters", async () => {
+    const r = await query("SELECT a, repeat(b, 2000000) AS long FROM objects");
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent!.cells_cut).toBe(2);
+    expect(r.structuredContent!.rows[0][1].length).toBe(2001);
+    expect(r.structuredContent!.columns).toEqual([{ name: "a", type: "BIGINT" }, { name: "long", type: "VARCHAR" }]);
+  }, 60_000);
+
+  test("a worker's environment holds no credentials", async () => {
+    const running = query(SLOW_SQL);
+    let workers: number[] = [];
+    for (let i = 0; i < 100 && workers.length === 0; i++) {
+      await Bun.sleep(50);
+      workers = workersOf(client.pid);
+    }
+    expect(workers.length).toBeGreaterThan(0);
+    for (const w of workers) {
+      const env = readFileSync(`/proc/${w}/environ`, "utf8").split("\0").filter(Boolean);
+      const names = env.map((e) => e.split("=")[0]!);
+      expect(names.filter((n) => /^(STORE_|AWS_)|TOKEN|SECRET|PASSWORD|KEY/i.test(n))).toEqual([]);
+      expect(env.join("\n")).not.toContain(s3Env().STORE_SECRET_ACCESS_KEY!);
+    }
+    for (const w of workers) process.kill(w, "SIGKILL");
+    const r = await running;
+    expect(r.isError).toBe(true);
+  }, 60_000);
+
+  for (const signal of ["SIGSEGV", "SIGKILL"] as const) {
+    test(`a worker killed by ${signal} mid-query costs that query a clear error; the server serves on`, async () => {
+      const running = query(SLOW_SQL);
+      let workers: number[] = [];
+      for (let i = 0; i < 100 && workers.length === 0; i++) {
+        await Bun.sleep(50);
+        workers = workersOf(client.pid);
+      }
+      await Bun.sleep(300);
+      for (const w of workersOf(client.pid)) process.kill(w, signal);
+      const r = await running;
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain("QueryEngineCrashed");
+      expect(textOf(r)).toContain(signal);
+      const after = await query("SELECT count(*) AS n FROM objects");
+      expect(after.structuredContent!.rows, textOf(after)).toEqual([[2]]);
+      expect((await call(client.client, "head_object", { bucket_name: bucket, object_key: "nine.txt" })).isError).toBeFalsy();
+      expect(readdirSync(tmp).filter((n) => n.startsWith("store-mcp-query-"))).toEqual([]);
+    }, 60_000);
+  }
+});
+
+test("query directories a killed server left behind are swept; a running server's are not", async () => {
+  const tmp = tempDir("qiso-sweep");
+  const dead = Bun.spawnSync(["true"]).pid;
+  const left = join(tmp, `store-mcp-query-${dead}-AbC123`);
+  const live = join(tmp, `store-mcp-query-${process.pid}-XyZ789`);
+  for (const d of [left, live]) mkdirSync(join(d, "data"), { recursive: true });
+  const { client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
+  try {
+    const r = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  } finally {
+    await close();
+  }
+}, 60_000);
