@@ -34,6 +34,8 @@ export class PolicyHolder {
   #current: Policy;
   #watcher: FSWatcher | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** Told of every policy taken (after a reload or a watched change): running jobs are judged by it. */
+  onChange: ((why: string) => void) | undefined;
 
   constructor(
     readonly file: string,
@@ -61,6 +63,7 @@ export class PolicyHolder {
     }
     this.#current = loaded.policy;
     this.log.info(`policy ${this.file} reloaded (${why}): ${loaded.policy.rules.length} rule(s)`);
+    this.onChange?.(why);
     return true;
   }
 

@@ -39,7 +39,14 @@ interface Job {
   /** Settles to the answer the call would have given (a result or an error result). */
   answer: Promise<CallToolResult>;
   result?: CallToolResult;
+  /** Why the policy in force would refuse the call now (remote mode with a policy), judged again on every change. */
+  recheck?: () => ActionableError | undefined;
+  /** Set when a policy change stopped it: its answer. */
+  refused?: ActionableError;
 }
+
+/** Why the caller's policy would now refuse a call of `tool` with `args` (a job's, before its result is handed over). */
+export type Recheck = (tool: string, args: Record<string, unknown>) => ActionableError | undefined;
 
 /** How long an ended job's result is kept, and how many jobs one caller may have. */
 export const JOB_KEPT_MS = 60 * 60 * 1000;
@@ -70,6 +77,8 @@ export interface JobShare {
   ended(id: string, ms: number, signal: AbortSignal): Promise<void>;
   /** Told of cancels of jobs, to cancel those this replica runs. */
   onCancel(handler: (id: string) => void): void;
+  /** Forgets a job (its result may no longer be handed over). */
+  drop(id: string, owner: string): void;
 }
 /** What bounds a caller's running jobs. */
 export interface JobLimits {
@@ -104,10 +113,10 @@ export class JobRegistry {
   }
 
   /** Takes over a call's running work; `cancelled(result)` tells an answer that came from a cancel. */
-  adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress; args?: Record<string, unknown> }, cancelled: (result: CallToolResult) => boolean): JobView {
+  adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress; args?: Record<string, unknown>; recheck?: () => ActionableError | undefined }, cancelled: (result: CallToolResult) => boolean): JobView {
     // Room for the one being added: at most JOBS_PER_CALLER with it.
     this.#sweep(owner, 1);
-    const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, args: work.args ?? {}, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer };
+    const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, args: work.args ?? {}, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer, ...(work.recheck ? { recheck: work.recheck } : {}) };
     this.#jobs.set(job.id, job);
     // A running job is still the caller's work in flight: it holds a slot of their limit until it ends.
     const slot = this.limits.holdSlot?.(owner);
@@ -116,7 +125,9 @@ export class JobRegistry {
     const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
     void work.answer.then((result) => {
       job.ended = new Date(this.now());
-      if (this.#stopping && result.isError && !job.abort.signal.aborted) {
+      if (job.refused) {
+        [job.state, job.result] = ["failed", { content: [{ type: "text", text: `${job.refused.describe()} The job was stopped when the policy changed; nothing more was done.` }], isError: true }];
+      } else if (this.#stopping && result.isError && !job.abort.signal.aborted) {
         const cut = interrupted({ view: view(job), owner, args: job.args }, "was stopped (a restart or a scale-down) before the job ended");
         [job.state, job.result] = ["interrupted", cut.result];
       } else {
@@ -156,6 +167,24 @@ export class JobRegistry {
     });
   }
 
+  /**
+   * The policy changed: every running job of this replica whose call it would now refuse is stopped for good (nothing
+   * kept to resume), and ends with the refusal as its answer. Returns how many were stopped.
+   */
+  async recheckRunning(): Promise<number> {
+    const stopped: Promise<unknown>[] = [];
+    for (const job of this.#jobs.values()) {
+      if (job.state !== "running" || !job.recheck) continue;
+      const refusal = job.recheck();
+      if (!refusal) continue;
+      job.refused = refusal;
+      job.abort.abort(stopForGood(Object.assign(new Error(refusal.message), { name: "AbortError" })));
+      stopped.push(job.answer);
+    }
+    await Promise.allSettled(stopped);
+    return stopped.length;
+  }
+
   /** The process is stopping: the jobs its shutdown cuts end interrupted, and say so (shared: in their records). */
   stopping(): void {
     this.#stopping = true;
@@ -177,8 +206,22 @@ export class JobRegistry {
     return job && job.owner === owner ? job : undefined;
   }
 
-  /** Waits up to `waitMs` for the job to end: its view, with the answer once it has one. */
-  async status(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
+  /**
+   * Waits up to `waitMs` for the job to end: its view, with the answer once it has one. With `recheck`, an answer is
+   * handed over only while the caller's policy still grants the call: else the result is dropped, and PolicyDenied thrown.
+   */
+  async status(owner: string, id: string, waitMs: number, signal: AbortSignal, recheck?: Recheck): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
+    const found = await this.#status(owner, id, waitMs, signal);
+    // A job the policy stopped answers with that refusal itself, which tells nothing the policy withholds.
+    if (!found?.result || !recheck || this.#jobs.get(id)?.refused) return found;
+    const refusal = recheck(found.job.tool, found.args);
+    if (!refusal) return found;
+    this.#jobs.delete(id);
+    this.share?.drop(id, owner);
+    throw refusal;
+  }
+
+  async #status(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
     const job = this.#own(owner, id);
     if (!job) return this.#sharedStatus(owner, id, waitMs, signal);
     if (job.state === "running" && waitMs > 0) {
@@ -191,20 +234,20 @@ export class JobRegistry {
       await Promise.race([job.answer.then(() => undefined), gaveUp]);
       clearTimeout(timer);
     }
-    return { job: view(job), ...(job.result ? { result: job.result } : {}) };
+    return { job: view(job), args: job.args, ...(job.result ? { result: job.result } : {}) };
   }
 
   /** Another replica's job, from the share: waited for on its "ended" event; interrupted when its replica went silent. */
-  async #sharedStatus(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
+  async #sharedStatus(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
     if (!this.share) return undefined;
     const until = this.now() + waitMs;
     for (;;) {
       const found = await this.share.load(id);
       if (!found || found.owner !== owner) return undefined;
-      if (found.view.state !== "running") return { job: found.view, ...(found.result ? { result: found.result } : {}) };
-      if (!found.alive) return interrupted(found);
+      if (found.view.state !== "running") return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
+      if (!found.alive) return { ...interrupted(found), args: found.args };
       const left = until - this.now();
-      if (left <= 0 || signal.aborted) return { job: found.view };
+      if (left <= 0 || signal.aborted) return { job: found.view, args: found.args };
       await this.share.ended(id, left, signal);
     }
   }

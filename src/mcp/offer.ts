@@ -11,6 +11,7 @@ import { toolsFor, type PolicyOptions } from "../access/policy.ts";
 import type { Config } from "../config/config.ts";
 import type { Scope } from "../config/http-config.ts";
 import type { CallerAccess } from "../access/index.ts";
+import type { Recheck } from "./jobs.ts";
 import type { Storage } from "../storage/index.ts";
 import type { ToolFacts } from "../tools/types.ts";
 import { promptsFor } from "../prompts/index.ts";
@@ -52,7 +53,7 @@ export interface ServerOptions {
    * client anything (stateless: the answer could reach another replica), so
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
-  remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess };
+  remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess; recheck?: Recheck };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0 or absent: never (no job tools). */

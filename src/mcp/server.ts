@@ -91,7 +91,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const confirmWithUser = userConfirmation(mcp, options.remote !== undefined);
   const callBudgetMs = options.callBudgetMs ?? 0;
   const jobs = callBudgetMs > 0 ? (deps.jobs ?? new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs })) : undefined;
-  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, callBudgetMs, ...(jobs ? { jobs } : {}), resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
+  const recheck = options.remote?.recheck;
+  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, callBudgetMs, ...(recheck ? { recheck } : {}), ...(jobs ? { jobs } : {}), resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
 
   const offered = offeredOf(options, stores, jobs !== undefined, { all: ALL_CARDS, stores: STORE_CARDS, jobs: JOB_CARDS });
   // The object browser's results say which tools this caller has: the view offers only those actions.

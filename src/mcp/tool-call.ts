@@ -27,7 +27,7 @@ import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
 import type { Storage } from "../storage/index.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
-import type { JobProgress, JobRegistry, JobView } from "./jobs.ts";
+import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
 import { InputNeeded, type UserConfirmation } from "./confirmations.ts";
 import { nameStore, sourceContext, storeContext, type Stores } from "./stores.ts";
 
@@ -53,6 +53,8 @@ export interface CallEnvironment {
   jobs?: JobRegistry;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */
   callBudgetMs: number;
+  /** Why the caller's policy in force now would refuse a call (remote mode with a policy): jobs are judged by it. */
+  recheck?: Recheck;
 }
 
 /** The handler the SDK runs for `tool`; `meta` goes on every answer (the object browser's list of the caller's tools). */
@@ -114,7 +116,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           resourceLinks: env.resourceLinks && scope === stores.default,
           ...(env.storeInfos ? { stores: env.storeInfos } : {}),
           sourceStore: sourceContext(source, scope, guard),
-          ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller), callBudgetMs: env.callBudgetMs } : {}),
+          ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller, env.recheck), callBudgetMs: env.callBudgetMs } : {}),
         };
         // A call that may become a job is refused up front while the caller has as many running as they may.
         if (env.jobs && env.callBudgetMs > 0 && handsBack(tool, args)) await env.jobs.admit(env.caller);
@@ -161,7 +163,9 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       toClient.close();
       // A question for the user cannot reach them through a job (the call that could carry it has been answered).
       const result = answer.then((r) => (isInputRequiredResult(r) ? unconfirmedJob(tool.name) : r));
-      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress, args }, (r) => r.isError === true);
+      // The arguments as called (the store too): what an interrupted job's caller calls again, and what the policy judges.
+      const recheck = env.recheck && (() => env.recheck!(tool.name, given));
+      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress, args: given, ...(recheck ? { recheck } : {}) }, (r) => r.isError === true);
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
       return handBack(job, budget, meta);
     } finally {
@@ -212,9 +216,9 @@ function recording(inner: ProgressReporter, into: JobProgress): ProgressReporter
 }
 
 /** The job tools' view of the registry: this caller's jobs only. */
-function callerJobs(jobs: JobRegistry, caller: string): NonNullable<ToolContext["jobs"]> {
+function callerJobs(jobs: JobRegistry, caller: string, recheck?: Recheck): NonNullable<ToolContext["jobs"]> {
   return {
-    status: async (id, waitMs, signal) => (await jobs.status(caller, id, waitMs, signal)) as Awaited<ReturnType<NonNullable<ToolContext["jobs"]>["status"]>>,
+    status: async (id, waitMs, signal) => (await jobs.status(caller, id, waitMs, signal, recheck)) as Awaited<ReturnType<NonNullable<ToolContext["jobs"]>["status"]>>,
     cancel: (id) => jobs.cancel(caller, id),
     list: () => jobs.list(caller),
   };

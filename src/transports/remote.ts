@@ -13,6 +13,7 @@ import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
 import { CallerAccess } from "../access/caller-access.ts";
+import { callRefusal } from "../access/index.ts";
 import { loadPolicy } from "../access/policy-file.ts";
 import { PolicyHolder } from "../access/policy-holder.ts";
 import { PassThrough } from "../access/pass-through.ts";
@@ -63,6 +64,16 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const pool = new ServerPool<{ slot: LeaseSlot; mcp: McpServer }>(MAX_IDLE_SERVERS);
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
+  if (policy) {
+    // Jobs follow the policy: on every change, those it would now refuse stop for good, on every replica.
+    const FROM_PEER = "a policy change on another replica";
+    policy.onChange = (why) => {
+      void jobs.recheckRunning().then((n) => n > 0 && log.info(`policy change: ${n} running job(s) it refuses were stopped`));
+      if (why !== FROM_PEER) share?.policyChanged();
+    };
+    share?.onPolicy(() => policy.reload(FROM_PEER));
+  }
+  const defaultStore = config.stores[0]?.name ?? "default";
   // Identity pass-through: each caller's own STS credentials on the default store.
   const passThrough = config.passThrough ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages) : undefined;
   const server = startHttpServer({
@@ -80,7 +91,16 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
         const slot = new LeaseSlot();
         const mcp = createServer(
           // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
-          { ...options, remote: { scopes: caller.scopes, caller: caller.id, ...(rules ? { access: new CallerAccess(rules, caller) } : {}) } },
+          {
+            ...options,
+            remote: {
+              scopes: caller.scopes,
+              caller: caller.id,
+              ...(rules ? { access: new CallerAccess(rules, caller) } : {}),
+              // Judged by the policy in force when asked (a job's call, on a change and before its result is handed over).
+              ...(policy ? { recheck: (name: string, args: Record<string, unknown>) => recheckCall(new CallerAccess(policy.current, caller), name, args, defaultStore) } : {}),
+            },
+          },
           // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
           { ...callerStorages, log, calls, memory, leases: slot, jobs, jsonSchemaValidator, tools: TOOLS, ...(audit ? { audit } : {}) },
         );
@@ -135,6 +155,12 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     log.info(`SIGHUP: ${[audit ? "audit log reopened" : "", policy ? "policy read again" : ""].filter(Boolean).join(", ") || "nothing to reload"}`);
   });
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+}
+
+/** Why the caller's current policy refuses a call of the tool named `name`, if it does. */
+function recheckCall(access: CallerAccess, name: string, args: Record<string, unknown>, defaultStore: string) {
+  const tool = EVERY_TOOL.find((t) => t.name === name);
+  return tool && !tool.aboutJobs ? callRefusal(access, tool, args, defaultStore) : undefined;
 }
 
 /** The policy file, checked at start (a broken one stops the start, listing its problems), then watched. */

@@ -8,7 +8,9 @@
  * each progress write (every second), so a job whose replica died (crash,
  * kill, OOM) is seen as interrupted within seconds. One pub/sub channel
  * carries "ended" (wakes every job_status waiting on it, no polling) and
- * "cancel" (reaches the replica running it within a round trip).
+ * "cancel" (reaches the replica running it within a round trip), and
+ * "policy" (a replica read a changed policy: every other reads it too and
+ * judges its running jobs by it).
  *
  * While the store does not answer, writes are dropped (the next write of a
  * running job carries everything again; an ended job's is retried once a
@@ -34,6 +36,7 @@ export class SharedJobs implements JobShare {
   readonly #subscriber: RedisClient;
   readonly #waiting = new Map<string, Set<() => void>>();
   #onCancel: (id: string) => void = () => {};
+  #onPolicy: () => void = () => {};
   /** Ended records not yet written (the store was away), retried once a second. */
   readonly #unwritten = new Map<string, SharedJob>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -120,6 +123,21 @@ export class SharedJobs implements JobShare {
     this.#onCancel = handler;
   }
 
+  drop(id: string, owner: string): void {
+    this.#unwritten.delete(id);
+    void Promise.all([this.#client.send("DEL", [`smcp:job:${id}`, `smcp:job:${id}:alive`]), this.#client.send("ZREM", [`smcp:jobs:${owner}`, id])]).catch(() => {});
+  }
+
+  /** Tells every other replica that the policy changed (each reads its policy again and judges its running jobs). */
+  policyChanged(): void {
+    void this.#client.send("PUBLISH", [CHANNEL, JSON.stringify({ policy: this.replica })]).catch(() => {});
+  }
+
+  /** Told when another replica's policy changed. */
+  onPolicy(handler: () => void): void {
+    this.#onPolicy = handler;
+  }
+
   close(): void {
     clearInterval(this.#retry);
     this.#client.close();
@@ -127,13 +145,14 @@ export class SharedJobs implements JobShare {
   }
 
   #heard(message: string): void {
-    let event: { ended?: string; cancel?: string };
+    let event: { ended?: string; cancel?: string; policy?: string };
     try {
       event = JSON.parse(message);
     } catch {
       return;
     }
     if (event.cancel) this.#onCancel(event.cancel);
+    if (event.policy && event.policy !== this.replica) this.#onPolicy();
     if (event.ended) for (const wake of [...(this.#waiting.get(event.ended) ?? [])]) wake();
   }
 
