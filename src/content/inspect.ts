@@ -14,6 +14,7 @@ import { zipEntries, type ZipEntry } from "./formats/zip.ts";
 import { streamOf, type Source } from "./source.ts";
 import { createGunzip } from "node:zlib";
 import { gunzipped, isGzip } from "./windows.ts";
+import { ActionableError, isAbortError } from "../runtime/errors.ts";
 
 export const SNIFF_BYTES = 256 * 1024;
 /** A JSON document up to this size is parsed whole. */
@@ -52,7 +53,13 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
   const plain = (summary: Summary) => ({ summary, compression: null });
   if (src.size >= 12 && startsWith(head, [0x50, 0x41, 0x52, 0x31])) {
     if (src.prefix && src.prefix.length < src.size) return plain({ format: "binary", detected_type: "application/vnd.apache.parquet" });
-    return plain(await summarizeParquet(rangedFile(src.size, src.read), FIRST_ROWS));
+    try {
+      return plain(await summarizeParquet(rangedFile(src.size, src.read), FIRST_ROWS));
+    } catch (err) {
+      // A footer that does not parse (damaged, crafted, or larger than is read here): said as such, never a crash.
+      if (err instanceof ActionableError || isAbortError(err)) throw err;
+      throw new ActionableError({ resource: src.name, code: "UnreadableObject", message: `It starts as Parquet, but its footer cannot be read: ${String((err as Error)?.message ?? err).slice(0, 200)}.`, hint: "the object may be damaged or not Parquet; query_objects reads Parquet files in its engine, get_object with a small max_content_size shows its first bytes." });
+    }
   }
   if (!src.prefix && (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06]))) {
     const zip = await zipEntries(src.size, src.read);

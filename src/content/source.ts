@@ -74,7 +74,7 @@ export async function memberSource(archive: Source, member: string, keep: number
     const data = await memberData(entry, archive.read);
     if (entry.method === "stored") return { name, size: entry.size, entry, read: (offset, length) => archive.read(data.start + offset, Math.min(length, entry.size - offset)) };
     if (entry.method !== "deflate") throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
-    const held = await inflatedWindow(streamOf({ ...archive, size: data.start + data.length }, data.start), from, keep);
+    const held = await inflatedWindow(streamOf({ ...archive, size: data.start + data.length }, data.start), from, keep, entry);
     return inMemory(name, entry.size, held, from, entry);
   }
   const gz = isGzip(head);
@@ -118,11 +118,14 @@ function inMemory<E>(name: string, size: number, held: Uint8Array, from: number,
   };
 }
 
-/** `keep` of the bytes a raw deflate stream inflates to, from byte `from` on (those before are inflated and dropped). */
-async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: number, keep: number): Promise<Uint8Array> {
+/**
+ * `keep` of the bytes a raw deflate stream inflates to, from byte `from` on (those before are inflated and dropped);
+ * ZipError once it inflates past the size its entry declares.
+ */
+async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: number, keep: number, entry: ZipEntry): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let seen = 0;
-  for await (const c of pulled(createInflateRaw(), compressed)) {
+  for await (const c of withinDeclared(pulled(createInflateRaw(), compressed), entry)) {
     const start = seen;
     seen += c.length;
     const lo = Math.max(from - start, 0);
@@ -131,6 +134,16 @@ async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: numbe
     if (seen >= from + keep) break;
   }
   return Buffer.concat(parts);
+}
+
+/** A zip member's bytes, ended with ZipError as soon as they pass the size its entry declares (a bomb stops there). */
+async function* withinDeclared(chunks: AsyncIterable<Uint8Array>, entry: ZipEntry): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  for await (const c of chunks) {
+    total += c.length;
+    if (total > entry.size) throw new ZipError(`${entry.name} inflates past the ${entry.size} bytes its entry declares: the archive is damaged or crafted`);
+    yield c;
+  }
 }
 
 /**
@@ -145,8 +158,8 @@ export async function eachMemberChunk(archive: Source, member: string, take: (by
     if (!entry) throw new MemberNotFound(`no member named "${member}" in the zip`);
     const data = await memberData(entry, archive.read);
     const stored = streamOf({ ...archive, size: data.start + data.length }, data.start);
-    if (entry.method === "stored") for await (const c of stored) await take(c);
-    else if (entry.method === "deflate") for await (const c of pulled(createInflateRaw(), stored)) await take(c);
+    if (entry.method === "stored") for await (const c of withinDeclared(stored, entry)) await take(c);
+    else if (entry.method === "deflate") for await (const c of withinDeclared(pulled(createInflateRaw(), stored), entry)) await take(c);
     else throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
     return entry;
   }

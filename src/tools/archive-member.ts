@@ -64,10 +64,15 @@ export async function downloadMember(ctx: Pick<ToolContext, "storage" | "files" 
       {
         size: undefined,
         fill: async (write) => {
-          entry = await eachMemberChunk(object, member, async (chunk) => {
-            await write(bytes, [chunk]);
-            bytes += chunk.length;
-          });
+          try {
+            entry = await eachMemberChunk(object, member, async (chunk) => {
+              await write(bytes, [chunk]);
+              bytes += chunk.length;
+            });
+          } catch (err) {
+            // The archive's own failure (a member inflating past its declared size), not the local file's.
+            throw archiveError(err, where, member);
+          }
         },
         check: {
           update: (b) => void (crc = crc32(b, crc)),

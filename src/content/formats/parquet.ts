@@ -21,11 +21,21 @@ export interface ParquetSummary {
   first_rows_note?: string;
 }
 
-/** Reads through `read`, each slice one ranged GET. */
+/**
+ * The most one read of a Parquet file takes here: a footer that says it is larger (its length is the file's own
+ * claim, up to 4 GiB) is refused before anything is fetched or allocated, and a footer's every element becomes an
+ * object in memory, so a crafted one is bounded by this too. Real footers of thousands of row groups fit.
+ */
+export const MAX_PARQUET_READ = 8 * 1024 * 1024;
+
+export class ParquetTooLarge extends Error {}
+
+/** Reads through `read`, each slice one ranged GET of at most MAX_PARQUET_READ bytes. */
 export function rangedFile(size: number, read: RangeReader): AsyncBuffer {
   return {
     byteLength: size,
     slice: async (start, end = size) => {
+      if (end - start > MAX_PARQUET_READ) throw new ParquetTooLarge(`its footer (or a page) says it is ${end - start} bytes, more than the ${MAX_PARQUET_READ / 1024 / 1024} MiB read here at once`);
       const bytes = await read(start, end - start);
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
     },

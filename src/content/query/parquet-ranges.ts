@@ -77,7 +77,14 @@ export async function placeSparseParquet(storage: Storage, bucket: string, key: 
     tail.push([offset, bytes]);
     return bytes;
   };
-  const meta = await parquetMetadataAsync(rangedFile(source.size, keep), { initialFetchSize: 64 * 1024 });
+  let meta;
+  try {
+    meta = await parquetMetadataAsync(rangedFile(source.size, keep), { initialFetchSize: 64 * 1024 });
+  } catch (err) {
+    // A footer too large (or too odd) to read here: the object is fetched whole, and the engine, in its worker, reads it.
+    if (signal.aborted) throw err;
+    return undefined;
+  }
   const footer: Range = [source.size - meta.metadata_length - 8, source.size];
   const sparse: SparseParquet = { key, path, size: source.size, columns: columnRanges(meta), written: [], source };
   const handle = await open(path, "wx+", 0o600);
