@@ -3,8 +3,8 @@
  * styles inline: a host loads it from a resource, with no server of its own
  * and no CDN). The server embeds the result when it is built
  * (src/object-browser-html.macro.ts); nothing is read from disk at run time.
- * The bundler runs as a child process: a macro may not call Bun.build while
- * the bundler waits for it.
+ * The bundler runs as a child process (bundle.ts): a macro may not call
+ * Bun.build while the bundler waits for it.
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 const HERE = import.meta.dir;
 
 export function buildObjectBrowserHtml(): string {
-  const built = Bun.spawnSync([process.execPath, "build", resolve(HERE, "src/main.ts"), "--target=browser", "--format=iife", "--minify"], { stdout: "pipe", stderr: "pipe" });
+  const built = Bun.spawnSync([process.execPath, resolve(HERE, "bundle.ts")], { stdout: "pipe", stderr: "pipe" });
   if (built.exitCode !== 0) throw new Error(`the object browser did not build:\n${built.stderr.toString()}`);
   // Inline script: "</script" inside a string of the bundle would end the element early.
   const script = built.stdout.toString().replaceAll("</script", "<\\/script");

@@ -44,7 +44,7 @@ log("building the server, the floor binary and the Node bundle");
 await compile({ outfile: binary });
 await build(["build", "--compile", "--minify", "--bytecode", "--format=esm", join(import.meta.dir, "floor-server.ts"), "--outfile", floorBinary]);
 // The query engine stays out of the Node bundle (its bindings pick a platform package at run time; the bundle starts, lists and transfers).
-await build(["build", "--target=node", "--format=esm", "--minify", "--external", "@duckdb/node-api", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
+await build(["build", "--target=node", "--format=esm", "--minify", "--external", "@duckdb/node-api", "--external", "bun:sqlite", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
 
 log("starting Ceph RGW and the WAN model in front of it");
 const s3 = await startCephRgw();

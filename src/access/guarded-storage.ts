@@ -74,7 +74,7 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     },
     uploadObject: async (req, signal) => {
       need("write", req.bucket, req.key);
-      return storage.uploadObject(req, signal);
+      return storage.uploadObject({ ...req, mayAbort: (bucket, key) => grants.allows("write", store, bucket, key) && (req.mayAbort?.(bucket, key) ?? true) }, signal);
     },
     streamingFor: async (req, wholeMd5, signal) => {
       need("write", req.bucket, req.key);

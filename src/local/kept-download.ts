@@ -11,7 +11,7 @@
  * (sha256, the ETag's MD5, checksums) as before, the kept ranges read back.
  * A temp file kept past 24 h is removed by the next download that sees its record.
  */
-import { constants, lstatSync, unlinkSync } from "node:fs";
+import { constants, unlinkSync } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { KEEP_MS, keepsOnStop, type DownloadResume, type KeptDownload, type KeptTransfers } from "../runtime/kept-transfers.ts";
@@ -112,18 +112,16 @@ async function reopen(dir: Dir, record: KeptDownload, resume: DownloadResume): P
   return { handle, temp, have: normalized(have) };
 }
 
-/** Removes the temp files of records kept past 24 h (only names we make, only regular files) and forgets them. */
+/**
+ * Removes the temp files of records kept past 24 h in the directory of this download (only names we make, through
+ * the directory already opened and checked) and forgets them. A record of another directory waits for a download
+ * there: a record is never a reason to touch a path this call was not given.
+ */
 function removeExpired(kept: KeptTransfers, dir: Dir): void {
   for (const record of kept.expired().downloads) {
+    if (dirname(record.temp) !== dir.real) continue;
     const name = basename(record.temp);
-    if (TEMP_NAME.test(name)) {
-      try {
-        if (dirname(record.temp) === dir.real) removeQuietly(dir, name);
-        else if (lstatSync(record.temp).isFile()) unlinkSync(record.temp);
-      } catch {
-        // Gone already, or its directory is: nothing to remove.
-      }
-    }
+    if (TEMP_NAME.test(name)) removeQuietly(dir, name);
     kept.dropDownload(record.target, record.temp);
   }
 }

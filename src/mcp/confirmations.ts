@@ -16,10 +16,14 @@
  *   from the start up to the same question. The form's key carries a digest
  *   of the question, so an answer counts only for the question it was given
  *   to (a delete whose list of keys changed in between is asked again).
- *   Stateless, so remote mode asks too.
+ *   Stateless, so remote mode asks too. The question goes out with a
+ *   `requestState` sealed (HMAC, the SDK's codec) to the question and to
+ *   the caller it was asked of, valid ten minutes: an answer counts only
+ *   when its retry echoes that state, so an answer given to one caller and
+ *   replayed in another caller's request is never taken as theirs.
  */
 import { createHash } from "node:crypto";
-import { CLIENT_CAPABILITIES_META_KEY, inputRequired, inputResponse, PROTOCOL_VERSION_META_KEY, type ClientCapabilities, type InputRequiredResult, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse, PROTOCOL_VERSION_META_KEY, type ClientCapabilities, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from "@modelcontextprotocol/server";
 import type { ConfirmAction, Confirmation } from "../tools/types.ts";
 
 /** The form for each action: its one checkbox's title and description. */
@@ -50,15 +54,30 @@ export class InputNeeded extends Error {
 /** The input request's key for one question: the action and a digest of its words. */
 const keyOf = (action: ConfirmAction, message: string) => `confirm-${action}-${createHash("sha256").update(message).digest("hex").slice(0, 16)}`;
 
+/** What a question's requestState holds: the question's key. */
+interface AskedState {
+  q: string;
+}
+
+export type ConfirmationCodec = RequestStateCodec<AskedState>;
+
+/**
+ * The codec that seals a 2026-07-28 question's state to `caller`. Replicas that share `key` accept each other's
+ * states (a retry may reach another replica); the SDK verifies an echoed state before any handler runs.
+ */
+export function confirmationCodec(key: string | Uint8Array, caller: string): ConfirmationCodec {
+  return createRequestStateCodec<AskedState>({ key, ttlSeconds: 600, bind: () => `confirm\0${caller}` });
+}
+
 /** How one call asks the user; `request` is the SDK's context for the call. */
 export type UserConfirmation = (request: ServerContext) => (action: ConfirmAction, message: string) => Promise<Confirmation>;
 
 /** A confirmWithUser for one server's calls: asks where the client declared elicitation (2025: never in remote mode). */
-export function userConfirmation(mcp: McpServer, remote: boolean): UserConfirmation {
+export function userConfirmation(mcp: McpServer, remote: boolean, codec: ConfirmationCodec): UserConfirmation {
   return (request) => async (action, message) => {
     // A 2026-07-28 request names its protocol and the client's capabilities in its own _meta (the SDK lifts them here).
     const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
-    if (envelope?.[PROTOCOL_VERSION_META_KEY]) return askByRetry(request, (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation !== undefined, action, message);
+    if (envelope?.[PROTOCOL_VERSION_META_KEY]) return askByRetry(request, codec, (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation !== undefined, action, message);
     if (remote || !mcp.server.getClientCapabilities()?.elicitation) return "not_asked";
     const answer = await mcp.server.elicitInput({ message, requestedSchema: confirmationForm(action) });
     if (answer.action === "accept") return answer.content?.confirm === true ? "accepted" : "declined";
@@ -66,14 +85,19 @@ export function userConfirmation(mcp: McpServer, remote: boolean): UserConfirmat
   };
 }
 
-/** 2026-07-28: the answer if the retry carries one for this question, else the question (thrown as InputNeeded). */
-function askByRetry(request: ServerContext, canAsk: boolean, action: ConfirmAction, message: string): Confirmation {
+/**
+ * 2026-07-28: the answer if the retry carries one for this question with the state it was asked with (verified by the
+ * SDK against this caller), else the question (thrown as InputNeeded).
+ */
+async function askByRetry(request: ServerContext, codec: ConfirmationCodec, canAsk: boolean, action: ConfirmAction, message: string): Promise<Confirmation> {
   if (!canAsk) return "not_asked";
   const key = keyOf(action, message);
   const answer = inputResponse(request.mcpReq.inputResponses, key);
-  if (answer.kind === "elicit") {
+  const asked = request.mcpReq.requestState<AskedState>();
+  if (answer.kind === "elicit" && asked?.q === key) {
     if (answer.action === "accept") return answer.content?.confirm === true ? "accepted" : "declined";
     return answer.action === "decline" ? "declined" : "cancelled";
   }
-  throw new InputNeeded(inputRequired({ inputRequests: { [key]: inputRequired.elicit({ message, requestedSchema: confirmationForm(action) }) } }));
+  const requestState = await codec.mint({ q: key }, request);
+  throw new InputNeeded(inputRequired({ inputRequests: { [key]: inputRequired.elicit({ message, requestedSchema: confirmationForm(action) }) }, requestState }));
 }

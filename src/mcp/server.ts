@@ -16,7 +16,8 @@ import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, storesOf, type
 import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
 import { callGuard } from "../access/index.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
-import { userConfirmation } from "./confirmations.ts";
+import { confirmationCodec, userConfirmation } from "./confirmations.ts";
+import { randomBytes } from "node:crypto";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
 import { toolCall, type CallEnvironment } from "./tool-call.ts";
 
@@ -53,7 +54,12 @@ export interface ServerDeps {
    * does not pay for their schemas).
    */
   tools?: ToolModule;
+  /** The key 2026-07-28 questions' states are sealed with: one every replica shares (remote.ts); this process's own when absent. */
+  confirmationKey?: Uint8Array;
 }
+
+/** A process's own key, for a server whose every round reaches this process (stdio). */
+const PROCESS_KEY = randomBytes(32);
 
 /** The tools' module (tools/index.ts), as a dynamic import gives it. */
 export type ToolModule = Pick<typeof import("../tools/index.ts"), "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape">;
@@ -70,7 +76,13 @@ export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
   const instructions = instructionsFor(options);
-  const mcp = new McpServer({ name: SERVER_NAME, version: SERVER_VERSION }, { instructions, capabilities: { tools: {} }, jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator() });
+  const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
+  // A 2026-07-28 question's state, sealed to this server's caller (replicas share the key: deps.confirmationKey).
+  const codec = confirmationCodec(deps.confirmationKey ?? PROCESS_KEY, caller);
+  const mcp = new McpServer(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { instructions, capabilities: { tools: {} }, jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator(), requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
+  );
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);
@@ -82,13 +94,12 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const state = await clientRoots();
     if (state && "problem" in state) return { dirs: [], problem: state.problem };
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
-  }, undefined, options.stateDir ? new KeptTransfers(options.stateDir) : undefined);
+  }, undefined, options.stateDir ? new KeptTransfers(options.stateDir, (m) => log.warn(m)) : undefined);
   const stores = storesOf(options, deps);
-  const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
   const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
-  const confirmWithUser = userConfirmation(mcp, options.remote !== undefined);
+  const confirmWithUser = userConfirmation(mcp, options.remote !== undefined, codec);
   const callBudgetMs = options.callBudgetMs ?? 0;
   const jobs = callBudgetMs > 0 ? (deps.jobs ?? new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs })) : undefined;
   const recheck = options.remote?.recheck;

@@ -2,18 +2,22 @@
  * Transfers kept on purpose after a cut, so the next call resumes them
  * (docs/reliability.md): a multipart upload whose call was cancelled (a host
  * that gave up, the user's stop, the server stopping) or whose process died,
- * and a download's temp file with the ranges written into it. Recorded in one
- * small JSON file in the user's state directory, read fresh and rewritten
- * whole (temp file + rename) on every change, so several server processes
- * share it; the last writer wins, and losing a record only costs a resume.
- * A record is never a secret: store endpoint, bucket, key, upload id, paths.
- * Kept for 24 h; after that the next call that sees a record aborts the
- * upload or removes the temp file.
+ * and a download's temp file with the ranges written into it. Recorded in a
+ * SQLite database (bun:sqlite, WAL, a busy timeout) in the user's state
+ * directory, so several server processes change records at once and none is
+ * lost: a lost upload record is a multipart upload nothing aborts, storage
+ * the user pays for. A record is never a secret: store endpoint, bucket,
+ * key, upload id, paths. Kept for 24 h; after that the next call that sees a
+ * record aborts the upload or removes the temp file.
+ *
+ * The directory decides what this server deletes and aborts, so it is used
+ * only when it is this user's own: owned by them, not writable by group or
+ * others, not a symlink (the database file likewise). Otherwise nothing is
+ * kept, with one warning.
  */
-import { mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 
 /** How long a kept transfer waits for its next call. */
 export const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -53,49 +57,92 @@ interface Records {
   downloads: KeptDownload[];
 }
 
+/** The database's name in the state directory; the JSON file earlier versions wrote is taken in once, then removed. */
+export const STATE_DATABASE = "state.db";
+const OLD_FILE = "kept-transfers.json";
+
 const uploadId = (u: { store: string; bucket: string; key: string }) => `${u.store}\n${u.bucket}\n${u.key}`;
 
 /** How often the running downloads' progress is written, all together (what a kill -9 loses at most). */
 const NOTE_EVERY_MS = 1000;
 
+type Database = import("bun:sqlite").Database;
+
+/** Directories already warned about in this process (several servers share one). */
+const warned = new Set<string>();
+
+/** Why `dir` is not this user's own to keep state in, or undefined. Created (0700) when missing. */
+export function stateDirProblem(dir: string): string | undefined {
+  if (process.platform === "win32") return undefined;
+  try {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink()) return "it is a symlink";
+    if (!st.isDirectory()) return "it is not a directory";
+    if (st.uid !== process.getuid?.()) return "another user owns it";
+    if ((st.mode & 0o022) !== 0) return "others can write to it";
+    const db = join(dir, STATE_DATABASE);
+    if (existsSync(db)) {
+      const f = lstatSync(db);
+      if (!f.isFile() || f.uid !== process.getuid?.() || (f.mode & 0o022) !== 0) return `its ${STATE_DATABASE} is not a file only this user can write`;
+    }
+    return undefined;
+  } catch (err) {
+    return `it cannot be made or read (${(err as Error).message})`;
+  }
+}
+
 export class KeptTransfers {
   /** Running downloads whose progress waits to be written, by target. */
   readonly #noted = new Map<string, () => KeptDownload>();
   #flush: ReturnType<typeof setTimeout> | undefined;
+  #db: Database | undefined;
+  /** Set once the directory was found not to be this user's own (or the database would not open): nothing is kept. */
+  #off = false;
 
   /** `dir` undefined: nothing is kept (a cut transfer is cleaned up, as before resume existed). */
-  constructor(readonly dir: string | undefined) {}
+  constructor(
+    readonly dir: string | undefined,
+    private readonly warn?: (message: string) => void,
+  ) {
+    if (dir === undefined) return;
+    const problem = stateDirProblem(dir);
+    if (problem) this.#refuse(`the state directory ${dir} is not used (${problem}): transfers cut short are cleaned up, not kept to resume. Make it yours and 0700, or set --state-dir.`);
+  }
 
   get enabled(): boolean {
-    return this.dir !== undefined;
+    return this.dir !== undefined && !this.#off;
   }
 
   upload(to: { store: string; bucket: string; key: string }): KeptUpload | undefined {
-    return this.read().uploads.find((u) => uploadId(u) === uploadId(to));
+    return this.#one<KeptUpload>("SELECT record FROM uploads WHERE id = ?", uploadId(to));
   }
 
-  /** Records a kept upload; false when the state directory cannot be written (then nothing may be kept). */
+  /** Records a kept upload; false when the state cannot be written (then nothing may be kept). */
   keepUpload(record: KeptUpload): boolean {
-    return this.change((r) => ({ ...r, uploads: [...r.uploads.filter((u) => uploadId(u) !== uploadId(record)), record] }));
+    return this.#run((db) => db.query("INSERT OR REPLACE INTO uploads (id, record, created_at) VALUES (?, ?, ?)").run(uploadId(record), JSON.stringify(record), record.created_at));
   }
 
   dropUpload(to: { store: string; bucket: string; key: string }, id?: string): void {
-    this.change((r) => ({ ...r, uploads: r.uploads.filter((u) => uploadId(u) !== uploadId(to) || (id !== undefined && u.upload_id !== id)) }));
+    this.#run((db) => {
+      if (id === undefined) db.query("DELETE FROM uploads WHERE id = ?").run(uploadId(to));
+      else db.query("DELETE FROM uploads WHERE id = ? AND json_extract(record, '$.upload_id') = ?").run(uploadId(to), id);
+    });
   }
 
   download(target: string): KeptDownload | undefined {
-    return this.read().downloads.find((d) => d.target === target);
+    return this.#one<KeptDownload>("SELECT record FROM downloads WHERE target = ?", target);
   }
 
-  /** Records a kept download; false when the state directory cannot be written (then nothing may be kept). */
+  /** Records a kept download; false when the state cannot be written (then nothing may be kept). */
   keepDownload(record: KeptDownload): boolean {
     this.#noted.delete(record.target);
-    return this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => d.target !== record.target), record] }));
+    return this.#run((db) => this.#putDownload(db, record));
   }
 
   /**
    * Notes a running download's progress (`record` read when written): the records of every running download are
-   * written together, once a second, not one file rewrite per download.
+   * written together, once a second, in one transaction.
    */
   noteDownload(target: string, record: () => KeptDownload): void {
     this.#noted.set(target, record);
@@ -104,7 +151,7 @@ export class KeptTransfers {
       this.#flush = undefined;
       const batch = [...this.#noted.values()].map((record) => record());
       this.#noted.clear();
-      if (batch.length > 0) this.change((r) => ({ ...r, downloads: [...r.downloads.filter((d) => !batch.some((b) => b.target === d.target)), ...batch] }));
+      if (batch.length > 0) this.#run((db) => db.transaction(() => batch.forEach((b) => this.#putDownload(db, b)))());
     }, NOTE_EVERY_MS);
     this.#flush.unref?.();
   }
@@ -112,49 +159,93 @@ export class KeptTransfers {
   dropDownload(target: string, temp?: string): void {
     // A note not yet written must not bring the record back.
     this.#noted.delete(target);
-    this.change((r) => ({ ...r, downloads: r.downloads.filter((d) => d.target !== target || (temp !== undefined && d.temp !== temp)) }));
+    this.#run((db) => {
+      if (temp === undefined) db.query("DELETE FROM downloads WHERE target = ?").run(target);
+      else db.query("DELETE FROM downloads WHERE target = ? AND temp = ?").run(target, temp);
+    });
   }
 
   /** Records older than KEEP_MS. */
   expired(now = Date.now()): Records {
-    const all = this.read();
-    return { uploads: all.uploads.filter((u) => now - u.created_at > KEEP_MS), downloads: all.downloads.filter((d) => now - d.created_at > KEEP_MS) };
+    const cutoff = now - KEEP_MS;
+    return { uploads: this.#all<KeptUpload>("SELECT record FROM uploads WHERE created_at < ?", cutoff), downloads: this.#all<KeptDownload>("SELECT record FROM downloads WHERE created_at < ?", cutoff) };
   }
 
-  private get file(): string | undefined {
-    return this.dir === undefined ? undefined : join(this.dir, "kept-transfers.json");
+  #putDownload(db: Database, record: KeptDownload): void {
+    db.query("INSERT OR REPLACE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(record.target, record.temp, JSON.stringify(record), record.created_at);
   }
 
-  private read(): Records {
-    const file = this.file;
-    if (!file) return { uploads: [], downloads: [] };
-    try {
-      const parsed = JSON.parse(readFileSync(file, "utf8")) as Partial<Records>;
-      return { uploads: Array.isArray(parsed.uploads) ? parsed.uploads : [], downloads: Array.isArray(parsed.downloads) ? parsed.downloads : [] };
-    } catch {
-      // Missing (nothing kept yet) or unreadable: nothing to resume.
-      return { uploads: [], downloads: [] };
+  #refuse(message: string): void {
+    this.#off = true;
+    // Said once a process, by an instance that has a log to say it in.
+    if (this.warn && this.dir !== undefined && !warned.has(this.dir)) {
+      warned.add(this.dir);
+      this.warn(message);
     }
   }
 
-  private change(update: (records: Records) => Records): boolean {
-    const file = this.file;
-    if (!file || !this.dir) return false;
-    const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  /** The database, opened (and made) on first use; undefined when nothing may be kept. */
+  #open(): Database | undefined {
+    if (this.#db || this.#off || this.dir === undefined) return this.#db;
     try {
-      mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(temp, JSON.stringify(update(this.read())), { mode: 0o600 });
-      renameSync(temp, file);
+      const { Database } = require("bun:sqlite") as typeof import("bun:sqlite");
+      const db = new Database(join(this.dir, STATE_DATABASE), { create: true, strict: true });
+      db.exec("PRAGMA busy_timeout = 5000");
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      db.exec("CREATE TABLE IF NOT EXISTS downloads (target TEXT PRIMARY KEY, temp TEXT NOT NULL, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      takeOldFile(db, this.dir);
+      this.#db = db;
+    } catch (err) {
+      this.#refuse(`the state directory ${this.dir} cannot hold its database (${(err as Error).message}): transfers cut short are cleaned up, not kept to resume.`);
+    }
+    return this.#db;
+  }
+
+  #run(change: (db: Database) => void): boolean {
+    const db = this.#open();
+    if (!db) return false;
+    try {
+      change(db);
       return true;
     } catch {
-      // A state directory that cannot be written: resuming is lost (the callers then keep nothing), the transfer is not.
-      try {
-        unlinkSync(temp);
-      } catch {
-        // Never written.
-      }
+      // Not written (a disk full, a lock held past the timeout): resuming is lost, the transfer is not.
       return false;
     }
+  }
+
+  #one<T>(sql: string, value: string): T | undefined {
+    return this.#all<T>(sql, value)[0];
+  }
+
+  #all<T>(sql: string, value: string | number): T[] {
+    const db = this.#open();
+    if (!db) return [];
+    try {
+      return (db.query(sql).all(value) as { record: string }[]).map((row) => JSON.parse(row.record) as T);
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** The records an earlier version kept in a JSON file, moved into the database once. */
+function takeOldFile(db: Database, dir: string): void {
+  const file = join(dir, OLD_FILE);
+  if (!existsSync(file)) return;
+  try {
+    const old = JSON.parse(readFileSync(file, "utf8")) as Partial<Records>;
+    db.transaction(() => {
+      for (const u of Array.isArray(old.uploads) ? old.uploads : []) db.query("INSERT OR IGNORE INTO uploads (id, record, created_at) VALUES (?, ?, ?)").run(uploadId(u), JSON.stringify(u), u.created_at);
+      for (const d of Array.isArray(old.downloads) ? old.downloads : []) db.query("INSERT OR IGNORE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(d.target, d.temp, JSON.stringify(d), d.created_at);
+    })();
+  } catch {
+    // Unreadable: nothing to take in.
+  }
+  try {
+    unlinkSync(file);
+  } catch {
+    // Another process took it in first.
   }
 }
 

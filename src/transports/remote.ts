@@ -12,6 +12,7 @@ import type { Config } from "../config/config.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
+import { createHash, randomBytes } from "node:crypto";
 import { CallerAccess } from "../access/caller-access.ts";
 import { callRefusal } from "../access/index.ts";
 import { loadPolicy } from "../access/policy-file.ts";
@@ -74,6 +75,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     share?.onPolicy(() => policy.reload(FROM_PEER));
   }
   const defaultStore = config.stores[0]?.name ?? "default";
+  const confirmationKey = sharedConfirmationKey(config);
   // Identity pass-through: each caller's own STS credentials on the default store.
   const passThrough = config.passThrough ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages) : undefined;
   const server = startHttpServer({
@@ -102,7 +104,7 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
             },
           },
           // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
-          { ...callerStorages, log, calls, memory, leases: slot, jobs, jsonSchemaValidator, tools: TOOLS, ...(audit ? { audit } : {}) },
+          { ...callerStorages, log, calls, memory, leases: slot, jobs, jsonSchemaValidator, tools: TOOLS, confirmationKey, ...(audit ? { audit } : {}) },
         );
         return { slot, mcp };
       };
@@ -155,6 +157,19 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     log.info(`SIGHUP: ${[audit ? "audit log reopened" : "", policy ? "policy read again" : ""].filter(Boolean).join(", ") || "nothing to reload"}`);
   });
   process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+}
+
+/**
+ * The key a 2026-07-28 question's state is sealed with, the same on every replica given the same secrets (a retry may
+ * reach another replica): derived from the store's secret key, the static tokens and the state store's URL; with none
+ * of them (nothing secret to derive from), this process's own random key.
+ */
+function sharedConfirmationKey(config: Config): Uint8Array {
+  const secrets = [config.credentials?.secretAccessKey, ...(config.http?.tokens ?? []).map((t) => t.token), config.http?.stateUrl].filter((s): s is string => !!s);
+  if (secrets.length === 0) return randomBytes(32);
+  const hash = createHash("sha256").update("store-mcp-server/confirmation-state/v1");
+  for (const secret of secrets) hash.update(`\0${secret}`);
+  return hash.digest();
 }
 
 /** Why the caller's current policy refuses a call of the tool named `name`, if it does. */

@@ -12,6 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
+import { keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, objectsUnder, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -19,13 +20,6 @@ import { startSwapper } from "../helpers/swapper.ts";
 
 const SMALL = 150;
 /** The transfers a cut kept (runtime/kept-transfers.ts), as recorded in the state directory. */
-const keptRecords = (state: string): { uploads: { upload_id: string }[]; downloads: { temp: string }[] } => {
-  try {
-    return JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8"));
-  } catch {
-    return { uploads: [], downloads: [] };
-  }
-};
 const BIG = 24 * 1024 * 1024;
 let dir: string;
 

@@ -1,7 +1,8 @@
 /** Cancellation and shutdown through the compiled binary: work stops, nothing partial is left. */
+import { keptRecords } from "../helpers/kept.ts";
 import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { beforeAll, expect, test } from "bun:test";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectBinary, requireBinary } from "../helpers/mcp.ts";
@@ -65,7 +66,7 @@ test("a cancelled multipart upload is kept to resume (no object at the key, reco
         continue;
       }
       await Bun.sleep(500);
-      const kept = JSON.parse(readFileSync(join(stateDir, "kept-transfers.json"), "utf8")).uploads as { key: string; upload_id: string }[];
+      const kept = keptRecords(stateDir).uploads;
       expect(kept.map((u) => u.key)).toEqual([key]);
       const open = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
       expect(open.map((u) => u.UploadId)).toEqual([kept[0]!.upload_id]);

@@ -14,6 +14,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
+import { ageRecords, keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy, type Recorded } from "../helpers/recording-proxy.ts";
 import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
@@ -71,7 +72,7 @@ async function cutUpload(client: Awaited<ReturnType<typeof serve>>["client"], na
   }
   await Bun.sleep(500);
 }
-const keptUploads = (state: string) => (JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8")) as { uploads: { key: string; upload_id: string; created_at: number }[] }).uploads;
+const keptUploads = (state: string) => keptRecords(state).uploads;
 
 describe("upload_file resumes", () => {
   test("after kill -9: the same call sends only the parts the store lacks, checks the stored ones, and the object is byte-exact", async () => {
@@ -161,10 +162,7 @@ describe("upload_file resumes", () => {
     try {
       await cutUpload(client, "stale.bin");
       expect((await uploadsOpen()).map((u) => u.Key)).toEqual(["stale.bin"]);
-      const file = join(state, "kept-transfers.json");
-      const records = JSON.parse(readFileSync(file, "utf8"));
-      records.uploads[0].created_at -= 25 * 3600 * 1000;
-      writeFileSync(file, JSON.stringify(records));
+      ageRecords(state, "uploads", 25 * 3600 * 1000);
       writeFileSync(join(dir, "other.bin"), randomBytes(SIZE, 46));
       const result = await call(client, "upload_file", upload("other.bin", "other.bin").arguments);
       expect(result.isError, textOf(result)).toBeFalsy();
@@ -195,7 +193,7 @@ describe("get_object download resumes", () => {
 
   const serveSlow = (state: string) => connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: recorder.endpoint, STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
   const download = (to: string) => ({ name: "get_object", arguments: { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: to } });
-  const keptDownloads = (state: string) => (JSON.parse(readFileSync(join(state, "kept-transfers.json"), "utf8")) as { downloads: { target: string; temp: string; have: [number, number][] }[] }).downloads;
+  const keptDownloads = (state: string) => keptRecords(state).downloads;
   /** Bytes the GETs since `from` asked for. */
   const bytesAsked = (from: number) =>
     recorder.requests.slice(from).filter((r) => r.method === "GET" && r.range).reduce((sum, r) => {
@@ -300,12 +298,15 @@ describe("get_object download resumes", () => {
     try {
       await cutDownload(client, "dl-stale/down.bin");
       expect(hiddenIn("dl-stale")).toHaveLength(1);
-      const file = join(state, "kept-transfers.json");
-      const records = JSON.parse(readFileSync(file, "utf8"));
-      records.downloads[0].created_at -= 25 * 3600 * 1000;
-      writeFileSync(file, JSON.stringify(records));
+      ageRecords(state, "downloads", 25 * 3600 * 1000);
+      // A download elsewhere leaves another directory's files alone: a record never sends it outside its own.
       const result = await call(client, "get_object", download("dl-fresh/down.bin").arguments);
       expect(result.isError, textOf(result)).toBeFalsy();
+      expect(hiddenIn("dl-stale")).toHaveLength(1);
+      expect(keptDownloads(state)).toHaveLength(1);
+      // One into that directory removes the expired temp file and its record.
+      const there = await call(client, "get_object", download("dl-stale/other.bin").arguments);
+      expect(there.isError, textOf(there)).toBeFalsy();
       expect(hiddenIn("dl-stale")).toEqual([]);
       expect(keptDownloads(state)).toEqual([]);
     } finally {

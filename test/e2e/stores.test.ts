@@ -8,9 +8,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { CreateBucketCommand, DeleteBucketCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes, tempDir } from "../helpers/files.ts";
+import { keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { runBinary } from "../helpers/raw-stdio.ts";
 import { startFakeS3, xml } from "../helpers/fake-s3.ts";
@@ -496,8 +497,7 @@ describe("copies between stores", () => {
    */
   const unkeptUploads = async (bucket: string) => {
     const open = (await openUploadsAfterCleanUp(bucket)) as { UploadId?: string }[];
-    const file = join(state, "kept-transfers.json");
-    const kept = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")).uploads as { bucket: string; upload_id: string }[]).filter((u) => u.bucket === bucket).map((u) => u.upload_id) : [];
+    const kept = keptRecords(state).uploads.filter((u) => u.bucket === bucket).map((u) => u.upload_id);
     return open.filter((u) => !kept.includes(u.UploadId!));
   };
 

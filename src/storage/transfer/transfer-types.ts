@@ -22,6 +22,11 @@ export interface UploadRequest {
    * is pinned to that version (an ETag), so a part the store lists counts without reading the bytes again.
    */
   source?: { id: string; version: string; trusted?: boolean };
+  /**
+   * Whether this call may abort a kept upload of another key of its bucket (one expired on the way): set by the
+   * caller's guard (access/guarded-storage.ts) to what its policy lets the call write. Absent: every key of the bucket.
+   */
+  mayAbort?: (bucket: string, key: string) => boolean;
   contentType: string;
   storageClass?: string;
   cacheControl?: string;

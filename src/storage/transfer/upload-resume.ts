@@ -70,7 +70,7 @@ export function hasKeptUpload(req: UploadRequest, resume: UploadResume | undefin
  * on the way.
  */
 export async function findKeptUpload(s3: S3Handle, req: UploadRequest, resume: UploadResume, partSize: number, signal: AbortSignal): Promise<ResumedUpload | undefined> {
-  await abortExpired(s3, resume);
+  await abortExpired(s3, req, resume);
   const to = { store: resume.store, bucket: req.bucket, key: req.key };
   const record = resume.kept.upload(to);
   if (!record) return undefined;
@@ -107,10 +107,14 @@ async function listStoredParts(s3: S3Handle, req: UploadRequest, uploadId: strin
   return parts;
 }
 
-/** Aborts this store's uploads kept longer than 24 h and forgets them. */
-async function abortExpired(s3: S3Handle, resume: UploadResume): Promise<void> {
+/**
+ * Aborts the uploads kept longer than 24 h that this call may itself write to (the same store and bucket, and a key
+ * its caller's guard allows: req.mayAbort) and forgets them; others wait for a call that may.
+ */
+async function abortExpired(s3: S3Handle, req: UploadRequest, resume: UploadResume): Promise<void> {
   for (const record of resume.kept.expired().uploads) {
-    if (record.store !== resume.store) continue;
+    if (record.store !== resume.store || record.bucket !== req.bucket) continue;
+    if (req.mayAbort && !req.mayAbort(record.bucket, record.key)) continue;
     await abortQuietly(s3, record);
     resume.kept.dropUpload(record, record.upload_id);
   }
