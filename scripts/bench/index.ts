@@ -24,7 +24,7 @@ import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys,
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
 import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
 import { lookReport, measureLook, seedLook, type LookRow } from "./look.ts";
-import { measureQuery, queryReport, seedQuery, type QueryRow } from "./query.ts";
+import { latencyReport, measureQuery, measureQueryLatency, queryReport, seedQuery, type QueryRow } from "./query.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -146,7 +146,10 @@ async function benchLook(networks: Network[]): Promise<void> {
   const sizes = await seedQuery(s3, join(dir, "query"));
   const queries: QueryRow[] = [];
   for (const net of networks) queries.push(...(await measureQuery(binary, s3, net, join(dir, "query"), sizes)));
-  const text = lookReport(rows, await describeMachine()) + queryReport(queries);
+  // BENCH_QUERY_AGAINST=<another build's binary>: its query latency measured alternately with this one's.
+  const against = process.env.BENCH_QUERY_AGAINST;
+  const latency = await measureQueryLatency([{ name: "this build", binary }, ...(against ? [{ name: against, binary: against }] : [])], s3, networks[0]!, join(dir, "query"));
+  const text = lookReport(rows, await describeMachine()) + queryReport(queries) + latencyReport(latency);
   writeFileSync(join(import.meta.dir, "results-look.md"), text);
   process.stdout.write(text);
 }

@@ -47,6 +47,7 @@ export async function seedQuery(store: Store & { endpoint: string }, work: strin
   const sdk = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
   await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
   for (const [key, file] of [["access.csv", csv], ["access.parquet", parquet]] as const) await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(file) }));
+  await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: "tiny.csv", Body: "a,b\n1,x\n2,y\n" }));
   return { csv: statSync(csv).size, parquet: statSync(parquet).size };
 }
 
@@ -96,6 +97,60 @@ export async function measureQuery(binary: string, store: Store, net: Network, w
     out.push({ network: net.name, format, sizeMb: (format === "CSV" ? sizes.csv : sizes.parquet) / 1e6, oursMs: median(ours), bytesRead, peakMb: peak, referenceMs: downloadMs + median(queries), duckdbLocalMs: median(queries) });
   }
   return out;
+}
+
+export interface LatencyRow {
+  build: string;
+  firstMs: number;
+  laterMs: number;
+  laterSpread: [number, number];
+}
+
+const LATER = 12;
+
+/**
+ * What a query costs beyond its work: the first query of a server (its worker started, the engine loaded) and the
+ * later ones (each in a worker of its own, started while the one before ran), over a 22-byte CSV on loopback. With
+ * `against`, the same for another build, alternating server starts.
+ */
+export async function measureQueryLatency(builds: { name: string; binary: string }[], store: Store, net: Network, work: string): Promise<LatencyRow[]> {
+  const per = new Map(builds.map((b) => [b.name, { first: [] as number[], later: [] as number[] }]));
+  for (let round = 0; round < 3; round++) {
+    for (const build of builds) {
+      const server = await startServer(build.binary, serverEnv(store, net), work);
+      try {
+        const times: number[] = [];
+        for (let i = 0; i <= LATER; i++) {
+          const started = performance.now();
+          await server.call("query_objects", { bucket_name: BUCKET, keys: ["tiny.csv"], sql: "SELECT count(*) AS n, max(b) FROM objects" });
+          times.push(performance.now() - started);
+        }
+        per.get(build.name)!.first.push(times[0]!);
+        per.get(build.name)!.later.push(...times.slice(1));
+      } finally {
+        await server.close();
+      }
+    }
+  }
+  return builds.map((b) => {
+    const { first, later } = per.get(b.name)!;
+    const sorted = [...later].sort((x, y) => x - y);
+    return { build: b.name, firstMs: median(first), laterMs: median(later), laterSpread: [sorted[Math.floor(sorted.length * 0.1)]!, sorted[Math.floor(sorted.length * 0.9)]!] };
+  });
+}
+
+export function latencyReport(rows: LatencyRow[]): string {
+  return [
+    "",
+    "## query_objects: what a query costs beyond its work (a 22-byte CSV, loopback)",
+    "",
+    `The first query of a server, and the median (10th-90th percentile) of the ${LATER} after it, over 3 server starts. Each query runs in a worker process of its own (docs/security.md, "Queries"); a spare is started while one runs.`,
+    "",
+    "| build | first query | later queries |",
+    "|---|---|---|",
+    ...rows.map((r) => `| ${r.build} | ${Math.round(r.firstMs)} ms | ${Math.round(r.laterMs)} ms (${Math.round(r.laterSpread[0])}-${Math.round(r.laterSpread[1])}) |`),
+    "",
+  ].join("\n");
 }
 
 /** The rows as plain numbers (the reference prints 64-bit integers as text). */

@@ -1,17 +1,19 @@
 /**
  * Queries run in worker processes, never in the server: the engine parses
  * untrusted files in C++ and builds values its memory limit does not govern,
- * so a query gets a process that holds no credentials (its environment is
- * scrubbed to what the engine needs), can reach only its directory, and is
- * killed past WORKER_MEMORY_CAP resident bytes (it watches itself; on Linux
- * the server watches it too) or when the call is cancelled. Whatever happens
- * to a worker costs its one query a clear error; the server serves on.
+ * so a query runs in a process that holds no credentials (its environment is
+ * scrubbed to what the engine needs), whose engine can reach only the
+ * query's directory, and which is killed past WORKER_MEMORY_CAP resident
+ * bytes (it watches itself; on Linux the server watches it too) or when the
+ * call is cancelled. Whatever happens to a worker costs its one query a
+ * clear error; the server serves on.
  *
- * Each worker runs one query and ends, so nothing of one caller's query is
- * left in a process that runs another's. A spare is started when one is
- * taken, so it is warm (engine loaded) when the next query comes. At most
- * `slots` queries run at once per server; the next is answered QueryBusy at
- * once rather than queued.
+ * A worker is kept for the next query (each in a new database over its own
+ * directory) while it answers cleanly and stays small: starting one is a
+ * runtime and an engine to load, more than a small query's own work. One
+ * that failed, was cut, grew past REUSE_BELOW or served MAX_USES queries is
+ * ended; an idle one ends after IDLE_MS. At most `slots` queries run at once
+ * per server; the next is answered QueryBusy at once rather than queued.
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,8 +27,12 @@ import { line, messages, WORKER_ARGUMENT, type FromWorker, type RunQuery, type T
 export const WORKER_MEMORY_CAP = 320 * 1024 * 1024;
 /** Queries one server runs at once. */
 export const QUERY_SLOTS = 2;
-/** A spare nobody took ends after this (its memory back to the system). */
-const SPARE_IDLE_MS = 5 * 60_000;
+/** An idle worker ends after this (its memory back to the system). */
+const IDLE_MS = 5 * 60_000;
+/** A worker whose resident size after a query is above this is not used again. */
+const REUSE_BELOW = 200 * 1024 * 1024;
+/** Queries one worker runs at most. */
+const MAX_USES = 100;
 /** How often the server reads a running worker's resident size (Linux). */
 const WATCH_EVERY_MS = 50;
 /** Past the query's own time limit, the server kills a worker that has not answered. */
@@ -54,6 +60,8 @@ class Worker {
   readonly ready: Promise<void>;
   /** The largest resident size the server saw of it. */
   peakRss = 0;
+  /** Queries it has run. */
+  uses = 0;
   #idle: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly capBytes: number) {
@@ -65,9 +73,9 @@ class Worker {
     this.ready.catch(() => {});
   }
 
-  /** Ends it after SPARE_IDLE_MS unless taken. */
-  idle(): void {
-    this.#idle = setTimeout(() => this.kill(), SPARE_IDLE_MS);
+  /** Ends it after IDLE_MS unless taken. */
+  idle(onEnd: () => void): void {
+    this.#idle = setTimeout(() => (this.kill(), onEnd()), IDLE_MS);
     this.#idle.unref?.();
   }
 
@@ -113,7 +121,8 @@ class Worker {
 
 export class QueryEngines {
   #running = 0;
-  #spare: Worker | undefined;
+  /** Workers waiting for a query, engine loaded. */
+  #idle: Worker[] = [];
   #swept = false;
 
   constructor(
@@ -145,12 +154,15 @@ export class QueryEngines {
     };
   }
 
-  /** Runs `run` in a worker of its own; `narrowing` is asked when the worker names the plan or needs files completed. */
+  /** Runs `run` in a worker; `narrowing` is asked when the worker names the plan or needs files completed. */
   async run(run: Omit<RunQuery, "type" | "narrowed">, narrowing: Narrowing | undefined, signal: AbortSignal): Promise<QueryPage> {
     signal.throwIfAborted();
-    const worker = this.#spare ?? new Worker(this.capBytes);
-    this.#spare = undefined;
+    let worker = this.#idle.pop();
+    while (worker && worker.proc.exitCode !== null) worker = this.#idle.pop();
+    worker ??= new Worker(this.capBytes);
     worker.taken();
+    worker.uses++;
+    let clean = false;
     const exited = worker.proc.exited.then(() => undefined);
     let overCap = false;
     const watch = setInterval(() => {
@@ -161,8 +173,6 @@ export class QueryEngines {
     const deadline = setTimeout(() => worker.kill(), run.limits.timeoutMs + GRACE_MS);
     try {
       await worker.ready;
-      // The next query's worker starts while this one runs.
-      this.#warmSpare();
       worker.send({ type: "run", ...run, narrowed: narrowing !== undefined });
       for (;;) {
         const message = await worker.next();
@@ -173,8 +183,11 @@ export class QueryEngines {
         } else if (message.type === "complete") {
           worker.send({ type: "completed", more: (await narrowing?.completeAll()) ?? false });
         } else if (message.type === "result") {
+          clean = message.rss < REUSE_BELOW;
           return message.page;
         } else if (message.type === "error") {
+          // The engine's own refusal (bad SQL, its memory limit): the worker is as good as before.
+          clean = message.rss < REUSE_BELOW;
           throw new ActionableError(message.error);
         } else if (message.type === "memory") {
           overCap = true;
@@ -193,25 +206,20 @@ export class QueryEngines {
       clearInterval(watch);
       clearTimeout(deadline);
       signal.removeEventListener("abort", onAbort);
-      worker.kill();
+      if (clean && !signal.aborted && worker.uses < MAX_USES && !overCap) this.#keep(worker);
+      else worker.kill();
     }
   }
 
-  #warmSpare(): void {
-    if (this.#spare) return;
-    const spare = new Worker(this.capBytes);
-    spare.idle();
-    this.#spare = spare;
-    // A spare that dies (killed, or its start failed) is forgotten: the next query starts its own.
-    void spare.proc.exited.then(() => {
-      if (this.#spare === spare) this.#spare = undefined;
-    });
+  #keep(worker: Worker): void {
+    this.#idle.push(worker);
+    worker.idle(() => (this.#idle = this.#idle.filter((w) => w !== worker)));
   }
 
-  /** Ends the spare (the process stops). */
+  /** Ends the idle workers (the process stops). */
   close(): void {
-    this.#spare?.kill();
-    this.#spare = undefined;
+    for (const worker of this.#idle) worker.kill();
+    this.#idle = [];
   }
 }
 

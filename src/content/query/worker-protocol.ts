@@ -43,8 +43,9 @@ export type FromWorker =
   | { type: "ready" }
   | { type: "plan"; plan: unknown }
   | { type: "complete" }
-  | { type: "result"; page: QueryPage }
-  | { type: "error"; error: ErrorFields }
+  /** `rss`: the worker's resident size once the query is done (a worker that grew is not used again). */
+  | { type: "result"; page: QueryPage; rss: number }
+  | { type: "error"; error: ErrorFields; rss: number }
   /** Sent just before the worker ends itself for passing its memory cap. */
   | { type: "memory"; rss: number };
 
