@@ -34,6 +34,8 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
   const audit = openAudit(config.auditLog, config.auditRequired ?? false, log);
+  // What a killed server's queries left in the temp directory: looked at once the start is done.
+  setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
   if (config.transport === "http") {
     const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./transports/remote.ts"), import("./storage/index.ts")]);

@@ -208,7 +208,23 @@ describe("the engine's memory is not the server's", () => {
   }
 });
 
-test("query directories a killed server left behind are swept; a running server's are not", async () => {
+test("query directories a killed server left behind are swept at start; a running server's are not", async () => {
+  const tmp = tempDir("qiso-start");
+  const dead = Bun.spawnSync(["true"]).pid;
+  const left = join(tmp, `store-mcp-query-${dead}-StArT1`);
+  const live = join(tmp, `store-mcp-query-${process.pid}-LiVe22`);
+  for (const d of [left, live]) mkdirSync(join(d, "data"), { recursive: true });
+  const { close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
+  try {
+    for (let i = 0; i < 100 && existsSync(left); i++) await Bun.sleep(50);
+    expect(existsSync(left)).toBe(false);
+    expect(existsSync(live)).toBe(true);
+  } finally {
+    await close();
+  }
+}, 60_000);
+
+test("query directories a killed server left behind are swept by a first query; a running server's are not", async () => {
   const tmp = tempDir("qiso-sweep");
   const dead = Bun.spawnSync(["true"]).pid;
   const left = join(tmp, `store-mcp-query-${dead}-AbC123`);

@@ -15,12 +15,12 @@
  * ended; an idle one ends after IDLE_MS. At most `slots` queries run at once
  * per server; the next is answered QueryBusy at once rather than queued.
  */
-import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ActionableError } from "../../runtime/errors.ts";
 import type { Narrowing, QueryPage } from "./engine.ts";
+import { sweepLeftovers } from "./leftovers.ts";
 import { line, messages, WORKER_ARGUMENT, type FromWorker, type RunQuery, type ToWorker } from "./worker-protocol.ts";
 
 /** A worker's resident size past which its query ends QueryTooLarge (the engine's 96 MB and the runtime's ~60 MB fit). */
@@ -238,38 +238,3 @@ const crashed = (signalCode: string | undefined, exitCode: number | null, err?: 
     message: `The query engine stopped while running this query (${signalCode ? `signal ${signalCode}` : `exit code ${exitCode ?? "?"}`}${err ? `: ${String((err as Error)?.message ?? err).slice(0, 200)}` : ""}). Nothing else was affected.`,
     hint: "call again once; if it stops again, an object may be malformed for the engine: leave it out (keys, include) or inspect it with inspect_object.",
   });
-
-/** Query directories a server left behind (a SIGKILL): those of processes that no longer run. */
-export function sweepLeftovers(dir = tmpdir()): number {
-  let removed = 0;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    const found = /^store-mcp-query-(\d+)-/.exec(name);
-    if (!found) continue;
-    const path = join(dir, name);
-    try {
-      if (alive(Number(found[1]))) continue;
-      const st = statSync(path);
-      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
-      rmSync(path, { recursive: true, force: true });
-      removed++;
-    } catch {
-      // Gone already, or not ours to remove.
-    }
-  }
-  return removed;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
