@@ -30,8 +30,11 @@ fi
 
 # The official Python SDK (mcp 2.x), what Python agent frameworks are built on, in a venv of its own, pinned.
 # These machines carry a local package index (no PyPI): use it when it is there, so nothing waits on an unreachable PyPI.
-if [ "${1:-}" = test ] && [ ! -x .tools/py-mcp/bin/python ]; then
+# A venv is judged by whether its package imports, not by its python being there: an install cut half-way (the network
+# lost) leaves a python without the package, and is made again here.
+if [ "${1:-}" = test ] && ! .tools/py-mcp/bin/python -c "import mcp" 2>/dev/null; then
   echo "provision: creating .tools/py-mcp with the Python SDK mcp 2.3.0" >&2
+  rm -rf .tools/py-mcp
   python3 -c "import venv, ensurepip" 2>/dev/null || { sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo; $sudo_cmd apt-get update -qq >&2; DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >&2; }
   python3 -m venv .tools/py-mcp >&2
   index=(); [ -d /opt/pypi/simple ] && index=(--index-url file:///opt/pypi/simple); [ -d /opt/pypi-more/simple ] && index+=(--extra-index-url file:///opt/pypi-more/simple)
@@ -43,7 +46,9 @@ fi
 # A newcomer's clone has no ../shared: there the same versions come from PyPI.
 if [ "${1:-}" = test ]; then
   pyfw=.tools/pyfw
-  if [ ! -x $pyfw/venv-lc/bin/python ] || [ ! -x $pyfw/venv-oai/bin/python ] || [ ! -x $pyfw/venv-pai/bin/python ] || [ ! -x $pyfw/venv-smol/bin/python ]; then
+  imports() { $pyfw/venv-lc/bin/python -c "import langchain_mcp_adapters" && $pyfw/venv-oai/bin/python -c "import agents" && $pyfw/venv-pai/bin/python -c "import pydantic_ai" && $pyfw/venv-smol/bin/python -c "import smolagents"; }
+  if ! imports 2>/dev/null; then
+    rm -rf $pyfw
     python3 -c "import venv, ensurepip" 2>/dev/null || { sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo; $sudo_cmd apt-get update -qq >&2; DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >&2; }
     if [ -f ../shared/pyfw/setup.sh ]; then
       echo "provision: building the Python frameworks' venvs from ../shared/pyfw into $pyfw" >&2

@@ -2,7 +2,9 @@
  * Which tools exist for a caller, and whether one call may proceed: the one
  * place read-only mode, --allow-delete, the --tools selection, a remote
  * caller's scopes and a remote server's local files are decided (the bucket
- * allowlist is checked per call by the tools through ToolContext.checkBucket).
+ * allowlist and key rules: every bucket and key a call names, found from the
+ * tool's schema, by the call wrapper — mcp/stores.ts checkAddresses — and
+ * every operation, by the store's storage: allowlisted-storage.ts).
  * Data first: each tool names its group, whether it writes to the store,
  * whether it uses local files, and (for a tool whose effect depends on its
  * arguments) whether this call writes.
@@ -26,12 +28,7 @@ export interface PolicyOptions {
   scopes?: ReadonlySet<Scope>;
   /** False on a remote server without --allowed-dir: no tool may touch the server's disk. Default true. */
   localFiles?: boolean;
-  /** A bucket allowlist is in force (--bucket): keys with `.`/`..` segments are refused (see unsafeKeyRefusal). */
-  bucketAllowlist?: boolean;
 }
-
-/** The arguments that become part of a request's path (or copy source) and so could be normalised on the way. */
-const KEY_ARGUMENTS = ["object_key", "source_key"] as const;
 
 /**
  * With a bucket allowlist in force, a key with a `.` or `..` segment is
@@ -108,10 +105,6 @@ export function toolsFor<T extends ToolFacts>(all: readonly T[], options: Policy
 
 /** Why this call may not proceed, or undefined: a write in read-only mode, a permission the caller lacks, local files on a remote server. */
 export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>, options: PolicyOptions): ActionableError | undefined {
-  for (const field of KEY_ARGUMENTS) {
-    const refusal = typeof args[field] === "string" ? unsafeKeyRefusal(args[field], options.bucketAllowlist ?? false) : undefined;
-    if (refusal) return refusal;
-  }
   // The delete tools are hidden then; with several stores they may be offered for another store.
   if (!options.allowDelete && (tool.group === "delete" || tool.deletes?.(args as never))) {
     return new ActionableError({

@@ -83,12 +83,16 @@ export function rootDirs(uris: string[]): string[] {
  * (tooBroad). Client roots that are too broad are ignored the same way.
  * `roots` undefined means the client did not declare roots; [] means it shared none.
  */
+/** What to do when the client's roots leave no allowed directory (docs/clients.md, "Roots"). */
+const ROOTS_HINT =
+  "the user must add a root inside an allowed directory in the client (the MCP Inspector: a roots entry in its configuration or its Roots panel; Claude Code: open the project inside the allowed directory, or add the server at project scope), or set --allowed-dir to a directory that contains the client's roots.";
+
 export function effectiveAllowedDirs(configured: string[], roots: string[] | undefined, cwd: string, allowBroad = false): AllowedDirs {
   if (roots !== undefined) {
     const usable = allowBroad ? roots : roots.filter((r) => tooBroad(r) === undefined);
     if (usable.length === 0) {
       const why = roots.length === 0 ? "shared none (or none that exists on this machine)" : `shared only directories too broad to open (${roots.join(", ")})`;
-      return { dirs: [], problem: `The client declares roots but ${why}, so no local path is allowed.` };
+      return { dirs: [], problem: `The client declares roots but ${why}, so no local path is allowed.`, hint: ROOTS_HINT };
     }
     if (configured.length === 0) return { dirs: usable };
     // Intersection of two sets of directory trees: the deeper of each nested pair.
@@ -100,7 +104,7 @@ export function effectiveAllowedDirs(configured: string[], roots: string[] | und
       }
     }
     if (both.size === 0) {
-      return { dirs: [], problem: `None of the client's roots (${usable.join(", ")}) lies inside an allowed directory (${configured.join(", ")}).` };
+      return { dirs: [], problem: `--allowed-dir is set (${configured.join(", ")}), but the client's roots (${usable.join(", ")}) exclude it: a client that shares roots narrows the allowed directories to what lies in both.`, hint: ROOTS_HINT };
     }
     return { dirs: [...both] };
   }

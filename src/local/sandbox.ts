@@ -14,6 +14,8 @@ export { isInside, type WalkMode };
 export interface AllowedDirs {
   dirs: string[];
   problem?: string;
+  /** What the user can do about `problem`, when it is not "allow a directory" (the client's roots exclude the allowed ones). */
+  hint?: string;
   /** Paths made from store keys (a bulk download, a mirror's deletes): no symlink is followed at all, not even one that stays inside. */
   noLinks?: boolean;
 }
@@ -51,7 +53,7 @@ function outside(given: string, allowed: AllowedDirs): never {
 /** The absolute, normalized path, refused unless it lies lexically inside an allowed directory. */
 function lexicalCheck(given: string, allowed: AllowedDirs): string {
   if (allowed.dirs.length === 0) {
-    refuse(given, "LocalFilesDisabled", allowed.problem ?? "No local directory is allowed.", HOW_TO_ALLOW);
+    refuse(given, "LocalFilesDisabled", allowed.problem ?? "No local directory is allowed.", allowed.hint ?? HOW_TO_ALLOW);
   }
   if (given.trim() === "") refuse(given, "InvalidLocalPath", "The local path is empty.", "give a file path.");
   if (given.includes("\0")) refuse(given.replaceAll("\0", "\\0"), "InvalidLocalPath", "The local path contains a NUL byte.", "give a plain file path.");

@@ -85,7 +85,6 @@ export function policyOf(options: ServerOptions): PolicyOptions {
     allowDelete: options.allowDelete ?? false,
     allowAdmin: options.allowAdmin ?? false,
     tools: options.tools ?? [],
-    bucketAllowlist: options.buckets.length > 0,
     ...(options.remote ? { scopes: options.remote.scopes, localFiles: options.allowedDirs.length > 0 } : {}),
   };
 }

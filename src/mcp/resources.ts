@@ -30,7 +30,10 @@ export const LISTED_PER_BUCKET = 20;
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey" | "contentBudget"> & {
+/** A store's allowlist checks (stores.ts), made before a read reserves memory; its storage enforces them again. */
+type StoreChecks = { checkBucket(bucket: string): void; checkKey(key: string): void };
+
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "contentBudget"> & StoreChecks & {
   /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
   memory: ByteBudget;
   calls: CallTracker;
@@ -39,7 +42,7 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" 
   /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
   lists: { buckets?: Storage; keys?: Storage };
   /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
-  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey"> & { bucketLister?: Storage }>;
+  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets"> & StoreChecks & { bucketLister?: Storage }>;
   /** --audit-log: a line per read (the store named for another store's objects). */
   audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
   /** --audit-required: why no read may run now (the audit log cannot be written). */

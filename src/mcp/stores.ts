@@ -9,6 +9,8 @@ import { ActionableError } from "../runtime/errors.ts";
 import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "../access/policy.ts";
 import type { Storage } from "../storage/index.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
+import type { ToolAddresses } from "../tools/addresses.ts";
+import { allowlistedStorage } from "../access/allowlisted-storage.ts";
 
 export type { StoreInfo } from "../tools/types.ts";
 
@@ -26,14 +28,11 @@ export interface StoreScope {
 /** The policy of one store: the server's, with the store's read-only, deletes and allowlist. */
 export function scopeOf(info: StoreInfo, storage: Storage, server: PolicyOptions): StoreScope {
   const allowlist = new Set(info.buckets);
-  const policy: PolicyOptions = { ...server, readOnly: info.readOnly, allowDelete: info.allowDelete, bucketAllowlist: allowlist.size > 0 };
+  const policy: PolicyOptions = { ...server, readOnly: info.readOnly, allowDelete: info.allowDelete };
   const bucketAllowed = (bucket: string) => allowlist.size === 0 || allowlist.has(bucket);
-  return {
-    info,
-    storage,
-    policy,
+  const checks = {
     bucketAllowed,
-    checkBucket(bucket) {
+    checkBucket(bucket: string) {
       if (bucketAllowed(bucket)) return;
       throw new ActionableError({
         resource: `s3://${bucket}`,
@@ -42,11 +41,13 @@ export function scopeOf(info: StoreInfo, storage: Storage, server: PolicyOptions
         hint: `use one of: ${[...allowlist].join(", ")}.`,
       });
     },
-    checkKey(key) {
+    checkKey(key: string) {
       const refusal = unsafeKeyRefusal(key, allowlist.size > 0);
       if (refusal) throw refusal;
     },
   };
+  // Under an allowlist, every operation is checked too: buckets and keys a tool derives cannot go around it.
+  return { info, storage: allowlist.size > 0 ? allowlistedStorage(storage, checks) : storage, policy, ...checks };
 }
 
 /** Several stores: each store's scope by name, the first the default. */
@@ -93,6 +94,34 @@ export class Stores {
     return this.#named(callRefusal(tool, args, scope.policy), scope);
   }
 
+  /**
+   * Every bucket and key the call's arguments name (found from the tool's schema when the binary was built, and carried
+   * by its card: tools/addresses.ts) against the allowlist and key rules of the store it is in (a copy's source: the
+   * source store's); throws the first refusal.
+   */
+  checkAddresses(found: ToolAddresses | undefined, args: Record<string, unknown>, scope: StoreScope, source?: StoreScope): void {
+    if (!found) return;
+    const from = source ?? scope;
+    const each = (names: string[], check: (value: string) => void) => {
+      for (const name of names) {
+        const value = args[name];
+        for (const v of Array.isArray(value) ? value : [value]) if (typeof v === "string") check(v);
+      }
+    };
+    try {
+      each(found.bucket, scope.checkBucket);
+      each(found.key, scope.checkKey);
+    } catch (err) {
+      throw this.#named(err as ActionableError, scope);
+    }
+    try {
+      each(found.sourceBucket, from.checkBucket);
+      each(found.sourceKey, from.checkKey);
+    } catch (err) {
+      throw this.#named(err as ActionableError, from);
+    }
+  }
+
   #named(refusal: ActionableError | undefined, scope: StoreScope): ActionableError | undefined {
     if (!refusal || !this.several) return refusal;
     return new ActionableError({ resource: refusal.resource, code: refusal.code, message: `${refusal.message} (store ${scope.info.name})`, hint: refusal.hint });
@@ -118,10 +147,10 @@ export function nameStore(err: ActionableError, scope: StoreScope, stores: Store
 /** For ToolContext: the store a copy reads from, when it is not the call's own. */
 export function sourceContext(source: StoreScope | undefined, own: StoreScope, guard: (storage: Storage, store: string) => Storage = (storage) => storage): ToolContext["sourceStore"] {
   if (!source || source === own) return undefined;
-  return { name: source.info.name, storage: guard(source.storage, source.info.name), checkBucket: source.checkBucket, checkKey: source.checkKey };
+  return { name: source.info.name, storage: guard(source.storage, source.info.name) };
 }
 
 /** For ToolContext: the store-specific part. */
-export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "checkBucket" | "checkKey" | "region"> {
-  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, configuredBuckets: scope.info.buckets, checkBucket: scope.checkBucket, checkKey: scope.checkKey, region: scope.info.region };
+export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "region"> {
+  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, configuredBuckets: scope.info.buckets, region: scope.info.region };
 }

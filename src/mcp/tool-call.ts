@@ -26,10 +26,14 @@ import { NO_PROGRESS, progressReporter, type ProgressReporter } from "../runtime
 import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
 import type { Storage } from "../storage/index.ts";
+import { EVERY_CARD } from "../tools/cards.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
 import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
 import { InputNeeded, type UserConfirmation } from "./confirmations.ts";
 import { nameStore, sourceContext, storeContext, type Stores } from "./stores.ts";
+
+/** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built). */
+const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
 
 /** What every call of one server shares. */
 export interface CallEnvironment {
@@ -101,6 +105,8 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         const source = sourceName === undefined ? undefined : stores.pick(sourceName);
         const refusal = stores.refusal(tool, args, scope, source);
         if (refusal) throw refusal;
+        // The operator's allowlist and key rules, for every bucket and key the arguments name: before memory, a question or the tool.
+        stores.checkAddresses(ADDRESSES.get(tool.name), args, scope, source);
         // A per-caller policy: the stores as this call may use them (every key it touches checked).
         const guard = env.access && !tool.aboutJobs ? callGuard(env.access, tool, args) : (storage: Storage) => storage;
         const ctx: ToolContext = {
@@ -198,6 +204,10 @@ function recording(inner: ProgressReporter, into: JobProgress): ProgressReporter
   return {
     start(total, what) {
       const sink = inner.start(total, what);
+      // A job's status shows the size and 0 done from the start, not only once a first part is done.
+      into.done_bytes = 0;
+      if (total !== undefined) into.total_bytes = total;
+      into.message = `${what}: 0 of ${total ?? "?"} bytes`;
       return (done) => {
         into.done_bytes = done;
         if (total !== undefined) into.total_bytes = total;

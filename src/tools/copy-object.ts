@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, storageClass, versionId } from "./schemas.ts";
+import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, sourceBucketName, sourceObjectKey, storageClass, versionId } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 export const copyObject = defineTool({
@@ -10,8 +10,8 @@ export const copyObject = defineTool({
     "Copies an object server-side (across buckets too; over 5 GiB in parts). REPLACES an existing destination unless if_absent.",
   inputSchema: z
     .object({
-      source_bucket: bucketName,
-      source_key: objectKey,
+      source_bucket: sourceBucketName,
+      source_key: sourceObjectKey,
       source_version_id: versionId.optional(),
       bucket_name: bucketName.describe("Destination bucket."),
       object_key: objectKey.describe("Destination key."),
@@ -40,11 +40,8 @@ export const copyObject = defineTool({
   writesToStore: true,
   sourceStore: true,
   async handler(args, ctx) {
-    // From another store (source_store): its allowlist for the source, streamed through the server.
+    // From another store (source_store): streamed through the server.
     const from = ctx.sourceStore;
-    (from ?? ctx).checkBucket(args.source_bucket);
-    from?.checkKey(args.source_key);
-    ctx.checkBucket(args.bucket_name);
     const replace = args.metadata_directive === "REPLACE";
     let sink: ((done: number) => void) | undefined;
     const copy = (req: Parameters<typeof ctx.storage.copyObject>[0], signal: AbortSignal) => (from ? ctx.storage.copyFrom(from.storage, req, signal, (err) => sourceNamed(err, from.name)) : ctx.storage.copyObject(req, signal));

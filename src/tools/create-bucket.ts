@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { bucketNameProblem } from "./bucket-naming.ts";
+import { newBucketName } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 export const createBucket = defineTool({
@@ -10,7 +11,7 @@ export const createBucket = defineTool({
     "Creates an empty bucket in the configured region (names: 3-63 of a-z, 0-9, '.', '-'). Fails if it exists.",
   inputSchema: z
     .object({
-      bucket_name: z.string().min(1, "bucket_name must not be empty").max(255).describe('e.g. "team-reports-2024".'),
+      bucket_name: newBucketName.describe('e.g. "team-reports-2024".'),
     })
     .strict(),
   outputSchema: z.object({ bucket: z.string(), region: z.string(), location: z.string().nullable() }),
@@ -28,7 +29,6 @@ export const createBucket = defineTool({
         hint: "choose a name that follows the rule, e.g. lowercase words joined by hyphens.",
       });
     }
-    ctx.checkBucket(args.bucket_name);
     const { location } = await ctx.storage.createBucket(args.bucket_name, ctx.signal);
     return textOutput(`Created bucket s3://${args.bucket_name} in ${ctx.region}.`, {
       bucket: args.bucket_name,

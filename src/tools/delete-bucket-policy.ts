@@ -11,7 +11,6 @@ export const deleteBucketPolicy = defineTool({
   inputSchema: z.object({ bucket_name: bucketName, confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
     if (stored === null) return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, { bucket: args.bucket_name, applied: false, confirmation: "not_asked", before: null, after: null });
     const decision = await decide(args.confirm, "policy", `Remove the policy of s3://${args.bucket_name}?`, ctx);

@@ -14,7 +14,6 @@ export const deleteBucket = defineTool({
   group: "admin",
   writesToStore: true,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     await ctx.storage.deleteBucket(args.bucket_name, ctx.signal);
     return textOutput(`Deleted bucket s3://${args.bucket_name}.`, { bucket: args.bucket_name, deleted: true });
   },

@@ -7,7 +7,7 @@ export const deleteObject = defineTool({
   name: "delete_object",
   title: "Delete object",
   description:
-    "Deletes one object. Versioned bucket: a delete marker (restorable); with version_id that version PERMANENTLY. Unversioned: gone for good. Confirm with the user first.",
+    "Deletes one object. Versioned bucket: a delete marker (restorable); with version_id that version PERMANENTLY. Unversioned: gone for good. It does not ask the user: get their go-ahead before calling.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -21,7 +21,6 @@ export const deleteObject = defineTool({
   group: "delete",
   writesToStore: true,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const out = await ctx.storage.deleteObject({ bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) }, ctx.signal);
     const uri = s3Uri(args.bucket_name, args.object_key);
     const permanent = args.version_id !== undefined || !out.delete_marker;

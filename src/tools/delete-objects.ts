@@ -47,7 +47,6 @@ export const deleteObjects = defineTool({
   // prefix "" selects every key: a real value. Beside keys, though, it is a client's filler (below).
   emptyIsValue: ["prefix"],
   async handler(given, ctx) {
-    ctx.checkBucket(given.bucket_name);
     // keys: [] is a client filling every parameter: not given (so a prefix can be used); beside keys, prefix "" is filler too.
     const keysGiven = given.keys !== undefined && given.keys.length > 0;
     const args: typeof given = { ...given, keys: keysGiven ? given.keys : undefined, prefix: keysGiven && given.prefix === "" ? undefined : given.prefix };

@@ -9,7 +9,7 @@ import { localIsObject, stateOf } from "../bulk/unchanged.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
-import { bucketName } from "./schemas.ts";
+import { bucketName, keyPrefix } from "./schemas.ts";
 import { defineTool, textOutput, type ToolContext } from "./types.ts";
 
 const MiB = 1024 * 1024;
@@ -25,7 +25,7 @@ export const downloadPrefix = defineTool({
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('e.g. "logs/2026-11/" ("" = all).'),
+      prefix: keyPrefix.describe('e.g. "logs/2026-11/" ("" = all).'),
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('e.g. "./logs" (created if missing).'),
       include: globList("prefix").optional(),
       exclude: excludeList.optional(),
@@ -47,10 +47,8 @@ export const downloadPrefix = defineTool({
   deletes: (args) => args.delete_extraneous === true,
   heldBytes: () => BULK_HELD_BYTES,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const prefix = folderPrefix(args.prefix);
     // Listed keys with "." or ".." segments are refused as local names before any GET (local-names.ts).
-    ctx.checkKey(prefix);
     const mirror = args.delete_extraneous === true;
     const dry = isDryRun(args, mirror);
     const inJob = pathFilter(args.include, args.exclude);

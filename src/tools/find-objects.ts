@@ -42,7 +42,6 @@ export const findObjects = defineTool({
   handsBack: true,
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const prefix = args.prefix ?? "";
     const wanted = matcher(args);
     const maxResults = args.max_results ?? DEFAULT_RESULTS;

@@ -21,7 +21,6 @@ export const getBucketSettings = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const settled = await Promise.allSettled(PARTS.map((p) => ctx.storage.readBucketSetting(args.bucket_name, p, ctx.signal)));
     const settings: Record<string, Part> = {};
     for (const [i, name] of PARTS.entries()) settings[name] = partOf(settled[i]!);

@@ -13,7 +13,6 @@ export const getObjectTags = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const addr = { bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) };
     const [tags, lock] = await Promise.all([ctx.storage.getObjectTags(addr, ctx.signal), ctx.storage.readBucketSetting(args.bucket_name, "object_lock", ctx.signal).catch(() => null)]);
     const held = lock ? await ctx.storage.getObjectLock(addr, ctx.signal) : undefined;

@@ -77,7 +77,6 @@ export const getObject = defineTool({
   // Read mode holds the bytes, their text or base64, and the serialized answer at once.
   heldBytes: (args) => ((args.mode ?? "read") === "read" ? 4 * (args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE) : 0),
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const mode = args.mode ?? "read";
     if (mode === "download") return download(args, ctx);
     // overwrite: false is its default, which clients that fill in every parameter send: it does not apply, and is no mistake.

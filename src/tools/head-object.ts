@@ -29,7 +29,6 @@ export const headObject = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const head = await ctx.storage.headObject({ bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) }, ctx.signal);
     const uri = s3Uri(args.bucket_name, args.object_key);
     const text = head.delete_marker

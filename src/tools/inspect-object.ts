@@ -34,7 +34,6 @@ export const inspectObject = defineTool({
   writesToStore: false,
   heldBytes: () => MEMBER_BYTES + 4 * SNIFF_BYTES,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const where = s3Uri(args.bucket_name, args.object_key);
     const object = await objectSource(ctx.storage, { bucket: args.bucket_name, key: args.object_key }, ctx.signal, SNIFF_BYTES);
     let inspected: Awaited<ReturnType<typeof inspectSource>>;

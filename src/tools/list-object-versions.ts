@@ -40,7 +40,6 @@ export const listObjectVersions = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const page = await ctx.storage.listObjectVersions(
       { bucket: args.bucket_name, maxKeys: args.max_keys ?? MAX_KEYS, prefix: args.prefix, keyMarker: args.key_marker, versionIdMarker: args.version_id_marker },
       ctx.signal,

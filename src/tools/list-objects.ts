@@ -52,7 +52,6 @@ export const listObjects = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const page = await ctx.storage.listObjects(
       {
         bucket: args.bucket_name,

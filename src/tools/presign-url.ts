@@ -41,7 +41,6 @@ export const presignUrl = defineTool({
   writes: (args) => args.method === "PUT",
   remoteNote: "On this remote server this is how the user moves whole objects: a GET link to download, a PUT link to upload from their own machine.",
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const method = args.method ?? "GET";
     const expiresIn = args.expires_in ?? DEFAULT_EXPIRY;
     const { url, headers } = await ctx.storage.presign({

@@ -24,7 +24,6 @@ export const putObjectTags = defineTool({
     .strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}/${args.object_key}`;
     // S3's limits, checked before anything is sent (a record's key errors would otherwise not say which limit).
     for (const [key, value] of Object.entries(args.tags)) {

@@ -32,7 +32,6 @@ export const putObject = defineTool({
   group: "write",
   writesToStore: true,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const body = decode(args.content, args.encoding ?? "utf-8");
     if (body.length > PUT_OBJECT_MAX_BYTES) {
       throw new ActionableError({ resource: "content", code: "ContentTooLarge", message: `The content is ${body.length} bytes; put_object writes at most ${PUT_OBJECT_MAX_BYTES}.`, hint: "save it to a file inside an allowed directory and use upload_file, which streams any size." });

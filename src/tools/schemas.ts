@@ -2,16 +2,40 @@ import { z } from "zod";
 
 /** Schema fragments shared by several tools. */
 
-export const bucketName = z
+/**
+ * Marks on the fragments that name a bucket or a key a call touches (a copy's source apart: it is in the source
+ * store). The call wrapper finds them in a tool's input schema (addresses.ts) and checks every such argument against
+ * the store's bucket allowlist and key rules before anything else runs: a new tool gets the check by using the
+ * fragments. A mark is a check that always passes; it survives .describe() and is not in the JSON Schema.
+ */
+export const ADDRESS_MARKS = {
+  bucket: z.refine(() => true),
+  key: z.refine(() => true),
+  sourceBucket: z.refine(() => true),
+  sourceKey: z.refine(() => true),
+} as const;
+
+const bucketText = z
   .string()
   .min(1, "bucket_name must not be empty")
   .max(255, "bucket_name is at most 255 characters")
   .refine((s) => !s.includes("/"), "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)");
 
-export const objectKey = z
+const keyText = z
   .string()
   .min(1, "object_key must not be empty")
   .refine((s) => Buffer.byteLength(s, "utf8") <= 1024, "object_key is at most 1024 bytes (UTF-8)");
+
+export const bucketName = bucketText.check(ADDRESS_MARKS.bucket);
+export const objectKey = keyText.check(ADDRESS_MARKS.key);
+/** A prefix a bulk tool reads or writes keys under: its segments are checked as a key's are. */
+export const keyPrefix = z.string().max(1024).check(ADDRESS_MARKS.key);
+export const sourceKeyPrefix = z.string().max(1024).check(ADDRESS_MARKS.sourceKey);
+/** A bucket to be made: its name is checked by the naming rules (bucket-naming.ts), not this fragment's. */
+export const newBucketName = z.string().min(1, "bucket_name must not be empty").max(255).check(ADDRESS_MARKS.bucket);
+/** A copy's source, in the source store (source_store) when the call names one. */
+export const sourceBucketName = bucketText.check(ADDRESS_MARKS.sourceBucket);
+export const sourceObjectKey = keyText.check(ADDRESS_MARKS.sourceKey);
 
 export const versionId = z
   .string()

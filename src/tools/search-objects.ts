@@ -27,7 +27,7 @@ export const searchObjects = defineTool({
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('"" = the whole bucket.'),
+      prefix: z.string().max(1024).optional().describe('Default "": the whole bucket.'),
       pattern: z.string().min(1).max(1000).describe("Text to find."),
       regex: z.boolean().optional().describe("pattern is RE2 (no lookaround or backreferences)."),
       ignore_case: z.boolean().optional().describe("Either case."),
@@ -59,8 +59,7 @@ export const searchObjects = defineTool({
   // Small objects' bytes in flight, and one window and the next per large object.
   heldBytes: () => SMALL_BYTES_AT_ONCE + LARGE_AT_ONCE * 2 * SEARCH_WINDOW,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
-    const prefix = args.prefix;
+    const prefix = args.prefix ?? "";
     let find: ObjectSearch["find"];
     try {
       find = finderFor(args.pattern, args.regex ?? false, args.ignore_case ?? false);

@@ -33,7 +33,6 @@ export const setBucketCors = defineTool({
     .strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "cors", ctx.signal)) as CorsRule[] | null) ?? [];
     const after: CorsRule[] = args.rules;
     const origins = [...new Set(after.flatMap((r) => r.allowed_origins))];

@@ -34,7 +34,6 @@ export const setBucketLifecycle = defineTool({
   deletes: (args) => args.replace === true || args.rules.some(expires),
   deletesBy: "a lifecycle rule that expires objects or old versions, or replace: true",
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}`;
     const given: LifecycleRule[] = args.rules.map(({ enabled, ...r }) => ({ ...r, enabled: enabled ?? true }));
     for (const r of given) {

@@ -13,7 +13,6 @@ export const setBucketPolicy = defineTool({
   inputSchema: z.object({ bucket_name: bucketName, policy: z.string().min(2).describe("The policy document as JSON text."), allow_public: z.boolean().optional().describe("true: allow grants to everyone."), confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const resource = `s3://${args.bucket_name}`;
     const doc = parsePolicy(args.policy, resource);
     const grants = publicGrants(doc);

@@ -13,7 +13,6 @@ export const setBucketVersioning = defineTool({
   inputSchema: z.object({ bucket_name: bucketName, status: z.enum(["Enabled", "Suspended"]).describe("Suspended keeps old versions."), confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const current = (await ctx.storage.readBucketSetting(args.bucket_name, "versioning", ctx.signal)) as { status: string } | null;
     const before = current?.status ?? "never enabled";
     const decision = await decide(args.confirm, "versioning", `Set versioning of s3://${args.bucket_name} to ${args.status}? ${ONE_WAY}`, ctx, before === args.status);

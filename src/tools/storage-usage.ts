@@ -49,7 +49,6 @@ export const storageUsage = defineTool({
   handsBack: true,
   writesToStore: false,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const prefix = args.prefix ?? "";
     const usage = new Usage(prefix, args.depth ?? 1, args.top ?? 10);
     const maxScanned = args.max_keys_scanned ?? DEFAULT_KEYS_SCANNED;

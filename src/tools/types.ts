@@ -4,6 +4,7 @@ import type { Logger } from "../runtime/log.ts";
 import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Storage } from "../storage/index.ts";
 import type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
+import type { ToolAddresses } from "./addresses.ts";
 
 export type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
 
@@ -28,10 +29,6 @@ export interface ToolContext {
   bucketAllowed(bucket: string): boolean;
   /** The operator's bucket allowlist for this store (--bucket, STORE_<NAME>_BUCKETS); empty: every bucket. */
   configuredBuckets: readonly string[];
-  /** Throws an ActionableError when the bucket is outside the operator's allowlist. */
-  checkBucket(bucket: string): void;
-  /** Throws UnsafeKey for a key with "." or ".." segments when a bucket allowlist is in force (policy.ts): for keys a tool derives itself. */
-  checkKey(key: string): void;
   /** Aborted when the client cancels the request. */
   signal: AbortSignal;
   log: Logger;
@@ -55,7 +52,7 @@ export interface ToolContext {
   /** The call budget (--call-budget), in ms: how long job_status waits at most. */
   callBudgetMs?: number;
   /** The store a copy reads from, when the call names another one (source_store; tools with `sourceStore`). */
-  sourceStore?: { name: string; storage: Storage; checkBucket(bucket: string): void; checkKey(key: string): void };
+  sourceStore?: { name: string; storage: Storage };
 }
 
 export interface ToolAnnotations {
@@ -173,6 +170,8 @@ export interface ToolCard extends Pick<ToolDefinition, "name" | "title" | "descr
   handsBack?: true;
   /** "always": every call uses local files; "sometimes": some do (the definition says which). */
   localFiles?: "always" | "sometimes";
+  /** The arguments that name a bucket or key the call touches (addresses.ts), checked against the allowlist before it runs. */
+  addresses?: ToolAddresses;
 }
 
 /** What the policy reads to offer a tool: a card or the definition itself. */

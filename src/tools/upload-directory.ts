@@ -8,7 +8,7 @@ import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bu
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { WalkedFile } from "../local/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
-import { bucketName, cacheControl, contentType, storageClass } from "./schemas.ts";
+import { bucketName, cacheControl, contentType, keyPrefix, storageClass } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 import { detectContentType } from "./upload-file.ts";
 
@@ -24,7 +24,7 @@ export const uploadDirectory = defineTool({
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),
       bucket_name: bucketName,
-      prefix: z.string().max(1024).describe('e.g. "releases/v2/" ("" = top).'),
+      prefix: keyPrefix.describe('e.g. "releases/v2/" ("" = top).'),
       include: globList("directory").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
@@ -48,10 +48,8 @@ export const uploadDirectory = defineTool({
   deletes: (args) => args.delete_extraneous === true,
   heldBytes: () => BULK_HELD_BYTES,
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const prefix = folderPrefix(args.prefix);
     // Walked names are never "." or "..": the prefix is the one part of a key that could carry such a segment.
-    ctx.checkKey(prefix);
     const mirror = args.delete_extraneous === true;
     const dry = isDryRun(args, mirror);
     const limit = args.max_objects ?? DEFAULT_BULK_OBJECTS;

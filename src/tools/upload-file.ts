@@ -33,7 +33,6 @@ export const uploadFile = defineTool({
   writesToStore: true,
   localFiles: "always",
   async handler(args, ctx) {
-    ctx.checkBucket(args.bucket_name);
     const source = await ctx.files.openForUpload(args.local_file_path);
     try {
       const contentType = args.content_type ?? (await detectContentType(source.path, args.object_key));

@@ -176,6 +176,7 @@ describe("with a bucket allowlist, keys with . or .. segments are never sent", (
     const { client: fenced, close: closeFenced } = await connectBinary({ env: s3Env(), args: ["--bucket", from, "--bucket", to] });
     try {
       const r = await call(fenced, "copy_prefix", { source_bucket: from, source_prefix: "d/", bucket_name: to, prefix: "p/" });
+      expect(r.isError, textOf(r)).toBeFalsy();
       expect(r.structuredContent!.counts).toMatchObject({ done: 1, unsafe: 1, failed: 0 });
       expect(r.structuredContent!.problems[0]).toMatchObject({ kind: "unsafe", name: "d/../x.txt", code: "UnsafeKey" });
       expect(await keysUnder(to)).toEqual(["p/ok.txt"]);

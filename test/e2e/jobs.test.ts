@@ -66,6 +66,9 @@ describe("past the call budget", () => {
       expect(job.id).toMatch(/^job_[A-Za-z0-9_-]{20,}$/);
       expect(handed.structuredContent!.next).toContain(job.id);
       expect(textOf(handed)).toContain("Still running upload_file");
+      // The size and the bytes done are there from the first status, before a part has completed.
+      expect(job.progress).toMatchObject({ total_bytes: SIZE });
+      expect(job.progress.done_bytes).toBeGreaterThanOrEqual(0);
       const done = await untilDone(client, job.id);
       expect(done.structuredContent).toMatchObject({ job: { id: job.id, state: "done" }, bucket, key: "up/big.bin", size: SIZE });
       const body = await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "up/big.bin" }))).Body!.transformToByteArray();

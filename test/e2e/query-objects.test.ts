@@ -301,6 +301,11 @@ describe("query_objects", () => {
     expect(textOf(await query({ sql: "SELECT 1" }))).toContain("InvalidParameter");
     expect(textOf(await query({ keys: ["events.jsonl"], prefix: "sales/", sql: "SELECT 1" }))).toContain("InvalidParameter");
     expect(textOf(await query({ prefix: "nothing-here/", sql: "SELECT 1" }))).toContain("NoObjects");
+    // What strict-mode clients send (every field filled): keys [] with a prefix, and keys with prefix "" and include [].
+    const filled = await query({ keys: [], prefix: "sales/", include: ["*.csv", "*.csv.gz"], sql: "SELECT count(*) AS n FROM objects" });
+    expect(filled.structuredContent?.rows, textOf(filled)).toEqual([[jan.length + feb.length + mar.length]]);
+    const named = await query({ keys: ["events.jsonl"], prefix: "", include: [], sql: "SELECT count(*) AS n FROM objects" });
+    expect(named.structuredContent?.rows, textOf(named)).toEqual([[50]]);
     const missing = await query({ keys: ["sales/none.csv"], sql: "SELECT 1" });
     expect(textOf(missing)).toContain("NoSuchKey");
     expect(textOf(missing)).toContain("sales/none.csv");

@@ -50,6 +50,11 @@ describe("search_objects", () => {
     expect(s.objects_searched).toBe(3);
     expect(s.objects_with_matches).toEqual([{ key: "logs/a.log", matching_lines: 10 }, { key: "logs/b.log.gz", matching_lines: 2 }, { key: "logs/c.log", matching_lines: 2 }]);
     expect(s.truncated).toBe(false);
+    // Without a prefix (the MCP Inspector cannot send ""), the whole bucket: the same matches.
+    const { prefix: _prefix, ...whole } = { bucket_name: bucket, prefix: "", pattern: "order 81723", max_object_bytes: 100_000 };
+    const all = await call(client, "search_objects", whole);
+    expect(all.isError, textOf(all)).toBeFalsy();
+    expect(all.structuredContent!.matches.map((m: { key: string; line: number }) => `${m.key}:${m.line}`)).toEqual(expect.arrayContaining(found));
     expect(s.bytes_read).toBeGreaterThan(0);
     expect(textOf(r)).toContain("logs/a.log:10: 2026-11-20T10:00:09 line 10 ERROR order 81723 failed");
   });

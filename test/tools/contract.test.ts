@@ -56,7 +56,7 @@ const LOOK_PARAMETERS: Record<string, string[]> = {
   query_objects: ["bucket_name", "keys", "prefix", "include", "sql", "max_rows", "continuation_token"],
 };
 const REQUIRED: Record<string, string[]> = {
-  search_objects: ["bucket_name", "prefix", "pattern"],
+  search_objects: ["bucket_name", "pattern"],
   inspect_object: ["bucket_name", "object_key"],
   query_objects: ["bucket_name", "sql"],
   get_bucket_settings: ["bucket_name"],

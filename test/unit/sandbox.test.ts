@@ -92,7 +92,12 @@ describe("allowed directories", () => {
     const sub = join(allowed, "sub");
     expect(effectiveAllowedDirs([allowed], [sub], "/").dirs).toEqual([sub]);
     expect(effectiveAllowedDirs([sub], [allowed], "/").dirs).toEqual([sub]);
-    expect(effectiveAllowedDirs([allowed], [outside], "/").dirs).toEqual([]);
+    const excluded = effectiveAllowedDirs([allowed], [outside], "/");
+    expect(excluded.dirs).toEqual([]);
+    // The error says the roots exclude the allowed directory (already set) and how to add a root, not "set --allowed-dir".
+    expect(excluded.problem).toContain("--allowed-dir is set");
+    expect(excluded.problem).toContain("exclude it");
+    expect(excluded.hint).toContain("add a root inside an allowed directory");
     expect(effectiveAllowedDirs([], [outside], "/").dirs).toEqual([outside]);
     expect(effectiveAllowedDirs([allowed], undefined, "/").dirs).toEqual([allowed]);
     expect(effectiveAllowedDirs([], undefined, allowed).dirs).toEqual([allowed]);
