@@ -98,11 +98,14 @@ describe("archives and gzip", () => {
     expect(textOf(read)).toContain("declares");
   }, 60_000);
 
-  test("a gzip bomb: search_objects skips it as too large and finds the real match; inspect_object answers from a bounded sample", async () => {
-    const found = await call(server.client, "search_objects", { bucket_name: bucket, prefix: "logs/", pattern: "ERROR" });
+  test("a gzip bomb: search_objects stops inflating it at its bound (too large) and finds the real match; inspect_object answers from a bounded sample", async () => {
+    // A 1 MiB object bound: inflating stops at 20 MiB, not at the gigabyte.
+    const started = performance.now();
+    const found = await call(server.client, "search_objects", { bucket_name: bucket, prefix: "logs/", pattern: "ERROR", max_object_bytes: 1024 * 1024 });
     expect(found.isError, textOf(found)).toBeFalsy();
-    expect(JSON.stringify(found.structuredContent)).toContain("logs/real.log");
-    expect(JSON.stringify(found.structuredContent)).toMatch(/too_large|skipped/);
+    expect(found.structuredContent!.objects_with_matches).toEqual([{ key: "logs/real.log", matching_lines: 1 }]);
+    expect(found.structuredContent!.objects_skipped.too_large).toBe(1);
+    expect(performance.now() - started).toBeLessThan(10_000);
     const inspected = await call(server.client, "inspect_object", { bucket_name: bucket, object_key: "logs/bomb.log.gz" });
     expect(inspected.isError, textOf(inspected)).toBeFalsy();
     expect(inspected.structuredContent!.compression).toBe("gzip");

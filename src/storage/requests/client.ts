@@ -57,7 +57,7 @@ async function buildClient(config: Config): Promise<S3Handle> {
     ...(config.profile ? { profile: config.profile } : {}),
     forcePathStyle: config.forcePathStyle,
     // Non-AWS servers reject or silently corrupt aws-chunked bodies with trailing
-    // checksums (FACTS.md), so with a custom endpoint we only checksum when S3 requires it.
+    // checksums (docs/configuration.md, STORE_CHECKSUMS), so with a custom endpoint we only checksum when S3 requires it.
     requestChecksumCalculation: config.checksums,
     responseChecksumValidation: config.checksums,
     maxAttempts: config.maxAttempts,
