@@ -1,20 +1,41 @@
 /**
- * Runs once before every test file: starts a throwaway Ceph RGW (the real S3
+ * Runs once before the test files: starts a throwaway Ceph RGW (the real S3
  * implementation every storage behaviour is checked against) and stops it at
  * the end. If it cannot start, every test that needs it fails, saying how to
- * provision it; nothing is skipped.
+ * provision it; nothing is skipped. A run of unit files only (every path on
+ * the command line under test/unit/) starts none: unit tests reach no store,
+ * and one then runs in well under a second.
  */
 import { afterAll } from "bun:test";
+import { readFileSync } from "node:fs";
 import { startCephRgw, type S3Server } from "../../scripts/s3/local-servers.ts";
 import { removeTempDirs } from "../helpers/files.ts";
 import { setS3Server } from "../helpers/s3.ts";
 
+/** Whether this run names only unit test files or folders (read from the command line; elsewhere than Linux: no). */
+function unitFilesOnly(): boolean {
+  let args: string[];
+  try {
+    args = readFileSync("/proc/self/cmdline", "utf8").split("\0").filter(Boolean);
+  } catch {
+    return false;
+  }
+  const at = args.indexOf("test");
+  if (at < 0) return false;
+  const paths = args.slice(at + 1).filter((a, i, all) => !a.startsWith("-") && !(all[i - 1]?.startsWith("--") && !all[i - 1]!.includes("=") && /^--(timeout|preload|test-name-pattern|rerun-each|bail|seed)$/.test(all[i - 1]!)));
+  return paths.length > 0 && paths.every((p) => /(^|\/)test\/unit(\/|$)/.test(p));
+}
+
 let server: S3Server | undefined;
-try {
-  server = await startCephRgw();
-  setS3Server(server);
-} catch (err) {
-  setS3Server(undefined, (err as Error).message);
+if (unitFilesOnly()) {
+  setS3Server(undefined, "this run names only unit tests (test/unit/), so no S3 server was started");
+} else {
+  try {
+    server = await startCephRgw();
+    setS3Server(server);
+  } catch (err) {
+    setS3Server(undefined, (err as Error).message);
+  }
 }
 
 afterAll(async () => {
