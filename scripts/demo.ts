@@ -91,6 +91,10 @@ try {
   await step("A missing key gives an actionable error", "get_object", { bucket_name: bucket, object_key: "docs/missing.md" });
   await step("Write text the model produced (no local file)", "put_object", { bucket_name: bucket, object_key: "docs/summary.md", content: "# Summary\n\nAll six tools work.\n", metadata: { author: "demo" } });
   await step("Look at its metadata without reading it", "head_object", { bucket_name: bucket, object_key: "docs/summary.md" });
+  await step("Search inside objects, like grep -r", "search_objects", { bucket_name: bucket, prefix: "docs/", pattern: "Summary" });
+  await step("Write a small CSV", "put_object", { bucket_name: bucket, object_key: "data/sales.csv", content: "region,amount\nnorth,3\nsouth,5\nnorth,4\n" });
+  await step("What a data file holds, without downloading it", "inspect_object", { bucket_name: bucket, object_key: "data/sales.csv" });
+  const queried = await step("Query it with SQL", "query_objects", { bucket_name: bucket, keys: ["data/sales.csv"], sql: "SELECT region, sum(amount) AS total FROM objects GROUP BY region ORDER BY region" });
   await step("Copy it on the store (no bytes through the server)", "copy_object", { source_bucket: bucket, source_key: "docs/summary.md", bucket_name: bucket, object_key: "archive/summary.md" });
   await step("Write only if absent (refused: it exists)", "put_object", { bucket_name: bucket, object_key: "docs/summary.md", content: "overwrite?", if_absent: true });
   const link = await step("Share a download link", "presign_url", { bucket_name: bucket, object_key: "archive/summary.md", expires_in: 600 });
@@ -109,8 +113,9 @@ try {
   await step("Create an empty bucket", "create_bucket", { bucket_name: "scratch-bucket" });
   await step("Delete the empty bucket", "delete_bucket", { bucket_name: "scratch-bucket" });
   out();
-  out(bold(dl.isError || !same ? "Demo finished with a problem (see above)." : "Demo finished: the tools exercised through the compiled binary over stdio."));
-  if (dl.isError || !same) process.exitCode = 1;
+  const failed = dl.isError || !same || queried.isError;
+  out(bold(failed ? "Demo finished with a problem (see above)." : "Demo finished: the tools exercised through the compiled binary over stdio."));
+  if (failed) process.exitCode = 1;
 } finally {
   await client?.close().catch(() => {});
   await s3.stop();

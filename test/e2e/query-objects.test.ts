@@ -297,6 +297,15 @@ describe("query_objects", () => {
     expect(textOf(r)).toContain("96 MB");
   });
 
+  test("DELETE, UPDATE and INSERT on the table are refused as what they are (QueryRefused), not as bad SQL", async () => {
+    for (const sql of ["DELETE FROM objects", "UPDATE objects SET amount = 0", "  -- a comment\n insert into objects VALUES (1)"]) {
+      const r = await query({ keys: ["sales/2026-01.csv"], sql });
+      expect(r.isError, sql).toBe(true);
+      expect(textOf(r), sql).toContain("QueryRefused");
+    }
+    noQueryDirectories();
+  });
+
   test("keys or prefix, one of them; an empty choice; a missing key", async () => {
     expect(textOf(await query({ sql: "SELECT 1" }))).toContain("InvalidParameter");
     expect(textOf(await query({ keys: ["events.jsonl"], prefix: "sales/", sql: "SELECT 1" }))).toContain("InvalidParameter");

@@ -184,11 +184,17 @@ async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m
   } catch (err) {
     const message = (err as Error).message;
     if (/^Permission Error|disabled (by|through) configuration|Missing Extension|configuration has been locked/.test(message)) throw refused(toKeys(message.split("\n")[0]!));
+    // A statement that is not a query at all (DELETE, UPDATE… on the view fail to bind): refused as such, not as bad SQL.
+    const verb = NOT_A_QUERY.exec(sql)?.[1];
+    if (verb) throw refused(`The sql is a ${verb.toUpperCase()} statement.`);
     throw await bad(err);
   }
   if (prepared.statementType !== duck.StatementType.SELECT) throw refused(`The sql is a ${duck.StatementType[prepared.statementType]} statement.`);
   return prepared;
 }
+
+/** The first word of a statement that changes something, after any comments and spaces. */
+const NOT_A_QUERY = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(delete|update|insert|merge|upsert|create|drop|alter|truncate|copy|attach|detach|install|load|set|reset|pragma|call|export|import|vacuum|checkpoint|begin|commit|rollback|grant|revoke|comment|use)\b/i;
 
 const refused = (why: string) =>
   new ActionableError({ resource: "sql", code: "QueryRefused", message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`, hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include." });
