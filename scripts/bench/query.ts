@@ -144,7 +144,7 @@ export function latencyReport(rows: LatencyRow[]): string {
     "",
     "## query_objects: what a query costs beyond its work (a 22-byte CSV, loopback)",
     "",
-    `The first query of a server, and the median (10th-90th percentile) of the ${LATER} after it, over 3 server starts. Each query runs in a worker process of its own (docs/security.md, "Queries"); a spare is started while one runs.`,
+    `The first query of a server, and the median (10th-90th percentile) of the ${LATER} after it, over 3 server starts. Each query runs in a worker process (docs/security.md, "Queries"): the first starts one, later ones reuse it.`,
     "",
     "| build | first query | later queries |",
     "|---|---|---|",
