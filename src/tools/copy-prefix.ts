@@ -9,7 +9,7 @@ import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
 import { bucketName, keyPrefix, sourceBucketName, sourceKeyPrefix } from "./schemas.ts";
-import { defineTool, textOutput, type ToolContext } from "./types.ts";
+import { defineTool, textOutput } from "./types.ts";
 
 const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
 const MiB = 1024 * 1024;
