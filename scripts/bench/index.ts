@@ -5,16 +5,17 @@
  * (wan-proxy.ts), prints the figures and writes scripts/bench/results.md.
  * Set BENCH_QUICK=1 for a short run (fewer repetitions, no 1 GiB file);
  * BENCH_ONLY=bulk for the bulk jobs alone (bulk.ts), BENCH_ONLY=stores for copies between stores (stores.ts),
- * BENCH_ONLY=team for a team's load on a remote deployment (team-load.ts).
+ * BENCH_ONLY=team for a team's load on a remote deployment (team-load.ts),
+ * BENCH_ONLY=ab with BENCH_AGAINST=<binary or git ref> for this tree against another build, alternating (ab.ts).
  */
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { compile } from "../lib/compile.ts";
 import { startCephRgw } from "../s3/local-servers.ts";
 import { coldStarts, fourMoreStores } from "./cold-start.ts";
-import { median, procMemoryMb, timedCommand, timeRuns } from "./measure.ts";
+import { median, procMemoryMb, timedCommand, timeRuns, writeRandomFile } from "./measure.ts";
 import { writeReport, type Figures, type ReadFigures } from "./report.ts";
 import { measureRemoteLoad } from "./remote-load.ts";
 import { startServer } from "./server-session.ts";
@@ -24,6 +25,7 @@ import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys,
 import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
 import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
 import { lookReport, measureLook, seedLook, type LookRow } from "./look.ts";
+import { abReport, buildAgainst, measureAb } from "./ab.ts";
 import { latencyReport, measureQuery, measureQueryLatency, queryReport, seedQuery, type QueryRow } from "./query.ts";
 
 const root = resolve(import.meta.dir, "../..");
@@ -34,6 +36,7 @@ const onlyTeam = process.env.BENCH_ONLY === "team";
 const onlyBudget = process.env.BENCH_ONLY === "budget";
 const onlyStart = process.env.BENCH_ONLY === "start";
 const onlyLook = process.env.BENCH_ONLY === "look";
+const onlyAb = process.env.BENCH_ONLY === "ab";
 const work = mkdtempSync(join(tmpdir(), "store-mcp-bench-"));
 const log = (msg: string) => process.stderr.write(`bench: ${msg}\n`);
 
@@ -55,8 +58,8 @@ try {
     { name: "wan", endpoint: wan.endpoint },
   ];
   const loopback = networks[0]!;
-  if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart || onlyLook) {
-    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : onlyLook ? benchLook(networks) : benchTeam());
+  if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart || onlyLook || onlyAb) {
+    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : onlyLook ? benchLook(networks) : onlyAb ? benchAb(networks) : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
@@ -131,6 +134,18 @@ async function benchTeam(): Promise<void> {
   const replicated = await measureReplicatedCrowd(binary, env, "bench-team", "obj-00001.txt");
   const text = teamReport(load, crowd, failover, replicated, await describeMachine());
   writeFileSync(join(import.meta.dir, "results-team.md"), text);
+  process.stdout.write(text);
+}
+
+/** This tree against BENCH_AGAINST, shape by shape, alternating (ab.ts); writes results-ab.md. */
+async function benchAb(networks: Network[]): Promise<void> {
+  const against = process.env.BENCH_AGAINST;
+  if (!against) throw new Error("BENCH_ONLY=ab needs BENCH_AGAINST=<a binary's path or a git ref>");
+  const other = buildAgainst(against);
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
+  log(`A/B: this tree against ${against}, ${rounds} rounds a shape`);
+  const text = abReport(await measureAb(binary, other, s3, networks, work, rounds), against, rounds);
+  writeFileSync(join(import.meta.dir, "results-ab.md"), `# A/B results\n\nMeasured ${new Date().toISOString().slice(0, 10)}.\n${text}`);
   process.stdout.write(text);
 }
 
@@ -238,18 +253,6 @@ async function build(args: string[]): Promise<void> {
 }
 
 /** Incompressible enough for a store that does not compress; each MiB differs. */
-function writeRandomFile(path: string, sizeMiB: number): void {
-  const chunk = new Uint8Array(2 ** 20);
-  const fd = openSync(path, "w");
-  for (let i = 0; i < sizeMiB; i++) {
-    crypto.getRandomValues(chunk.subarray(0, 65536));
-    for (let j = 65536; j < chunk.length; j += 65536) chunk.copyWithin(j, 0, 65536);
-    chunk[0] = i & 0xff;
-    writeSync(fd, chunk);
-  }
-  closeSync(fd);
-}
-
 /** 10,000 keys in bench-list and 1,000 in bench-list-1k, 32 PUTs at a time. */
 async function seedListing(sdk: S3Client): Promise<void> {
   const puts: (() => Promise<unknown>)[] = [];

@@ -1,5 +1,5 @@
 /** Small measuring tools for the bench: medians, process memory, timed commands. */
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, writeSync } from "node:fs";
 
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -75,4 +75,17 @@ export function namedProcessesCpuMs(name: RegExp): number {
 export function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
+}
+
+/** A file of `sizeMiB` MiB that no store or filesystem can compress (a random 64 KiB block repeated, each MiB marked). */
+export function writeRandomFile(path: string, sizeMiB: number): void {
+  const chunk = new Uint8Array(2 ** 20);
+  const fd = openSync(path, "w");
+  for (let i = 0; i < sizeMiB; i++) {
+    crypto.getRandomValues(chunk.subarray(0, 65536));
+    for (let j = 65536; j < chunk.length; j += 65536) chunk.copyWithin(j, 0, 65536);
+    chunk[0] = i & 0xff;
+    writeSync(fd, chunk);
+  }
+  closeSync(fd);
 }

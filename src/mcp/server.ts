@@ -25,7 +25,7 @@ export { describeCall } from "./tool-call.ts";
 export { SERVER_NAME, SERVER_VERSION, serverOptions, type ServerOptions } from "./offer.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
 import { JobRegistry } from "./jobs.ts";
-import { KeptTransfers } from "../runtime/kept-transfers.ts";
+import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { z } from "zod";
 import { withStoreParameter } from "./store-parameter.ts";
 import type { ToolDefinition } from "../tools/types.ts";
@@ -94,7 +94,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     const state = await clientRoots();
     if (state && "problem" in state) return { dirs: [], problem: state.problem };
     return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
-  }, undefined, options.stateDir ? new KeptTransfers(options.stateDir, (m) => log.warn(m)) : undefined);
+  }, undefined, options.stateDir ? keptTransfersIn(options.stateDir, (m) => log.warn(m)) : undefined);
   const stores = storesOf(options, deps);
   const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;

@@ -68,8 +68,21 @@ const NOTE_EVERY_MS = 1000;
 
 type Database = import("bun:sqlite").Database;
 
-/** Directories already warned about in this process (several servers share one). */
-const warned = new Set<string>();
+/** One instance (one checked directory, one database connection) per state directory and process. */
+const byDir = new Map<string, KeptTransfers>();
+
+/**
+ * The process's records in `dir`: every server and store of the process shares them (a remote server builds a
+ * server per caller; each opening its own connection and checking the directory again was work done many times).
+ * `warn` says, once, why nothing is kept when the directory is not the user's own.
+ */
+export function keptTransfersIn(dir: string | undefined, warn?: (message: string) => void): KeptTransfers {
+  if (dir === undefined) return new KeptTransfers(undefined);
+  let kept = byDir.get(dir);
+  if (!kept) byDir.set(dir, (kept = new KeptTransfers(dir)));
+  if (warn) kept.sayProblemsTo(warn);
+  return kept;
+}
 
 /** Why `dir` is not this user's own to keep state in, or undefined. Created (0700) when missing. */
 export function stateDirProblem(dir: string): string | undefined {
@@ -97,21 +110,26 @@ export class KeptTransfers {
   readonly #noted = new Map<string, () => KeptDownload>();
   #flush: ReturnType<typeof setTimeout> | undefined;
   #db: Database | undefined;
-  /** Set once the directory was found not to be this user's own (or the database would not open): nothing is kept. */
-  #off = false;
+  /** Why nothing is kept (the directory is not this user's own, or the database would not open); undefined while all is well. */
+  #problem: string | undefined;
+  #warn: ((message: string) => void) | undefined;
+  #warned = false;
 
-  /** `dir` undefined: nothing is kept (a cut transfer is cleaned up, as before resume existed). */
-  constructor(
-    readonly dir: string | undefined,
-    private readonly warn?: (message: string) => void,
-  ) {
+  /** `dir` undefined: nothing is kept (a cut transfer is cleaned up, as before resume existed). Use keptTransfersIn. */
+  constructor(readonly dir: string | undefined) {
     if (dir === undefined) return;
     const problem = stateDirProblem(dir);
     if (problem) this.#refuse(`the state directory ${dir} is not used (${problem}): transfers cut short are cleaned up, not kept to resume. Make it yours and 0700, or set --state-dir.`);
   }
 
+  /** Where its problem is said (once): a server's log. */
+  sayProblemsTo(warn: (message: string) => void): void {
+    this.#warn ??= warn;
+    this.#say();
+  }
+
   get enabled(): boolean {
-    return this.dir !== undefined && !this.#off;
+    return this.dir !== undefined && this.#problem === undefined;
   }
 
   upload(to: { store: string; bucket: string; key: string }): KeptUpload | undefined {
@@ -176,22 +194,27 @@ export class KeptTransfers {
   }
 
   #refuse(message: string): void {
-    this.#off = true;
-    // Said once a process, by an instance that has a log to say it in.
-    if (this.warn && this.dir !== undefined && !warned.has(this.dir)) {
-      warned.add(this.dir);
-      this.warn(message);
-    }
+    this.#problem = message;
+    this.#say();
+  }
+
+  #say(): void {
+    if (!this.#problem || !this.#warn || this.#warned) return;
+    this.#warned = true;
+    this.#warn(this.#problem);
   }
 
   /** The database, opened (and made) on first use; undefined when nothing may be kept. */
   #open(): Database | undefined {
-    if (this.#db || this.#off || this.dir === undefined) return this.#db;
+    if (this.#db || this.#problem !== undefined || this.dir === undefined) return this.#db;
     try {
       const { Database } = require("bun:sqlite") as typeof import("bun:sqlite");
       const db = new Database(join(this.dir, STATE_DATABASE), { create: true, strict: true });
       db.exec("PRAGMA busy_timeout = 5000");
       db.exec("PRAGMA journal_mode = WAL");
+      // No fsync per change (the write-ahead log stays consistent; a power cut may cost the last records, which costs a
+      // resume, as the JSON file's unsynced rewrites did): a transfer does not wait on the disk for its bookkeeping.
+      db.exec("PRAGMA synchronous = NORMAL");
       db.exec("CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
       db.exec("CREATE TABLE IF NOT EXISTS downloads (target TEXT PRIMARY KEY, temp TEXT NOT NULL, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
       takeOldFile(db, this.dir);

@@ -17,7 +17,7 @@ import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
 import { partSizeFor, uploadObject } from "./transfer/upload.ts";
-import { KeptTransfers } from "../runtime/kept-transfers.ts";
+import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
@@ -26,7 +26,7 @@ export function createS3Storage(config: Config): Storage {
 
   const operation = operationRunner(config, getClient);
   // Transfers cut short are recorded per store (its endpoint) to resume.
-  const kept = new KeptTransfers(config.stateDir);
+  const kept = keptTransfersIn(config.stateDir);
   const keptStore = config.endpointUrl ?? `aws:${config.region}`;
   const resume = { kept, store: keptStore };
 

@@ -27,24 +27,20 @@ const peakMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${serve
 function zipDeclaring(name: string, data: Uint8Array, declared: number): Uint8Array {
   const deflated = deflateRawSync(data, { level: 9 });
   const fileName = Buffer.from(name);
-  const crc = crc32(data) >>> 0;
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt16LE(8, 8);
-  local.writeUInt32LE(crc, 14);
-  local.writeUInt32LE(deflated.length, 18);
-  local.writeUInt32LE(declared, 22);
-  local.writeUInt16LE(fileName.length, 26);
-  const central = Buffer.alloc(46);
-  central.writeUInt32LE(0x02014b50, 0);
-  central.writeUInt16LE(20, 4);
-  central.writeUInt16LE(20, 6);
-  central.writeUInt16LE(8, 10);
-  central.writeUInt32LE(crc, 16);
-  central.writeUInt32LE(deflated.length, 20);
-  central.writeUInt32LE(declared, 24);
-  central.writeUInt16LE(fileName.length, 28);
+  /** A header: its signature, then version(s), method 8, CRC-32, sizes and the name's length at `at` (the local and central headers differ only by 4). */
+  const header = (size: number, signature: number, versions: number[], at: number) => {
+    const b = Buffer.alloc(size);
+    b.writeUInt32LE(signature, 0);
+    versions.forEach((v, i) => b.writeUInt16LE(v, 4 + 2 * i));
+    b.writeUInt16LE(8, at - 6);
+    b.writeUInt32LE(crc32(data) >>> 0, at);
+    b.writeUInt32LE(deflated.length, at + 4);
+    b.writeUInt32LE(declared, at + 8);
+    b.writeUInt16LE(fileName.length, at + 12);
+    return b;
+  };
+  const local = header(30, 0x04034b50, [20], 14);
+  const central = header(46, 0x02014b50, [20, 20], 16);
   const cdOffset = local.length + fileName.length + deflated.length;
   const end = Buffer.alloc(22);
   end.writeUInt32LE(0x06054b50, 0);

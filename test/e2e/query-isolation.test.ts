@@ -210,35 +210,31 @@ describe("the engine's memory is not the server's", () => {
   }
 });
 
-test("query directories a killed server left behind are swept at start; a running server's are not", async () => {
-  const tmp = tempDir("qiso-start");
-  const dead = Bun.spawnSync(["true"]).pid;
-  const left = join(tmp, `store-mcp-query-${dead}-StArT1`);
-  const live = join(tmp, `store-mcp-query-${process.pid}-LiVe22`);
-  for (const d of [left, live]) mkdirSync(join(d, "data"), { recursive: true });
-  const { close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
-  try {
-    for (let i = 0; i < 100 && existsSync(left); i++) await Bun.sleep(50);
-    expect(existsSync(left)).toBe(false);
-    expect(existsSync(live)).toBe(true);
-  } finally {
-    await close();
-  }
-}, 60_000);
-
-test("query directories a killed server left behind are swept by a first query; a running server's are not", async () => {
-  const tmp = tempDir("qiso-sweep");
+/** A temp directory holding a query directory of a process that has ended, and one of a running one (this test's). */
+function leftovers(name: string): { tmp: string; left: string; live: string } {
+  const tmp = tempDir(name);
   const dead = Bun.spawnSync(["true"]).pid;
   const left = join(tmp, `store-mcp-query-${dead}-AbC123`);
   const live = join(tmp, `store-mcp-query-${process.pid}-XyZ789`);
   for (const d of [left, live]) mkdirSync(join(d, "data"), { recursive: true });
-  const { client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
-  try {
-    const r = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" });
-    expect(r.isError, textOf(r)).toBeFalsy();
-    expect(existsSync(left)).toBe(false);
-    expect(existsSync(live)).toBe(true);
-  } finally {
-    await close();
-  }
-}, 60_000);
+  return { tmp, left, live };
+}
+
+for (const when of ["at start", "by a first query"] as const) {
+  test(`query directories a killed server left behind are swept ${when}; a running server's are not`, async () => {
+    const { tmp, left, live } = leftovers("qiso-sweep");
+    const { client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
+    try {
+      if (when === "by a first query") {
+        const r = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" });
+        expect(r.isError, textOf(r)).toBeFalsy();
+      } else {
+        for (let i = 0; i < 100 && existsSync(left); i++) await Bun.sleep(50);
+      }
+      expect(existsSync(left)).toBe(false);
+      expect(existsSync(live)).toBe(true);
+    } finally {
+      await close();
+    }
+  }, 60_000);
+}

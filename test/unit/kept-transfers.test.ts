@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { KeptTransfers, type KeptUpload } from "../../src/runtime/kept-transfers.ts";
+import { KeptTransfers, keptTransfersIn, type KeptUpload } from "../../src/runtime/kept-transfers.ts";
 
 const MODULE = resolve(import.meta.dir, "../../src/runtime/kept-transfers.ts");
 const fresh = () => mkdtempSync(join(tmpdir(), "kept-unit-"));
@@ -43,18 +43,19 @@ test("a state directory others can write to, or a symlink, keeps nothing and say
   mkdirSync(open);
   chmodSync(open, 0o777);
   const warnings: string[] = [];
-  const kept = new KeptTransfers(open, (m) => warnings.push(m));
+  // The process's one instance for the directory: a second server gets the same, and the warning is said once.
+  const kept = keptTransfersIn(open, (m) => warnings.push(m));
   expect(kept.enabled).toBe(false);
   expect(kept.keepUpload(uploadOf("a"))).toBe(false);
   expect(existsSync(join(open, "state.db"))).toBe(false);
-  new KeptTransfers(open, (m) => warnings.push(m));
+  expect(keptTransfersIn(open, (m) => warnings.push(m))).toBe(kept);
   expect(warnings).toHaveLength(1);
   expect(warnings[0]).toContain("others can write to it");
   const real = join(root, "real");
   mkdirSync(real, { mode: 0o700 });
   const link = join(root, "link");
   symlinkSync(real, link);
-  const linked = new KeptTransfers(link, (m) => warnings.push(m));
+  const linked = keptTransfersIn(link, (m) => warnings.push(m));
   expect(linked.enabled).toBe(false);
   expect(warnings[1]).toContain("symlink");
   // This user's own, 0700: kept.
