@@ -10,27 +10,22 @@ import { completable, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { promptsFor, type PromptDefinition } from "../prompts/index.ts";
 import { objectCompleters, type CompletionDeps } from "./resources.ts";
-import { wrapHandler } from "./sdk-hooks.ts";
+import { installPromptHandlers, wrapRequestHandler } from "./sdk-internals.ts";
 
 export function registerPrompts(mcp: McpServer, offered: readonly string[], completion: CompletionDeps): void {
   const prompts = promptsFor(offered);
   if (prompts.length === 0) return;
-  // The SDK installs its prompt and completion handlers (and declares the capabilities) with the first prompt it
-  // registers; they register later here, so the handlers are installed now, before connecting, to be wrapped.
-  const sdk = mcp as unknown as { setPromptRequestHandlers(): void; setCompletionRequestHandler(): void };
-  sdk.setPromptRequestHandlers();
-  sdk.setCompletionRequestHandler();
-  // Registering after connecting would tell the client the list changed; it did not (prompts/list already shows them).
-  mcp.sendPromptListChanged = () => {};
+  // Prompts register with the SDK on the first prompts/get or completion: its handlers are installed now, to be wrapped.
+  installPromptHandlers(mcp);
   let registered = false;
   const register = () => {
     if (!registered) registerWithSdk(mcp, prompts, completion);
     registered = true;
   };
   const listed = { prompts: prompts.map((p) => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments.map((a) => ({ name: a.name, description: a.description, required: a.required })) })) };
-  wrapHandler(mcp, "prompts/list", () => async () => listed);
-  wrapHandler(mcp, "prompts/get", (original) => (request, extra) => (register(), original(request, extra)));
-  wrapHandler(mcp, "completion/complete", (original) => (request, extra) => {
+  wrapRequestHandler(mcp, "prompts/list", () => async () => listed);
+  wrapRequestHandler(mcp, "prompts/get", (original) => (request, extra) => (register(), original(request, extra)));
+  wrapRequestHandler(mcp, "completion/complete", (original) => (request, extra) => {
     if ((request.params as { ref?: { type?: string } } | undefined)?.ref?.type === "ref/prompt") register();
     return original(request, extra);
   });

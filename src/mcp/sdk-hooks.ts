@@ -1,7 +1,7 @@
 /**
  * Adjustments the MCP SDK offers no option for, made at its request handlers
- * (the SDK version is pinned in bun.lock; the tests through the binary fail
- * if its handler table moves). 2. is below.
+ * (through sdk-internals.ts, the one module that reaches past its public API).
+ * 2. is below.
  *
  * 1. Arguments as clients really send them, before they meet the tool's
  * schema (the advertised schemas stay as they are):
@@ -19,9 +19,8 @@
  */
 import { isInputRequiredResult, type McpServer } from "@modelcontextprotocol/server";
 import type { ToolCard, ToolDefinition } from "../tools/types.ts";
+import { installToolHandlers, wrapRequestHandler } from "./sdk-internals.ts";
 import { listedTools } from "./tool-list.ts";
-
-type Handler = (request: { params?: { arguments?: unknown } }, extra: unknown) => unknown;
 
 /** A top-level null argument means "not given". */
 export function withoutNulls(args: unknown): unknown {
@@ -93,14 +92,6 @@ function unknownTool(name: unknown, offered: readonly ToolCard[]): CallResult {
   return { content: [{ type: "text", text }], isError: true };
 }
 
-/** Replaces the SDK's handler for `method` with `wrap(original)`. */
-export function wrapHandler(mcp: McpServer, method: string, wrap: (original: Handler) => Handler): void {
-  const handlers = (mcp.server as unknown as { _requestHandlers?: Map<string, Handler> })._requestHandlers;
-  const original = handlers?.get(method);
-  if (!handlers || !original) throw new Error(`the MCP SDK's ${method} handler was not found`);
-  handlers.set(method, wrap(original));
-}
-
 /** A call the SDK answered without reaching a tool: one this server does not offer, or arguments its schema refuses. */
 export type RefusedCall = (name: string, args: unknown, id: string | number, code: "UnknownTool" | "InvalidParams") => void;
 
@@ -110,23 +101,20 @@ export type RefusedCall = (name: string, args: unknown, id: string | number, cod
  * that needs them (server.ts).
  */
 export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stores: string[] | undefined, refusedCall: RefusedCall | undefined, registered: () => Promise<ReadonlyMap<string, ToolDefinition>>): void {
-  // The SDK installs its tools/call and tools/list handlers (and declares the tools capability) with the first tool it
-  // registers; tools register on the first call here, after connecting, so the handlers are installed now, to be wrapped.
-  (mcp as unknown as { setToolRequestHandlers(): void }).setToolRequestHandlers();
-  // Registering a tool after connecting would tell the client the list changed; it did not (tools/list already shows it).
-  mcp.sendToolListChanged = () => {};
+  // Tools register with the SDK on the first call that needs them, after connecting: its handlers are installed now.
+  installToolHandlers(mcp);
   const listed = listedTools(tools, stores);
   const offered = new Set(tools.map((t) => t.name));
   // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per
   // connection: per transport, as a server kept between HTTP requests (transports/server-pool.ts) serves many.
   const notedBy = new WeakMap<object, Set<string>>();
   const notedNow = () => {
-    const transport = (mcp.server as unknown as { transport?: object }).transport ?? mcp;
+    const transport: object = mcp.server.transport ?? mcp;
     let noted = notedBy.get(transport);
     if (!noted) notedBy.set(transport, (noted = new Set<string>()));
     return noted;
   };
-  wrapHandler(mcp, "tools/call", (original) => async (request, extra) => {
+  wrapRequestHandler(mcp, "tools/call", (original) => async (request, extra) => {
     const params = request.params as { name?: string; arguments?: unknown } | undefined;
     const name = typeof params?.name === "string" && offered.has(params.name) ? params.name : undefined;
     // A tool this server does not offer (read-only, --tools, a model's guess): the SDK answers; the audit log hears of it.
@@ -139,8 +127,8 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
     const tool = (await registered()).get(name);
     const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
     const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
-    // The SDK's schema check answered before the tool ran (so the tool wrote no audit line).
-    if (tool && result.isError && result.content?.[0]?.text?.startsWith(`Input validation error: Invalid arguments for tool ${tool.name}:`)) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
+    // Arguments the tool's schema refuses: the SDK answered before the tool ran (so the tool wrote no audit line).
+    if (tool && result.isError && !tool.inputSchema.safeParse(args).success) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
     if (!tool || ignored.length === 0 || isInputRequiredResult(result)) return result;
     const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
     const noted = notedNow();
@@ -149,5 +137,5 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
     return noteIgnored(result, ignored, tool);
   });
   // 2. tools/list: prepared above, the same answer for every server with this list.
-  wrapHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
+  wrapRequestHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
 }

@@ -126,6 +126,23 @@ describe("audit log, remote", () => {
     expect(lines(other).map((l) => [l.caller, l.action, l.bucket, l.key, l.outcome])).toEqual([["alice", "put_object", bucket, "nope.txt", "PolicyDenied"]]);
   });
 
+  test("arguments the tool's schema refuses get an InvalidParams line; a tool's own error is not taken for one", async () => {
+    const other = join(tempDir("audit-invalid"), "audit.jsonl");
+    const plain = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other } });
+    try {
+      const alice = await connectHttp(plain.url, ALICE);
+      expect((await call(alice, "head_object", { bucket_name: bucket, object_key: 42 })).isError).toBe(true);
+      expect((await call(alice, "head_object", { bucket_name: bucket, object_key: "missing.txt" })).isError).toBe(true);
+      await alice.close();
+    } finally {
+      await plain.stop();
+    }
+    expect(lines(other).map((l) => [l.action, l.outcome])).toEqual([
+      ["head_object", "InvalidParams"],
+      ["head_object", "NotFound"],
+    ]);
+  });
+
   test("SIGHUP after a rotation: the server keeps serving and writes to a new file", async () => {
     renameSync(file, `${file}.1`);
     server.proc.kill("SIGHUP");
