@@ -7,7 +7,7 @@ export const copyObject = defineTool({
   name: "copy_object",
   title: "Copy object",
   description:
-    "Copies an object server-side (across buckets too; over 5 GiB in parts). REPLACES an existing destination unless if_absent.",
+    "Copies an object server-side (across buckets too). REPLACES an existing destination unless if_absent.",
   inputSchema: z
     .object({
       source_bucket: sourceBucketName,

@@ -20,8 +20,7 @@ export const copyPrefix = defineTool({
   name: "copy_prefix",
   title: "Copy a prefix",
   description:
-    "Copies every object under source_prefix to prefix + its path below it, server-side, in parallel; calling again resumes (skip_unchanged). " +
-    "move (confirm, --allow-delete) deletes each source once its copy is verified.",
+    "Copies every object under source_prefix to prefix + its path below it, server-side, in parallel; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       source_bucket: sourceBucketName,
@@ -31,7 +30,7 @@ export const copyPrefix = defineTool({
       include: globList("source prefix").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      move: z.boolean().optional().describe("Delete each source once its copy is verified."),
+      move: z.boolean().optional().describe("Delete each source once its copy is verified (--allow-delete)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),

@@ -20,8 +20,7 @@ export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
   description:
-    "Downloads every object under prefix into local_dir (allowed directories), in parallel, atomic and verified; calling again resumes (skip_unchanged). " +
-    "A differing local file is a conflict unless overwrite. delete_extraneous (with confirm, --allow-delete) mirrors.",
+    "Downloads every object under prefix into local_dir (allowed directories), in parallel, atomic and verified; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -30,8 +29,8 @@ export const downloadPrefix = defineTool({
       include: globList("prefix").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      overwrite: z.boolean().optional().describe("Replace local files that differ (default false: conflicts)."),
-      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),
+      overwrite: z.boolean().optional().describe("Replace local files that differ (else: conflicts)."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks (--allow-delete)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),

@@ -14,8 +14,7 @@ export const findObjects = defineTool({
   name: "find_objects",
   title: "Find objects",
   description:
-    "Finds objects under a prefix by key glob, size, time and storage class. " +
-    `At most max_results; a continuation_token when it stops early.`,
+    "Finds objects under a prefix by key glob, size, time and storage class.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

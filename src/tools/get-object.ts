@@ -62,8 +62,8 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object. mode "read" (default): text, or PNG/JPEG/GIF/WebP as an image (other binary: metadata; base64 with include_binary), max_content_size bytes from offset; truncated with next_offset means more. ' +
-    'mode "download": the whole object to local_path (allowed directories), with its sha256; no overwrite unless asked.',
+    'Reads an object. mode "read" (default): text, or PNG/JPEG/GIF/WebP as an image (other binary: metadata), max_content_size bytes from offset; truncated with next_offset means more. ' +
+    'mode "download": the whole object to local_path (allowed directories), with its sha256.',
   inputSchema,
   outputSchema,
   // Not read-only: download mode writes local files (and may replace one with overwrite).

@@ -13,8 +13,8 @@ export const inspectObject = defineTool({
   name: "inspect_object",
   title: "Inspect an object",
   description:
-    "Says what a file holds, reading only the bytes needed: CSV/TSV (columns, types, first rows, row count), JSON and JSON Lines (fields), " +
-    "Parquet (schema, row groups, statistics, first rows; from its footer), zip/tar/tar.gz (entries), gzip'd text, images (size); else the detected type.",
+    "Says what an object holds, reading only the bytes needed: CSV/TSV columns, types, first rows and row count; JSON fields; " +
+    "Parquet schema, row groups and statistics; zip/tar entries; image size; else the detected type.",
   inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, archive_member: archiveMember.optional() }).strict(),
   outputSchema: z.object({
     bucket: z.string(),

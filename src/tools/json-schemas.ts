@@ -49,6 +49,10 @@ function markOptional(schema: Record<string, unknown>): Record<string, unknown> 
  */
 export const DROPPED_KEYWORDS = new Set(["minLength", "maxLength", "pattern", "propertyNames", "format"]);
 
+/** Bounds at or above these are validated but not advertised (see compactSchema). */
+const UNSAID_MAXIMUM = 100_000;
+const UNSAID_MAX_ITEMS = 100;
+
 export function compactSchema(node: unknown, output: boolean): unknown {
   if (Array.isArray(node)) return node.map((n) => compactSchema(n, output));
   if (typeof node !== "object" || node === null) return node;
@@ -59,8 +63,10 @@ export function compactSchema(node: unknown, output: boolean): unknown {
     if (!output && DROPPED_KEYWORDS.has(key)) continue;
     if (output && key === "additionalProperties" && value === false) continue;
     if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
-    // A count or size of at least 0 or 1 goes without saying; the server's message names the limit if a model tries less.
+    // A count or size of at least 0 or 1 goes without saying, and so do bounds no sensible call comes near (100 globs,
+    // a million objects): each costs every tools/list, and the server's message names the limit if a model crosses it.
     if (!output && key === "minimum" && (value === 0 || value === 1)) continue;
+    if (!output && ((key === "maximum" && (value as number) >= UNSAID_MAXIMUM) || (key === "maxItems" && (value as number) >= UNSAID_MAX_ITEMS))) continue;
     out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);
   }
   return out;

@@ -7,7 +7,7 @@ export const listObjectVersions = defineTool({
   name: "list_object_versions",
   title: "List object versions",
   description:
-    `Lists versions and delete markers under prefix, newest first per key, at most max_keys; when is_truncated, pass next_key_marker and next_version_id_marker on.`,
+    `Lists versions and delete markers under prefix, newest first per key.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -13,8 +13,7 @@ export const listObjects = defineTool({
   name: "list_objects",
   title: "List objects",
   description:
-    `Lists objects under prefix, at most max_keys (≤ ${MAX_KEYS}) a call; when is_truncated, pass next_continuation_token on. ` +
-    'delimiter "/" lists one folder level (common_prefixes).',
+    `Lists objects under prefix, max_keys (≤ ${MAX_KEYS}) a call; while is_truncated, pass next_continuation_token on.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -76,4 +76,4 @@ export const metadata = z
 export const ifAbsent = z.boolean().describe("true: never replace an existing object.");
 
 /** A file inside an archive object (inspect_object, get_object). */
-export const archiveMember = z.string().min(1).max(4096).describe('A file inside a zip, tar or tar.gz object, e.g. "data/2026.csv".');
+export const archiveMember = z.string().min(1).max(4096).describe('A file inside a zip or tar object, e.g. "data/2026.csv".');

@@ -18,8 +18,7 @@ export const uploadDirectory = defineTool({
   name: "upload_directory",
   title: "Upload a directory",
   description:
-    "Uploads a local directory (allowed directories) to prefix + each relative path, in parallel; calling again resumes (skip_unchanged). " +
-    "Links, FIFOs, devices are skipped. delete_extraneous (with confirm, --allow-delete) mirrors.",
+    "Uploads a local directory (allowed directories) to prefix + each relative path, in parallel; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),
@@ -28,7 +27,7 @@ export const uploadDirectory = defineTool({
       include: globList("directory").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks (--allow-delete)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       content_type: contentType.optional().describe("For every file (default: detected)."),

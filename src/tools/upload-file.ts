@@ -6,7 +6,7 @@ export const uploadFile = defineTool({
   name: "upload_file",
   title: "Upload file",
   description:
-    "Uploads one local file (allowed directories; relative paths start there) to s3://bucket_name/object_key, streamed, in parts when large. REPLACES an existing object.",
+    "Uploads one local file (allowed directories; relative paths start there) to s3://bucket_name/object_key. REPLACES an existing object.",
   inputSchema: z
     .object({
       local_file_path: z.string().min(1, "local_file_path must not be empty").max(4096).describe('Local file, e.g. "./report.pdf".'),

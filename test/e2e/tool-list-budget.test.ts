@@ -1,0 +1,31 @@
+/**
+ * What tools/list costs a client's context, measured on the binary exactly as
+ * users get it (job tools included): at most 20 KB of JSON by default, 28 KB
+ * with every tool, 32 KB with every tool over two stores. Each new tool or
+ * parameter pays for itself within these. tools/list makes no request to a
+ * store, so the stores here are addresses nothing listens on.
+ */
+import { expect, test } from "bun:test";
+import { connectBinary } from "../helpers/mcp.ts";
+
+const STORE = { STORE_ENDPOINT_URL: "http://127.0.0.1:9", AWS_ACCESS_KEY_ID: "budgetkey", AWS_SECRET_ACCESS_KEY: "budgetsecret", AWS_REGION: "us-east-1" };
+const EVERY_TOOL = { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" };
+const SECOND_STORE = { STORE_STORES: "far", STORE_FAR_ENDPOINT_URL: "http://127.0.0.1:9", STORE_FAR_ACCESS_KEY_ID: "farkey", STORE_FAR_SECRET_ACCESS_KEY: "farsecret" };
+
+for (const { what, env, tools: count, kb } of [
+  { what: "by default", env: {}, tools: 24, kb: 20 },
+  { what: "with every tool", env: EVERY_TOOL, tools: 32, kb: 28 },
+  { what: "with every tool over two stores", env: { ...EVERY_TOOL, ...SECOND_STORE }, tools: 33, kb: 32 },
+]) {
+  test(`tools/list ${what}: ${count} tools within ${kb} KB`, async () => {
+    const session = await connectBinary({ env: { ...STORE, ...env } });
+    try {
+      const { tools } = await session.client.listTools();
+      expect(tools.length).toBe(count);
+      for (const tool of ["job_status", "cancel_job", "list_jobs"]) expect(tools.map((t) => t.name)).toContain(tool);
+      expect(JSON.stringify({ tools }).length).toBeLessThanOrEqual(kb * 1024);
+    } finally {
+      await session.close();
+    }
+  });
+}
