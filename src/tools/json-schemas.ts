@@ -21,7 +21,7 @@ export interface ToolJsonSchemas {
  * OpenAI's strict function calling, Gemini's function declarations and
  * Anthropic's tool schemas all accept (additionalProperties, on nested
  * objects only: Gemini's own schema drops it, and strict-mode conversions add
- * it at the top themselves). test/unit/schema-portability fails when a tool's
+ * it at the top themselves). test/tools/schema-portability.test.ts fails when a tool's
  * schema needs another.
  */
 export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems", "nullable"]);

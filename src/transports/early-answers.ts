@@ -22,7 +22,7 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from "@modelcont
 
 /**
  * The protocol versions the SDK (2.4) agrees to in `initialize`, newest first:
- * a client asking for one gets it, any other gets the first (test/unit/early-answers checks this against the SDK).
+ * a client asking for one gets it, any other gets the first (test/e2e/early-answers.test.ts checks this against the SDK).
  */
 export const HANDSHAKE_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 /** The _meta key that makes a request a 2026-07-28 one. */

@@ -2,7 +2,7 @@
  * The shape of the house, read from the code's own imports (types included):
  * no file imports one from a higher layer, and no import cycle exists, by
  * the layer order docs/architecture.md gives. A small script over the import
- * graph (every `import`/`export … from` of src/): madge and dependency-cruiser
+ * graph (every `import`/`export … from`, `import("…")` and `typeof import("…")` of src/): madge and dependency-cruiser
  * resolve through Node or TypeScript's resolver and bring a dependency tree
  * for what forty lines do here.
  */
@@ -14,7 +14,7 @@ const SRC = resolve(import.meta.dir, "../../src");
 
 /** Highest first: a file may import its own layer's files and those of layers below it. */
 export const LAYERS: readonly (readonly string[])[] = [
-  ["cli.ts", "doctor"],
+  ["main.ts", "cli.ts", "doctor"],
   ["transports", "auth"],
   ["mcp"],
   ["access"],
@@ -41,7 +41,8 @@ export function importGraph(root = SRC): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const path of sources(root)) {
     const text = readFileSync(path, "utf8");
-    const targets = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)].map((m) => relative(root, resolve(dirname(path), m[1]!)));
+    const named = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms), ...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)];
+    const targets = named.map((m) => relative(root, resolve(dirname(path), m[1]!)));
     // Files outside src/ (the view's build, package.json) are not layers of the server.
     graph.set(relative(root, path), targets.filter((t) => t.endsWith(".ts") && !t.startsWith("..")));
   }
@@ -71,6 +72,13 @@ export function cycles(graph: Map<string, string[]>): string[][] {
   for (const file of [...graph.keys()].sort()) visit(file);
   return found;
 }
+
+test("the graph holds imports made at run time and type imports written as typeof import(…)", () => {
+  const graph = importGraph();
+  expect(graph.get("main.ts")).toContain("cli.ts");
+  expect(graph.get("cli.ts")).toContain("transports/remote.ts");
+  expect(graph.get("mcp/server.ts")).toContain("tools/index.ts");
+});
 
 test("no import runs up a layer", () => {
   expect(upwardImports(importGraph())).toEqual([]);
