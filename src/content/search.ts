@@ -12,9 +12,8 @@ import { gunzipped, InflatedTooLarge, isGzip, windowsOf, type Window } from "./w
 import { LineSearch, type LineMatch } from "./line-search.ts";
 
 /**
- * Objects read at once. A small object is one GET, and a search of many is bound by the store's time to answer (44 ms
- * a request on this machine's Ceph, whatever the client): 128 overlap (2,000 objects: 5.9 s at 16, 1.9 s at 64, 1.4 s
- * at 128), within SMALL_BYTES_AT_ONCE of their bytes. Larger objects are read window by window, LARGE_AT_ONCE at a time.
+ * Objects read at once. A small object is one GET, and a search of many is bound by the store's time to answer, not
+ * by bytes or CPU: many overlap (BENCH_ONLY=look), within SMALL_BYTES_AT_ONCE of their bytes. Larger objects are read window by window, LARGE_AT_ONCE at a time.
  */
 export const SEARCH_AT_ONCE = 128;
 export const SMALL_BYTES_AT_ONCE = 16 * 1024 * 1024;
@@ -51,7 +50,7 @@ export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "ke
   o.signal.addEventListener("abort", onAbort, { once: true });
   try {
     // A small listed object comes whole with one quick GET pinned to its listed ETag (as download_prefix fetches it):
-    // the SDK's GetObject costs ~3 ms of CPU, most of a small object's search. Larger ones come window by window.
+    // the SDK's GetObject would cost most of a small object's search in CPU. Larger ones come window by window.
     const raw = object.etag && object.size <= SMALL_OBJECT_BYTES ? whole(o, { key, size: object.size, etag: object.etag }, stop.signal) : prefetched(windowsOf(o.storage, { bucket: o.bucket, key }, stop.signal, SEARCH_WINDOW, o.maxObjectBytes + 1));
     const first = await raw.next();
     if (first.done) return { key, kind: "searched", matches: [], matchingLines: 0, bytes: 0, full: false };

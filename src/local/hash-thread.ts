@@ -1,8 +1,8 @@
 /**
  * SHA-256 of a file computed on another thread, reading back (from the page
- * cache) the prefix the writer reports written. Hashing a 1 GiB download on
- * the thread that receives it held loopback downloads to ~260-400 MiB/s; off
- * it, ~540-570 (history.md). The worker's code is inline (a Blob URL), so the
+ * cache) the prefix the writer reports written. Hashing on the thread that
+ * receives the download would bound its speed on loopback (the download shapes
+ * of `npm run bench`). The worker's code is inline (a Blob URL), so the
  * compiled binary needs no extra entry point.
  */
 

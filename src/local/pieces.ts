@@ -36,7 +36,7 @@ export interface WrittenRanges {
 }
 
 const READ_BACK_BYTES = 1024 * 1024;
-/** Downloads this large are hashed on another thread (hash-thread.ts); a smaller one is not worth starting it (~10 ms). */
+/** Downloads this large are hashed on another thread (hash-thread.ts); a smaller one is not worth starting it. */
 export const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 /** Writes and checks the pieces; the file's sha256 unless `sha256` is false (a bulk job's files: "" then). */

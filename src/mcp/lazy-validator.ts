@@ -1,8 +1,8 @@
 /**
  * The JSON Schema validator the MCP SDK asks for (elicitation answers, tool
  * results), built on first use: the SDK builds an Ajv instance for every
- * server it creates, and at start-up that is ~4 ms of a 52 ms spawn →
- * tools/list that answers nothing it needs. One per process serves every
+ * server it creates, and at start-up that is time of every spawn →
+ * tools/list that answers nothing it needs (BENCH_ONLY=start). One per process serves every
  * server (remote mode builds a server per request).
  */
 import type { JsonSchemaType, JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/server";

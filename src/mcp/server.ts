@@ -42,7 +42,7 @@ export interface ServerDeps {
   leases?: LeaseHolder;
   /** Lets shutdown cancel and await calls in flight; a fresh one when omitted. */
   calls?: CallTracker;
-  /** One validator for every server of the process: the SDK builds an Ajv instance per server otherwise (~0.4 ms per HTTP request). */
+  /** One validator for every server of the process: the SDK builds an Ajv instance per server otherwise, on every HTTP request. */
   jsonSchemaValidator?: jsonSchemaValidator;
   /** --audit-log: a line per tool call and resource read. */
   audit?: AuditLog;
@@ -68,8 +68,8 @@ export type ToolModule = Pick<typeof import("../tools/index.ts"), "ALL_TOOLS" | 
  * Bytes all calls in flight may hold at once, from the start of a call until
  * its answer is written out. A maximum read (10 MiB) holds about four times
  * its size (buffer, text, escapes or base64, serialized answer), so three run
- * at a time and the rest queue: 50 parallel maximum reads peaked at 280-320 MB
- * here (test/e2e/response-budget.test.ts asserts under 512 MB).
+ * at a time and the rest queue (test/e2e/response-budget.test.ts: 50 parallel
+ * maximum reads stay under 512 MB).
  */
 export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 
@@ -120,7 +120,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       const outputSchema = jobs && tool.handsBack ? orJob(tool.outputSchema, module.jobShape) : tool.outputSchema;
       const registered = mcp.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema, annotations: tool.annotations }, toolCall(tool, env, meta));
       // The SDK converts an output schema to JSON Schema on each server's first call of the tool: for servers built per
-      // request (remote mode), once per process instead (4.8% of the server's CPU under load).
+      // request (remote mode), once per process instead (BENCH_ONLY=team).
       if (deps.tools) registered.outputSchemaJson = outputJsonOf(outputSchema, () => registered.outputSchemaJson);
       byName.set(tool.name, tool);
     }
@@ -166,7 +166,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
 
 /** A tool's output schema that also takes a job handle (its fields optional, `job` and `next` beside them). */
 function orJob(schema: ToolDefinition["outputSchema"], jobShape: ToolModule["jobShape"]): ToolDefinition["outputSchema"] {
-  // Made once per tool and process: servers built per request made it on every request (10% of the server's CPU under load).
+  // Made once per tool and process: servers built per request would make it on every request (BENCH_ONLY=team).
   let found = jobOutputs.get(schema);
   if (!found) jobOutputs.set(schema, (found = schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() })));
   return found;

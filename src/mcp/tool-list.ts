@@ -23,8 +23,7 @@ function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: stri
 /**
  * The per-tool-list work (each tool's parameters, the tools/list answer),
  * made once per distinct list: remote mode builds a server per request, and
- * redoing it was the largest share of a request's CPU (8% of the server's
- * time under the 100-client load).
+ * redoing it would be the largest share of a request's CPU (BENCH_ONLY=team).
  */
 const prepared = new Map<string, { listed: unknown[] }>();
 

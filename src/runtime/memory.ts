@@ -1,12 +1,12 @@
 /**
  * Keeps a big transfer's memory flat. JavaScriptCore lets its heap grow with
- * the allocation rate before it collects, so streaming a 1 GiB object peaked
- * at 163 MB where 256 MiB peaked at 129 MB (scripts/bench/results.md). A full
- * collection after every `everyBytes` moved holds the peak level whatever the
- * size, for 15-30 ms each time (it marks the whole heap).
+ * the allocation rate before it collects, so without help a larger object
+ * peaks higher. A full collection after every `everyBytes` moved holds the
+ * peak level whatever the size; each costs a pass over the whole heap, so it
+ * must stay rare. Peaks per transfer shape: `npm run bench` (docs/performance.md).
  */
 const EVERY_BYTES = 64 * 1024 * 1024;
-/** Resident size above which a bulk job collects at every fifth look (itemPacer): idle is ~60 MB, ~70 MB once the SDK is loaded. */
+/** Resident size above which a bulk job collects at every fifth look (itemPacer): well above an idle server's. */
 const ITEM_FLOOR = 110 * 1024 * 1024;
 /** Resident growth since the last collection that makes a bulk job collect. */
 const ITEM_GROWTH = 8 * 1024 * 1024;
@@ -25,13 +25,12 @@ export function memoryPacer(everyBytes = EVERY_BYTES): (bytes: number) => void {
 /**
  * The same for work that moves few bytes but makes many requests (a bulk job
  * of small objects, a listing of millions of keys): the SDK's request and XML
- * garbage grew the server by 45 MB per 20,000 keys until JavaScriptCore got
- * round to it. Every `everyItems` items this looks at the resident size and
- * collects (~20-40 ms: it marks the whole heap) when it grew `growth` since
- * the last collection, or, once above `floor`, at every fifth look. A full
- * collection after every listing page, whatever the size, was a quarter of a
- * 100,000-key scan's CPU; one at every look above the floor doubled a
- * 20,000-file no-op sync (the resident size does not shrink after one).
+ * garbage grows the server until JavaScriptCore gets round to it. Every
+ * `everyItems` items this looks at the resident size and collects (a pass over
+ * the whole heap) when it grew `growth` since the last collection, or, once
+ * above `floor`, at every fifth look. Collecting after every page, or at every
+ * look above the floor, costs a large share of a scan's or a no-op sync's CPU
+ * (the resident size does not shrink after one): BENCH_ONLY=bulk holds both.
  */
 export function itemPacer(everyItems: number, floor = ITEM_FLOOR, growth = ITEM_GROWTH): () => void {
   const gc = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun?.gc;
@@ -52,9 +51,8 @@ export function itemPacer(everyItems: number, floor = ITEM_FLOOR, growth = ITEM_
 /**
  * Frees the memory of chunks nobody will read again (a download's network
  * chunks once written) now, instead of at the next collection: detaching an
- * ArrayBuffer releases its bytes at once. Downloads then need a full
- * collection only every 128 MiB instead of every 16, which were 1.4-1.9 s of
- * a 1 GiB download's 4 s (history.md). A chunk that shares its buffer (a
+ * ArrayBuffer releases its bytes at once, so downloads need a full collection
+ * only rarely (the download shapes of `npm run bench`). A chunk that shares its buffer (a
  * slice of a pool) or cannot be detached is left to the collector.
  */
 export function releaseChunks(chunks: readonly Uint8Array[]): void {

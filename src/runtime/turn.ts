@@ -2,8 +2,7 @@
  * One promise per event-loop turn, settled in the turn's check phase (setImmediate). HTTP requests that arrive in the
  * same poll phase wait on it, then start their work together: their S3 requests leave in one burst, as the calls that
  * arrive in one stdin chunk do. Started one callback at a time, interleaved with Bun's handling of each request, the
- * same work cost ~40% more CPU per S3 request (a bare AWS SDK HeadObject per Bun.serve request against per stdin line:
- * ~550 against ~390 µs; one turn per line on stdin cost as much as HTTP). The wait is less than one loop turn.
+ * same work costs markedly more CPU per S3 request (BENCH_ONLY=remote). The wait is less than one loop turn.
  */
 let turn: Promise<void> | undefined;
 

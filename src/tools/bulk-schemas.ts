@@ -4,12 +4,11 @@ import { z } from "zod";
 
 export const DEFAULT_BULK_OBJECTS = 10_000;
 export const BULK_OBJECTS_CAP = 1_000_000;
-/** Items worked on at once: small objects are bound by the request rate, not the bandwidth (16 → 32: 2,000 small downloads 6.1 → 3.7 s on loopback). */
+/** Items worked on at once: small objects are bound by the request rate, not the bandwidth (BENCH_ONLY=bulk). */
 export const BULK_CONCURRENCY = 32;
 /**
  * Objects up to this size are one request each, and the store's time to answer (not bytes, not our CPU) bounds how
- * many a second: a wider lane for them. 2,000 objects of 4-64 KiB from Ceph on loopback, each GET ~44 ms however
- * many run: 32 at once 3.5 s, 64 at once 2.0 s (with quick-requests.ts), 128 at once 2.1-2.3 s (then our CPU bounds it).
+ * many a second: a wider lane for them, up to where our own CPU bounds it (BENCH_ONLY=bulk, the 2,000 small objects).
  * Memory: 64 × 256 KiB at most.
  */
 export const SMALL_OBJECT_BYTES = 256 * 1024;

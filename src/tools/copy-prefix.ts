@@ -81,8 +81,8 @@ export const copyPrefix = defineTool({
     }
     const large = new Slots(2);
     // Small objects go SMALL_OBJECT_CONCURRENCY at once (the workers): between stores a GET and a PUT each, within one store
-    // one CopyObject, each bound by the store's answer time (2,000 quick copies in Ceph: 32 at once 3.1-3.2 s, 64 at once
-    // 2.2-2.6 s; through the SDK 64 at once were no faster than 32 and peaked at 151 MB). Bigger ones BULK_CONCURRENCY.
+    // one CopyObject, each bound by the store's answer time, so more at once is faster (through the SDK it was not, and
+    // peaked higher: quick-requests.ts). Bigger ones BULK_CONCURRENCY.
     const notSmall = new Slots(BULK_CONCURRENCY);
     // Between stores each copy holds its bytes here (about twice a small object; a large one's buffer and parts).
     const held = new Slots(CROSS_STORE_MIB);

@@ -61,9 +61,8 @@ export const downloadPrefix = defineTool({
     // Downloads hold units of SMALL_OBJECT_CONCURRENCY: a small object (one GET, bound by the store's answer time) one, a
     // bigger one two (BULK_CONCURRENCY of them at most), a large one (over 8 MiB) all of them. A large one streams from a near
     // store as fast as the store sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what
-    // its connection buffered meanwhile lifted the peak to 157-173 MB (each kind alone: 117-130 MB; alone in turn: 130-137 MB,
-    // and the 2,000 + 4 of the bench still 2.8-3.0 s against rclone's 3.4 s). Slots are taken in order, so small ones queued
-    // behind a large one wait for it.
+    // its connection buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
+    // Slots are taken in order, so small ones queued behind a large one wait for it.
     const units = new Slots(SMALL_OBJECT_CONCURRENCY);
     const unitsOf = (size: number) => (size > 8 * MiB ? SMALL_OBJECT_CONCURRENCY : size > SMALL_OBJECT_BYTES ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY : 1);
     const end = await runJob<ObjectInfo>({

@@ -6,7 +6,7 @@
  * us, not the caller), the safe-integer bounds zod adds to every integer,
  * and in input schemas the keywords providers reject (DROPPED_KEYWORDS).
  * Computed when the binary is built (json-schemas.macro.ts): converting
- * thirteen tools at the first tools/list cost ~10 ms of every cold start.
+ * them at the first tools/list would cost every cold start (BENCH_ONLY=start).
  */
 import { z } from "zod";
 import type { ToolDefinition } from "./types.ts";
@@ -76,8 +76,8 @@ export function compactSchema(node: unknown, output: boolean): unknown {
  * An output schema as advertised: `{"type": "object"}`. It tells clients the
  * tool returns structured content (some hand the model only that, some only
  * the text, by its presence); the shapes themselves cost tools/list more than
- * all tool descriptions together, which the 24 KB budget for every tool
- * (issue #29) cannot hold, and no client tried reads them (the README's tool
+ * all tool descriptions together, which its budgets (test/e2e/tool-list-budget.test.ts)
+ * cannot hold, and no client tried reads them (the README's tool
  * reference and each result's text say what the fields are). The server
  * still checks every result against the full schema (the SDK does).
  */

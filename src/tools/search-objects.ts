@@ -13,7 +13,7 @@ import { defineTool, textOutput } from "./types.ts";
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;
 const DEFAULT_MAX_OBJECT_BYTES = 256 * 1024 * 1024;
-/** A full collection after this much text searched: the decoded text and the windows' bodies are garbage at once (100 MB of logs: 300 MB peak without, 260 at every 32 MiB, 210 at every 8). */
+/** A full collection after this much text searched: the decoded text and the windows' bodies are garbage at once (the search of BENCH_ONLY=look holds its peak with it). */
 const SEARCHED_BYTES_PER_COLLECTION = 8 * 1024 * 1024;
 
 type Found = LineMatch & { key: string };

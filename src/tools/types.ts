@@ -160,8 +160,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
 }
 
 /**
- * What is known of a tool without loading its module (its zod schemas cost
- * ~8 ms of a start): enough to offer it, list it and check --tools.
+ * What is known of a tool without loading its module (its zod schemas would
+ * cost a share of every start): enough to offer it, list it and check --tools.
  * Built into the binary from the definitions (cards.macro.ts); a function
  * field of the definition is only said to exist here.
  */

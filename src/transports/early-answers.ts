@@ -5,7 +5,7 @@
  * list, and a host starting many servers waits for every list. Both answers
  * are fixed by the configuration (offer.ts: name, version, instructions,
  * capabilities; tool-list.ts: the list built into the binary), while the SDK
- * costs ~25 ms before it can answer anything (its modules, then the
+ * costs most of a start before it can answer anything (its modules, then the
  * protocol's schemas, built on the first request). So this transport, in
  * front of the stdio one, answers a 2025 `initialize` and the `tools/list`
  * after it itself, queues every message, and asks for the SDK (`sdkNeeded`)

@@ -33,7 +33,7 @@ import { ServerPool } from "./server-pool.ts";
 import type { McpServer } from "@modelcontextprotocol/server";
 import type { Caller } from "../auth/index.ts";
 
-/** Idle servers kept in all: ~40 KB each (5 MB), room for the requests a busy replica has in flight at once. */
+/** Idle servers kept in all: a few megabytes together, room for the requests a busy replica has in flight at once. */
 const MAX_IDLE_SERVERS = 128;
 
 /** What of a caller their server is built from: the policy's view of them and their scopes (never the token). */

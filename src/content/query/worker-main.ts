@@ -22,8 +22,8 @@ const WATCH_EVERY_MS = 10;
 const send = async (message: FromWorker) => void (await Bun.write(Bun.stdout, line(message)));
 
 /**
- * The engine loaded, and its first database made and used once (a process's first costs ~70 ms more than later
- * ones): done while the worker waits as a spare, not while a query waits for it. The database holds nothing and
+ * The engine loaded, and its first database made and used once (a process's first costs more than later ones):
+ * done while the worker waits as a spare, not while a query waits for it. The database holds nothing and
  * reads no file.
  */
 async function warmUp(): Promise<void> {

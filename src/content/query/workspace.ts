@@ -15,7 +15,7 @@ import { isGzip } from "../windows.ts";
 import { placeSparseParquet, type SparseParquet } from "./parquet-ranges.ts";
 import { fileNameFor, formatOfBytes, formatOfKey, type TableFile } from "./tables.ts";
 
-/** Objects fetched at once (Ceph here: ~44 ms a request, so small objects need many in flight). */
+/** Objects fetched at once: a small object's time is the store's time to answer, so many are in flight. */
 const FETCH_AT_ONCE = 16;
 
 export interface Workspace {

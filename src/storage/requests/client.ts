@@ -11,9 +11,8 @@ export interface S3Handle {
   client: S3Client;
   /**
    * Bun's fetch, for the bytes of objects both ways: request bodies we hold
-   * in memory (PutObject, UploadPart: 208 vs 170 MiB/s, 136 vs 193 MB peak
-   * for a 256 MiB upload) and download GETs (a 256 MiB body arrives in about
-   * two thirds of node:http's time here). Its requestTimeout bounds the wait
+   * in memory (PutObject, UploadPart) and download GETs: faster and with a
+   * lower peak than node:http (the transfer shapes of `npm run bench`). Its requestTimeout bounds the wait
    * for an answer's headers; a download's body has an idle timer of its own
    * (ranged.ts). Everything else goes through `client`.
    */

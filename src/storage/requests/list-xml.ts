@@ -1,9 +1,8 @@
 /**
  * A ListObjectsV2 answer read straight from its XML. The SDK's generic XML
- * parser and schema walk cost ~35 ms of CPU per 1,000-key page here and left
- * ~2 KB of garbage per key, which made every bulk scan CPU-bound on two
- * shared cores (storage_usage over 100,000 keys: 0.74× rclone size). This
- * reads only the fields a page needs, with indexOf, in a few milliseconds.
+ * parser and schema walk make every bulk scan CPU-bound and leave garbage per
+ * key (BENCH_ONLY=bulk: storage_usage against rclone size). This reads only
+ * the fields a page needs, with indexOf.
  * Anything it does not recognise (CDATA, another root, a missing field it
  * relies on) returns undefined, and the SDK parses the answer as before.
  */

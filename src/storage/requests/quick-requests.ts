@@ -4,10 +4,9 @@
  * A bulk download, a directory upload or a copy between stores of thousands
  * of small objects is bound by the request rate, and there the SDK's
  * per-request work (building the handler stack, endpoint rules, schema
- * serde) is most of our CPU: 0.58 ms a GET against 0.18 ms for the same GET
- * signed here and sent with fetch (2,000 objects of 4-64 KiB, 64 at once,
- * Ceph RGW on loopback; on two cores shared with the store that CPU is the
- * job's speed).
+ * serde) is most of our CPU, several times that of the same GET signed here
+ * and sent with fetch; on cores shared with the store that CPU is the job's
+ * speed (BENCH_ONLY=bulk, the 2,000 small objects).
  *
  * The request is the SDK's own in every part that matters (signer,
  * credentials, region, the bucket's URL, the key's encoding:

@@ -11,11 +11,11 @@ import type { S3Handle } from "../requests/client.ts";
 import { bounded } from "../requests/quick-transport.ts";
 
 /**
- * A store answering a HEAD this fast is near. Loopback and a LAN answer in
- * 1-3 ms, the WAN model (a 20 ms round trip) in 20-40 ms. The time includes
- * this process's own event loop, busy with the copy's first range as the
- * probe runs: at 8 ms, with two tries, a near store on two busy cores was
- * taken for far in about one run in ten of the stores tests.
+ * A store answering a HEAD this fast is near: loopback and a LAN answer in a
+ * few milliseconds, the WAN model (a 20 ms round trip) and the internet in
+ * more than one round trip. The time includes this process's own event loop,
+ * busy with the copy's first range as the probe runs, so the bound leaves
+ * room for a loaded machine.
  */
 const NEAR_MS = 12;
 /** HEADs at most (the first may pay for a connection or credentials; one fast answer is enough). */

@@ -50,7 +50,7 @@ export class PiecePipe {
    * The share of the time since the last call (0 to 1) that a reader spent waiting for the very next bytes: the
    * source, not the destination, setting the pace. (Whether one waits at the moment a range ends said no nearly
    * always: by then the range after it had arrived in part and the reader was busy with it, so a far source's copy
-   * stayed at two ranges, 1 GiB in 24 s against 7-9 s.)
+   * stayed at two ranges, several times slower.)
    */
   starvedShare(): number {
     const now = performance.now();
@@ -95,7 +95,7 @@ export class PiecePipe {
     const from = position - held.start;
     const n = Math.min(into.length, held.bytes.length - from);
     into.set(held.bytes.subarray(from, from + n));
-    // Read whole: its memory goes now, not at the next collection (1 GiB between stores peaked at 311 MB without).
+    // Read whole: its memory goes now, not at the next collection (a copy between stores would peak far higher).
     this.#consumed(at, n, true);
     return n;
   }

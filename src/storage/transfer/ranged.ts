@@ -2,8 +2,8 @@
  * Downloads: one stream from a near store, parallel ranges from a far one,
  * every piece handed on at its offset as it arrives.
  *
- * On a real network one connection carries about window / round-trip (the
- * WAN model in the bench: ~25 MiB/s); several ranged GETs at once multiply
+ * On a real network one connection carries about window / round-trip (as
+ * the WAN model in the bench does); several ranged GETs at once multiply
  * that, as rclone and the AWS CLI do. On loopback or a LAN one stream is
  * already as fast as the store sends. So the first GET asks for the first
  * range, and how fast it streams in decides: near → the rest in one more GET;
@@ -37,9 +37,9 @@ const WRITES_PER_BODY = 4;
 /**
  * The first range streaming in at this rate or more, timed from its first
  * byte (so a cold process's first request, JIT and connection set-up, does
- * not count), means a near store: one stream is fastest there. Loopback: 2 MiB
- * in 1-8 ms; the WAN model: 30-40 ms (512 KiB per 10 ms delivery); the
- * internet: window / round trip, rarely 100 MiB/s on one connection.
+ * not count), means a near store: one stream is fastest there. Loopback and a
+ * LAN stream far above it; the WAN model and the internet (window / round
+ * trip on one connection) far below.
  */
 const NEAR_STORE_BYTES_PER_MS = (100 * MiB) / 1000;
 
@@ -144,15 +144,14 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       if (spans.length === 0) return;
       // The whole first range in one chunk: it was all there at once.
       let near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
-      // Two cores busy with Ceph, the upload and the download timed a near store's 2 MiB at 92 MiB/s: ask the store.
+      // A loaded machine can time a near store's first range below the rate: ask the store.
       if (!near && options.paced && options.answersFast) near = await options.answersFast();
       if (near && !options.paced) for (const [start, end] of spans) await range(start, end - 1);
       // A paced reader (a copy to another store) takes one range at a time from a near store: one stream ran ahead of the
-      // upload, and what its connection buffered lifted a 1 GiB copy's peak to 151-164 MB (one range at a time: 143 MB).
+      // upload, and what its connection buffered lifted the copy's peak (BENCH_ONLY=stores).
       // From a far one it starts with two and adds one (up to PACED_RANGES) whenever a range ends after the reader
       // waited a good part of the time for bytes: a near store that looked far (a loaded machine timing the first
-      // range) then stays at a few ranges instead of twelve connections' worth of buffered bodies (peaks of 160-210 MB
-      // against 120-125 MB for a 1 GiB copy).
+      // range) then stays at a few ranges instead of twelve connections' worth of buffered bodies.
       else if (options.paced) await inParallel(spans, range, stop, near ? 1 : PACED_RANGES, near ? 1 : 2, wantsMore);
       else await inParallel(spans, range, stop, near ? 1 : PARALLEL_RANGES);
     } catch (err) {

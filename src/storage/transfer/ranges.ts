@@ -11,15 +11,15 @@ export const FIRST_RANGE_SIZE = 2 * MiB;
  * more than its 10: where each connection is bounded by window / round
  * trip, more connections carry more). Each range holds at most
  * WRITES_PER_BODY + 1 pieces (ranged.ts: being written, filling) plus what its
- * connection buffers, so memory does not grow with the object. Measured on
- * 1 GiB through the WAN model (history.md).
+ * connection buffers, so memory does not grow with the object (the WAN-model
+ * download of `npm run bench`).
  */
 export const RANGE_SIZE = 8 * MiB;
 export const PARALLEL_RANGES = 12;
 /**
  * At most this many ranges for a paced reader (a copy to another store): each range in flight holds up to a range
- * of bytes ahead of what the upload can take, and a far source's 1 GiB copy peaked at 144-149 MB with six (6.2-7.1
- * s), at 132-142 MB with four (7.1-8.1 s; rclone 22 s). rclone's own multi-thread download uses four streams.
+ * of bytes ahead of what the upload can take, so more ranges raise a copy's peak for little speed (the copy between
+ * stores in `npm run bench`). rclone's own multi-thread download uses four streams.
  */
 export const PACED_RANGES = 4;
 /** The parts of [from, total) not in `have` (sorted, apart, [start, end) each): what a resumed download still needs. */

@@ -22,10 +22,10 @@ interface BodyHooks {
 /**
  * `length` bytes of the source from `from` as a request body, the first
  * chunk already taken when given. The source's bytes go as they are held (a
- * copy of every byte, in fresh memory, was a quarter of the CPU), and a chunk
- * handed over is freed when fetch asks for the next: fetch has taken it into
- * its request buffer by then (1 GiB between two stores on loopback peaked at
- * 120-126 MB against 149-182 MB left to the collector). Were fetch ever to
+ * copy of every byte, in fresh memory, would be a large share of the CPU), and
+ * a chunk handed over is freed when fetch asks for the next: fetch has taken
+ * it into its request buffer by then, and the copy's peak stays flat (the copy
+ * between stores in `npm run bench`). Were fetch ever to
  * keep a chunk longer, the bytes sent would not be the source's and the
  * check of the answer (Content-MD5, or the part's ETag against our MD5)
  * would refuse them: an error, never a wrong object.

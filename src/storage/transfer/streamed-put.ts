@@ -5,10 +5,8 @@
  * destination itself checks every byte against the source's own promise and
  * stores nothing unless they match: the check end to end costs this server no
  * hashing at all, where parts need two passes over every byte (the source's
- * MD5, then each part's Content-MD5; Bun's MD5 runs at ~760 MB/s, and on two
- * cores shared with the stores that CPU was the copy's speed). 1 GiB between
- * two Ceph users on loopback: 4.1-4.9 s and 2.2-2.4 s of our CPU this way,
- * against rclone's 5.6-7.3 s and 4.5 s (scratch runs, docs/stores.md).
+ * MD5, then each part's Content-MD5), and on cores shared with the stores
+ * that CPU is the copy's speed (BENCH_ONLY=stores; docs/stores.md).
  *
  * Taken only where it is at least as good as parts (`streamFits`): a near
  * destination (one connection carries what a few parts would; far away,

@@ -17,9 +17,9 @@ const MiB = 1024 * 1024;
 /** S3's limits: at most 10,000 parts, each at least 5 MiB (but the last). */
 export const MAX_PARTS = 10_000;
 /**
- * 5 MiB, S3's minimum part. Bench, 1 GiB to Ceph with 3 parts in flight:
- * 8 MiB parts ran at 266 MiB/s with a 138-146 MB peak, 5 MiB at 246 MiB/s
- * with 118-122 MB. Memory is the figure users feel on a laptop.
+ * 5 MiB, S3's minimum part: larger parts are only a little faster and raise
+ * the peak (the upload shapes of `npm run bench`). Memory is the figure users
+ * feel on a laptop.
  */
 export const MIN_PART_SIZE = 5 * MiB;
 /** Parts buffered at once stay under this, whatever the file size. */
@@ -36,22 +36,20 @@ export function partSizeFor(size: number): number {
 
 /**
  * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
- * the file, or 6 read into buffers, fewer when parts are huge, to bound memory. (Bench, 8 MiB parts to Ceph on loopback:
- * 4 in flight peaked at 146-153 MB, 3 at 120-146 MB, for little speed. Over
- * a 20 ms round trip one connection carries ~25 MiB/s, so there more parts
- * in flight is what makes the speed.)
+ * the file, or 6 read into buffers, fewer when parts are huge, to bound memory. Near, more in flight raises the
+ * peak for little speed; far, one connection carries little (window / round trip), so parts in flight make the
+ * speed (the loopback and WAN-model uploads of `npm run bench`).
  */
 export function queueSizeFor(partSize: number, far = false, fromFile = false): number {
-  // Parts sent from the file hold only a hashing buffer each: more may go out at once
-  // (1 GiB through the WAN model: 8 in flight 88-142 MiB/s, 12 in flight 155-173 MiB/s at 92-95 MB).
+  // Parts sent from the file hold only a hashing buffer each: more may go out at once.
   if (fromFile) return far ? 12 : 3;
   return Math.max(1, Math.min(far ? 6 : 3, Math.floor(BUFFER_BUDGET / partSize)));
 }
 
 /**
  * A full collection after this many bytes sent (memory.ts). Parts sent from
- * the file leave little garbage (Bun's fetch reads the file itself): every
- * 64 MiB cost 0.2-0.3 s of CPU per GiB for 5 MB less peak (history.md).
+ * the file leave little garbage (Bun's fetch reads the file itself), so
+ * collecting more often costs CPU for little less peak.
  */
 const UPLOAD_GC_EVERY = 256 * 1024 * 1024;
 /** A part sent from the file is hashed through a buffer this big. */
@@ -64,9 +62,7 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
  * Uploads a local file: one PutObject when it fits in one part, multipart
  * above that. Each concurrent part reads straight from the file at its offset
  * into one buffer reused for every part it sends, so memory is bounded by
- * queue × part size whatever the file size. (This replaced @aws-sdk/lib-storage:
- * its stream chunking ran at 48 MiB/s with a 340 MB peak here; see
- * scripts/bench/results.md.)
+ * queue × part size whatever the file size.
  */
 export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
@@ -128,7 +124,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
       creation.started();
       try {
         // Not cut by a cancel: a create the store has already received may still start an upload after the client
-        // hangs up (a busy Ceph did, 1.6 s later), which nobody would know of. It is waited for (it is small; the
+        // hangs up (a busy store does, seconds later), which nobody would know of. It is waited for (it is small; the
         // request timeout bounds it), so its upload is kept or aborted below like any other.
         const created = await client.send(new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }));
         creation.ended(created);
@@ -232,8 +228,7 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
       workers.push(running);
     };
     // Parts that take long on their connection (a far store) let more parts go in flight. Parts read into buffers
-    // hold memory, so a store that answers fast (nearness.ts) is not grown for: its slow parts were a loaded machine
-    // (a copy between stores on two cores grew to 6 parts in flight, 176-185 MB peaks became 205-215 MB).
+    // hold memory, so a store that answers fast (nearness.ts) is not grown for: its slow parts are a loaded machine.
     // Asked before the first parts go: beside them the answer comes late, slowed by the very parts it is about.
     const nearStore = !fromFile && (streamed || (await isNear(s3, req.bucket, stop.signal)));
     grow = (bytes, ms) => {
