@@ -47,7 +47,9 @@ for (const target of targets) {
       ? Bun.spawnSync(["zip", "-q", "-j", join("..", archive), exe.split("/").pop()!], { cwd: stage })
       : Bun.spawnSync(["tar", "-czf", join("..", archive), "-C", ".", exe.split("/").pop()!], { cwd: stage });
   if (pack.exitCode !== 0) throw new Error(`packing ${archive} failed: ${pack.stderr.toString()}`);
-  const digest = new Bun.CryptoHasher("sha256").update(await Bun.file(join(outDir, archive)).arrayBuffer()).digest("hex");
+  const digest = new Bun.CryptoHasher("sha256")
+    .update(await Bun.file(join(outDir, archive)).arrayBuffer())
+    .digest("hex");
   sums.push(`${digest}  ${archive}`);
   // The same binary as an MCP Bundle, for one-click installs in desktop clients.
   const bundle = packBundle(exe, target.name, outDir);
@@ -59,7 +61,9 @@ for (const target of targets) {
 }
 // npm: the launcher and one package per platform (npx -y store-mcp-server); the registry's server.json.
 for (const tarball of packNpm(binaries, outDir)) {
-  sums.push(`${new Bun.CryptoHasher("sha256").update(await Bun.file(tarball).arrayBuffer()).digest("hex")}  npm/${tarball.split("/").pop()}`);
+  sums.push(
+    `${new Bun.CryptoHasher("sha256").update(await Bun.file(tarball).arrayBuffer()).digest("hex")}  npm/${tarball.split("/").pop()}`,
+  );
 }
 const registry = serverJson(bundleSha256);
 const problems = serverJsonProblems(registry);
@@ -69,24 +73,49 @@ await Bun.write(join(outDir, "sha256sums.txt"), sums.join("\n") + "\n");
 
 // Smoke tests: --version, and an MCP initialize + tools/list answered.
 const smoke = (cmd: string[]): string => {
-  const version = Bun.spawnSync([...cmd, "--version"]).stdout.toString().trim();
+  const version = Bun.spawnSync([...cmd, "--version"])
+    .stdout.toString()
+    .trim();
   if (version !== pkg.version) throw new Error(`${cmd.join(" ")} --version printed "${version}"`);
   const input =
-    JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } } }) +
-    "\n" + JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) +
-    "\n" + JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) + "\n";
-  const run = Bun.spawnSync(cmd, { stdin: new TextEncoder().encode(input), env: { PATH: process.env.PATH ?? "" }, timeout: 30_000 });
-  const list = run.stdout.toString().split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((m) => m.id === 2);
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "smoke", version: "1" } },
+    }) +
+    "\n" +
+    JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) +
+    "\n" +
+    JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) +
+    "\n";
+  const run = Bun.spawnSync(cmd, {
+    stdin: new TextEncoder().encode(input),
+    env: { PATH: process.env.PATH ?? "" },
+    timeout: 30_000,
+  });
+  const list = run.stdout
+    .toString()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .find((m) => m.id === 2);
   const names: string[] = list?.result?.tools?.map((t: { name: string }) => t.name) ?? [];
   const spec = ["list_buckets", "list_objects", "upload_file", "get_object", "create_bucket", "delete_bucket"];
-  if (!spec.every((n) => names.includes(n))) throw new Error(`${cmd.join(" ")}: tools/list did not answer the six spec tools (got ${names.join(", ")})`);
+  if (!spec.every((n) => names.includes(n)))
+    throw new Error(`${cmd.join(" ")}: tools/list did not answer the six spec tools (got ${names.join(", ")})`);
   return `${cmd.join(" ")}: ok`;
 };
 const hostTarget = `${process.platform}-${process.arch}`;
-if (targets.some((t) => t.name === hostTarget)) process.stderr.write(smoke([join(outDir, `stage-${hostTarget}`, "store-mcp-server")]) + "\n");
+if (targets.some((t) => t.name === hostTarget))
+  process.stderr.write(smoke([join(outDir, `stage-${hostTarget}`, "store-mcp-server")]) + "\n");
 const qemu = Bun.which("qemu-aarch64");
 if (qemu && targets.some((t) => t.name === "linux-arm64")) {
-  process.stderr.write(smoke([qemu, "-L", "/usr/aarch64-linux-gnu", join(outDir, "stage-linux-arm64", "store-mcp-server")]) + "\n");
+  process.stderr.write(
+    smoke([qemu, "-L", "/usr/aarch64-linux-gnu", join(outDir, "stage-linux-arm64", "store-mcp-server")]) + "\n",
+  );
 }
 for (const target of targets) rmSync(join(outDir, `stage-${target.name}`), { recursive: true, force: true });
-process.stderr.write(`wrote ${targets.length} archive(s), ${targets.length} bundle(s) and sha256sums.txt to ${outDir}/\n`);
+process.stderr.write(
+  `wrote ${targets.length} archive(s), ${targets.length} bundle(s) and sha256sums.txt to ${outDir}/\n`,
+);

@@ -51,7 +51,8 @@ export function renderFormula({ version, repo, sums }: FormulaInput): string {
   ];
   for (const os of ["macos", "linux"] as const) {
     lines.push(`  on_${os} do`);
-    for (const p of PLATFORMS.filter((p) => p.os === os)) lines.push(`    on_${p.cpu} do`, ...block(p.target), "    end");
+    for (const p of PLATFORMS.filter((p) => p.os === os))
+      lines.push(`    on_${p.cpu} do`, ...block(p.target), "    end");
     lines.push("  end", "");
   }
   lines.push(
@@ -68,11 +69,23 @@ export function renderFormula({ version, repo, sums }: FormulaInput): string {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({ options: { sums: { type: "string" }, version: { type: "string" }, repo: { type: "string" }, out: { type: "string" } } });
+  const { values } = parseArgs({
+    options: {
+      sums: { type: "string" },
+      version: { type: "string" },
+      repo: { type: "string" },
+      out: { type: "string" },
+    },
+  });
   if (!values.sums) throw new Error("--sums PATH (the release's sha256sums.txt) is required");
   const repoField = (pkg as { repository?: string }).repository ?? "";
-  const repo = values.repo ?? process.env.GITHUB_REPOSITORY ?? repoField.replace(/^github:|^https:\/\/github\.com\/|\.git$/g, "");
-  const formula = renderFormula({ version: values.version ?? pkg.version, repo, sums: await Bun.file(values.sums).text() });
+  const repo =
+    values.repo ?? process.env.GITHUB_REPOSITORY ?? repoField.replace(/^github:|^https:\/\/github\.com\/|\.git$/g, "");
+  const formula = renderFormula({
+    version: values.version ?? pkg.version,
+    repo,
+    sums: await Bun.file(values.sums).text(),
+  });
   const out = values.out ?? "Formula/store-mcp-server.rb";
   await Bun.write(out, formula);
   process.stderr.write(`wrote ${out}\n`);

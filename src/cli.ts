@@ -1,15 +1,15 @@
 #!/usr/bin/env bun
 import { defineCommand, runMain } from "citty";
-import { openAuditLog, type AuditLog } from "./runtime/audit.ts";
+import { selectionProblems, selectionWarning } from "./access/policy.ts";
 import { ARGS, cliOptionsFrom } from "./config/cli-options.ts";
 import { describeConfig, resolveConfig } from "./config/config.ts";
-import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
-import { SendLeases } from "./runtime/memory.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
-import { createLogger, type Logger } from "./runtime/log.ts";
-import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
-import { selectionProblems, selectionWarning } from "./access/policy.ts";
 import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "./mcp/offer.ts";
+import { type AuditLog, openAuditLog } from "./runtime/audit.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
+import { createLogger, type Logger } from "./runtime/log.ts";
+import { SendLeases } from "./runtime/memory.ts";
+import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
 import { EVERY_CARD } from "./tools/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -18,12 +18,16 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const { cli, errors: optionErrors } = cliOptionsFrom(rawArgs, args);
   const resolved = resolveConfig(cli, process.env);
   const errors = [...optionErrors, ...(resolved.ok ? [] : resolved.errors)];
-  const dirs = resolved.ok ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs) : { dirs: [], errors: [] };
+  const dirs = resolved.ok
+    ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs)
+    : { dirs: [], errors: [] };
   errors.push(...dirs.errors);
   if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, EVERY_CARD));
   if (!resolved.ok || errors.length > 0) {
     // Before any transport exists: stderr only, exit 1.
-    process.stderr.write(`${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`);
+    process.stderr.write(
+      `${SERVER_NAME}: cannot start, the configuration has ${errors.length} problem(s):\n${errors.map((e) => `  - ${scrubSecrets(e)}`).join("\n")}\nRun with --help for the options.\n`,
+    );
     process.exit(1);
   }
   const config = resolved.config;
@@ -38,29 +42,47 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
   if (config.transport === "http") {
-    const [{ startRemote }, { createStoreStorages }] = await Promise.all([import("./transports/remote.ts"), import("./storage/index.ts")]);
+    const [{ startRemote }, { createStoreStorages }] = await Promise.all([
+      import("./transports/remote.ts"),
+      import("./storage/index.ts"),
+    ]);
     startRemote(config, dirs.dirs, createStoreStorages(config), log, audit);
     return;
   }
-  const [{ StdioTransport }, { EarlyAnswers }, { createStoreStorages }] = await Promise.all([import("./transports/stdio.ts"), import("./transports/early-answers.ts"), import("./storage/index.ts")]);
+  const [{ StdioTransport }, { EarlyAnswers }, { createStoreStorages }] = await Promise.all([
+    import("./transports/stdio.ts"),
+    import("./transports/early-answers.ts"),
+    import("./storage/index.ts"),
+  ]);
   const calls = new CallTracker();
   const leases = new SendLeases();
   const options = serverOptions(config, dirs.dirs);
   const storages = createStoreStorages(config);
   // initialize and tools/list are answered before the SDK is loaded (early-answers.ts); it loads right after.
-  const stdio = new EarlyAnswers(new StdioTransport(log, process.stdin, process.stdout, undefined, leases), firstAnswers(options, storages), (method, ours, sdk) =>
-    log.error(`the answer given to ${method} before the SDK was loaded differs from the SDK's (please report this): ${ours.slice(0, 400)} vs ${sdk.slice(0, 400)}`),
+  const stdio = new EarlyAnswers(
+    new StdioTransport(log, process.stdin, process.stdout, undefined, leases),
+    firstAnswers(options, storages),
+    (method, ours, sdk) =>
+      log.error(
+        `the answer given to ${method} before the SDK was loaded differs from the SDK's (please report this): ${ours.slice(0, 400)} vs ${sdk.slice(0, 400)}`,
+      ),
   );
   let close = () => stdio.close();
   installShutdown(log, calls, () => close());
   await stdio.listen();
   log.info("ready on stdio");
   await stdio.sdkNeeded;
-  const [{ serveStdio }, { createServer }] = await Promise.all([import("@modelcontextprotocol/server/stdio"), import("./mcp/server.ts")]);
+  const [{ serveStdio }, { createServer }] = await Promise.all([
+    import("@modelcontextprotocol/server/stdio"),
+    import("./mcp/server.ts"),
+  ]);
   const deps = { ...storages, log, calls, leases, ...(audit ? { audit } : {}) };
   // One server for the connection, on the protocol its first message opens: 2025's initialize or a 2026-07-28 request
   // (the SDK builds a second one when a client probes with server/discover, then falls back to initialize).
-  const served = serveStdio(() => createServer(options, deps), { transport: stdio, onerror: (err) => log.debug(`stdio: ${scrubSecrets(err.message)}`) });
+  const served = serveStdio(() => createServer(options, deps), {
+    transport: stdio,
+    onerror: (err) => log.debug(`stdio: ${scrubSecrets(err.message)}`),
+  });
   close = () => served.close();
 }
 
@@ -70,7 +92,9 @@ function openAudit(target: string | undefined, required: boolean, log: Logger): 
   try {
     return openAuditLog(target, (message) => log.error(message), required);
   } catch (err) {
-    process.stderr.write(`${SERVER_NAME}: cannot start: the audit log ${target} cannot be opened for appending (${(err as Error).message}).\n`);
+    process.stderr.write(
+      `${SERVER_NAME}: cannot start: the audit log ${target} cannot be opened for appending (${(err as Error).message}).\n`,
+    );
     process.exit(1);
   }
 }
@@ -91,11 +115,17 @@ function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<v
   // SIGHUP too: a closing terminal sends it and the npm launcher forwards it; an uncleaned exit would leave a download's temp file.
   for (const signal of SHUTDOWN_SIGNALS) process.on(signal, () => void stop(signal));
   // A stray rejection (e.g. from a library's background work) must not end the server.
-  process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+  process.on("unhandledRejection", (reason) =>
+    log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`),
+  );
 }
 
 const main = defineCommand({
-  meta: { name: SERVER_NAME, version: SERVER_VERSION, description: "MCP server for S3-compatible object storage (stdio or HTTP transport)" },
+  meta: {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    description: "MCP server for S3-compatible object storage (stdio or HTTP transport)",
+  },
   args: ARGS,
   run: ({ rawArgs, args }) => start(rawArgs, args as Record<string, unknown>),
 });

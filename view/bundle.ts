@@ -9,9 +9,10 @@
  * package's build that defines Protocol, found in its index's re-exports; if
  * that is ever not found, the whole index is bundled as before.
  */
-import type { BunPlugin } from "bun";
+
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import type { BunPlugin } from "bun";
 
 const CLIENT = "@modelcontextprotocol/client";
 
@@ -33,7 +34,13 @@ function protocolOnly(): BunPlugin {
   };
 }
 
-const built = await Bun.build({ entrypoints: [resolve(import.meta.dir, "src/main.ts")], target: "browser", format: "iife", minify: true, plugins: [protocolOnly()] });
+const built = await Bun.build({
+  entrypoints: [resolve(import.meta.dir, "src/main.ts")],
+  target: "browser",
+  format: "iife",
+  minify: true,
+  plugins: [protocolOnly()],
+});
 if (!built.success) {
   for (const log of built.logs) console.error(log);
   process.exit(1);

@@ -7,12 +7,13 @@
  * peaks. Absolute times on these machines vary more between runs than the
  * regressions worth catching; ratios taken this way do not.
  */
-import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { median, procMemoryMb, writeRandomFile } from "./measure.ts";
 import { startServer } from "./server-session.ts";
-import { serverEnv, type Network, type Store } from "./transfers.ts";
+import { type Network, type Store, serverEnv } from "./transfers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const BUCKET = "bench-ab";
@@ -20,7 +21,9 @@ const BUCKET = "bench-ab";
 /** The other build's binary: `against` itself when it is a file, else the git ref compiled once (cached by commit). */
 export function buildAgainst(against: string): string {
   if (existsSync(against)) return resolve(against);
-  const sha = Bun.spawnSync(["git", "rev-parse", "--verify", `${against}^{commit}`], { cwd: ROOT }).stdout.toString().trim();
+  const sha = Bun.spawnSync(["git", "rev-parse", "--verify", `${against}^{commit}`], { cwd: ROOT })
+    .stdout.toString()
+    .trim();
   if (!sha) throw new Error(`BENCH_AGAINST=${against} is neither a file nor a git ref`);
   // Not under node_modules: Bun will not run a tree's build macros from there.
   const cache = join(ROOT, ".tmp", "bench-builds");
@@ -62,19 +65,41 @@ interface Shape {
   run(binary: string, net: Network): Promise<{ ms: number; peakMb: number }>;
 }
 
-export async function measureAb(a: string, b: string, store: Store & { endpoint: string }, networks: Network[], work: string, rounds: number): Promise<AbRow[]> {
+export async function measureAb(
+  a: string,
+  b: string,
+  store: Store & { endpoint: string },
+  networks: Network[],
+  work: string,
+  rounds: number,
+): Promise<AbRow[]> {
   const dir = join(work, "ab");
   mkdirSync(join(dir, "down"), { recursive: true });
-  const sdk = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: store.endpoint,
+    region: store.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
   writeRandomFile(join(dir, "f256.bin"), 256);
   await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: "tiny.csv", Body: "a,b\n1,x\n2,y\n" }));
   // Each run on a server of its own, with its own state directory: the kept-transfer records are written as users' are.
   const session = async (binary: string, net: Network, extra: Record<string, string> = {}) => {
     const state = join(dir, `state-${Math.random().toString(36).slice(2)}`);
-    return startServer(binary, { ...serverEnv(store, net), STORE_STATE_DIR: state, STORE_CALL_BUDGET_SECONDS: "0", ...extra }, dir);
+    return startServer(
+      binary,
+      { ...serverEnv(store, net), STORE_STATE_DIR: state, STORE_CALL_BUDGET_SECONDS: "0", ...extra },
+      dir,
+    );
   };
-  const timed = async (binary: string, net: Network, call: (s: Awaited<ReturnType<typeof session>>) => Promise<unknown>, extra?: Record<string, string>) => {
+  const timed = async (
+    binary: string,
+    net: Network,
+    call: (s: Awaited<ReturnType<typeof session>>) => Promise<unknown>,
+    extra?: Record<string, string>,
+  ) => {
     const s = await session(binary, net, extra);
     try {
       const started = performance.now();
@@ -85,23 +110,63 @@ export async function measureAb(a: string, b: string, store: Store & { endpoint:
     }
   };
   // Copies between stores: the same Ceph named a second time, so every byte goes through the server.
-  const twoStores = (net: Network) => ({ STORE_STORES: "other", STORE_OTHER_ENDPOINT_URL: net.endpoint, STORE_OTHER_ACCESS_KEY_ID: store.accessKeyId, STORE_OTHER_SECRET_ACCESS_KEY: store.secretAccessKey, STORE_OTHER_REGION: store.region });
+  const twoStores = (net: Network) => ({
+    STORE_STORES: "other",
+    STORE_OTHER_ENDPOINT_URL: net.endpoint,
+    STORE_OTHER_ACCESS_KEY_ID: store.accessKeyId,
+    STORE_OTHER_SECRET_ACCESS_KEY: store.secretAccessKey,
+    STORE_OTHER_REGION: store.region,
+  });
   const shapes: Shape[] = [
-    { name: "upload 256 MiB", run: (bin, net) => timed(bin, net, (s) => s.call("upload_file", { local_file_path: "f256.bin", bucket_name: BUCKET, object_key: "f256.bin" })) },
+    {
+      name: "upload 256 MiB",
+      run: (bin, net) =>
+        timed(bin, net, (s) =>
+          s.call("upload_file", { local_file_path: "f256.bin", bucket_name: BUCKET, object_key: "f256.bin" }),
+        ),
+    },
     {
       name: "download 256 MiB",
       run: (bin, net) => {
         rmSync(join(dir, "down", "f256.bin"), { force: true });
-        return timed(bin, net, (s) => s.call("get_object", { bucket_name: BUCKET, object_key: "f256.bin", mode: "download", local_path: "down/f256.bin" }));
+        return timed(bin, net, (s) =>
+          s.call("get_object", {
+            bucket_name: BUCKET,
+            object_key: "f256.bin",
+            mode: "download",
+            local_path: "down/f256.bin",
+          }),
+        );
       },
     },
-    { name: "copy 256 MiB between stores", run: (bin, net) => timed(bin, net, (s) => s.call("copy_object", { source_store: "other", source_bucket: BUCKET, source_key: "f256.bin", bucket_name: BUCKET, object_key: "copied.bin" }), twoStores(net)) },
+    {
+      name: "copy 256 MiB between stores",
+      run: (bin, net) =>
+        timed(
+          bin,
+          net,
+          (s) =>
+            s.call("copy_object", {
+              source_store: "other",
+              source_bucket: BUCKET,
+              source_key: "f256.bin",
+              bucket_name: BUCKET,
+              object_key: "copied.bin",
+            }),
+          twoStores(net),
+        ),
+    },
     {
       name: "query, 12 small ones after the first",
       run: (bin, net) =>
         timed(bin, net, async (s) => {
           await s.call("query_objects", { bucket_name: BUCKET, keys: ["tiny.csv"], sql: "SELECT 1" });
-          for (let i = 0; i < 12; i++) await s.call("query_objects", { bucket_name: BUCKET, keys: ["tiny.csv"], sql: "SELECT count(*) AS n, max(b) FROM objects" });
+          for (let i = 0; i < 12; i++)
+            await s.call("query_objects", {
+              bucket_name: BUCKET,
+              keys: ["tiny.csv"],
+              sql: "SELECT count(*) AS n, max(b) FROM objects",
+            });
         }),
     },
   ];
@@ -131,7 +196,16 @@ export async function measureAb(a: string, b: string, store: Store & { endpoint:
         aPeak = Math.max(aPeak, ra.peakMb);
         bPeak = Math.max(bPeak, rb.peakMb);
       }
-      rows.push({ network: net.name, shape: shape.name, ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)], aMs: median(as), bMs: median(bs), aPeakMb: aPeak, bPeakMb: bPeak });
+      rows.push({
+        network: net.name,
+        shape: shape.name,
+        ratio: median(ratios),
+        spread: [Math.min(...ratios), Math.max(...ratios)],
+        aMs: median(as),
+        bMs: median(bs),
+        aPeakMb: aPeak,
+        bPeakMb: bPeak,
+      });
       process.stderr.write(`bench: ab ${net.name} ${shape.name}: B/A ${median(ratios).toFixed(2)}\n`);
     }
   }
@@ -148,7 +222,10 @@ export function abReport(rows: AbRow[], against: string, rounds: number): string
     "",
     "| network | shape | B/A (spread) | A | B | A peak | B peak |",
     "|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`,
+    ),
     "",
   ].join("\n");
 }

@@ -14,7 +14,11 @@ process.stdin.on("data", (chunk: Buffer) => {
     const msg = JSON.parse(buffer.slice(0, nl));
     buffer = buffer.slice(nl + 1);
     if (msg.method === "initialize") {
-      reply(msg.id, { protocolVersion: msg.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "floor", version: "0" } });
+      reply(msg.id, {
+        protocolVersion: msg.params.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: "floor", version: "0" },
+      });
     } else if (msg.method === "tools/list") {
       reply(msg.id, { tools: [{ name: "hello", inputSchema: { type: "object" } }] });
     }

@@ -8,25 +8,42 @@
  * BENCH_ONLY=team for a team's load on a remote deployment (team-load.ts),
  * BENCH_ONLY=ab with BENCH_AGAINST=<binary or git ref> for this tree against another build, alternating (ab.ts).
  */
-import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { compile } from "../lib/compile.ts";
 import { startCephRgw } from "../s3/local-servers.ts";
-import { coldStarts, fourMoreStores } from "./cold-start.ts";
-import { median, procMemoryMb, timedCommand, timeRuns, writeRandomFile } from "./measure.ts";
-import { writeReport, type Figures, type ReadFigures } from "./report.ts";
-import { measureRemoteLoad } from "./remote-load.ts";
-import { startServer } from "./server-session.ts";
-import { AWS_CLI, measureBudgets, measureTransfer, rcloneEnv, serverEnv, type Network, type TransferFigures } from "./transfers.ts";
-import { startWanProxy } from "./wan-proxy.ts";
-import { bulkReport, makeBulkTree, measureBulkTransfers, measureScans, seedKeys, type BulkRow, type ScanRow } from "./bulk.ts";
-import { measureStoreCopies, seedSource, SOURCE_PART_MIB, type StoreCopyRow } from "./stores.ts";
-import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
-import { lookReport, measureLook, seedLook, type LookRow } from "./look.ts";
 import { abReport, buildAgainst, measureAb } from "./ab.ts";
-import { latencyReport, measureQuery, measureQueryLatency, queryReport, seedQuery, type QueryRow } from "./query.ts";
+import {
+  type BulkRow,
+  bulkReport,
+  makeBulkTree,
+  measureBulkTransfers,
+  measureScans,
+  type ScanRow,
+  seedKeys,
+} from "./bulk.ts";
+import { coldStarts, fourMoreStores } from "./cold-start.ts";
+import { type LookRow, lookReport, measureLook, seedLook } from "./look.ts";
+import { median, procMemoryMb, timedCommand, timeRuns, writeRandomFile } from "./measure.ts";
+import { latencyReport, measureQuery, measureQueryLatency, type QueryRow, queryReport, seedQuery } from "./query.ts";
+import { measureRemoteLoad } from "./remote-load.ts";
+import { type Figures, type ReadFigures, writeReport } from "./report.ts";
+import { startServer } from "./server-session.ts";
+import { measureStoreCopies, SOURCE_PART_MIB, type StoreCopyRow, seedSource } from "./stores.ts";
+import { measureCrowd, measureFailover, measureReplicatedCrowd, teamReport } from "./team-load.ts";
+import {
+  AWS_CLI,
+  measureBudgets,
+  measureTransfer,
+  type Network,
+  rcloneEnv,
+  serverEnv,
+  type TransferFigures,
+} from "./transfers.ts";
+import { startWanProxy } from "./wan-proxy.ts";
 
 const root = resolve(import.meta.dir, "../..");
 const quick = process.env.BENCH_QUICK === "1";
@@ -45,9 +62,30 @@ const floorBinary = join(work, "floor");
 const nodeBundle = join(work, "server.mjs");
 log("building the server, the floor binary and the Node bundle");
 await compile({ outfile: binary });
-await build(["build", "--compile", "--minify", "--bytecode", "--format=esm", join(import.meta.dir, "floor-server.ts"), "--outfile", floorBinary]);
+await build([
+  "build",
+  "--compile",
+  "--minify",
+  "--bytecode",
+  "--format=esm",
+  join(import.meta.dir, "floor-server.ts"),
+  "--outfile",
+  floorBinary,
+]);
 // The query engine stays out of the Node bundle (its bindings pick a platform package at run time; the bundle starts, lists and transfers).
-await build(["build", "--target=node", "--format=esm", "--minify", "--external", "@duckdb/node-api", "--external", "bun:sqlite", join(root, "src/cli.ts"), "--outfile", nodeBundle]);
+await build([
+  "build",
+  "--target=node",
+  "--format=esm",
+  "--minify",
+  "--external",
+  "@duckdb/node-api",
+  "--external",
+  "bun:sqlite",
+  join(root, "src/cli.ts"),
+  "--outfile",
+  nodeBundle,
+]);
 
 log("starting Ceph RGW and the WAN model in front of it");
 const s3 = await startCephRgw();
@@ -59,14 +97,32 @@ try {
   ];
   const loopback = networks[0]!;
   if (onlyBulk || onlyStores || onlyTeam || onlyBudget || onlyStart || onlyLook || onlyAb) {
-    await (onlyBulk ? benchBulk(networks) : onlyStores ? benchStores(networks) : onlyBudget ? benchBudget(networks) : onlyStart ? benchStart(networks) : onlyLook ? benchLook(networks) : onlyAb ? benchAb(networks) : benchTeam());
+    await (onlyBulk
+      ? benchBulk(networks)
+      : onlyStores
+        ? benchStores(networks)
+        : onlyBudget
+          ? benchBudget(networks)
+          : onlyStart
+            ? benchStart(networks)
+            : onlyLook
+              ? benchLook(networks)
+              : onlyAb
+                ? benchAb(networks)
+                : benchTeam());
     // process.exit skips the finally below: stop Ceph here (it was left running, holding 12 GB, before).
     await wan.stop();
     await s3.stop();
     rmSync(work, { recursive: true, force: true });
     process.exit(0);
   }
-  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   for (const b of ["bench", "bench-list", "bench-list-1k"]) await sdk.send(new CreateBucketCommand({ Bucket: b }));
 
   const figures: Figures = { quick, transfers: [], reads: [], wan: wan.model } as unknown as Figures;
@@ -92,11 +148,19 @@ try {
   // The WAN model moves 1 GiB in ~7 s, so a 20 s budget never fires there: 2 s makes every call hand back mid-transfer.
   log("a call budget through the WAN model: 20 s and 2 s against none");
   const budgetSize = quick ? 256 : 1024;
-  figures.budget = await measureBudgets({ binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 }, networks[1]!, `f${budgetSize}.bin`, budgetSize, [0, 20, 2]);
+  figures.budget = await measureBudgets(
+    { binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 },
+    networks[1]!,
+    `f${budgetSize}.bin`,
+    budgetSize,
+    [0, 20, 2],
+  );
 
   log("ranged reads and listings");
   writeRandomFile(join(dir, "f1.bin"), 1);
-  await sdk.send(new PutObjectCommand({ Bucket: "bench", Key: "one.bin", Body: await Bun.file(join(dir, "f1.bin")).bytes() }));
+  await sdk.send(
+    new PutObjectCommand({ Bucket: "bench", Key: "one.bin", Body: await Bun.file(join(dir, "f1.bin")).bytes() }),
+  );
   await seedListing(sdk);
   for (const net of networks) figures.reads.push(await measureReads(net, dir));
 
@@ -118,9 +182,19 @@ try {
 
 /** A team's load on one deployment (team-load.ts): 100 × 20 over HTTP against stdio, 1,000 people at once, a replica stopped under load; writes results-team.md. */
 async function benchTeam(): Promise<void> {
-  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: "bench-team" }));
-  await Promise.all(Array.from({ length: 100 }, (_, i) => sdk.send(new PutObjectCommand({ Bucket: "bench-team", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" }))));
+  await Promise.all(
+    Array.from({ length: 100 }, (_, i) =>
+      sdk.send(new PutObjectCommand({ Bucket: "bench-team", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })),
+    ),
+  );
   const env = serverEnv(s3, { name: "loopback", endpoint: s3.endpoint });
   const dir = join(work, "team");
   mkdirSync(dir, { recursive: true });
@@ -145,7 +219,10 @@ async function benchAb(networks: Network[]): Promise<void> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
   log(`A/B: this tree against ${against}, ${rounds} rounds a shape`);
   const text = abReport(await measureAb(binary, other, s3, networks, work, rounds), against, rounds);
-  writeFileSync(join(import.meta.dir, "results-ab.md"), `# A/B results\n\nMeasured ${new Date().toISOString().slice(0, 10)}.\n${text}`);
+  writeFileSync(
+    join(import.meta.dir, "results-ab.md"),
+    `# A/B results\n\nMeasured ${new Date().toISOString().slice(0, 10)}.\n${text}`,
+  );
   process.stdout.write(text);
 }
 
@@ -163,7 +240,12 @@ async function benchLook(networks: Network[]): Promise<void> {
   for (const net of networks) queries.push(...(await measureQuery(binary, s3, net, join(dir, "query"), sizes)));
   // BENCH_QUERY_AGAINST=<another build's binary>: its query latency measured alternately with this one's.
   const against = process.env.BENCH_QUERY_AGAINST;
-  const latency = await measureQueryLatency([{ name: "this build", binary }, ...(against ? [{ name: against, binary: against }] : [])], s3, networks[0]!, join(dir, "query"));
+  const latency = await measureQueryLatency(
+    [{ name: "this build", binary }, ...(against ? [{ name: against, binary: against }] : [])],
+    s3,
+    networks[0]!,
+    join(dir, "query"),
+  );
   const text = lookReport(rows, await describeMachine()) + queryReport(queries) + latencyReport(latency);
   writeFileSync(join(import.meta.dir, "results-look.md"), text);
   process.stdout.write(text);
@@ -173,8 +255,20 @@ async function benchLook(networks: Network[]): Promise<void> {
 /** Copies between stores (issue #26): from the second Ceph user's store into the first's, against rclone; writes results-stores.md. */
 async function benchStores(networks: Network[]): Promise<void> {
   const other = s3.other!;
-  const otherSdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: other, requestChecksumCalculation: "WHEN_REQUIRED" });
-  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const otherSdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: other,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: "bench-stores-dst" }));
   const bigMiB = quick ? 256 : 1024;
   log(`stores: seeding the second store with ${bigMiB} MiB and 2,000 small objects`);
@@ -184,9 +278,33 @@ async function benchStores(networks: Network[]): Promise<void> {
   const [loopback, wanNet] = networks as [Network, Network];
   const rows: StoreCopyRow[] = [];
   log("copies between stores, loopback");
-  rows.push(...(await measureStoreCopies(binary, s3, other, loopback, loopback, "bench-stores-src", "bench-stores-dst", dir, "loopback")));
+  rows.push(
+    ...(await measureStoreCopies(
+      binary,
+      s3,
+      other,
+      loopback,
+      loopback,
+      "bench-stores-src",
+      "bench-stores-dst",
+      dir,
+      "loopback",
+    )),
+  );
   log("copies between stores, the source behind the WAN model");
-  rows.push(...(await measureStoreCopies(binary, s3, other, wanNet, loopback, "bench-stores-src", "bench-stores-dst", dir, "wan-source")));
+  rows.push(
+    ...(await measureStoreCopies(
+      binary,
+      s3,
+      other,
+      wanNet,
+      loopback,
+      "bench-stores-src",
+      "bench-stores-dst",
+      dir,
+      "wan-source",
+    )),
+  );
   const lines = [
     "# Copies between stores: results",
     "",
@@ -194,7 +312,10 @@ async function benchStores(networks: Network[]): Promise<void> {
     "",
     "| network | job | ours | peak RSS | rclone | rclone ÷ ours |",
     "|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.network} | ${r.job}${r.job === "one large object" ? ` (${bigMiB} MiB, one PutObject)` : r.job === "one large object in parts" ? ` (${bigMiB} MiB, ${bigMiB / SOURCE_PART_MIB} parts of ${SOURCE_PART_MIB} MiB)` : " (2,000)"} | ${(r.oursMs / 1000).toFixed(1)} s | ${Math.round(r.peakMb)} MB | ${(r.rcloneMs / 1000).toFixed(1)} s | ${(r.rcloneMs / r.oursMs).toFixed(2)}× |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.network} | ${r.job}${r.job === "one large object" ? ` (${bigMiB} MiB, one PutObject)` : r.job === "one large object in parts" ? ` (${bigMiB} MiB, ${bigMiB / SOURCE_PART_MIB} parts of ${SOURCE_PART_MIB} MiB)` : " (2,000)"} | ${(r.oursMs / 1000).toFixed(1)} s | ${Math.round(r.peakMb)} MB | ${(r.rcloneMs / 1000).toFixed(1)} s | ${(r.rcloneMs / r.oursMs).toFixed(2)}× |`,
+    ),
     "",
   ];
   const report = lines.join("\n");
@@ -203,7 +324,13 @@ async function benchStores(networks: Network[]): Promise<void> {
 }
 
 async function benchBulk(networks: Network[]): Promise<void> {
-  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: "bench-bulk" }));
   await sdk.send(new CreateBucketCommand({ Bucket: "bench-scan" }));
   const bulkDir = join(work, "bulk");
@@ -230,7 +357,8 @@ async function measureReads(net: Network, dir: string): Promise<ReadFigures> {
   const server = await startServer(binary, serverEnv(s3, net), dir);
   try {
     const reads = quick ? 5 : 15;
-    const readFirstMiB = (key: string) => () => server.call("get_object", { bucket_name: "bench", object_key: key, max_content_size: 1_048_576 }).then(() => {});
+    const readFirstMiB = (key: string) => () =>
+      server.call("get_object", { bucket_name: "bench", object_key: key, max_content_size: 1_048_576 }).then(() => {});
     await readFirstMiB("one.bin")();
     const lists = quick ? 3 : 7;
     const rclone = rcloneEnv(s3, net);
@@ -238,10 +366,19 @@ async function measureReads(net: Network, dir: string): Promise<ReadFigures> {
       network: net.name,
       rangedBigMs: median(await timeRuns(reads, readFirstMiB(`ours-${net.name}-256.bin`))),
       rangedSmallMs: median(await timeRuns(reads, readFirstMiB("one.bin"))),
-      listPageMs: median(await timeRuns(lists, async () => void (await server.call("list_objects", { bucket_name: "bench-list", max_keys: 1000 })))),
+      listPageMs: median(
+        await timeRuns(
+          lists,
+          async () => void (await server.call("list_objects", { bucket_name: "bench-list", max_keys: 1000 })),
+        ),
+      ),
       listAllMs: median(await timeRuns(lists, () => pageThrough(server.call, "bench-list"))),
-      rcloneList1kMs: median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list-1k"], rclone)))),
-      rcloneList10kMs: median(await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list"], rclone)))),
+      rcloneList1kMs: median(
+        await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list-1k"], rclone))),
+      ),
+      rcloneList10kMs: median(
+        await timeRuns(lists, async () => void (await timedCommand(["rclone", "lsf", "bench:bench-list"], rclone))),
+      ),
     };
   } finally {
     await server.close();
@@ -256,19 +393,36 @@ async function build(args: string[]): Promise<void> {
 /** 10,000 keys in bench-list and 1,000 in bench-list-1k, 32 PUTs at a time. */
 async function seedListing(sdk: S3Client): Promise<void> {
   const puts: (() => Promise<unknown>)[] = [];
-  for (let i = 0; i < 10_000; i++) puts.push(() => sdk.send(new PutObjectCommand({ Bucket: "bench-list", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })));
-  for (let i = 0; i < 1_000; i++) puts.push(() => sdk.send(new PutObjectCommand({ Bucket: "bench-list-1k", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })));
+  for (let i = 0; i < 10_000; i++)
+    puts.push(() =>
+      sdk.send(new PutObjectCommand({ Bucket: "bench-list", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" })),
+    );
+  for (let i = 0; i < 1_000; i++)
+    puts.push(() =>
+      sdk.send(
+        new PutObjectCommand({ Bucket: "bench-list-1k", Key: `obj-${String(i).padStart(5, "0")}.txt`, Body: "x" }),
+      ),
+    );
   let next = 0;
-  await Promise.all(Array.from({ length: 32 }, async () => {
-    while (next < puts.length) await puts[next++]!();
-  }));
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < puts.length) await puts[next++]!();
+    }),
+  );
 }
 
-async function pageThrough(call: (name: string, args: Record<string, unknown>) => Promise<{ structuredContent?: Record<string, any> }>, bucket: string): Promise<void> {
+async function pageThrough(
+  call: (name: string, args: Record<string, unknown>) => Promise<{ structuredContent?: Record<string, any> }>,
+  bucket: string,
+): Promise<void> {
   let token: string | undefined;
   let seen = 0;
   do {
-    const page = await call("list_objects", { bucket_name: bucket, max_keys: 1000, ...(token ? { continuation_token: token } : {}) });
+    const page = await call("list_objects", {
+      bucket_name: bucket,
+      max_keys: 1000,
+      ...(token ? { continuation_token: token } : {}),
+    });
     seen += page.structuredContent?.objects.length ?? 0;
     token = page.structuredContent?.next_continuation_token ?? undefined;
   } while (token);
@@ -280,7 +434,8 @@ async function describeMachine(): Promise<string> {
   const memGb = Math.round(Number((await Bun.file("/proc/meminfo").text()).match(/MemTotal:\s+(\d+)/)?.[1]) / 2 ** 20);
   const os = (await Bun.file("/etc/os-release").text()).match(/PRETTY_NAME="(.+)"/)?.[1] ?? process.platform;
   // The reference CLIs are installed by `provision.sh bench`; a partial run (BENCH_ONLY) may go without them.
-  const versionOf = (cmd: string[]) => (Bun.which(cmd[0]!) ? Bun.spawnSync(cmd).stdout.toString() : `${cmd[0]} not installed`);
+  const versionOf = (cmd: string[]) =>
+    Bun.which(cmd[0]!) ? Bun.spawnSync(cmd).stdout.toString() : `${cmd[0]} not installed`;
   const rclone = versionOf(["rclone", "version"]).split("\n")[0];
   const node = versionOf(["node", "--version"]).trim();
   const ceph = versionOf(["ceph", "--version"]).match(/version ([\d.]+)/)?.[1];
@@ -292,14 +447,25 @@ export type { TransferFigures };
 
 /** Only the call budget's figures (BENCH_ONLY=budget): the rows the full report has for it, printed. */
 async function benchBudget(networks: Network[]): Promise<void> {
-  const sdk = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+  const sdk = new S3Client({
+    endpoint: s3.endpoint,
+    region: s3.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: "bench" }));
   const dir = join(work, "files");
   mkdirSync(join(dir, "down"), { recursive: true });
   const size = quick ? 256 : 1024;
   writeRandomFile(join(dir, `f${size}.bin`), size);
   log(`a call budget through the WAN model: ${size} MiB, 20 s and 2 s against none`);
-  const budget = await measureBudgets({ binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 }, networks[1]!, `f${size}.bin`, size, [0, 20, 2]);
+  const budget = await measureBudgets(
+    { binary, store: s3, bucket: "bench", dir, runs: quick ? 1 : 3 },
+    networks[1]!,
+    `f${size}.bin`,
+    size,
+    [0, 20, 2],
+  );
   process.stdout.write(JSON.stringify(budget, null, 1) + "\n");
 }
 
@@ -314,18 +480,31 @@ async function measureStart(figures: Figures, plainEnv: Record<string, string>, 
   // A 2026-07-28 client's start (server/discover, then tools/list): the SDK answers it, loaded first.
   figures.coldStartModernMs = (await coldStarts([[binary]], plainEnv, starts, true))[0]!;
   // One store against five (the default plus four of the environment form), both started through env(1).
-  const [oneStore, fiveStores] = await coldStarts([["env", binary], ["env", ...fourMoreStores(s3.endpoint), binary]], plainEnv, starts);
+  const [oneStore, fiveStores] = await coldStarts(
+    [
+      ["env", binary],
+      ["env", ...fourMoreStores(s3.endpoint), binary],
+    ],
+    plainEnv,
+    starts,
+  );
   figures.coldStartOneStoreMs = oneStore!;
   figures.coldStartFiveStoresMs = fiveStores!;
   figures.binaryMb = statSync(binary).size / 2 ** 20;
   figures.floorBinaryMb = statSync(floorBinary).size / 2 ** 20;
   // The reference CLIs' own start-up, shown beside their transfer times (which include it).
   // (Not for BENCH_ONLY=start, which needs no reference CLI installed.)
-  if (!onlyStart) figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
+  if (!onlyStart)
+    figures.rcloneStartMs = median(await timeRuns(5, async () => void (await timedCommand(["rclone", "version"]))));
   // `--version` is answered before the CLI's modules load (src/main.ts): beside a compiled program that prints a line.
-  figures.versionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([binary, "--version"]))));
-  figures.floorVersionMs = median(await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([floorBinary, "--version"]))));
-  if (!onlyStart) figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
+  figures.versionMs = median(
+    await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([binary, "--version"]))),
+  );
+  figures.floorVersionMs = median(
+    await timeRuns(quick ? 5 : 15, async () => void (await timedCommand([floorBinary, "--version"]))),
+  );
+  if (!onlyStart)
+    figures.awsStartMs = median(await timeRuns(5, async () => void (await timedCommand([AWS_CLI, "--version"]))));
 
   log("idle memory, tools/list size");
   const idle = await startServer(binary, serverEnv(s3, loopback), work, ["--allow-delete", "--allow-admin"]);
@@ -337,12 +516,15 @@ async function measureStart(figures: Figures, plainEnv: Record<string, string>, 
   const plain = await startServer(binary, serverEnv(s3, loopback), work, []);
   figures.toolsListDefaultBytes = plain.toolsListBytes;
   await plain.close();
-
 }
 
 /** Only the start-up figures (BENCH_ONLY=start), printed. */
 async function benchStart(networks: Network[]): Promise<void> {
   const figures = {} as Figures;
-  await measureStart(figures, { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, networks[0]!) }, networks[0]!);
+  await measureStart(
+    figures,
+    { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, networks[0]!) },
+    networks[0]!,
+  );
   process.stdout.write(JSON.stringify(figures, null, 1) + "\n");
 }

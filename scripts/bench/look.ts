@@ -7,13 +7,14 @@
  * Writes scripts/bench/results-look.md.
  *   BENCH_ONLY=look bun scripts/bench/index.ts   (this part alone)
  */
-import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { median, procMemoryMb, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
-import { AWS_CLI, rcloneEnv, serverEnv, type Network, type Store } from "./transfers.ts";
+import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
 export interface LookRow {
   network: string;
@@ -45,7 +46,13 @@ function logText(bytes: number, every: number, seed: number): string {
 }
 
 export async function seedLook(store: Store & { endpoint: string }): Promise<number> {
-  const sdk = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: store.endpoint,
+    region: store.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
   let expected = 0;
   const count = (text: string) => text.split(NEEDLE).length - 1;
@@ -54,19 +61,41 @@ export async function seedLook(store: Store & { endpoint: string }): Promise<num
     // One small object in ten names the needle (once or twice): every match fits in one answer.
     const text = logText(1024 + ((i * 977) % 7168), i % 10 === 0 ? 50 : 1e9, i + 1);
     expected += count(text);
-    puts.push(() => sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: `logs/app-${i % 20}/part-${String(i).padStart(4, "0")}.log`, Body: text })));
+    puts.push(() =>
+      sdk.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: `logs/app-${i % 20}/part-${String(i).padStart(4, "0")}.log`,
+          Body: text,
+        }),
+      ),
+    );
   }
   for (let i = 0; i < LOGS; i++) {
     const text = logText(LOG_MIB * 2 ** 20, 5000, 1000 + i);
     expected += count(text);
     const gz = i >= LOGS - 2;
-    puts.push(() => sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: `logs/big-${i}.log${gz ? ".gz" : ""}`, Body: gz ? gzipSync(text) : text })));
+    puts.push(() =>
+      sdk.send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: `logs/big-${i}.log${gz ? ".gz" : ""}`,
+          Body: gz ? gzipSync(text) : text,
+        }),
+      ),
+    );
   }
   for (let at = 0; at < puts.length; at += 32) await Promise.all(puts.slice(at, at + 32).map((p) => p()));
   return expected;
 }
 
-export async function measureLook(binary: string, store: Store, net: Network, work: string, expected: number): Promise<LookRow> {
+export async function measureLook(
+  binary: string,
+  store: Store,
+  net: Network,
+  work: string,
+  expected: number,
+): Promise<LookRow> {
   const ours: number[] = [];
   let peak = 0;
   let matches = 0;
@@ -74,10 +103,18 @@ export async function measureLook(binary: string, store: Store, net: Network, wo
     const server = await startServer(binary, serverEnv(store, net), work);
     try {
       const started = performance.now();
-      const got = await server.call("search_objects", { bucket_name: BUCKET, prefix: "logs/", pattern: NEEDLE, max_matches: 1000 });
+      const got = await server.call("search_objects", {
+        bucket_name: BUCKET,
+        prefix: "logs/",
+        pattern: NEEDLE,
+        max_matches: 1000,
+      });
       ours.push(performance.now() - started);
       matches = got.structuredContent!.matches.length;
-      if (got.structuredContent!.truncated || matches !== Math.min(expected, 1000)) throw new Error(`search_objects found ${matches} (truncated ${got.structuredContent!.truncated}), expected ${expected}`);
+      if (got.structuredContent!.truncated || matches !== Math.min(expected, 1000))
+        throw new Error(
+          `search_objects found ${matches} (truncated ${got.structuredContent!.truncated}), expected ${expected}`,
+        );
       peak = Math.max(peak, procMemoryMb(server.pid, "VmHWM"));
     } finally {
       await server.close();
@@ -85,7 +122,13 @@ export async function measureLook(binary: string, store: Store, net: Network, wo
   }
   const awsConfig = join(work, "aws-look.cfg");
   writeFileSync(awsConfig, "[default]\ns3 =\n  max_concurrent_requests = 32\n");
-  const awsEnv = { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_DEFAULT_REGION: store.region, AWS_CONFIG_FILE: awsConfig, AWS_EC2_METADATA_DISABLED: "true" };
+  const awsEnv = {
+    AWS_ACCESS_KEY_ID: store.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
+    AWS_DEFAULT_REGION: store.region,
+    AWS_CONFIG_FILE: awsConfig,
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
   let greps = 0;
   const downloadAndGrep = async (download: (dir: string) => Promise<number>) => {
     const times: number[] = [];
@@ -95,7 +138,10 @@ export async function measureLook(binary: string, store: Store, net: Network, wo
       mkdirSync(dir, { recursive: true });
       const started = performance.now();
       await download(dir);
-      const grep = Bun.spawn(["sh", "-c", `grep -rn --exclude='*.gz' -e "$0" . ; find . -name '*.gz' -exec zgrep -n -e "$0" {} +`, NEEDLE], { cwd: dir, stdout: "pipe", stderr: "ignore" });
+      const grep = Bun.spawn(
+        ["sh", "-c", `grep -rn --exclude='*.gz' -e "$0" . ; find . -name '*.gz' -exec zgrep -n -e "$0" {} +`, NEEDLE],
+        { cwd: dir, stdout: "pipe", stderr: "ignore" },
+      );
       const out = await new Response(grep.stdout).text();
       await grep.exited;
       times.push(performance.now() - started);
@@ -105,8 +151,18 @@ export async function measureLook(binary: string, store: Store, net: Network, wo
     if (greps !== expected) throw new Error(`download + grep found ${greps}, expected ${expected}`);
     return median(times);
   };
-  const awsMs = await downloadAndGrep((dir) => timedCommand([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "sync", `s3://${BUCKET}/logs/`, dir, "--only-show-errors"], awsEnv));
-  const rcloneMs = await downloadAndGrep((dir) => timedCommand(["rclone", "copy", `bench:${BUCKET}/logs`, dir, "--transfers", "32", "--checkers", "32"], rcloneEnv(store, net)));
+  const awsMs = await downloadAndGrep((dir) =>
+    timedCommand(
+      [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "sync", `s3://${BUCKET}/logs/`, dir, "--only-show-errors"],
+      awsEnv,
+    ),
+  );
+  const rcloneMs = await downloadAndGrep((dir) =>
+    timedCommand(
+      ["rclone", "copy", `bench:${BUCKET}/logs`, dir, "--transfers", "32", "--checkers", "32"],
+      rcloneEnv(store, net),
+    ),
+  );
   return { network: net.name, oursMs: median(ours), oursPeakMb: peak, matches, awsMs, rcloneMs, greps };
 }
 

@@ -33,7 +33,11 @@ export async function timeRuns(runs: number, once: (i: number) => Promise<void>)
 export async function timedCommand(cmd: string[], env: Record<string, string> = {}): Promise<number> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("AWS_")));
   const started = performance.now();
-  const proc = Bun.spawn(cmd, { stdout: "ignore", stderr: "pipe", env: { ...base, RCLONE_CONFIG: "/dev/null", ...env } });
+  const proc = Bun.spawn(cmd, {
+    stdout: "ignore",
+    stderr: "pipe",
+    env: { ...base, RCLONE_CONFIG: "/dev/null", ...env },
+  });
   const code = await proc.exited;
   const took = performance.now() - started;
   if (code !== 0) throw new Error(`${cmd.join(" ")} failed (${code}): ${await new Response(proc.stderr).text()}`);

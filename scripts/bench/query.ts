@@ -7,18 +7,20 @@
  * from the store (a Parquet object: its footer and the columns the query
  * needs) and the server's peak RSS. Appended to results-look.md.
  */
-import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { DuckDBInstance } from "@duckdb/node-api";
+
 import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
 import { median, procMemoryMb, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
-import { AWS_CLI, rcloneEnv, serverEnv, type Network, type Store } from "./transfers.ts";
+import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
 const BUCKET = "bench-query";
 const CSV_MB = 200;
 const RUNS = 3;
-const SQL = "SELECT status, count(*) AS n, round(avg(ms), 3) AS avg_ms, max(bytes) AS max_bytes FROM objects GROUP BY status ORDER BY status";
+const SQL =
+  "SELECT status, count(*) AS n, round(avg(ms), 3) AS avg_ms, max(bytes) AS max_bytes FROM objects GROUP BY status ORDER BY status";
 
 export interface QueryRow {
   network: string;
@@ -32,7 +34,10 @@ export interface QueryRow {
 }
 
 /** Writes the CSV (~200 MB of access-log rows) and DuckDB's Parquet form of it, and puts both. */
-export async function seedQuery(store: Store & { endpoint: string }, work: string): Promise<{ csv: number; parquet: number }> {
+export async function seedQuery(
+  store: Store & { endpoint: string },
+  work: string,
+): Promise<{ csv: number; parquet: number }> {
   mkdirSync(work, { recursive: true });
   const csv = join(work, "access.csv");
   const parquet = join(work, "access.parquet");
@@ -44,17 +49,36 @@ export async function seedQuery(store: Store & { endpoint: string }, work: strin
       `(i * 37 % 2000) AS ms, (i * 104729 % 1000000) AS bytes, '/api/items/' || (i % 100000)::VARCHAR AS path FROM range(${rows}) t(i)) TO '${csv}' (HEADER)`,
   );
   await duck.run(`COPY (SELECT * FROM read_csv('${csv}')) TO '${parquet}' (FORMAT parquet)`);
-  const sdk = new S3Client({ endpoint: store.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey }, requestChecksumCalculation: "WHEN_REQUIRED" });
+  const sdk = new S3Client({
+    endpoint: store.endpoint,
+    region: store.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+    requestChecksumCalculation: "WHEN_REQUIRED",
+  });
   await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
-  for (const [key, file] of [["access.csv", csv], ["access.parquet", parquet]] as const) await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(file) }));
+  for (const [key, file] of [
+    ["access.csv", csv],
+    ["access.parquet", parquet],
+  ] as const)
+    await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: readFileSync(file) }));
   await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: "tiny.csv", Body: "a,b\n1,x\n2,y\n" }));
   return { csv: statSync(csv).size, parquet: statSync(parquet).size };
 }
 
-export async function measureQuery(binary: string, store: Store, net: Network, work: string, sizes: { csv: number; parquet: number }): Promise<QueryRow[]> {
+export async function measureQuery(
+  binary: string,
+  store: Store,
+  net: Network,
+  work: string,
+  sizes: { csv: number; parquet: number },
+): Promise<QueryRow[]> {
   const script = join(import.meta.dir, "duckdb-local.ts");
   const out: QueryRow[] = [];
-  for (const [format, key] of [["CSV", "access.csv"], ["Parquet", "access.parquet"]] as const) {
+  for (const [format, key] of [
+    ["CSV", "access.csv"],
+    ["Parquet", "access.parquet"],
+  ] as const) {
     const ours: number[] = [];
     let peak = 0;
     let bytesRead = 0;
@@ -77,8 +101,18 @@ export async function measureQuery(binary: string, store: Store, net: Network, w
     const local = join(work, `copy-${key}`);
     const download = async (how: "aws" | "rclone") => {
       rmSync(local, { force: true });
-      const env = { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_DEFAULT_REGION: store.region, AWS_EC2_METADATA_DISABLED: "true" };
-      return how === "aws" ? timedCommand([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${BUCKET}/${key}`, local, "--only-show-errors"], env) : timedCommand(["rclone", "copyto", `bench:${BUCKET}/${key}`, local], rcloneEnv(store, net));
+      const env = {
+        AWS_ACCESS_KEY_ID: store.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
+        AWS_DEFAULT_REGION: store.region,
+        AWS_EC2_METADATA_DISABLED: "true",
+      };
+      return how === "aws"
+        ? timedCommand(
+            [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${BUCKET}/${key}`, local, "--only-show-errors"],
+            env,
+          )
+        : timedCommand(["rclone", "copyto", `bench:${BUCKET}/${key}`, local], rcloneEnv(store, net));
     };
     const downloads = { aws: [] as number[], rclone: [] as number[] };
     const queries: number[] = [];
@@ -86,15 +120,29 @@ export async function measureQuery(binary: string, store: Store, net: Network, w
     for (let r = 0; r < RUNS; r++) {
       for (const how of ["aws", "rclone"] as const) downloads[how].push(await download(how));
       const started = performance.now();
-      const q = Bun.spawnSync([process.execPath, script, local, SQL], { cwd: import.meta.dir, stdout: "pipe", stderr: "pipe" });
+      const q = Bun.spawnSync([process.execPath, script, local, SQL], {
+        cwd: import.meta.dir,
+        stdout: "pipe",
+        stderr: "pipe",
+      });
       queries.push(performance.now() - started);
       if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
       theirs = q.stdout.toString().trim();
     }
     rmSync(local, { force: true });
-    if (normalized(theirs) !== normalized(rows)) throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${theirs}`);
+    if (normalized(theirs) !== normalized(rows))
+      throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${theirs}`);
     const downloadMs = Math.min(median(downloads.aws), median(downloads.rclone));
-    out.push({ network: net.name, format, sizeMb: (format === "CSV" ? sizes.csv : sizes.parquet) / 1e6, oursMs: median(ours), bytesRead, peakMb: peak, referenceMs: downloadMs + median(queries), duckdbLocalMs: median(queries) });
+    out.push({
+      network: net.name,
+      format,
+      sizeMb: (format === "CSV" ? sizes.csv : sizes.parquet) / 1e6,
+      oursMs: median(ours),
+      bytesRead,
+      peakMb: peak,
+      referenceMs: downloadMs + median(queries),
+      duckdbLocalMs: median(queries),
+    });
   }
   return out;
 }
@@ -113,7 +161,12 @@ const LATER = 12;
  * later ones (each in a worker of its own, started while the one before ran), over a 22-byte CSV on loopback. With
  * `against`, the same for another build, alternating server starts.
  */
-export async function measureQueryLatency(builds: { name: string; binary: string }[], store: Store, net: Network, work: string): Promise<LatencyRow[]> {
+export async function measureQueryLatency(
+  builds: { name: string; binary: string }[],
+  store: Store,
+  net: Network,
+  work: string,
+): Promise<LatencyRow[]> {
   const per = new Map(builds.map((b) => [b.name, { first: [] as number[], later: [] as number[] }]));
   for (let round = 0; round < 3; round++) {
     for (const build of builds) {
@@ -122,7 +175,11 @@ export async function measureQueryLatency(builds: { name: string; binary: string
         const times: number[] = [];
         for (let i = 0; i <= LATER; i++) {
           const started = performance.now();
-          await server.call("query_objects", { bucket_name: BUCKET, keys: ["tiny.csv"], sql: "SELECT count(*) AS n, max(b) FROM objects" });
+          await server.call("query_objects", {
+            bucket_name: BUCKET,
+            keys: ["tiny.csv"],
+            sql: "SELECT count(*) AS n, max(b) FROM objects",
+          });
           times.push(performance.now() - started);
         }
         per.get(build.name)!.first.push(times[0]!);
@@ -135,7 +192,12 @@ export async function measureQueryLatency(builds: { name: string; binary: string
   return builds.map((b) => {
     const { first, later } = per.get(b.name)!;
     const sorted = [...later].sort((x, y) => x - y);
-    return { build: b.name, firstMs: median(first), laterMs: median(later), laterSpread: [sorted[Math.floor(sorted.length * 0.1)]!, sorted[Math.floor(sorted.length * 0.9)]!] };
+    return {
+      build: b.name,
+      firstMs: median(first),
+      laterMs: median(later),
+      laterSpread: [sorted[Math.floor(sorted.length * 0.1)]!, sorted[Math.floor(sorted.length * 0.9)]!],
+    };
   });
 }
 
@@ -148,13 +210,21 @@ export function latencyReport(rows: LatencyRow[]): string {
     "",
     "| build | first query | later queries |",
     "|---|---|---|",
-    ...rows.map((r) => `| ${r.build} | ${Math.round(r.firstMs)} ms | ${Math.round(r.laterMs)} ms (${Math.round(r.laterSpread[0])}-${Math.round(r.laterSpread[1])}) |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.build} | ${Math.round(r.firstMs)} ms | ${Math.round(r.laterMs)} ms (${Math.round(r.laterSpread[0])}-${Math.round(r.laterSpread[1])}) |`,
+    ),
     "",
   ].join("\n");
 }
 
 /** The rows as plain numbers (the reference prints 64-bit integers as text). */
-const normalized = (json: string) => JSON.stringify((JSON.parse(json) as unknown[][]).map((r) => r.map((v) => (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v))));
+const normalized = (json: string) =>
+  JSON.stringify(
+    (JSON.parse(json) as unknown[][]).map((r) =>
+      r.map((v) => (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v)),
+    ),
+  );
 
 export function queryReport(rows: QueryRow[]): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
@@ -166,7 +236,10 @@ export function queryReport(rows: QueryRow[]): string {
     "",
     "| network | object | query_objects | bytes read | peak RSS | download + DuckDB | ratio | DuckDB on the copy alone |",
     "|---|---|---|---|---|---|---|---|",
-    ...rows.map((r) => `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`,
+    ),
     "",
     "query_objects fetches a CSV whole into its private directory before the engine reads it; a Parquet object by its footer and then only the chunks of the columns the plan scans or filters on (here 3 of 5: not `ts` or `path`), see docs/tools.md. Its engine runs with 2 threads and 96 MB of memory.",
     "",

@@ -7,9 +7,13 @@
  * Throughput, p50/p99 latency per call, the server's CPU per call and its
  * peak RSS for each.
  */
+
+import {
+  Client as ModernClient,
+  StreamableHTTPClientTransport as ModernHttpTransport,
+} from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { freePort } from "../s3/local-servers.ts";
 import { namedProcessesCpuMs, ownCpuMs, procCpuMs, procMemoryMb } from "./measure.ts";
 import { startServer } from "./server-session.ts";
@@ -49,7 +53,9 @@ async function drive(callers: CallFn[], bucket: string, key: string): Promise<{ 
     callers.map(async (callTool) => {
       for (let i = 0; i < CALLS; i++) {
         const t = performance.now();
-        const r = await (i % 2 ? callTool("head_object", { bucket_name: bucket, object_key: key }) : callTool("list_objects", { bucket_name: bucket, max_keys: 50 }));
+        const r = await (i % 2
+          ? callTool("head_object", { bucket_name: bucket, object_key: key })
+          : callTool("list_objects", { bucket_name: bucket, max_keys: 50 }));
         if (r.isError) throw new Error(`a load call failed: ${JSON.stringify(r).slice(0, 300)}`);
         latencies.push(performance.now() - t);
       }
@@ -61,33 +67,85 @@ async function drive(callers: CallFn[], bucket: string, key: string): Promise<{ 
 const STORE_DAEMONS = /^(radosgw|ceph-osd|ceph-mon)$/;
 
 /** CPU used while `work` runs: by the server process, by this process (the clients), by the store. */
-async function cpuDuring<T>(serverPid: number, work: () => Promise<T>): Promise<{ result: T; serverMs: number; clientMs: number; storeMs: number }> {
+async function cpuDuring<T>(
+  serverPid: number,
+  work: () => Promise<T>,
+): Promise<{ result: T; serverMs: number; clientMs: number; storeMs: number }> {
   const before = { server: procCpuMs(serverPid), client: ownCpuMs(), store: namedProcessesCpuMs(STORE_DAEMONS) };
   const result = await work();
-  return { result, serverMs: procCpuMs(serverPid) - before.server, clientMs: ownCpuMs() - before.client, storeMs: namedProcessesCpuMs(STORE_DAEMONS) - before.store };
+  return {
+    result,
+    serverMs: procCpuMs(serverPid) - before.server,
+    clientMs: ownCpuMs() - before.client,
+    storeMs: namedProcessesCpuMs(STORE_DAEMONS) - before.store,
+  };
 }
 
-function figures(run: { latencies: number[]; wallMs: number }, peakMb: number, cpu: { serverMs: number; clientMs: number; storeMs: number }): LoadFigures {
+function figures(
+  run: { latencies: number[]; wallMs: number },
+  peakMb: number,
+  cpu: { serverMs: number; clientMs: number; storeMs: number },
+): LoadFigures {
   const { latencies, wallMs } = run;
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
   const n = latencies.length;
-  return { callsPerS: (n / wallMs) * 1000, p50Ms: at(0.5), p99Ms: at(0.99), peakMb, serverCpuMsPerCall: cpu.serverMs / n, clientCpuMsPerCall: cpu.clientMs / n, storeCpuMsPerCall: cpu.storeMs / n };
+  return {
+    callsPerS: (n / wallMs) * 1000,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    peakMb,
+    serverCpuMsPerCall: cpu.serverMs / n,
+    clientCpuMsPerCall: cpu.clientMs / n,
+    storeCpuMsPerCall: cpu.storeMs / n,
+  };
 }
 
-export async function measureRemoteLoad(binary: string, serverEnv: Record<string, string>, dir: string, bucket: string, key: string): Promise<RemoteLoadFigures> {
+export async function measureRemoteLoad(
+  binary: string,
+  serverEnv: Record<string, string>,
+  dir: string,
+  bucket: string,
+  key: string,
+): Promise<RemoteLoadFigures> {
   const port = freePort();
-  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...serverEnv, STORE_HTTP_TOKENS: `bench:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off", STORE_LOG_LEVEL: "error", RUST_LOG: "error" }, stdout: "ignore", stderr: "ignore" });
+  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      ...serverEnv,
+      STORE_HTTP_TOKENS: `bench:${TOKEN}`,
+      STORE_CALLER_RATE: "off",
+      STORE_CALLER_IN_FLIGHT: "off",
+      STORE_LOG_LEVEL: "error",
+      RUST_LOG: "error",
+    },
+    stdout: "ignore",
+    stderr: "ignore",
+  });
   const url = new URL(`http://127.0.0.1:${port}/mcp`);
   let http: LoadFigures;
   let httpModern: LoadFigures;
   try {
-    while (!(await fetch(new URL("/healthz", url)).then((r) => r.ok, () => false))) await Bun.sleep(20);
+    while (
+      !(await fetch(new URL("/healthz", url)).then(
+        (r) => r.ok,
+        () => false,
+      ))
+    )
+      await Bun.sleep(20);
     const headers = { authorization: `Bearer ${TOKEN}` };
     // Steady state, as a deployment serves a team all day: one untimed round first (the JIT warms to this path), for every transport.
-    const measure = async (connect: () => Promise<{ callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>; close(): Promise<void> }>) => {
+    const measure = async (
+      connect: () => Promise<{
+        callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+        close(): Promise<void>;
+      }>,
+    ) => {
       const clients = await Promise.all(Array.from({ length: CLIENTS }, connect));
-      const callers = clients.map((c) => (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>);
+      const callers = clients.map(
+        (c) => (name: string, args: Record<string, unknown>) =>
+          c.callTool({ name, arguments: args }) as Promise<{ isError?: boolean }>,
+      );
       await drive(callers, bucket, key);
       const measured = await cpuDuring(proc.pid, () => drive(callers, bucket, key));
       await Promise.all(clients.map((c) => c.close()));
@@ -101,7 +159,10 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
     });
     // 2026-07-28: the v2 SDK's client, pinned (no probe): every request stands alone.
     httpModern = await measure(async () => {
-      const client = new ModernClient({ name: "bench-load", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never });
+      const client = new ModernClient(
+        { name: "bench-load", version: "1" },
+        { versionNegotiation: { mode: { pin: "2026-07-28" } } as never },
+      );
       await client.connect(new ModernHttpTransport(url, { requestInit: { headers } }));
       return client;
     });
@@ -112,10 +173,19 @@ export async function measureRemoteLoad(binary: string, serverEnv: Record<string
 
   const server = await startServer(binary, { ...serverEnv, RUST_LOG: "error" }, dir);
   try {
-    const callers = Array.from({ length: CLIENTS }, () => (name: string, args: Record<string, unknown>) => server.call(name, args));
+    const callers = Array.from(
+      { length: CLIENTS },
+      () => (name: string, args: Record<string, unknown>) => server.call(name, args),
+    );
     await drive(callers, bucket, key);
     const measured = await cpuDuring(server.pid, () => drive(callers, bucket, key));
-    return { clients: CLIENTS, callsPerClient: CALLS, http, httpModern, stdio: figures(measured.result, procMemoryMb(server.pid, "VmHWM"), measured) };
+    return {
+      clients: CLIENTS,
+      callsPerClient: CALLS,
+      http,
+      httpModern,
+      stdio: figures(measured.result, procMemoryMb(server.pid, "VmHWM"), measured),
+    };
   } finally {
     await server.close();
   }

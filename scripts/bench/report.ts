@@ -59,11 +59,46 @@ const mibPerS = (sizeMiB: number, t: number) => `${round(sizeMiB / (t / 1000), 0
 
 export function rows(f: Figures): Row[] {
   const out: Row[] = [
-    ["cold start (spawn → tools/list answered)", ms(f.coldStartMs), `Bun floor ${ms(f.floorColdStartMs)}`, x(f.coldStartMs / f.floorColdStartMs), "≤ 40 ms (issue #43)", met(f.coldStartMs <= 40)],
-    ["`--version` (spawn → exit)", ms(f.versionMs), `Bun floor ${ms(f.floorVersionMs)}`, x(f.versionMs / f.floorVersionMs), "≤ 15 ms", met(f.versionMs <= 15)],
-    ["cold start, a 2026-07-28 client (server/discover → tools/list answered)", ms(f.coldStartModernMs), `initialize → tools/list ${ms(f.coldStartMs)}`, x(f.coldStartModernMs / f.coldStartMs), "(reference)", ""],
-    ["cold start, same code bundled for Node", ms(f.nodeColdStartMs), `ours ${ms(f.coldStartMs)}`, x(f.nodeColdStartMs / f.coldStartMs), "(reference)", ""],
-    ["cold start with five stores configured", ms(f.coldStartFiveStoresMs), `one store ${ms(f.coldStartOneStoreMs)}`, `+${ms(f.coldStartFiveStoresMs - f.coldStartOneStoreMs)}`, "≤ +10 ms", met(f.coldStartFiveStoresMs - f.coldStartOneStoreMs <= 10)],
+    [
+      "cold start (spawn → tools/list answered)",
+      ms(f.coldStartMs),
+      `Bun floor ${ms(f.floorColdStartMs)}`,
+      x(f.coldStartMs / f.floorColdStartMs),
+      "≤ 40 ms (issue #43)",
+      met(f.coldStartMs <= 40),
+    ],
+    [
+      "`--version` (spawn → exit)",
+      ms(f.versionMs),
+      `Bun floor ${ms(f.floorVersionMs)}`,
+      x(f.versionMs / f.floorVersionMs),
+      "≤ 15 ms",
+      met(f.versionMs <= 15),
+    ],
+    [
+      "cold start, a 2026-07-28 client (server/discover → tools/list answered)",
+      ms(f.coldStartModernMs),
+      `initialize → tools/list ${ms(f.coldStartMs)}`,
+      x(f.coldStartModernMs / f.coldStartMs),
+      "(reference)",
+      "",
+    ],
+    [
+      "cold start, same code bundled for Node",
+      ms(f.nodeColdStartMs),
+      `ours ${ms(f.coldStartMs)}`,
+      x(f.nodeColdStartMs / f.coldStartMs),
+      "(reference)",
+      "",
+    ],
+    [
+      "cold start with five stores configured",
+      ms(f.coldStartFiveStoresMs),
+      `one store ${ms(f.coldStartOneStoreMs)}`,
+      `+${ms(f.coldStartFiveStoresMs - f.coldStartOneStoreMs)}`,
+      "≤ +10 ms",
+      met(f.coldStartFiveStoresMs - f.coldStartOneStoreMs <= 10),
+    ],
   ];
   for (const t of f.transfers) {
     // Throughput ratios are a reference's time over ours, so ≥ 1 means we are at least as fast.
@@ -74,21 +109,47 @@ export function rows(f: Figures): Row[] {
       const reference = wanNet ? Math.min(rclone, aws) : rclone;
       const tool = dir === "upload" ? "upload_file" : "get_object download";
       return [
-        [`${dir} ${t.sizeMiB} MiB, ${net} (${tool})`, `${ms(ours)} (${mibPerS(t.sizeMiB, ours)})`, `rclone ${mibPerS(t.sizeMiB, rclone)}, aws ${mibPerS(t.sizeMiB, aws)}`, x(reference / ours), wanNet ? "≥ 1.0× the faster" : "≥ 1.0× rclone", met(reference / ours >= 1)],
+        [
+          `${dir} ${t.sizeMiB} MiB, ${net} (${tool})`,
+          `${ms(ours)} (${mibPerS(t.sizeMiB, ours)})`,
+          `rclone ${mibPerS(t.sizeMiB, rclone)}, aws ${mibPerS(t.sizeMiB, aws)}`,
+          x(reference / ours),
+          wanNet ? "≥ 1.0× the faster" : "≥ 1.0× rclone",
+          met(reference / ours >= 1),
+        ],
         [`${dir} ${t.sizeMiB} MiB, ${net}: server peak RSS (VmHWM)`, mb(peak), "", "", "≤ 150 MB", met(peak <= 150)],
       ];
     };
-    out.push(...transfer("upload", t.uploadMs, t.rcloneUploadMs, t.awsUploadMs, t.uploadPeakRssMb), ...transfer("download", t.downloadMs, t.rcloneDownloadMs, t.awsDownloadMs, t.downloadPeakRssMb));
+    out.push(
+      ...transfer("upload", t.uploadMs, t.rcloneUploadMs, t.awsUploadMs, t.uploadPeakRssMb),
+      ...transfer("download", t.downloadMs, t.rcloneDownloadMs, t.awsDownloadMs, t.downloadPeakRssMb),
+    );
   }
   if (f.budget) {
     const b = f.budget;
     for (const dir of ["upload", "download"] as const) {
       const none = b[dir][0]!;
-      for (const budget of Object.keys(b[dir]).map(Number).filter((n) => n > 0)) {
+      for (const budget of Object.keys(b[dir])
+        .map(Number)
+        .filter((n) => n > 0)) {
         const with_ = b[dir][budget]!;
         out.push(
-          [`${dir} ${b.sizeMiB} MiB, WAN model, call budget ${budget} s${with_.handedBack ? " (handed back, followed with job_status)" : " (done within it)"}`, ms(with_.ms), `no budget ${ms(none.ms)}`, x(with_.ms / none.ms), "≤ 1.1×", met(with_.ms / none.ms <= 1.1)],
-          [`${dir} ${b.sizeMiB} MiB, WAN model, call budget ${budget} s: server peak RSS`, mb(with_.peakMb), `no budget ${mb(none.peakMb)}`, x(with_.peakMb / none.peakMb), "unchanged (≤ 1.1×)", met(with_.peakMb / none.peakMb <= 1.1)],
+          [
+            `${dir} ${b.sizeMiB} MiB, WAN model, call budget ${budget} s${with_.handedBack ? " (handed back, followed with job_status)" : " (done within it)"}`,
+            ms(with_.ms),
+            `no budget ${ms(none.ms)}`,
+            x(with_.ms / none.ms),
+            "≤ 1.1×",
+            met(with_.ms / none.ms <= 1.1),
+          ],
+          [
+            `${dir} ${b.sizeMiB} MiB, WAN model, call budget ${budget} s: server peak RSS`,
+            mb(with_.peakMb),
+            `no budget ${mb(none.peakMb)}`,
+            x(with_.peakMb / none.peakMb),
+            "unchanged (≤ 1.1×)",
+            met(with_.peakMb / none.peakMb <= 1.1),
+          ],
         );
       }
     }
@@ -96,24 +157,102 @@ export function rows(f: Figures): Row[] {
   for (const r of f.reads) {
     const net = r.network === "wan" ? "WAN model" : "loopback";
     out.push(
-      [`ranged read, ${net}: first 1 MiB of the 256 MiB object`, ms(r.rangedBigMs), `1 MiB object ${ms(r.rangedSmallMs)}`, x(r.rangedBigMs / r.rangedSmallMs), "≤ 1.3", met(r.rangedBigMs / r.rangedSmallMs <= 1.3)],
-      [`list one page of 1,000 keys, ${net}`, ms(r.listPageMs), `rclone lsf 1,000 keys ${ms(r.rcloneList1kMs)}`, x(r.listPageMs / r.rcloneList1kMs), "≤ 1.2×", met(r.listPageMs / r.rcloneList1kMs <= 1.2)],
-      [`page through all 10,000 keys, ${net}`, ms(r.listAllMs), `rclone lsf 10,000 keys ${ms(r.rcloneList10kMs)}`, x(r.listAllMs / r.rcloneList10kMs), "≤ 1.2×", met(r.listAllMs / r.rcloneList10kMs <= 1.2)],
+      [
+        `ranged read, ${net}: first 1 MiB of the 256 MiB object`,
+        ms(r.rangedBigMs),
+        `1 MiB object ${ms(r.rangedSmallMs)}`,
+        x(r.rangedBigMs / r.rangedSmallMs),
+        "≤ 1.3",
+        met(r.rangedBigMs / r.rangedSmallMs <= 1.3),
+      ],
+      [
+        `list one page of 1,000 keys, ${net}`,
+        ms(r.listPageMs),
+        `rclone lsf 1,000 keys ${ms(r.rcloneList1kMs)}`,
+        x(r.listPageMs / r.rcloneList1kMs),
+        "≤ 1.2×",
+        met(r.listPageMs / r.rcloneList1kMs <= 1.2),
+      ],
+      [
+        `page through all 10,000 keys, ${net}`,
+        ms(r.listAllMs),
+        `rclone lsf 10,000 keys ${ms(r.rcloneList10kMs)}`,
+        x(r.listAllMs / r.rcloneList10kMs),
+        "≤ 1.2×",
+        met(r.listAllMs / r.rcloneList10kMs <= 1.2),
+      ],
     );
   }
   const load = f.remoteLoad;
-  const perf = (l: RemoteLoadFigures["http"]) => `${round(l.callsPerS, 0)} calls/s, p50 ${ms(l.p50Ms)}, p99 ${ms(l.p99Ms)}`;
+  const perf = (l: RemoteLoadFigures["http"]) =>
+    `${round(l.callsPerS, 0)} calls/s, p50 ${ms(l.p50Ms)}, p99 ${ms(l.p99Ms)}`;
   out.push(
-    [`remote mode: ${load.clients} clients × ${load.callsPerClient} calls (list_objects, head_object) over HTTP`, perf(load.http), `one stdio connection, ${load.clients} at a time: ${perf(load.stdio)}`, x(load.http.callsPerS / load.stdio.callsPerS), "(throughput, HTTP / stdio)", ""],
-    [`the same over HTTP from 2026-07-28 clients (per request)`, perf(load.httpModern), `2025 clients ${perf(load.http)}`, x(load.httpModern.callsPerS / load.http.callsPerS), "(throughput, 2026 / 2025)", ""],
-    ["remote mode under that load: server CPU per call, HTTP 2025 ÷ stdio", `${load.http.serverCpuMsPerCall.toFixed(2)} ms`, `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`, x(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall), "≤ 1.3× (issue #45)", met(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3)],
-    ["remote mode under that load: server CPU per call, HTTP 2026-07-28 ÷ stdio", `${load.httpModern.serverCpuMsPerCall.toFixed(2)} ms`, `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`, x(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall), "≤ 1.3× (issue #45)", met(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3)],
-    ["remote mode under that load: server peak RSS (VmHWM)", mb(load.http.peakMb), `stdio ${mb(load.stdio.peakMb)}`, "", "", ""],
+    [
+      `remote mode: ${load.clients} clients × ${load.callsPerClient} calls (list_objects, head_object) over HTTP`,
+      perf(load.http),
+      `one stdio connection, ${load.clients} at a time: ${perf(load.stdio)}`,
+      x(load.http.callsPerS / load.stdio.callsPerS),
+      "(throughput, HTTP / stdio)",
+      "",
+    ],
+    [
+      `the same over HTTP from 2026-07-28 clients (per request)`,
+      perf(load.httpModern),
+      `2025 clients ${perf(load.http)}`,
+      x(load.httpModern.callsPerS / load.http.callsPerS),
+      "(throughput, 2026 / 2025)",
+      "",
+    ],
+    [
+      "remote mode under that load: server CPU per call, HTTP 2025 ÷ stdio",
+      `${load.http.serverCpuMsPerCall.toFixed(2)} ms`,
+      `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`,
+      x(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall),
+      "≤ 1.3× (issue #45)",
+      met(load.http.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3),
+    ],
+    [
+      "remote mode under that load: server CPU per call, HTTP 2026-07-28 ÷ stdio",
+      `${load.httpModern.serverCpuMsPerCall.toFixed(2)} ms`,
+      `stdio ${load.stdio.serverCpuMsPerCall.toFixed(2)} ms`,
+      x(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall),
+      "≤ 1.3× (issue #45)",
+      met(load.httpModern.serverCpuMsPerCall / load.stdio.serverCpuMsPerCall <= 1.3),
+    ],
+    [
+      "remote mode under that load: server peak RSS (VmHWM)",
+      mb(load.http.peakMb),
+      `stdio ${mb(load.stdio.peakMb)}`,
+      "",
+      "",
+      "",
+    ],
   );
   out.push(
-    ["tools/list by default (JSON, no flags)", `${round(f.toolsListDefaultBytes / 1024, 1)} KiB`, "", "", "≤ 18 KiB (issue #43)", met(f.toolsListDefaultBytes <= 18 * 1024)],
-    ["tools/list with every tool enabled (JSON, --allow-delete --allow-admin)", `${round(f.toolsListBytes / 1024, 1)} KiB`, "", "", "≤ 28 KiB (issue #43)", met(f.toolsListBytes <= 28 * 1024)],
-    ["idle memory after tools/list (VmRSS)", mb(f.idleRssMb), `after the first S3 call ${mb(f.afterFirstCallRssMb)}`, "", "", ""],
+    [
+      "tools/list by default (JSON, no flags)",
+      `${round(f.toolsListDefaultBytes / 1024, 1)} KiB`,
+      "",
+      "",
+      "≤ 18 KiB (issue #43)",
+      met(f.toolsListDefaultBytes <= 18 * 1024),
+    ],
+    [
+      "tools/list with every tool enabled (JSON, --allow-delete --allow-admin)",
+      `${round(f.toolsListBytes / 1024, 1)} KiB`,
+      "",
+      "",
+      "≤ 28 KiB (issue #43)",
+      met(f.toolsListBytes <= 28 * 1024),
+    ],
+    [
+      "idle memory after tools/list (VmRSS)",
+      mb(f.idleRssMb),
+      `after the first S3 call ${mb(f.afterFirstCallRssMb)}`,
+      "",
+      "",
+      "",
+    ],
     ["binary size", mb(f.binaryMb), `Bun floor ${mb(f.floorBinaryMb)}`, x(f.binaryMb / f.floorBinaryMb), "", ""],
   );
   return out;

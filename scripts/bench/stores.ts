@@ -5,10 +5,18 @@
  * source behind the WAN model. Ours streams through the server (copy_object /
  * copy_prefix with source_store); rclone streams through itself the same way.
  */
-import { CompleteMultipartUploadCommand, CreateBucketCommand, CreateMultipartUploadCommand, DeleteObjectCommand, PutObjectCommand, S3Client, UploadPartCommand } from "@aws-sdk/client-s3";
+import {
+  CompleteMultipartUploadCommand,
+  CreateBucketCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+} from "@aws-sdk/client-s3";
 import { procMemoryMb, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
-import { rcloneEnv, serverEnv, type Network, type Store } from "./transfers.ts";
+import { type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
 export interface StoreCopyRow {
   network: string;
@@ -19,8 +27,19 @@ export interface StoreCopyRow {
 }
 
 /** The second user's store as rclone's remote "src" (the first stays "bench"). */
-function srcRemote(other: { accessKeyId: string; secretAccessKey: string }, endpoint: string, region: string): Record<string, string> {
-  return { RCLONE_CONFIG_SRC_TYPE: "s3", RCLONE_CONFIG_SRC_PROVIDER: "Ceph", RCLONE_CONFIG_SRC_ENDPOINT: endpoint, RCLONE_CONFIG_SRC_ACCESS_KEY_ID: other.accessKeyId, RCLONE_CONFIG_SRC_SECRET_ACCESS_KEY: other.secretAccessKey, RCLONE_CONFIG_SRC_REGION: region };
+function srcRemote(
+  other: { accessKeyId: string; secretAccessKey: string },
+  endpoint: string,
+  region: string,
+): Record<string, string> {
+  return {
+    RCLONE_CONFIG_SRC_TYPE: "s3",
+    RCLONE_CONFIG_SRC_PROVIDER: "Ceph",
+    RCLONE_CONFIG_SRC_ENDPOINT: endpoint,
+    RCLONE_CONFIG_SRC_ACCESS_KEY_ID: other.accessKeyId,
+    RCLONE_CONFIG_SRC_SECRET_ACCESS_KEY: other.secretAccessKey,
+    RCLONE_CONFIG_SRC_REGION: region,
+  };
 }
 
 /** The large object's multipart twin: parts of this size, as S3 tools store an object that large. */
@@ -42,10 +61,25 @@ export async function seedSource(other: S3Client, bucket: string, bigMiB: number
   const part = SOURCE_PART_MIB * 2 ** 20;
   const parts: { PartNumber: number; ETag: string | undefined }[] = [];
   for (let at = 0, n = 1; at < big.length; at += part, n++) {
-    const out = await other.send(new UploadPartCommand({ Bucket: bucket, Key: "big-mp.bin", UploadId: upload.UploadId, PartNumber: n, Body: big.subarray(at, Math.min(big.length, at + part)) }));
+    const out = await other.send(
+      new UploadPartCommand({
+        Bucket: bucket,
+        Key: "big-mp.bin",
+        UploadId: upload.UploadId,
+        PartNumber: n,
+        Body: big.subarray(at, Math.min(big.length, at + part)),
+      }),
+    );
     parts.push({ PartNumber: n, ETag: out.ETag });
   }
-  await other.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: "big-mp.bin", UploadId: upload.UploadId, MultipartUpload: { Parts: parts } }));
+  await other.send(
+    new CompleteMultipartUploadCommand({
+      Bucket: bucket,
+      Key: "big-mp.bin",
+      UploadId: upload.UploadId,
+      MultipartUpload: { Parts: parts },
+    }),
+  );
   let next = 0;
   await Promise.all(
     Array.from({ length: 32 }, async () => {
@@ -62,18 +96,41 @@ export async function seedSource(other: S3Client, bucket: string, bigMiB: number
 /** RGW frees a deleted object's data in the background (rgw gc, every 5 s here): give it that long before the next timing. */
 const GC_SETTLE_MS = 7_000;
 
-export async function measureStoreCopies(binary: string, store: Store, other: { accessKeyId: string; secretAccessKey: string }, source: Network, target: Network, srcBucket: string, dstBucket: string, work: string, tag: string): Promise<StoreCopyRow[]> {
-  const dst = new S3Client({ endpoint: target.endpoint, region: store.region, forcePathStyle: true, credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey } });
+export async function measureStoreCopies(
+  binary: string,
+  store: Store,
+  other: { accessKeyId: string; secretAccessKey: string },
+  source: Network,
+  target: Network,
+  srcBucket: string,
+  dstBucket: string,
+  work: string,
+  tag: string,
+): Promise<StoreCopyRow[]> {
+  const dst = new S3Client({
+    endpoint: target.endpoint,
+    region: store.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: store.accessKeyId, secretAccessKey: store.secretAccessKey },
+  });
   // A large copy is deleted once timed: the bench's Ceph keeps objects in memory (memstore), and every run adds 1 GiB per copy.
   const dropLarge = async (...keys: string[]) => {
     for (const key of keys) await dst.send(new DeleteObjectCommand({ Bucket: dstBucket, Key: key }));
     await Bun.sleep(GC_SETTLE_MS);
   };
-  const env = { ...serverEnv(store, target), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: source.endpoint, STORE_SRC_ACCESS_KEY_ID: other.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: other.secretAccessKey };
+  const env = {
+    ...serverEnv(store, target),
+    STORE_STORES: "src",
+    STORE_SRC_ENDPOINT_URL: source.endpoint,
+    STORE_SRC_ACCESS_KEY_ID: other.accessKeyId,
+    STORE_SRC_SECRET_ACCESS_KEY: other.secretAccessKey,
+  };
   const rclone = { ...rcloneEnv(store, target), ...srcRemote(other, source.endpoint, store.region) };
   const rows: StoreCopyRow[] = [];
   // Each job on a fresh server: VmHWM is the process's peak, so a second job on the same server would report the first's.
-  const job = async (run: (call: Awaited<ReturnType<typeof startServer>>["call"]) => Promise<void>): Promise<{ ms: number; peakMb: number }> => {
+  const job = async (
+    run: (call: Awaited<ReturnType<typeof startServer>>["call"]) => Promise<void>,
+  ): Promise<{ ms: number; peakMb: number }> => {
     const server = await startServer(binary, env, work);
     try {
       const started = performance.now();
@@ -86,26 +143,73 @@ export async function measureStoreCopies(binary: string, store: Store, other: { 
   // A large copy twice each, taking turns (ours first, then rclone first): the first large write after seeding ran
   // up to 25% slower than the next whoever made it, and one order would hand that to one side. Best time of two,
   // higher peak of two.
-  for (const [key, what] of [["big.bin", "one large object"], ["big-mp.bin", "one large object in parts"]] as const) {
+  for (const [key, what] of [
+    ["big.bin", "one large object"],
+    ["big-mp.bin", "one large object in parts"],
+  ] as const) {
     const ours = async () => {
-      const run = await job(async (call) => void (await call("copy_object", { source_store: "src", source_bucket: srcBucket, source_key: key, bucket_name: dstBucket, object_key: `${tag}/ours/${key}` })));
+      const run = await job(
+        async (call) =>
+          void (await call("copy_object", {
+            source_store: "src",
+            source_bucket: srcBucket,
+            source_key: key,
+            bucket_name: dstBucket,
+            object_key: `${tag}/ours/${key}`,
+          })),
+      );
       await dropLarge(`${tag}/ours/${key}`);
       return run;
     };
     const theirs = async () => {
-      const ms = await timedCommand(["rclone", "copyto", `src:${srcBucket}/${key}`, `bench:${dstBucket}/${tag}/rclone/${key}`], rclone);
+      const ms = await timedCommand(
+        ["rclone", "copyto", `src:${srcBucket}/${key}`, `bench:${dstBucket}/${tag}/rclone/${key}`],
+        rclone,
+      );
       await dropLarge(`${tag}/rclone/${key}`);
       return ms;
     };
     const first = await ours();
     const rcloneMs = Math.min(await theirs(), await theirs());
     const second = await ours();
-    rows.push({ network: tag, job: what, oursMs: Math.min(first.ms, second.ms), peakMb: Math.max(first.peakMb, second.peakMb), rcloneMs });
+    rows.push({
+      network: tag,
+      job: what,
+      oursMs: Math.min(first.ms, second.ms),
+      peakMb: Math.max(first.peakMb, second.peakMb),
+      rcloneMs,
+    });
   }
   const small = await job(async (call) => {
-    const r = await call("copy_prefix", { source_store: "src", source_bucket: srcBucket, source_prefix: "small", bucket_name: dstBucket, prefix: `${tag}/ours/small`, max_objects: 100_000 });
-    if (r.structuredContent?.counts?.failed) throw new Error(`copy_prefix failed for ${r.structuredContent.counts.failed} objects`);
+    const r = await call("copy_prefix", {
+      source_store: "src",
+      source_bucket: srcBucket,
+      source_prefix: "small",
+      bucket_name: dstBucket,
+      prefix: `${tag}/ours/small`,
+      max_objects: 100_000,
+    });
+    if (r.structuredContent?.counts?.failed)
+      throw new Error(`copy_prefix failed for ${r.structuredContent.counts.failed} objects`);
   });
-  rows.push({ network: tag, job: "a prefix of small objects", oursMs: small.ms, peakMb: small.peakMb, rcloneMs: await timedCommand(["rclone", "copy", `src:${srcBucket}/small`, `bench:${dstBucket}/${tag}/rclone/small`, "--transfers", "32", "--checkers", "32"], rclone) });
+  rows.push({
+    network: tag,
+    job: "a prefix of small objects",
+    oursMs: small.ms,
+    peakMb: small.peakMb,
+    rcloneMs: await timedCommand(
+      [
+        "rclone",
+        "copy",
+        `src:${srcBucket}/small`,
+        `bench:${dstBucket}/${tag}/rclone/small`,
+        "--transfers",
+        "32",
+        "--checkers",
+        "32",
+      ],
+      rclone,
+    ),
+  });
   return rows;
 }

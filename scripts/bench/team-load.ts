@@ -41,27 +41,51 @@ export interface FailoverFigures {
 
 const tokenOf = (i: number) => `person-${i}-token-0123456789abcdef`;
 
-async function startReplica(binary: string, env: Record<string, string>, tokens: string): Promise<{ port: number; proc: ReturnType<typeof Bun.spawn>; served(): number }> {
+async function startReplica(
+  binary: string,
+  env: Record<string, string>,
+  tokens: string,
+): Promise<{ port: number; proc: ReturnType<typeof Bun.spawn>; served(): number }> {
   const port = freePort();
-  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], { env: { PATH: process.env.PATH ?? "", ...env, STORE_HTTP_TOKENS: tokens, RUST_LOG: "info" }, stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([binary, "--transport", "http", "--listen", `127.0.0.1:${port}`], {
+    env: { PATH: process.env.PATH ?? "", ...env, STORE_HTTP_TOKENS: tokens, RUST_LOG: "info" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   let log = "";
   void (async () => {
     for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) log += new TextDecoder().decode(chunk);
   })();
-  while (!(await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false))) await Bun.sleep(20);
+  while (
+    !(await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await Bun.sleep(20);
   return { port, proc, served: () => (log.match(/"tools\/call /g) ?? []).length };
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
 
 async function connect(url: string, token: string): Promise<Client> {
   const client = new Client({ name: "bench-person", version: "1" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   return client;
 }
 
 /** `clients` people at once, each: initialize, then `callsEach` calls, then close. */
-export async function measureCrowd(binary: string, env: Record<string, string>, bucket: string, key: string, clients = 1000, callsEach = 5): Promise<CrowdFigures> {
+export async function measureCrowd(
+  binary: string,
+  env: Record<string, string>,
+  bucket: string,
+  key: string,
+  clients = 1000,
+  callsEach = 5,
+): Promise<CrowdFigures> {
   const tokens = Array.from({ length: clients }, (_, i) => `p${i}:${tokenOf(i)}`).join(",");
   const replica = await startReplica(binary, env, tokens);
   try {
@@ -74,12 +98,22 @@ export async function measureCrowd(binary: string, env: Record<string, string>, 
 }
 
 /** `clients` people at once through two replicas behind nginx, first each replica on its own, then sharing a redis-server. */
-export async function measureReplicatedCrowd(binary: string, env: Record<string, string>, bucket: string, key: string, clients = 1000, callsEach = 5): Promise<ReplicatedCrowdFigures> {
+export async function measureReplicatedCrowd(
+  binary: string,
+  env: Record<string, string>,
+  bucket: string,
+  key: string,
+  clients = 1000,
+  callsEach = 5,
+): Promise<ReplicatedCrowdFigures> {
   const redis = await startRedis();
   try {
     const run = async (extra: Record<string, string>) => {
       const tokens = Array.from({ length: clients }, (_, i) => `p${i}:${tokenOf(i)}`).join(",");
-      const replicas = await Promise.all([startReplica(binary, { ...env, ...extra }, tokens), startReplica(binary, { ...env, ...extra }, tokens)]);
+      const replicas = await Promise.all([
+        startReplica(binary, { ...env, ...extra }, tokens),
+        startReplica(binary, { ...env, ...extra }, tokens),
+      ]);
       const proxy = await startNginx(replicas.map((r) => r.port));
       const cpuBefore = replicas.reduce((sum, r) => sum + procCpuMs(r.proc.pid!), 0);
       try {
@@ -102,7 +136,13 @@ export async function measureReplicatedCrowd(binary: string, env: Record<string,
 }
 
 /** The crowd's calls against one URL: errors, latencies, wall time (peak memory is the caller's to read). */
-async function crowdThrough(url: string, bucket: string, key: string, clients: number, callsEach: number): Promise<CrowdFigures> {
+async function crowdThrough(
+  url: string,
+  bucket: string,
+  key: string,
+  clients: number,
+  callsEach: number,
+): Promise<CrowdFigures> {
   const latencies: number[] = [];
   let errors = 0;
   let firstError: string | null = null;
@@ -113,7 +153,10 @@ async function crowdThrough(url: string, bucket: string, key: string, clients: n
         const client = await connect(url, tokenOf(i));
         for (let c = 0; c < callsEach; c++) {
           const t = performance.now();
-          const r = await client.callTool({ name: c % 2 ? "head_object" : "list_objects", arguments: c % 2 ? { bucket_name: bucket, object_key: key } : { bucket_name: bucket, max_keys: 20 } });
+          const r = await client.callTool({
+            name: c % 2 ? "head_object" : "list_objects",
+            arguments: c % 2 ? { bucket_name: bucket, object_key: key } : { bucket_name: bucket, max_keys: 20 },
+          });
           latencies.push(performance.now() - t);
           if (r.isError) {
             errors++;
@@ -128,11 +171,27 @@ async function crowdThrough(url: string, bucket: string, key: string, clients: n
     }),
   );
   const sorted = latencies.sort((a, b) => a - b);
-  return { clients, callsEach, errors, firstError, p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), wallMs: performance.now() - started, peakMb: 0 };
+  return {
+    clients,
+    callsEach,
+    errors,
+    firstError,
+    p50Ms: quantile(sorted, 0.5),
+    p99Ms: quantile(sorted, 0.99),
+    wallMs: performance.now() - started,
+    peakMb: 0,
+  };
 }
 
 /** Two replicas behind nginx; `clients` × `callsEach` calls through it; one replica gets SIGTERM once a third of them are done. */
-export async function measureFailover(binary: string, env: Record<string, string>, bucket: string, key: string, clients = 100, callsEach = 20): Promise<FailoverFigures> {
+export async function measureFailover(
+  binary: string,
+  env: Record<string, string>,
+  bucket: string,
+  key: string,
+  clients = 100,
+  callsEach = 20,
+): Promise<FailoverFigures> {
   const tokens = Array.from({ length: clients }, (_, i) => `p${i}:${tokenOf(i)}`).join(",");
   const replicas = await Promise.all([startReplica(binary, env, tokens), startReplica(binary, env, tokens)]);
   const proxy = await startNginx(replicas.map((r) => r.port));
@@ -148,7 +207,10 @@ export async function measureFailover(binary: string, env: Record<string, string
       people.map(async (client) => {
         for (let c = 0; c < callsEach; c++) {
           try {
-            const r = await client.callTool({ name: c % 2 ? "head_object" : "list_objects", arguments: c % 2 ? { bucket_name: bucket, object_key: key } : { bucket_name: bucket, max_keys: 20 } });
+            const r = await client.callTool({
+              name: c % 2 ? "head_object" : "list_objects",
+              arguments: c % 2 ? { bucket_name: bucket, object_key: key } : { bucket_name: bucket, max_keys: 20 },
+            });
             if (r.isError) {
               failed++;
               firstFailure ??= JSON.stringify(r.content).slice(0, 200);
@@ -175,7 +237,13 @@ export async function measureFailover(binary: string, env: Record<string, string
 const r1 = (n: number) => Math.round(n * 10) / 10;
 
 /** results-team.md: the three figures and their targets. */
-export function teamReport(load: RemoteLoadFigures, crowd: CrowdFigures, failover: FailoverFigures, replicated: ReplicatedCrowdFigures, machine: string): string {
+export function teamReport(
+  load: RemoteLoadFigures,
+  crowd: CrowdFigures,
+  failover: FailoverFigures,
+  replicated: ReplicatedCrowdFigures,
+  machine: string,
+): string {
   const shared = replicated.with;
   const extraCpu = shared.cpuMsPerCall - replicated.without.cpuMsPerCall;
   const ratio = load.http.callsPerS / load.stdio.callsPerS;

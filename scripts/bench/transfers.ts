@@ -45,7 +45,13 @@ export interface TransferSetup {
 export const AWS_CLI = existsSync("/usr/bin/aws") ? "/usr/bin/aws" : "aws";
 
 export function serverEnv(store: Store, net: Network): Record<string, string> {
-  return { STORE_ENDPOINT_URL: net.endpoint, STORE_ACCESS_KEY_ID: store.accessKeyId, STORE_SECRET_ACCESS_KEY: store.secretAccessKey, STORE_REGION: store.region, STORE_LOG_LEVEL: "error" };
+  return {
+    STORE_ENDPOINT_URL: net.endpoint,
+    STORE_ACCESS_KEY_ID: store.accessKeyId,
+    STORE_SECRET_ACCESS_KEY: store.secretAccessKey,
+    STORE_REGION: store.region,
+    STORE_LOG_LEVEL: "error",
+  };
 }
 
 export function rcloneEnv(store: Store, net: Network): Record<string, string> {
@@ -61,14 +67,29 @@ export function rcloneEnv(store: Store, net: Network): Record<string, string> {
 
 /** The AWS CLI with only these settings: no config file, no instance metadata lookups, its defaults otherwise. */
 function awsEnv(store: Store): Record<string, string> {
-  return { AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_DEFAULT_REGION: store.region, AWS_CONFIG_FILE: "/dev/null", AWS_SHARED_CREDENTIALS_FILE: "/dev/null", AWS_EC2_METADATA_DISABLED: "true" };
+  return {
+    AWS_ACCESS_KEY_ID: store.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
+    AWS_DEFAULT_REGION: store.region,
+    AWS_CONFIG_FILE: "/dev/null",
+    AWS_SHARED_CREDENTIALS_FILE: "/dev/null",
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
 }
 
 const aws = (setup: TransferSetup, net: Network, from: string, to: string) =>
-  timedCommand([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", "--only-show-errors", from, to], awsEnv(setup.store));
+  timedCommand(
+    [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", "--only-show-errors", from, to],
+    awsEnv(setup.store),
+  );
 
 /** One transfer in a fresh server process, so VmHWM is this transfer's peak alone. */
-async function serverTransfer(setup: TransferSetup, net: Network, name: string, args: Record<string, unknown>): Promise<{ ms: number; peakMb: number }> {
+async function serverTransfer(
+  setup: TransferSetup,
+  net: Network,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ ms: number; peakMb: number }> {
   const server = await startServer(setup.binary, serverEnv(setup.store, net), setup.dir);
   try {
     const started = performance.now();
@@ -80,7 +101,12 @@ async function serverTransfer(setup: TransferSetup, net: Network, name: string, 
   }
 }
 
-export async function measureTransfer(setup: TransferSetup, net: Network, file: string, sizeMiB: number): Promise<TransferFigures> {
+export async function measureTransfer(
+  setup: TransferSetup,
+  net: Network,
+  file: string,
+  sizeMiB: number,
+): Promise<TransferFigures> {
   const key = (who: string) => `${who}-${net.name}-${sizeMiB}.bin`;
   const rclone = rcloneEnv(setup.store, net);
   const up: { ms: number; peakMb: number }[] = [];
@@ -93,14 +119,51 @@ export async function measureTransfer(setup: TransferSetup, net: Network, file: 
   // the next client, so none always takes the same slot (the first download comes right after the
   // store took three uploads; on this VM a transfer's kernel time varies with what ran before it).
   const uploads = [
-    async () => void up.push(await serverTransfer(setup, net, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key("ours") })),
-    async () => void rcloneUp.push(await timedCommand(["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`], rclone)),
+    async () =>
+      void up.push(
+        await serverTransfer(setup, net, "upload_file", {
+          local_file_path: file,
+          bucket_name: setup.bucket,
+          object_key: key("ours"),
+        }),
+      ),
+    async () =>
+      void rcloneUp.push(
+        await timedCommand(
+          ["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`],
+          rclone,
+        ),
+      ),
     async () => void awsUp.push(await aws(setup, net, join(setup.dir, file), `s3://${setup.bucket}/${key("aws")}`)),
   ];
   const downloads = [
-    async () => void down.push(await serverTransfer(setup, net, "get_object", { bucket_name: setup.bucket, object_key: key("ours"), mode: "download", local_path: `down/${key("ours")}`, overwrite: true })),
-    async () => void rcloneDown.push(await timedCommand(["rclone", "copyto", "--ignore-times", `bench:${setup.bucket}/${key("rclone")}`, join(setup.dir, "down", key("rclone"))], rclone)),
-    async () => void awsDown.push(await aws(setup, net, `s3://${setup.bucket}/${key("aws")}`, join(setup.dir, "down", key("aws")))),
+    async () =>
+      void down.push(
+        await serverTransfer(setup, net, "get_object", {
+          bucket_name: setup.bucket,
+          object_key: key("ours"),
+          mode: "download",
+          local_path: `down/${key("ours")}`,
+          overwrite: true,
+        }),
+      ),
+    async () =>
+      void rcloneDown.push(
+        await timedCommand(
+          [
+            "rclone",
+            "copyto",
+            "--ignore-times",
+            `bench:${setup.bucket}/${key("rclone")}`,
+            join(setup.dir, "down", key("rclone")),
+          ],
+          rclone,
+        ),
+      ),
+    async () =>
+      void awsDown.push(
+        await aws(setup, net, `s3://${setup.bucket}/${key("aws")}`, join(setup.dir, "down", key("aws"))),
+      ),
   ];
   for (let i = 0; i < setup.runs; i++) {
     for (const run of rotated(uploads, i)) await run();
@@ -140,26 +203,70 @@ export interface BudgetFigures {
  * call is followed to its end with job_status, as a model does. Times are spawn-free (a fresh server per transfer,
  * timed from the call).
  */
-export async function measureBudgets(setup: TransferSetup, net: Network, file: string, sizeMiB: number, budgets: number[]): Promise<BudgetFigures> {
+export async function measureBudgets(
+  setup: TransferSetup,
+  net: Network,
+  file: string,
+  sizeMiB: number,
+  budgets: number[],
+): Promise<BudgetFigures> {
   const key = `budget-${net.name}-${sizeMiB}.bin`;
   const up: Record<number, { ms: number; peakMb: number; handedBack: boolean }[]> = {};
   const down: Record<number, { ms: number; peakMb: number; handedBack: boolean }[]> = {};
   for (let i = 0; i < setup.runs; i++) {
-    for (const budget of rotated(budgets, i)) (up[budget] ??= []).push(await budgetTransfer(setup, net, budget, "upload_file", { local_file_path: file, bucket_name: setup.bucket, object_key: key }));
-    for (const budget of rotated(budgets, i)) (down[budget] ??= []).push(await budgetTransfer(setup, net, budget, "get_object", { bucket_name: setup.bucket, object_key: key, mode: "download", local_path: `down/${key}`, overwrite: true }));
+    for (const budget of rotated(budgets, i))
+      (up[budget] ??= []).push(
+        await budgetTransfer(setup, net, budget, "upload_file", {
+          local_file_path: file,
+          bucket_name: setup.bucket,
+          object_key: key,
+        }),
+      );
+    for (const budget of rotated(budgets, i))
+      (down[budget] ??= []).push(
+        await budgetTransfer(setup, net, budget, "get_object", {
+          bucket_name: setup.bucket,
+          object_key: key,
+          mode: "download",
+          local_path: `down/${key}`,
+          overwrite: true,
+        }),
+      );
   }
-  const summary = (runs: typeof up) => Object.fromEntries(Object.entries(runs).map(([b, r]) => [Number(b), { ms: median(r.map((x) => x.ms)), peakMb: Math.max(...r.map((x) => x.peakMb)), handedBack: r.every((x) => x.handedBack) }]));
+  const summary = (runs: typeof up) =>
+    Object.fromEntries(
+      Object.entries(runs).map(([b, r]) => [
+        Number(b),
+        {
+          ms: median(r.map((x) => x.ms)),
+          peakMb: Math.max(...r.map((x) => x.peakMb)),
+          handedBack: r.every((x) => x.handedBack),
+        },
+      ]),
+    );
   return { network: net.name, sizeMiB, upload: summary(up), download: summary(down) };
 }
 
-async function budgetTransfer(setup: TransferSetup, net: Network, budget: number, name: string, args: Record<string, unknown>): Promise<{ ms: number; peakMb: number; handedBack: boolean }> {
-  const server = await startServer(setup.binary, { ...serverEnv(setup.store, net), STORE_CALL_BUDGET_SECONDS: String(budget) }, setup.dir);
+async function budgetTransfer(
+  setup: TransferSetup,
+  net: Network,
+  budget: number,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ ms: number; peakMb: number; handedBack: boolean }> {
+  const server = await startServer(
+    setup.binary,
+    { ...serverEnv(setup.store, net), STORE_CALL_BUDGET_SECONDS: String(budget) },
+    setup.dir,
+  );
   try {
     const started = performance.now();
     let result = await server.call(name, args);
     const handedBack = result.structuredContent?.job?.state === "running";
-    while (result.structuredContent?.job?.state === "running") result = await server.call("job_status", { job_id: result.structuredContent.job.id });
-    if (result.structuredContent?.job && result.structuredContent.job.state !== "done") throw new Error(`${name} ended ${result.structuredContent.job.state}`);
+    while (result.structuredContent?.job?.state === "running")
+      result = await server.call("job_status", { job_id: result.structuredContent.job.id });
+    if (result.structuredContent?.job && result.structuredContent.job.state !== "done")
+      throw new Error(`${name} ended ${result.structuredContent.job.state}`);
     return { ms: performance.now() - started, peakMb: procMemoryMb(server.pid, "VmHWM"), handedBack };
   } finally {
     await server.close();

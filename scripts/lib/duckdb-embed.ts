@@ -9,9 +9,10 @@
  * runs. The host's package comes from node_modules; another platform's is
  * fetched with `npm pack` and checked against the integrity bun.lock records.
  */
-import type { BunPlugin } from "bun";
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import type { BunPlugin } from "bun";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const CACHE = join(ROOT, "node_modules", ".cache", "store-mcp-server-duckdb");
@@ -53,7 +54,10 @@ function packageDir(platform: string, version: string): string {
   if (existsSync(join(dir, "duckdb.node"))) return dir;
   const work = join(CACHE, `${platform}-${version}`);
   mkdirSync(work, { recursive: true });
-  const file = run(["npm", "pack", `${name}@${version}`, "--silent", "--pack-destination", work], work).trim().split("\n").pop()!;
+  const file = run(["npm", "pack", `${name}@${version}`, "--silent", "--pack-destination", work], work)
+    .trim()
+    .split("\n")
+    .pop()!;
   const tarball = readFileSync(join(work, file));
   const got = `sha512-${new Bun.CryptoHasher("sha512").update(tarball).digest("base64")}`;
   const want = lockedIntegrity(name, version);
@@ -66,7 +70,8 @@ function packageDir(platform: string, version: string): string {
 function compressed(platform: string, version: string): { name: string; path: string; size: number }[] {
   const dir = packageDir(platform, version);
   const names = readdirSync(dir).filter((n) => !NOT_ENGINE.has(n));
-  if (!names.includes("duckdb.node") || names.length !== 2) throw new Error(`${dir} should hold duckdb.node and one library, not ${names.join(", ")}`);
+  if (!names.includes("duckdb.node") || names.length !== 2)
+    throw new Error(`${dir} should hold duckdb.node and one library, not ${names.join(", ")}`);
   const out = join(CACHE, `${platform}-${version}`, "zst");
   mkdirSync(out, { recursive: true });
   return ["duckdb.node", ...names.filter((n) => n !== "duckdb.node")].map((name) => {
@@ -83,7 +88,10 @@ export function duckdbEmbed(target?: string): BunPlugin {
   const version = bindingsVersion();
   const files = compressed(platform, version);
   const loader = join(ROOT, "src/content/query/native-engine.ts");
-  const id = `${version}-${platform}-${new Bun.CryptoHasher("sha256").update(files.map((f) => `${f.name}:${f.size}`).join(",")).digest("hex").slice(0, 12)}`;
+  const id = `${version}-${platform}-${new Bun.CryptoHasher("sha256")
+    .update(files.map((f) => `${f.name}:${f.size}`).join(","))
+    .digest("hex")
+    .slice(0, 12)}`;
   const source = [
     `import { loadEmbeddedEngine } from ${JSON.stringify(loader)};`,
     ...files.map((f, i) => `import f${i} from ${JSON.stringify(f.path)} with { type: "file" };`),
@@ -95,7 +103,10 @@ export function duckdbEmbed(target?: string): BunPlugin {
   return {
     name: "duckdb-embed",
     setup(build) {
-      build.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({ path: "embedded-engine", namespace: "duckdb-embed" }));
+      build.onResolve({ filter: /^@duckdb\/node-bindings$/ }, () => ({
+        path: "embedded-engine",
+        namespace: "duckdb-embed",
+      }));
       build.onLoad({ filter: /.*/, namespace: "duckdb-embed" }, () => ({ contents: source, loader: "js" }));
     },
   };

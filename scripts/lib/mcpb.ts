@@ -25,7 +25,8 @@ export function manifestFor(target: string): Record<string, unknown> {
     display_name: "Object storage (S3-compatible)",
     version: pkg.version,
     description: pkg.description,
-    long_description: "Lists, reads, uploads and downloads objects in AWS S3, Cloudflare R2, Backblaze B2, MinIO, Ceph and any S3-compatible store. Local files stay inside the directory you allow.",
+    long_description:
+      "Lists, reads, uploads and downloads objects in AWS S3, Cloudflare R2, Backblaze B2, MinIO, Ceph and any S3-compatible store. Local files stay inside the directory you allow.",
     author: { name: "store-mcp-server" },
     repository: { type: "git", url: "https://github.com/store-mcp-server/store-mcp-server" },
     license: pkg.license,
@@ -47,12 +48,46 @@ export function manifestFor(target: string): Record<string, unknown> {
       },
     },
     user_config: {
-      access_key_id: { type: "string", title: "Access key ID", description: "The access key ID for your store", required: true },
-      secret_access_key: { type: "string", title: "Secret access key", description: "The secret access key (kept in your system's keychain)", required: true, sensitive: true },
-      region: { type: "string", title: "Region", description: "e.g. us-east-1; auto for Cloudflare R2", required: false, default: "us-east-1" },
-      endpoint_url: { type: "string", title: "Endpoint URL", description: "Leave empty for AWS S3; e.g. https://<account>.r2.cloudflarestorage.com", required: false, default: "" },
-      allowed_directory: { type: "directory", title: "Allowed directory", description: "Uploads and downloads stay inside this folder", required: false },
-      read_only: { type: "boolean", title: "Read-only", description: "Offer only tools that do not change the store", required: false, default: false },
+      access_key_id: {
+        type: "string",
+        title: "Access key ID",
+        description: "The access key ID for your store",
+        required: true,
+      },
+      secret_access_key: {
+        type: "string",
+        title: "Secret access key",
+        description: "The secret access key (kept in your system's keychain)",
+        required: true,
+        sensitive: true,
+      },
+      region: {
+        type: "string",
+        title: "Region",
+        description: "e.g. us-east-1; auto for Cloudflare R2",
+        required: false,
+        default: "us-east-1",
+      },
+      endpoint_url: {
+        type: "string",
+        title: "Endpoint URL",
+        description: "Leave empty for AWS S3; e.g. https://<account>.r2.cloudflarestorage.com",
+        required: false,
+        default: "",
+      },
+      allowed_directory: {
+        type: "directory",
+        title: "Allowed directory",
+        description: "Uploads and downloads stay inside this folder",
+        required: false,
+      },
+      read_only: {
+        type: "boolean",
+        title: "Read-only",
+        description: "Offer only tools that do not change the store",
+        required: false,
+        default: false,
+      },
     },
     compatibility: { platforms: [platform] },
   };
@@ -60,7 +95,10 @@ export function manifestFor(target: string): Record<string, unknown> {
 
 function mcpb(args: string[]): string {
   const out = Bun.spawnSync([MCPB, ...args], { stdout: "pipe", stderr: "pipe" });
-  if (out.exitCode !== 0) throw new Error(`mcpb ${args.join(" ")} failed (${out.exitCode}): ${out.stderr.toString()}${out.stdout.toString()}`);
+  if (out.exitCode !== 0)
+    throw new Error(
+      `mcpb ${args.join(" ")} failed (${out.exitCode}): ${out.stderr.toString()}${out.stdout.toString()}`,
+    );
   return out.stdout.toString();
 }
 

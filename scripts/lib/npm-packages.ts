@@ -58,8 +58,14 @@ export function writeLauncherPackage(dir: string): void {
   writeFileSync(join(dir, "bin", "store-mcp-server.js"), LAUNCHER);
   chmodSync(join(dir, "bin", "store-mcp-server.js"), 0o755);
   const optionalDependencies = Object.fromEntries(Object.keys(NPM_TARGETS).map((t) => [`${SCOPE}/${t}`, pkg.version]));
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: pkg.name, ...common, bin: { "store-mcp-server": "bin/store-mcp-server.js" }, files: ["bin"], optionalDependencies, engines: { node: ">=18" } }, null, 2)}\n`);
-  writeFileSync(join(dir, "README.md"), `# store-mcp-server\n\n${pkg.description}. \`npx -y store-mcp-server\` runs the compiled binary for this platform (from the ${SCOPE}/<platform> package); see the project's README for configuration.\n`);
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: pkg.name, ...common, bin: { "store-mcp-server": "bin/store-mcp-server.js" }, files: ["bin"], optionalDependencies, engines: { node: ">=18" } }, null, 2)}\n`,
+  );
+  writeFileSync(
+    join(dir, "README.md"),
+    `# store-mcp-server\n\n${pkg.description}. \`npx -y store-mcp-server\` runs the compiled binary for this platform (from the ${SCOPE}/<platform> package); see the project's README for configuration.\n`,
+  );
 }
 
 /** Writes the package carrying `binary` for `target` into `dir`. */
@@ -70,7 +76,10 @@ export function writePlatformPackage(dir: string, target: string, binary: string
   const exe = os === "win32" ? "store-mcp-server.exe" : "store-mcp-server";
   copyFileSync(binary, join(dir, "bin", exe));
   chmodSync(join(dir, "bin", exe), 0o755);
-  writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: `${SCOPE}/${target}`, ...common, description: `The store-mcp-server binary for ${os}-${cpu}`, os: [os], cpu: [cpu], files: ["bin"], preferUnplugged: true }, null, 2)}\n`);
+  writeFileSync(
+    join(dir, "package.json"),
+    `${JSON.stringify({ name: `${SCOPE}/${target}`, ...common, description: `The store-mcp-server binary for ${os}-${cpu}`, os: [os], cpu: [cpu], files: ["bin"], preferUnplugged: true }, null, 2)}\n`,
+  );
 }
 
 /**
@@ -82,8 +91,15 @@ export function writePlatformPackage(dir: string, target: string, binary: string
  */
 export function npmPack(dir: string, outDir: string): string {
   const destination = resolve(outDir);
-  const out = Bun.spawnSync(["npm", "pack", "--json", "--pack-destination", destination], { cwd: resolve(dir), stdout: "pipe", stderr: "pipe" });
-  if (out.exitCode !== 0) throw new Error(`npm pack in ${dir} failed (exit ${out.exitCode}): ${out.stderr.toString().trim() || out.stdout.toString().trim() || "npm printed nothing"}`);
+  const out = Bun.spawnSync(["npm", "pack", "--json", "--pack-destination", destination], {
+    cwd: resolve(dir),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  if (out.exitCode !== 0)
+    throw new Error(
+      `npm pack in ${dir} failed (exit ${out.exitCode}): ${out.stderr.toString().trim() || out.stdout.toString().trim() || "npm printed nothing"}`,
+    );
   const [packed] = JSON.parse(out.stdout.toString()) as { filename: string }[];
   return join(destination, packed!.filename);
 }

@@ -35,7 +35,11 @@ export async function startCephRgw(attempts = 4, options: { sts?: boolean } = {}
   // A fresh cluster occasionally fails to form on a loaded machine: try again from scratch.
   for (let attempt = 1; attempt <= attempts; attempt++) {
     dir = mkdtempSync(join(tmpdir(), "store-mcp-ceph-"));
-    up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], { stdout: "pipe", stderr: "pipe", env: { ...process.env, ...(options.sts ? { CEPH_STS: "1" } : {}) } });
+    up = Bun.spawnSync(["bash", script, "up", dir, String(freePort())], {
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { ...process.env, ...(options.sts ? { CEPH_STS: "1" } : {}) },
+    });
     if (up.exitCode === 0) break;
     process.stderr.write(`ceph-rgw: attempt ${attempt} failed: ${up.stderr?.toString().trim().slice(-500)}\n`);
     Bun.spawnSync(["bash", script, "down", dir]);
@@ -48,7 +52,11 @@ export async function startCephRgw(attempts = 4, options: { sts?: boolean } = {}
     );
   }
   const vars = Object.fromEntries(
-    (up.stdout ?? "").toString().trim().split("\n").map((line) => line.split(/=(.*)/s, 2) as [string, string]),
+    (up.stdout ?? "")
+      .toString()
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/=(.*)/s, 2) as [string, string]),
   );
   return {
     name: "ceph-rgw",
@@ -75,7 +83,10 @@ export async function startFauxqs(): Promise<S3Server> {
   const endpoint = `http://127.0.0.1:${port}`;
   for (let i = 0; i < 100; i++) {
     if (proc.exitCode !== null) break;
-    const ok = await fetch(endpoint, { signal: AbortSignal.timeout(500) }).then(() => true, () => false);
+    const ok = await fetch(endpoint, { signal: AbortSignal.timeout(500) }).then(
+      () => true,
+      () => false,
+    );
     if (ok) {
       return {
         name: "fauxqs",

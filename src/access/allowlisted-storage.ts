@@ -21,7 +21,10 @@ export interface Allowlist {
 
 export function allowlistedStorage(storage: Storage, list: Allowlist): Storage {
   const out: Record<string, unknown> = {};
-  for (const [name, touches] of Object.entries(STORAGE_TOUCHES) as [keyof Storage, (...args: unknown[]) => { bucket: string; key?: string }[]][]) {
+  for (const [name, touches] of Object.entries(STORAGE_TOUCHES) as [
+    keyof Storage,
+    (...args: unknown[]) => { bucket: string; key?: string }[],
+  ][]) {
     const method = (storage[name] as (...args: unknown[]) => unknown).bind(storage);
     out[name] = (...args: unknown[]) => {
       try {

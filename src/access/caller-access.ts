@@ -8,8 +8,8 @@
  * never what others may do.
  */
 import { ActionableError } from "../runtime/errors.ts";
-import { scopeFor } from "./policy.ts";
 import type { ToolDefinition, ToolFacts } from "../tools/types.ts";
+import { scopeFor } from "./policy.ts";
 import type { Level, Policy, Rule } from "./policy-file.ts";
 
 /** Who is calling, as the policy can match them. */
@@ -29,7 +29,8 @@ const RANK: Record<Level, number> = { read: 0, write: 1, delete: 2 };
 /** The values at a dotted path of the claims (`realm_access.roles`): a string or a list of strings. */
 function claimValues(claims: Record<string, unknown> | undefined, path: string): string[] {
   let at: unknown = claims;
-  for (const part of path.split(".")) at = at && typeof at === "object" ? (at as Record<string, unknown>)[part] : undefined;
+  for (const part of path.split("."))
+    at = at && typeof at === "object" ? (at as Record<string, unknown>)[part] : undefined;
   if (typeof at === "string") return at.split(/[ ,]+/).filter(Boolean);
   return Array.isArray(at) ? at.filter((v): v is string => typeof v === "string") : [];
 }
@@ -63,12 +64,19 @@ export class Grants {
   ) {}
 
   #covering(level: Level, store: string, bucket: string): Rule[] {
-    return this.rules.filter((r) => RANK[r.access] >= RANK[level] && r.stores.some((s) => s === "*" || s === store) && r.buckets.some((b) => globMatch(b, bucket)));
+    return this.rules.filter(
+      (r) =>
+        RANK[r.access] >= RANK[level] &&
+        r.stores.some((s) => s === "*" || s === store) &&
+        r.buckets.some((b) => globMatch(b, bucket)),
+    );
   }
 
   /** Whether `key` (or, with "", the whole bucket) may be touched at `level`. */
   allows(level: Level, store: string, bucket: string, key: string): boolean {
-    return this.#covering(level, store, bucket).some((r) => r.prefixes.some((p) => key.startsWith(p) && (key !== "" || p === "")));
+    return this.#covering(level, store, bucket).some((r) =>
+      r.prefixes.some((p) => key.startsWith(p) && (key !== "" || p === "")),
+    );
   }
 
   /** Whether some rule lets the caller see anything of the bucket. */
@@ -95,7 +103,8 @@ export class Grants {
 }
 
 const usesLocalFiles = (tool: ToolFacts, args?: Record<string, unknown>) =>
-  tool.localFiles === "always" || (args !== undefined && typeof tool.localFiles === "function" && tool.localFiles(args as never));
+  tool.localFiles === "always" ||
+  (args !== undefined && typeof tool.localFiles === "function" && tool.localFiles(args as never));
 
 export class CallerAccess {
   readonly #rules: Rule[];
@@ -111,14 +120,18 @@ export class CallerAccess {
   /** The rules that let this tool be used (for these arguments: local files only where a rule allows them), at any level. */
   #usable(tool: ToolFacts, args?: Record<string, unknown>): Rule[] {
     const local = usesLocalFiles(tool, args);
-    return this.#rules.filter((r) => (!r.tools || r.tools.includes(tool.name) || r.tools.includes(tool.group)) && (!local || r.localFiles));
+    return this.#rules.filter(
+      (r) => (!r.tools || r.tools.includes(tool.name) || r.tools.includes(tool.group)) && (!local || r.localFiles),
+    );
   }
 
   /** Those of them that grant the tool's own level (creating or deleting a bucket: over whole buckets, not some of their keys). */
   #granting(tool: ToolFacts, args?: Record<string, unknown>): Rule[] {
     const level = scopeFor(tool, args);
     const wholeBuckets = tool.group === "admin";
-    return this.#usable(tool, args).filter((r) => RANK[r.access] >= RANK[level] && (!wholeBuckets || r.prefixes.includes("")));
+    return this.#usable(tool, args).filter(
+      (r) => RANK[r.access] >= RANK[level] && (!wholeBuckets || r.prefixes.includes("")),
+    );
   }
 
   /** Whether tools/list shows this tool to the caller (the job tools: wherever a call can be handed back, which the server decides). */
@@ -143,8 +156,12 @@ export class CallerAccess {
     return new ActionableError({
       resource: tool.name,
       code: "PolicyDenied",
-      message: local ? `The policy gives ${this.identity.id} no rule that allows local files for ${tool.name}.` : `The policy has no rule giving ${this.identity.id} the tool ${tool.name} (${scopeFor(tool, args)} access).`,
-      hint: local ? "use presign_url to move the bytes, or ask the server's operator for a rule with local_files: true." : "use the tools listed for you, or ask the server's operator for a rule that grants this one.",
+      message: local
+        ? `The policy gives ${this.identity.id} no rule that allows local files for ${tool.name}.`
+        : `The policy has no rule giving ${this.identity.id} the tool ${tool.name} (${scopeFor(tool, args)} access).`,
+      hint: local
+        ? "use presign_url to move the bytes, or ask the server's operator for a rule with local_files: true."
+        : "use the tools listed for you, or ask the server's operator for a rule that grants this one.",
     });
   }
 }

@@ -9,12 +9,12 @@
  * above the caller's grants asks the store only for the granted prefixes
  * and pages with markers the server makes (narrowed-listing.ts).
  */
-import { unsafeKeyRefusal } from "./policy.ts";
-import type { Level } from "./policy-file.ts";
+
+import type { ObjectAddress, Storage } from "../storage/index.ts";
 import type { Grants, PrefixView } from "./caller-access.ts";
 import { narrowedObjects, narrowedVersions, unitsUnder } from "./narrowed-listing.ts";
-import type { ObjectAddress, Storage } from "../storage/index.ts";
-
+import { unsafeKeyRefusal } from "./policy.ts";
+import type { Level } from "./policy-file.ts";
 
 export function guardedStorage(storage: Storage, grants: Grants, store: string): Storage {
   const need = (level: Level, bucket: string, key: string) => {
@@ -28,7 +28,12 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     return grants.view(store, bucket, prefix);
   };
   /** Up to `limit` of what `list` finds in each granted prefix under `prefix`, in key order. */
-  const eachGranted = async <T>(prefixes: string[], prefix: string, limit: number, list: (p: string, left: number) => Promise<{ items: T[]; more: boolean }>) => {
+  const eachGranted = async <T>(
+    prefixes: string[],
+    prefix: string,
+    limit: number,
+    list: (p: string, left: number) => Promise<{ items: T[]; more: boolean }>,
+  ) => {
     const items: T[] = [];
     for (const unit of unitsUnder(prefix, undefined, prefixes)) {
       if (!("prefix" in unit)) continue;
@@ -74,7 +79,14 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     },
     uploadObject: async (req, signal) => {
       need("write", req.bucket, req.key);
-      return storage.uploadObject({ ...req, mayAbort: (bucket, key) => grants.allows("write", store, bucket, key) && (req.mayAbort?.(bucket, key) ?? true) }, signal);
+      return storage.uploadObject(
+        {
+          ...req,
+          mayAbort: (bucket, key) =>
+            grants.allows("write", store, bucket, key) && (req.mayAbort?.(bucket, key) ?? true),
+        },
+        signal,
+      );
     },
     streamingFor: async (req, wholeMd5, signal) => {
       need("write", req.bucket, req.key);

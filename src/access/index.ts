@@ -18,7 +18,12 @@ export { CallerAccess } from "./caller-access.ts";
  * needs (a copy's source key at read), and the prefix it names (nothing of it visible). A job started under an
  * earlier policy is judged by this when the policy changes, and before its result is handed over.
  */
-export function callRefusal(access: CallerAccess, tool: ToolDefinition, args: Record<string, unknown>, defaultStore: string): ActionableError | undefined {
+export function callRefusal(
+  access: CallerAccess,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  defaultStore: string,
+): ActionableError | undefined {
   const grants = access.forCall(tool, args);
   if (!grants) return access.toolRefusal(tool, args);
   const text = (v: unknown) => (typeof v === "string" ? v : undefined);
@@ -26,23 +31,37 @@ export function callRefusal(access: CallerAccess, tool: ToolDefinition, args: Re
   const bucket = text(args.bucket_name);
   const level = scopeFor(tool, args);
   if (bucket !== undefined) {
-    const keys = [text(args.object_key), ...(Array.isArray(args.keys) ? args.keys.map(text) : [])].filter((k): k is string => k !== undefined);
-    for (const key of keys) if (!grants.allows(level, store, bucket, key)) return grants.refusal(level, store, bucket, key);
+    const keys = [text(args.object_key), ...(Array.isArray(args.keys) ? args.keys.map(text) : [])].filter(
+      (k): k is string => k !== undefined,
+    );
+    for (const key of keys)
+      if (!grants.allows(level, store, bucket, key)) return grants.refusal(level, store, bucket, key);
     const prefix = text(args.prefix);
     if (prefix !== undefined) {
-      const seen = grants.bucketVisible(store, bucket) ? grants.view(store, bucket, prefix) : { all: false, prefixes: [] };
+      const seen = grants.bucketVisible(store, bucket)
+        ? grants.view(store, bucket, prefix)
+        : { all: false, prefixes: [] };
       if (!seen.all && seen.prefixes.length === 0) return grants.refusal("read", store, bucket, prefix);
     }
   }
   const sourceBucket = text(args.source_bucket) ?? bucket;
   const sourceKey = text(args.source_key);
   const sourceStore = text(args.source_store) ?? store;
-  if (sourceBucket !== undefined && sourceKey !== undefined && !grants.allows("read", sourceStore, sourceBucket, sourceKey)) return grants.refusal("read", sourceStore, sourceBucket, sourceKey);
+  if (
+    sourceBucket !== undefined &&
+    sourceKey !== undefined &&
+    !grants.allows("read", sourceStore, sourceBucket, sourceKey)
+  )
+    return grants.refusal("read", sourceStore, sourceBucket, sourceKey);
   return undefined;
 }
 
 /** A store's storage as this call may use it; PolicyDenied when no rule grants the call at all. */
-export function callGuard(access: CallerAccess, tool: ToolDefinition, args: Record<string, unknown>): (storage: Storage, store: string) => Storage {
+export function callGuard(
+  access: CallerAccess,
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+): (storage: Storage, store: string) => Storage {
   const grants = access.forCall(tool, args);
   if (!grants) throw access.toolRefusal(tool, args);
   return (storage, store) => guardedStorage(storage, grants, store);

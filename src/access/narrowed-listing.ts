@@ -12,11 +12,19 @@
  */
 import { byteOrder } from "../bulk/listing.ts";
 import { ActionableError } from "../runtime/errors.ts";
-import { stalledListing, type ListObjectsRequest, type ObjectInfo, type ObjectPage, type Storage, type VersionInfo, type VersionsPage, type VersionsRequest } from "../storage/index.ts";
+import {
+  type ListObjectsRequest,
+  type ObjectInfo,
+  type ObjectPage,
+  type Storage,
+  stalledListing,
+  type VersionInfo,
+  type VersionsPage,
+  type VersionsRequest,
+} from "../storage/index.ts";
 
 /** Store requests one page may make before it hands back a marker (many granted prefixes, most of them empty). */
 const REQUESTS_PER_PAGE = 50;
-
 
 /** A place the view opens under the requested prefix: a granted prefix to list, or (with a delimiter) a folder that leads to deeper grants. */
 type Unit = { prefix: string } | { folder: string };
@@ -57,7 +65,8 @@ function decodeMarker(marker: string, units: Unit[], resource: string, param: st
   if (marker.startsWith(MARKER)) {
     try {
       const raw = JSON.parse(Buffer.from(marker.slice(MARKER.length), "base64url").toString("utf8")) as Position;
-      if (typeof raw.k === "string" && (raw.v === undefined || typeof raw.v === "string")) p = { k: raw.k, all: raw.all === true, ...(raw.v !== undefined ? { v: raw.v } : {}) };
+      if (typeof raw.k === "string" && (raw.v === undefined || typeof raw.v === "string"))
+        p = { k: raw.k, all: raw.all === true, ...(raw.v !== undefined ? { v: raw.v } : {}) };
     } catch {
       p = undefined;
     }
@@ -72,7 +81,8 @@ function decodeMarker(marker: string, units: Unit[], resource: string, param: st
 }
 
 /** Whether an entry named `name` comes after the position. */
-const pending = (name: string, at: Position | undefined) => !at || (byteOrder(name, at.k) > 0 && !(at.all && name.startsWith(at.k)));
+const pending = (name: string, at: Position | undefined) =>
+  !at || (byteOrder(name, at.k) > 0 && !(at.all && name.startsWith(at.k)));
 
 /** How a granted prefix stands against the position: wholly done, to list from its start, or to list after the position inside it. */
 function resumeIn(prefix: string, at: Position | undefined): "done" | "start" | "inside" {
@@ -83,9 +93,15 @@ function resumeIn(prefix: string, at: Position | undefined): "done" | "start" | 
 }
 
 /** One page of a listing confined to `units`, at most maxKeys entries, with a server-made marker when more may follow. */
-export async function narrowedObjects(storage: Storage, req: ListObjectsRequest, units: Unit[], signal?: AbortSignal): Promise<ObjectPage> {
+export async function narrowedObjects(
+  storage: Storage,
+  req: ListObjectsRequest,
+  units: Unit[],
+  signal?: AbortSignal,
+): Promise<ObjectPage> {
   const resource = `s3://${req.bucket}/${req.prefix ?? ""}`;
-  const marker = req.continuationToken ?? (req.startAfter !== undefined ? encodeMarker({ k: req.startAfter }) : undefined);
+  const marker =
+    req.continuationToken ?? (req.startAfter !== undefined ? encodeMarker({ k: req.startAfter }) : undefined);
   let at = marker ? decodeMarker(marker, units, resource, "continuation_token") : undefined;
   const objects: ObjectInfo[] = [];
   const folders: string[] = [];
@@ -103,7 +119,13 @@ export async function narrowedObjects(storage: Storage, req: ListObjectsRequest,
     for (;;) {
       requests++;
       const got = await storage.listObjects(
-        { bucket: req.bucket, prefix: unit.prefix, maxKeys: req.maxKeys - objects.length - folders.length, ...(req.delimiter ? { delimiter: req.delimiter } : {}), ...(token ? { continuationToken: token } : how === "inside" ? { startAfter: at!.k } : {}) },
+        {
+          bucket: req.bucket,
+          prefix: unit.prefix,
+          maxKeys: req.maxKeys - objects.length - folders.length,
+          ...(req.delimiter ? { delimiter: req.delimiter } : {}),
+          ...(token ? { continuationToken: token } : how === "inside" ? { startAfter: at!.k } : {}),
+        },
         signal,
       );
       // A store that names the folder of the key it starts after: what was shown already is not shown again.
@@ -116,7 +138,8 @@ export async function narrowedObjects(storage: Storage, req: ListObjectsRequest,
     }
     // This prefix is wholly listed: a page that ends here goes on after all of it.
     at = { k: unit.prefix, all: true };
-    if (objects.length + folders.length === 0 && requests >= REQUESTS_PER_PAGE) return { ...page(objects, folders, false), is_truncated: true, next_continuation_token: encodeMarker(at) };
+    if (objects.length + folders.length === 0 && requests >= REQUESTS_PER_PAGE)
+      return { ...page(objects, folders, false), is_truncated: true, next_continuation_token: encodeMarker(at) };
   }
   return page(objects, folders, false);
 }
@@ -125,14 +148,30 @@ export async function narrowedObjects(storage: Storage, req: ListObjectsRequest,
 function page(objects: ObjectInfo[], folders: string[], more: boolean): ObjectPage {
   const lastObject = objects.at(-1)?.key;
   const lastFolder = [...folders].sort(byteOrder).at(-1);
-  const last = lastObject === undefined ? lastFolder : lastFolder === undefined || byteOrder(lastObject, lastFolder) > 0 ? lastObject : lastFolder;
-  const position: Position | undefined = last === undefined ? undefined : last === lastFolder ? { k: last, all: true } : { k: last };
+  const last =
+    lastObject === undefined
+      ? lastFolder
+      : lastFolder === undefined || byteOrder(lastObject, lastFolder) > 0
+        ? lastObject
+        : lastFolder;
+  const position: Position | undefined =
+    last === undefined ? undefined : last === lastFolder ? { k: last, all: true } : { k: last };
   const truncated = more && position !== undefined;
-  return { objects, common_prefixes: folders.sort(byteOrder), is_truncated: truncated, next_continuation_token: truncated ? encodeMarker(position!) : null };
+  return {
+    objects,
+    common_prefixes: folders.sort(byteOrder),
+    is_truncated: truncated,
+    next_continuation_token: truncated ? encodeMarker(position!) : null,
+  };
 }
 
 /** One page of a versions listing confined to `units` (no delimiter). */
-export async function narrowedVersions(storage: Storage, req: VersionsRequest, units: Unit[], signal?: AbortSignal): Promise<VersionsPage> {
+export async function narrowedVersions(
+  storage: Storage,
+  req: VersionsRequest,
+  units: Unit[],
+  signal?: AbortSignal,
+): Promise<VersionsPage> {
   const resource = `s3://${req.bucket}/${req.prefix ?? ""}`;
   let at = req.keyMarker ? decodeMarker(req.keyMarker, units, resource, "key_marker") : undefined;
   const versions: VersionInfo[] = [];
@@ -140,21 +179,38 @@ export async function narrowedVersions(storage: Storage, req: VersionsRequest, u
   const more = (): VersionsPage => {
     const last = versions.at(-1);
     const position = last ? { k: last.key, ...(last.version_id ? { v: last.version_id } : {}) } : at;
-    return { versions, is_truncated: position !== undefined, next_key_marker: position ? encodeMarker(position) : null, next_version_id_marker: position?.v ?? null };
+    return {
+      versions,
+      is_truncated: position !== undefined,
+      next_key_marker: position ? encodeMarker(position) : null,
+      next_version_id_marker: position?.v ?? null,
+    };
   };
   for (const unit of units) {
     if (!("prefix" in unit)) continue;
     if (versions.length >= req.maxKeys || requests >= REQUESTS_PER_PAGE) return more();
     const how = resumeIn(unit.prefix, at);
     if (how === "done") continue;
-    let markers: { keyMarker?: string; versionIdMarker?: string } = how === "inside" ? { keyMarker: at!.k, ...(at!.v ? { versionIdMarker: at!.v } : {}) } : {};
+    let markers: { keyMarker?: string; versionIdMarker?: string } =
+      how === "inside" ? { keyMarker: at!.k, ...(at!.v ? { versionIdMarker: at!.v } : {}) } : {};
     for (;;) {
       requests++;
-      const got = await storage.listObjectVersions({ bucket: req.bucket, prefix: unit.prefix, maxKeys: req.maxKeys - versions.length, ...markers }, signal);
+      const got = await storage.listObjectVersions(
+        { bucket: req.bucket, prefix: unit.prefix, maxKeys: req.maxKeys - versions.length, ...markers },
+        signal,
+      );
       versions.push(...got.versions);
       if (!got.is_truncated) break;
-      if (!got.next_key_marker || (got.next_key_marker === markers.keyMarker && (got.next_version_id_marker ?? undefined) === markers.versionIdMarker)) throw stalledListing(resource);
-      markers = { keyMarker: got.next_key_marker, ...(got.next_version_id_marker ? { versionIdMarker: got.next_version_id_marker } : {}) };
+      if (
+        !got.next_key_marker ||
+        (got.next_key_marker === markers.keyMarker &&
+          (got.next_version_id_marker ?? undefined) === markers.versionIdMarker)
+      )
+        throw stalledListing(resource);
+      markers = {
+        keyMarker: got.next_key_marker,
+        ...(got.next_version_id_marker ? { versionIdMarker: got.next_version_id_marker } : {}),
+      };
       if (versions.length >= req.maxKeys || requests >= REQUESTS_PER_PAGE) return more();
     }
     at = { k: unit.prefix, all: true };

@@ -11,10 +11,10 @@
  * S3 clients of its own (and their connections), hence the bound.
  */
 import { createHash } from "node:crypto";
-import type { Caller } from "./caller.ts";
 import type { Config } from "../config/config.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { Storage } from "../storage/index.ts";
+import type { Caller } from "./caller.ts";
 
 export const MAX_CALLERS = 200;
 
@@ -59,8 +59,16 @@ export class PassThrough {
     }
     for (const [k, entry] of this.#made) if (entry.until <= now) this.#made.delete(k);
     while (this.#made.size >= MAX_CALLERS) this.#made.delete(this.#made.keys().next().value!);
-    const own = this.make({ ...this.config, credentials: undefined, credentialSource: `STS AssumeRoleWithWebIdentity for ${caller.id}`, credentialProvider: this.#provider(token, caller) });
-    const storages: Storages = { storage: own.storage, storageOf: (name) => (name === this.config.stores[0]?.name ? own.storage : shared.storageOf(name)) };
+    const own = this.make({
+      ...this.config,
+      credentials: undefined,
+      credentialSource: `STS AssumeRoleWithWebIdentity for ${caller.id}`,
+      credentialProvider: this.#provider(token, caller),
+    });
+    const storages: Storages = {
+      storage: own.storage,
+      storageOf: (name) => (name === this.config.stores[0]?.name ? own.storage : shared.storageOf(name)),
+    };
     const exp = typeof caller.claims?.exp === "number" ? caller.claims.exp * 1000 : now + 5 * 60_000;
     this.#made.set(key, { storages, until: exp });
     return storages;
@@ -68,11 +76,19 @@ export class PassThrough {
 
   #provider(token: string, caller: Caller): NonNullable<Config["credentialProvider"]> {
     const { roleArn, endpoint, region, durationSeconds } = this.settings;
-    let provider: (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>) | undefined;
+    let provider:
+      | (() => Promise<{ accessKeyId: string; secretAccessKey: string; sessionToken?: string; expiration?: Date }>)
+      | undefined;
     return async () => {
       if (!provider) {
         const { fromWebToken } = await import("@aws-sdk/credential-provider-web-identity");
-        provider = fromWebToken({ roleArn, webIdentityToken: token, roleSessionName: sessionName(caller.sub ?? caller.id), durationSeconds, clientConfig: { region, ...(endpoint ? { endpoint } : {}) } });
+        provider = fromWebToken({
+          roleArn,
+          webIdentityToken: token,
+          roleSessionName: sessionName(caller.sub ?? caller.id),
+          durationSeconds,
+          clientConfig: { region, ...(endpoint ? { endpoint } : {}) },
+        });
       }
       try {
         return await provider();

@@ -67,7 +67,10 @@ export interface PolicyNames {
 }
 
 /** The policy in `text`, or every problem with it (naming the rule and field). */
-export function parsePolicy(text: string, names: PolicyNames): { ok: true; policy: Policy } | { ok: false; errors: string[] } {
+export function parsePolicy(
+  text: string,
+  names: PolicyNames,
+): { ok: true; policy: Policy } | { ok: false; errors: string[] } {
   let raw: unknown;
   try {
     raw = Bun.YAML.parse(text);
@@ -75,26 +78,46 @@ export function parsePolicy(text: string, names: PolicyNames): { ok: true; polic
     return { ok: false, errors: [`does not parse as YAML or JSON: ${(err as Error).message.slice(0, 200)}`] };
   }
   const parsed = fileSchema.safeParse(raw);
-  if (!parsed.success) return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`) };
+  if (!parsed.success)
+    return { ok: false, errors: parsed.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`) };
   const errors: string[] = [];
   const rules = parsed.data.rules.map((r, i): Rule => {
     const name = r.name ?? `rule ${i + 1}`;
-    if (r.stores === undefined && names.stores.length > 1) errors.push(`rules.${i} (${name}): stores: write the stores out (["*"] for every store): this server has several (${names.stores.join(", ")}).`);
+    if (r.stores === undefined && names.stores.length > 1)
+      errors.push(
+        `rules.${i} (${name}): stores: write the stores out (["*"] for every store): this server has several (${names.stores.join(", ")}).`,
+      );
     for (const tool of r.tools) {
       if (tool === "*") continue;
-      if (!names.tools.includes(tool) && !names.groups.includes(tool)) errors.push(`rules.${i} (${name}): tools: "${tool}" is neither a tool nor a group (${names.groups.join(", ")}).`);
+      if (!names.tools.includes(tool) && !names.groups.includes(tool))
+        errors.push(
+          `rules.${i} (${name}): tools: "${tool}" is neither a tool nor a group (${names.groups.join(", ")}).`,
+        );
     }
     for (const store of r.stores ?? []) {
-      if (store !== "*" && !names.stores.includes(store)) errors.push(`rules.${i} (${name}): stores: "${store}" is not a configured store (${names.stores.join(", ")}).`);
+      if (store !== "*" && !names.stores.includes(store))
+        errors.push(`rules.${i} (${name}): stores: "${store}" is not a configured store (${names.stores.join(", ")}).`);
     }
-    return { name, who: r.who, access: r.access, stores: r.stores ?? ["*"], buckets: r.buckets, prefixes: r.prefixes, tools: r.tools.includes("*") ? undefined : r.tools, localFiles: r.local_files ?? false };
+    return {
+      name,
+      who: r.who,
+      access: r.access,
+      stores: r.stores ?? ["*"],
+      buckets: r.buckets,
+      prefixes: r.prefixes,
+      tools: r.tools.includes("*") ? undefined : r.tools,
+      localFiles: r.local_files ?? false,
+    };
   });
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, policy: { groupsClaim: parsed.data.groups_claim ?? "groups", rules } };
 }
 
 /** Reads and checks the policy file. */
-export function loadPolicy(file: string, names: PolicyNames): { ok: true; policy: Policy } | { ok: false; errors: string[] } {
+export function loadPolicy(
+  file: string,
+  names: PolicyNames,
+): { ok: true; policy: Policy } | { ok: false; errors: string[] } {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

@@ -12,10 +12,10 @@
  * widen it; a file renamed into place is whole and simply waits its second.
  * SIGHUP is the operator saying the file is done: it is read at once.
  */
-import { existsSync, readFileSync, statSync, watch, type FSWatcher } from "node:fs";
+import { existsSync, type FSWatcher, readFileSync, statSync, watch } from "node:fs";
 import { basename, dirname } from "node:path";
 import type { Logger } from "../runtime/log.ts";
-import { loadPolicy, parsePolicy, type Policy, type PolicyNames } from "./policy-file.ts";
+import { loadPolicy, type Policy, type PolicyNames, parsePolicy } from "./policy-file.ts";
 
 /** Changes to the file settle for this long before it is first looked at (an editor's write, rename and chmod come in a burst). */
 const SETTLE_MS = 100;
@@ -58,7 +58,9 @@ export class PolicyHolder {
 
   #take(loaded: ReturnType<typeof loadPolicy>, why: string): boolean {
     if (!loaded.ok) {
-      this.log.error(`policy ${this.file} not reloaded (${why}); the previous policy stays in force: ${loaded.errors.join("; ")}`);
+      this.log.error(
+        `policy ${this.file} not reloaded (${why}); the previous policy stays in force: ${loaded.errors.join("; ")}`,
+      );
       return false;
     }
     this.#current = loaded.policy;
@@ -83,7 +85,14 @@ export class PolicyHolder {
   /** Takes the file once two looks STABLE_MS apart find it the same; any change in between starts the wait again. */
   #settle(previous: Look | undefined): void {
     const look = this.#look();
-    if (look && previous && look.ino === previous.ino && look.size === previous.size && look.mtimeMs === previous.mtimeMs && look.text === previous.text) {
+    if (
+      look &&
+      previous &&
+      look.ino === previous.ino &&
+      look.size === previous.size &&
+      look.mtimeMs === previous.mtimeMs &&
+      look.text === previous.text
+    ) {
       this.#take(parsePolicy(look.text, this.names), "the file changed");
       return;
     }
@@ -104,7 +113,9 @@ export class PolicyHolder {
       });
       this.#watcher.unref();
     } catch (err) {
-      this.log.warn(`policy ${this.file}: cannot watch for changes (${(err as Error).message}); send SIGHUP to reload it`);
+      this.log.warn(
+        `policy ${this.file}: cannot watch for changes (${(err as Error).message}); send SIGHUP to reload it`,
+      );
     }
   }
 

@@ -9,8 +9,9 @@
  * whether it uses local files, and (for a tool whose effect depends on its
  * arguments) whether this call writes.
  */
-import { ActionableError } from "../runtime/errors.ts";
+
 import type { Scope } from "../config/http-config.ts";
+import { ActionableError } from "../runtime/errors.ts";
 import type { ToolDefinition, ToolFacts, ToolGroup } from "../tools/types.ts";
 
 export const TOOL_GROUPS: readonly ToolGroup[] = ["read", "write", "delete", "admin"];
@@ -42,7 +43,8 @@ export function unsafeKeyRefusal(key: string, bucketAllowlist: boolean): Actiona
   return new ActionableError({
     resource: key,
     code: "UnsafeKey",
-    message: 'This key has a "." or ".." path segment, which a proxy or store on the way may resolve into another bucket; this server is limited to some buckets (--bucket), so it does not send such keys.',
+    message:
+      'This key has a "." or ".." path segment, which a proxy or store on the way may resolve into another bucket; this server is limited to some buckets (--bucket), so it does not send such keys.',
     hint: 'use the key without "." and ".." segments (a key names an object, not a path to resolve).',
   });
 }
@@ -55,13 +57,19 @@ export function unsafeKeyRefusal(key: string, bucketAllowlist: boolean): Actiona
 export function scopeFor(tool: ToolFacts, args?: Record<string, unknown>): Scope {
   // With arguments (a call), the definition's own functions say; a card (no arguments) is judged by its facts.
   const call = args && "handler" in tool ? { tool, args } : undefined;
-  if (tool.group === "delete" || tool.name === "delete_bucket" || call?.tool.deletes?.(call.args as never)) return "delete";
+  if (tool.group === "delete" || tool.name === "delete_bucket" || call?.tool.deletes?.(call.args as never))
+    return "delete";
   if (tool.writesToStore || call?.tool.writes?.(call.args as never)) return "write";
   return "read";
 }
 
 /** The permission a call to tool `name` with `args` needs that `scopes` lack; undefined when it has it (or there is no such tool). */
-export function missingScope(all: readonly ToolDefinition[], name: string, args: Record<string, unknown>, scopes: ReadonlySet<Scope>): Scope | undefined {
+export function missingScope(
+  all: readonly ToolDefinition[],
+  name: string,
+  args: Record<string, unknown>,
+  scopes: ReadonlySet<Scope>,
+): Scope | undefined {
   const tool = all.find((t) => t.name === name);
   if (!tool) return undefined;
   const needed = scopeFor(tool, args);
@@ -76,13 +84,22 @@ export function selectionProblems(selection: string[], all: readonly Pick<ToolFa
   const known = new Set<string>([...all.map((t) => t.name), ...TOOL_GROUPS]);
   return selection
     .filter((name) => !known.has(name))
-    .map((name) => `tools: "${name}" is neither a tool nor a group; use tool names (${all.map((t) => t.name).join(", ")}) or groups (${TOOL_GROUPS.join(", ")}).`);
+    .map(
+      (name) =>
+        `tools: "${name}" is neither a tool nor a group; use tool names (${all.map((t) => t.name).join(", ")}) or groups (${TOOL_GROUPS.join(", ")}).`,
+    );
 }
 
 /** A warning for a selection that asks for delete tools without --allow-delete (they stay off), or undefined. */
-export function selectionWarning(selection: string[], all: readonly Pick<ToolFacts, "name" | "group">[], allowDelete: boolean): string | undefined {
+export function selectionWarning(
+  selection: string[],
+  all: readonly Pick<ToolFacts, "name" | "group">[],
+  allowDelete: boolean,
+): string | undefined {
   if (allowDelete) return undefined;
-  const asked = selection.filter((name) => name === "delete" || all.some((t) => t.name === name && t.group === "delete"));
+  const asked = selection.filter(
+    (name) => name === "delete" || all.some((t) => t.name === name && t.group === "delete"),
+  );
   if (asked.length === 0) return undefined;
   return `--tools names ${asked.join(", ")}, but deleting objects is off without --allow-delete (STORE_ALLOW_DELETE=true): those tools are not offered.`;
 }
@@ -100,17 +117,26 @@ export function toolsFor<T extends ToolFacts>(all: readonly T[], options: Policy
       if (!localFiles && tool.localFiles === "always") return false;
       return chosen.size === 0 || chosen.has(tool.name) || chosen.has(tool.group);
     })
-    .map((tool) => (!localFiles && tool.remoteNote ? { ...tool, description: `${tool.description} ${tool.remoteNote}` } : tool));
+    .map((tool) =>
+      !localFiles && tool.remoteNote ? { ...tool, description: `${tool.description} ${tool.remoteNote}` } : tool,
+    );
 }
 
 /** Why this call may not proceed, or undefined: a write in read-only mode, a permission the caller lacks, local files on a remote server. */
-export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>, options: PolicyOptions): ActionableError | undefined {
+export function callRefusal(
+  tool: ToolDefinition,
+  args: Record<string, unknown>,
+  options: PolicyOptions,
+): ActionableError | undefined {
   // The delete tools are hidden then; with several stores they may be offered for another store.
   if (!options.allowDelete && (tool.group === "delete" || tool.deletes?.(args as never))) {
     return new ActionableError({
       resource: tool.name,
       code: "DeleteNotAllowed",
-      message: tool.group === "delete" ? "Deleting objects is off for this store." : `This call would delete (${tool.deletesBy ?? "delete_extraneous or move"}), and deleting is off for this store.`,
+      message:
+        tool.group === "delete"
+          ? "Deleting objects is off for this store."
+          : `This call would delete (${tool.deletesBy ?? "delete_extraneous or move"}), and deleting is off for this store.`,
       hint:
         tool.group === "delete"
           ? "the user must allow deletes (--allow-delete, or STORE_<NAME>_ALLOW_DELETE=true for one store)."
@@ -138,7 +164,8 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
     return new ActionableError({
       resource: tool.name,
       code: "LocalFilesDisabled",
-      message: "This is a remote server: a local path would name the server's disk, so local files are off (no --allowed-dir was configured).",
+      message:
+        "This is a remote server: a local path would name the server's disk, so local files are off (no --allowed-dir was configured).",
       hint: "use presign_url for a link the user can download from or upload to.",
     });
   }
@@ -147,7 +174,8 @@ export function callRefusal(tool: ToolDefinition, args: Record<string, unknown>,
   return new ActionableError({
     resource: tool.name,
     code: "ReadOnlyMode",
-    message: "This server runs in read-only mode (--read-only), so nothing that lets anyone write to the store is allowed.",
+    message:
+      "This server runs in read-only mode (--read-only), so nothing that lets anyone write to the store is allowed.",
     hint: "use a read operation instead (e.g. a GET presigned URL); the user must restart the server without --read-only to write.",
   });
 }

@@ -5,7 +5,7 @@
  * server), every caller is anonymous with every permission the server's own
  * configuration allows.
  */
-import { SCOPES, type HttpConfig } from "../config/http-config.ts";
+import { type HttpConfig, SCOPES } from "../config/http-config.ts";
 import { jwtVerifier } from "./jwt.ts";
 import { staticTokenMatcher } from "./static-tokens.ts";
 import type { Authenticator, AuthResult } from "./types.ts";
@@ -23,8 +23,10 @@ export function createAuthenticator(config: HttpConfig): Authenticator {
     async authenticate(authorization): Promise<AuthResult> {
       if (!required) return { ok: true, caller: { id: "anonymous", scopes: ALL } };
       const match = authorization?.match(/^Bearer +([A-Za-z0-9\-._~+/]+=*)\s*$/i);
-      if (!authorization) return { ok: false, description: "this server needs an access token (Authorization: Bearer …)" };
-      if (!match) return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
+      if (!authorization)
+        return { ok: false, description: "this server needs an access token (Authorization: Bearer …)" };
+      if (!match)
+        return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
       const token = match[1]!;
       const label = matchStaticToken(token);
       if (label !== undefined) return { ok: true, caller: { id: label, label, scopes: ALL } };

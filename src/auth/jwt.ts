@@ -15,8 +15,16 @@
  * one token is that request's own 401, so junk tokens cannot make every
  * valid one wait out a backoff.
  */
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from "jose";
-import { SCOPES, type OAuthConfig, type Scope } from "../config/http-config.ts";
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  errors as joseErrors,
+  jwtVerify,
+} from "jose";
+import { type OAuthConfig, SCOPES, type Scope } from "../config/http-config.ts";
 import type { AuthResult } from "./types.ts";
 
 /** Tolerated difference between our clock and the issuer's, in seconds. */
@@ -25,7 +33,10 @@ export const CLOCK_SKEW_S = 30;
 /** The issuer's jwks_uri from its OpenID or OAuth authorization server metadata. */
 async function discoverJwks(issuer: string): Promise<URL> {
   const base = issuer.replace(/\/$/, "");
-  const candidates = [`${base}/.well-known/openid-configuration`, `${new URL(issuer).origin}/.well-known/oauth-authorization-server${new URL(issuer).pathname.replace(/\/$/, "")}`];
+  const candidates = [
+    `${base}/.well-known/openid-configuration`,
+    `${new URL(issuer).origin}/.well-known/oauth-authorization-server${new URL(issuer).pathname.replace(/\/$/, "")}`,
+  ];
   for (const url of candidates) {
     const res = await fetch(url, { signal: AbortSignal.timeout(10_000) }).catch(() => undefined);
     if (!res?.ok) continue;
@@ -65,7 +76,11 @@ class IssuerUnavailable extends Error {}
  */
 function isFetchFailure(err: unknown): boolean {
   if (!(err instanceof joseErrors.JOSEError)) return true;
-  return err instanceof joseErrors.JWKSTimeout || err instanceof joseErrors.JWKSInvalid || err.constructor === joseErrors.JOSEError;
+  return (
+    err instanceof joseErrors.JWKSTimeout ||
+    err instanceof joseErrors.JWKSInvalid ||
+    err.constructor === joseErrors.JOSEError
+  );
 }
 
 /**
@@ -80,7 +95,9 @@ function keysWithBackoff(config: OAuthConfig, now: () => number = Date.now): JWT
   let lastProblem = "";
   return async (header, token) => {
     if (now() < failedUntil) throw new IssuerUnavailable(lastProblem);
-    const pending = (keys ??= (config.jwksUrl ? Promise.resolve(new URL(config.jwksUrl)) : discoverJwks(config.issuer)).then((url) => createRemoteJWKSet(url)));
+    const pending = (keys ??= (
+      config.jwksUrl ? Promise.resolve(new URL(config.jwksUrl)) : discoverJwks(config.issuer)
+    ).then((url) => createRemoteJWKSet(url)));
     try {
       const key = await (await pending)(header, token);
       backoff = 0;
@@ -114,12 +131,18 @@ function shapeProblem(token: string, requireExp: boolean, algorithms: readonly s
     return "the access token is not a valid JWT";
   }
   const { typ, alg, kid } = header;
-  if (typeof alg !== "string" || !algorithms.includes(alg)) return `the access token's signing algorithm (alg) ${String(alg).replace(/[^A-Za-z0-9_-]/g, "?").slice(0, 20)} is not one this server accepts (${algorithms.join(", ")})`;
+  if (typeof alg !== "string" || !algorithms.includes(alg))
+    return `the access token's signing algorithm (alg) ${String(alg)
+      .replace(/[^A-Za-z0-9_-]/g, "?")
+      .slice(0, 20)} is not one this server accepts (${algorithms.join(", ")})`;
   const carried = KEY_CARRYING_HEADERS.find((name) => header[name] !== undefined);
-  if (carried) return `the access token carries its own key (a ${carried} header); this server checks tokens only against the issuer's published keys`;
+  if (carried)
+    return `the access token carries its own key (a ${carried} header); this server checks tokens only against the issuer's published keys`;
   if (kid !== undefined && typeof kid !== "string") return `the access token's key id (kid) is not a string`;
-  if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.has(typ.toLowerCase()))) return `the token's type ("typ") is not an access token's (at+jwt or JWT)`;
-  if (requireExp && typeof payload.exp !== "number") return `the access token has no expiry ("exp" claim); this server accepts only tokens that expire`;
+  if (typ !== undefined && (typeof typ !== "string" || !ACCESS_TOKEN_TYPES.has(typ.toLowerCase())))
+    return `the token's type ("typ") is not an access token's (at+jwt or JWT)`;
+  if (requireExp && typeof payload.exp !== "number")
+    return `the access token has no expiry ("exp" claim); this server accepts only tokens that expire`;
   return undefined;
 }
 
@@ -130,9 +153,25 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
     const problem = shapeProblem(token, requireExp, config.algorithms);
     if (problem) return { ok: false, error: "invalid_token", description: problem };
     try {
-      const { payload } = await jwtVerify(token, keys, { algorithms: config.algorithms, issuer: config.issuer, audience: config.audience, clockTolerance: CLOCK_SKEW_S, ...(requireExp ? { requiredClaims: ["exp"] } : {}) });
+      const { payload } = await jwtVerify(token, keys, {
+        algorithms: config.algorithms,
+        issuer: config.issuer,
+        audience: config.audience,
+        clockTolerance: CLOCK_SKEW_S,
+        ...(requireExp ? { requiredClaims: ["exp"] } : {}),
+      });
       const sub = typeof payload.sub === "string" ? payload.sub : undefined;
-      return { ok: true, caller: { id: sub ?? (payload.client_id as string | undefined) ?? "unknown", ...(sub ? { sub } : {}), claims: payload, tokenScopes: tokenScopes(payload), webIdentityToken: token, scopes: scopesOf(payload, config.scopeNames) } };
+      return {
+        ok: true,
+        caller: {
+          id: sub ?? (payload.client_id as string | undefined) ?? "unknown",
+          ...(sub ? { sub } : {}),
+          claims: payload,
+          tokenScopes: tokenScopes(payload),
+          webIdentityToken: token,
+          scopes: scopesOf(payload, config.scopeNames),
+        },
+      };
     } catch (err) {
       return { ok: false, error: "invalid_token", description: describeJwtError(err) };
     }
@@ -141,11 +180,16 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
 
 /** What was wrong with a token, without echoing it. */
 function describeJwtError(err: unknown): string {
-  if (err instanceof IssuerUnavailable) return "the access token cannot be checked now: the issuer's keys are unreachable; retry later";
+  if (err instanceof IssuerUnavailable)
+    return "the access token cannot be checked now: the issuer's keys are unreachable; retry later";
   if (err instanceof joseErrors.JWTExpired) return "the access token has expired";
-  if (err instanceof joseErrors.JWTClaimValidationFailed) return `the access token's "${err.claim}" claim is not valid for this server`;
-  if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey) return "the access token's signature does not verify against the issuer's keys";
-  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid) return "the access token is not a valid JWT";
-  if (err instanceof joseErrors.JOSENotSupported || err instanceof joseErrors.JOSEAlgNotAllowed) return "the access token's algorithm or key type is not supported here";
+  if (err instanceof joseErrors.JWTClaimValidationFailed)
+    return `the access token's "${err.claim}" claim is not valid for this server`;
+  if (err instanceof joseErrors.JWSSignatureVerificationFailed || err instanceof joseErrors.JWKSNoMatchingKey)
+    return "the access token's signature does not verify against the issuer's keys";
+  if (err instanceof joseErrors.JWTInvalid || err instanceof joseErrors.JWSInvalid)
+    return "the access token is not a valid JWT";
+  if (err instanceof joseErrors.JOSENotSupported || err instanceof joseErrors.JOSEAlgNotAllowed)
+    return "the access token's algorithm or key type is not supported here";
   return `the access token could not be checked (${(err as Error)?.message?.slice(0, 120) ?? "unknown error"})`;
 }

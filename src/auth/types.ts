@@ -2,7 +2,6 @@ import type { Caller } from "../access/caller.ts";
 
 export type { Caller } from "../access/caller.ts";
 
-
 export type AuthResult =
   | { ok: true; caller: Caller }
   /** 401: no token, or one that is not valid here. `error` goes into WWW-Authenticate (RFC 6750). */

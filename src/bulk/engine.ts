@@ -9,15 +9,13 @@
  */
 import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import { itemPacer } from "../runtime/memory.ts";
-import type { Tally } from "./tally.ts";
 import type { Action, Outcome } from "./outcome.ts";
+import type { Tally } from "./tally.ts";
 
 export type { Action, Outcome } from "./outcome.ts";
 
 /** Items settled between full collections (memory.ts). */
 const ITEMS_PER_GC = 100;
-
-
 
 export interface JobOptions<T> {
   items: AsyncIterable<T>;
@@ -101,7 +99,9 @@ async function settle<T>(job: JobOptions<T>, item: T, mayAct: () => boolean): Pr
     }
     if (job.dryRun) {
       if (planned.alsoDeletes !== undefined) job.tally.removed(planned.alsoDeletes);
-      return planned.bytes === 0 && planned.alsoDeletes !== undefined ? { kind: "ignored" } : { kind: "done", name: planned.name, bytes: planned.bytes };
+      return planned.bytes === 0 && planned.alsoDeletes !== undefined
+        ? { kind: "ignored" }
+        : { kind: "done", name: planned.name, bytes: planned.bytes };
     }
     return await planned.run(job.signal);
   } catch (err) {
@@ -114,7 +114,13 @@ async function settle<T>(job: JobOptions<T>, item: T, mayAct: () => boolean): Pr
 
 /** An error as a per-item failure: its code and a short message, never a stack. */
 export function failure(name: string, err: unknown): Outcome {
-  if (err instanceof ActionableError) return { kind: "failed", name, code: err.code, message: `${err.message} ${err.hint ? `Next: ${err.hint}` : ""}`.trim().slice(0, 300) };
+  if (err instanceof ActionableError)
+    return {
+      kind: "failed",
+      name,
+      code: err.code,
+      message: `${err.message} ${err.hint ? `Next: ${err.hint}` : ""}`.trim().slice(0, 300),
+    };
   const code = (err as { code?: string; name?: string })?.code ?? (err as { name?: string })?.name ?? "InternalError";
   return { kind: "failed", name, code: String(code), message: String((err as Error)?.message ?? err).slice(0, 300) };
 }

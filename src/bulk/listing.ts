@@ -1,18 +1,28 @@
 /** A store listing as a stream of objects, one page held at a time: the source of downloads, copies, usage and searches. */
 import { itemPacer } from "../runtime/memory.ts";
-import { stalledListing, type ObjectInfo, type Storage } from "../storage/index.ts";
-import { stateOf, type ObjectState } from "./unchanged.ts";
+import { type ObjectInfo, type Storage, stalledListing } from "../storage/index.ts";
+import { type ObjectState, stateOf } from "./unchanged.ts";
 
 const PAGE = 1000;
 /** Keys listed between looks at the memory (memory.ts): a page's worth, however the pages come (many small folders make small pages). */
 const KEYS_PER_LOOK = PAGE;
 
 /** Every object under `prefix` after `startAfter`, in key order, one listing request after another. */
-export async function* listFlat(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter?: string, pace = itemPacer(KEYS_PER_LOOK)): AsyncGenerator<ObjectInfo> {
+export async function* listFlat(
+  storage: Storage,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+  startAfter?: string,
+  pace = itemPacer(KEYS_PER_LOOK),
+): AsyncGenerator<ObjectInfo> {
   let token: string | undefined;
   let after = startAfter;
   for (;;) {
-    const page = await storage.listObjects({ bucket, prefix, maxKeys: PAGE, ...(token ? { continuationToken: token } : after ? { startAfter: after } : {}) }, signal);
+    const page = await storage.listObjects(
+      { bucket, prefix, maxKeys: PAGE, ...(token ? { continuationToken: token } : after ? { startAfter: after } : {}) },
+      signal,
+    );
     for (const object of page.objects) {
       pace();
       yield object;
@@ -48,16 +58,33 @@ export function byteOrder(a: string, b: string): number {
 type Entry = { object: ObjectInfo } | { folder: string };
 
 /** The level below `prefix` (objects and folders, delimiter "/"), merged in key order; a folder stands for every key below it. */
-async function* topLevel(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter: string | undefined, pace: () => void): AsyncGenerator<Entry> {
+async function* topLevel(
+  storage: Storage,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+  startAfter: string | undefined,
+  pace: () => void,
+): AsyncGenerator<Entry> {
   let token: string | undefined;
   let after = startAfter;
   for (;;) {
-    const page = await storage.listObjects({ bucket, prefix, delimiter: "/", maxKeys: PAGE, ...(token ? { continuationToken: token } : after ? { startAfter: after } : {}) }, signal);
+    const page = await storage.listObjects(
+      {
+        bucket,
+        prefix,
+        delimiter: "/",
+        maxKeys: PAGE,
+        ...(token ? { continuationToken: token } : after ? { startAfter: after } : {}),
+      },
+      signal,
+    );
     const objects = page.objects;
     const folders = page.common_prefixes;
     for (let i = 0, j = 0; i < objects.length || j < folders.length; ) {
       pace();
-      if (j >= folders.length || (i < objects.length && byteOrder(objects[i]!.key, folders[j]!) < 0)) yield { object: objects[i++]! };
+      if (j >= folders.length || (i < objects.length && byteOrder(objects[i]!.key, folders[j]!) < 0))
+        yield { object: objects[i++]! };
       else yield { folder: folders[j++]! };
     }
     if (!page.is_truncated) return;
@@ -65,7 +92,10 @@ async function* topLevel(storage: Storage, bucket: string, prefix: string, signa
     token = page.next_continuation_token ?? undefined;
     if (token && token === given) throw stalledListing(`s3://${bucket}/${prefix}`);
     if (token) continue;
-    const last = [objects.at(-1)?.key, folders.at(-1)].filter((k): k is string => k !== undefined).sort(byteOrder).at(-1);
+    const last = [objects.at(-1)?.key, folders.at(-1)]
+      .filter((k): k is string => k !== undefined)
+      .sort(byteOrder)
+      .at(-1);
     if (last === undefined || last === after) throw stalledListing(`s3://${bucket}/${prefix}`);
     after = last;
   }
@@ -94,7 +124,8 @@ class FolderFeed {
         if (this.#closed) break;
         this.#pages.push(page);
         this.#wake?.();
-        while (this.#pages.length >= FEED_PAGES && !this.#closed) await new Promise<void>((room) => (this.#room = room));
+        while (this.#pages.length >= FEED_PAGES && !this.#closed)
+          await new Promise<void>((room) => (this.#room = room));
       }
     } catch (err) {
       this.#failure = { err };
@@ -119,7 +150,14 @@ class FolderFeed {
 }
 
 /** The pages of a flat listing (as listFlat, a page at a time). */
-async function* pagesOf(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter: string | undefined, pace: () => void): AsyncGenerator<ObjectInfo[]> {
+async function* pagesOf(
+  storage: Storage,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+  startAfter: string | undefined,
+  pace: () => void,
+): AsyncGenerator<ObjectInfo[]> {
   let page: ObjectInfo[] = [];
   for await (const object of listFlat(storage, bucket, prefix, signal, startAfter, pace)) {
     page.push(object);
@@ -140,7 +178,13 @@ async function* pagesOf(storage: Storage, bucket: string, prefix: string, signal
  * does; a store that ignores the delimiter just gives every key at the top;
  * once folders prove small, the rest goes flat.
  */
-export async function* listAll(storage: Storage, bucket: string, prefix: string, signal: AbortSignal, startAfter?: string): AsyncGenerator<ObjectInfo> {
+export async function* listAll(
+  storage: Storage,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+  startAfter?: string,
+): AsyncGenerator<ObjectInfo> {
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });
@@ -160,7 +204,10 @@ export async function* listAll(storage: Storage, bucket: string, prefix: string,
   const rest = startAfter?.startsWith(prefix) ? startAfter.slice(prefix.length) : undefined;
   const resumed = rest?.includes("/") ? prefix + rest.slice(0, rest.indexOf("/") + 1) : undefined;
   if (resumed) {
-    ahead.push({ folder: resumed, feed: new FolderFeed(pagesOf(storage, bucket, resumed, stop.signal, startAfter, pace)) });
+    ahead.push({
+      folder: resumed,
+      feed: new FolderFeed(pagesOf(storage, bucket, resumed, stop.signal, startAfter, pace)),
+    });
     feeds++;
   }
   try {
@@ -174,7 +221,8 @@ export async function* listAll(storage: Storage, bucket: string, prefix: string,
         const entry: Entry & { feed?: FolderFeed } = next.value;
         if ("folder" in entry) {
           // The resumed folder is listed already; one wholly before the key (a store that sends it) is not listed again.
-          if (entry.folder === resumed || (startAfter !== undefined && byteOrder(entry.folder, startAfter) < 0)) continue;
+          if (entry.folder === resumed || (startAfter !== undefined && byteOrder(entry.folder, startAfter) < 0))
+            continue;
           entry.feed = new FolderFeed(pagesOf(storage, bucket, entry.folder, stop.signal, undefined, pace));
           feeds++;
         } else if (startAfter !== undefined && byteOrder(entry.object.key, startAfter) <= 0) continue;
@@ -212,9 +260,15 @@ export async function* listAll(storage: Storage, bucket: string, prefix: string,
 }
 
 /** What a destination holds under a prefix, by the path below it: compared against, and what a mirror may delete. */
-export async function indexPrefix(storage: Storage, bucket: string, prefix: string, signal: AbortSignal): Promise<Map<string, ObjectState>> {
+export async function indexPrefix(
+  storage: Storage,
+  bucket: string,
+  prefix: string,
+  signal: AbortSignal,
+): Promise<Map<string, ObjectState>> {
   const index = new Map<string, ObjectState>();
-  for await (const object of listAll(storage, bucket, prefix, signal)) index.set(object.key.slice(prefix.length), stateOf(object));
+  for await (const object of listAll(storage, bucket, prefix, signal))
+    index.set(object.key.slice(prefix.length), stateOf(object));
   return index;
 }
 

@@ -55,7 +55,8 @@ export class FileFolderClash {
       const folder = segments.slice(0, i).join("/");
       if (this.#files.has(folder)) return `the key of ${folder} is a file here, so it cannot be a folder`;
     }
-    if (this.#files.has(norm)) return fold ? "another key differs only in case (this file system ignores case)" : "a duplicate";
+    if (this.#files.has(norm))
+      return fold ? "another key differs only in case (this file system ignores case)" : "a duplicate";
     this.#files.add(norm);
     for (let i = 1; i < segments.length; i++) this.#folders.add(segments.slice(0, i).join("/"));
     return undefined;

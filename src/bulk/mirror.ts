@@ -4,7 +4,7 @@
  * rclone sync's rule), only with confirm: true, and where the client can ask,
  * only after the user said yes. A dry run lists what would go.
  */
-import { NOT_CONFIRMED, type ConfirmAction, type Confirmation } from "../runtime/confirmation.ts";
+import { type ConfirmAction, type Confirmation, NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import type { Tally } from "./tally.ts";
 
 export interface MirrorDeletes {
@@ -26,9 +26,16 @@ export async function deleteExtraneous(m: MirrorDeletes): Promise<{ note: string
     for (const name of m.names) m.tally.removed(name);
     return undefined;
   }
-  const answer = await m.confirmWithUser("mirror_delete", `Delete ${m.names.length.toLocaleString("en-US")} item(s) from ${m.where} that the source no longer has (e.g. ${m.names.slice(0, 3).join(", ")})?`);
+  const answer = await m.confirmWithUser(
+    "mirror_delete",
+    `Delete ${m.names.length.toLocaleString("en-US")} item(s) from ${m.where} that the source no longer has (e.g. ${m.names.slice(0, 3).join(", ")})?`,
+  );
   m.tally.confirmation = answer;
-  if (answer === "declined" || answer === "cancelled") return { note: `${NOT_CONFIRMED[answer].lead}: none of the ${m.names.length.toLocaleString("en-US")} extraneous item(s) was deleted`, next: NOT_CONFIRMED[answer].next };
+  if (answer === "declined" || answer === "cancelled")
+    return {
+      note: `${NOT_CONFIRMED[answer].lead}: none of the ${m.names.length.toLocaleString("en-US")} extraneous item(s) was deleted`,
+      next: NOT_CONFIRMED[answer].next,
+    };
   const BATCH = 1000;
   for (let i = 0; i < m.names.length; i += BATCH) {
     const batch = m.names.slice(i, i + BATCH);

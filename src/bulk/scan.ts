@@ -22,7 +22,12 @@ export function keyFromToken(token: string | undefined): string | undefined {
   if (token === undefined) return undefined;
   const text = Buffer.from(token, "base64url").toString("utf8");
   if (!text.startsWith("k:")) {
-    throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by this tool.", hint: "pass the continuation_token of the previous result as it is, or leave it out to start over." });
+    throw new ActionableError({
+      resource: "continuation_token",
+      code: "InvalidParameter",
+      message: "This continuation_token was not made by this tool.",
+      hint: "pass the continuation_token of the previous result as it is, or leave it out to start over.",
+    });
   }
   return text.slice(2);
 }
@@ -32,7 +37,10 @@ export const isoTime = (what: string) =>
   z
     .string()
     .max(64)
-    .refine((s) => !Number.isNaN(Date.parse(s)), `${what} must be an ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z`)
+    .refine(
+      (s) => !Number.isNaN(Date.parse(s)),
+      `${what} must be an ISO 8601 date or time, e.g. 2026-01-01 or 2026-01-01T12:00:00Z`,
+    )
     .describe('ISO 8601, e.g. "2026-01-01".');
 
 /** The fields every scan result ends with: how far it read, and how to go on. */

@@ -3,8 +3,9 @@
  * its result: counts of every kind, bytes, seconds, and the first 50 names of
  * each kind, so a result fits the response budget whatever the object count.
  */
-import { CONFIRMATIONS, type Confirmation } from "../runtime/confirmation.ts";
+
 import { z } from "zod";
+import { CONFIRMATIONS, type Confirmation } from "../runtime/confirmation.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Names listed per kind; the counts cover the rest. */
@@ -19,7 +20,15 @@ type Problem = z.output<typeof problem>;
 export const jobResultSchema = z.object({
   dry_run: z.boolean(),
   complete: z.boolean().describe("false: call again with the same arguments to go on."),
-  counts: z.object({ done: z.number(), unchanged: z.number(), unsafe: z.number(), conflicts: z.number(), failed: z.number(), deleted: z.number(), skipped_local: z.number() }),
+  counts: z.object({
+    done: z.number(),
+    unchanged: z.number(),
+    unsafe: z.number(),
+    conflicts: z.number(),
+    failed: z.number(),
+    deleted: z.number(),
+    skipped_local: z.number(),
+  }),
   bytes_done: z.number(),
   seconds: z.number(),
   done: z.array(z.string()).describe(`First ${SAMPLE}.`),
@@ -116,7 +125,12 @@ export class Tally {
   /** `1,204/5,000 objects, 310/1,290 MiB`: progress grows with objects and bytes settled (it must only grow), the total as the job learns more. */
   report(final: boolean): void {
     const message = `${this.verb}: ${n(this.#settled + this.counts.deleted)}/${n(this.#seen)} objects, ${mib(this.#bytesSettled)}/${mib(this.#bytesKnown)} MiB`;
-    this.progress.report(this.#settled + this.counts.deleted + this.#bytesSettled, this.#seen + this.#bytesKnown, message, final);
+    this.progress.report(
+      this.#settled + this.counts.deleted + this.#bytesSettled,
+      this.#seen + this.#bytesKnown,
+      message,
+      final,
+    );
   }
 
   result(dryRun: boolean, complete: boolean, next?: string): JobResult {
@@ -139,7 +153,9 @@ export class Tally {
 /** One paragraph for the model: what was done, what was left, what to do next. */
 export function summarize(r: JobResult, what: { verb: string; where: string }): string {
   const would = r.dry_run ? "would be " : "";
-  const parts = [`${r.dry_run ? "Dry run: " : ""}${n(r.counts.done)} object(s) ${would}${what.verb} (${mib(r.bytes_done)} MiB) ${what.where}`];
+  const parts = [
+    `${r.dry_run ? "Dry run: " : ""}${n(r.counts.done)} object(s) ${would}${what.verb} (${mib(r.bytes_done)} MiB) ${what.where}`,
+  ];
   if (r.counts.unchanged) parts.push(`${n(r.counts.unchanged)} unchanged (skipped)`);
   if (r.counts.deleted) parts.push(`${n(r.counts.deleted)} ${would}deleted`);
   const first = (kind: ProblemKind) => {
@@ -149,7 +165,10 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
   if (r.counts.unsafe) parts.push(`${n(r.counts.unsafe)} skipped as unsafe${first("unsafe")}`);
   if (r.counts.conflicts) parts.push(`${n(r.counts.conflicts)} conflict(s) left as they are${first("conflict")}`);
   if (r.counts.failed) parts.push(`${n(r.counts.failed)} failed${first("failed")}`);
-  if (r.counts.skipped_local) parts.push(`${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`);
+  if (r.counts.skipped_local)
+    parts.push(
+      `${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`,
+    );
   return `${parts.join("; ")}. ${r.seconds} s.` + (r.next ? ` Next: ${r.next}` : "");
 }
 
@@ -159,7 +178,13 @@ export function isDryRun(args: { dry_run?: boolean; confirm?: boolean }, deletes
 }
 
 /** The next call a result names: go on after a limit or a cancel; confirm after a dry run the model did not ask for. */
-export function nextCall(tool: string, end: string, dry: boolean, askedDryRun: boolean, verbs: string): string | undefined {
+export function nextCall(
+  tool: string,
+  end: string,
+  dry: boolean,
+  askedDryRun: boolean,
+  verbs: string,
+): string | undefined {
   if (end !== "complete") return `call ${tool} again with the same arguments to go on (what is done is skipped).`;
   if (dry && !askedDryRun) return `call again with confirm: true to ${verbs}.`;
   return undefined;

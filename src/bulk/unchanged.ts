@@ -33,14 +33,19 @@ export function mtimeMetadata(mtimeMs: number): Record<string, string> {
   return { mtime: (mtimeMs / 1000).toFixed(3) };
 }
 
-
 /**
  * Whether an object holds the same content as a local file of `size` bytes
  * modified at `mtimeMs`. `md5` reads the file, only when the ETag can answer;
  * `storedMtime` asks the store for the `mtime` metadata (a HEAD), only for a
  * multipart object of the same size.
  */
-export async function sameAsLocal(object: ObjectState, size: number, mtimeMs: number, md5: () => Promise<string>, storedMtime: () => Promise<string | undefined>): Promise<boolean> {
+export async function sameAsLocal(
+  object: ObjectState,
+  size: number,
+  mtimeMs: number,
+  md5: () => Promise<string>,
+  storedMtime: () => Promise<string | undefined>,
+): Promise<boolean> {
   if (object.size !== size) return false;
   const promised = etagMd5(object.etag);
   if (promised) return (await md5()) === promised;
@@ -51,7 +56,12 @@ export async function sameAsLocal(object: ObjectState, size: number, mtimeMs: nu
 }
 
 /** For a local file written by a download (its mtime set to the object's): whether it is still the object. */
-export async function localIsObject(object: ObjectState, size: number, mtimeMs: number, md5: () => Promise<string>): Promise<boolean> {
+export async function localIsObject(
+  object: ObjectState,
+  size: number,
+  mtimeMs: number,
+  md5: () => Promise<string>,
+): Promise<boolean> {
   if (object.size !== size) return false;
   const promised = etagMd5(object.etag);
   if (promised) return (await md5()) === promised;
@@ -69,7 +79,10 @@ export function sameObject(source: ObjectState, target: ObjectState): boolean {
 }
 
 /** The MD5 (hex) of a source read at offsets (a walked file's descriptor). */
-export async function md5OfSource(readAt: (into: Uint8Array, position: number) => Promise<number>, size: number): Promise<string> {
+export async function md5OfSource(
+  readAt: (into: Uint8Array, position: number) => Promise<number>,
+  size: number,
+): Promise<string> {
   const { createHash } = await import("node:crypto");
   const hash = createHash("md5");
   const buffer = new Uint8Array(Math.max(1, Math.min(size, 1024 * 1024)));

@@ -62,14 +62,21 @@ const expandHome = (p: string) => (p.startsWith("~/") ? join(homedir(), p.slice(
 /** Every profile of the shared files, by name, with the settings a store needs. */
 export function readAwsProfiles(env: Env): Map<string, AwsProfile> {
   const config = readSections(expandHome(env.AWS_CONFIG_FILE || join(homedir(), ".aws", "config")));
-  const credentials = readSections(expandHome(env.AWS_SHARED_CREDENTIALS_FILE || join(homedir(), ".aws", "credentials")));
+  const credentials = readSections(
+    expandHome(env.AWS_SHARED_CREDENTIALS_FILE || join(homedir(), ".aws", "credentials")),
+  );
   const profiles = new Map<string, AwsProfile>();
   for (const [section, values] of config) {
-    const name = section === "default" ? "default" : section.startsWith("profile ") ? section.slice(8).trim() : undefined;
+    const name =
+      section === "default" ? "default" : section.startsWith("profile ") ? section.slice(8).trim() : undefined;
     if (!name) continue;
     const services = values.get("services");
-    const endpointUrl = (services && config.get(`services ${services}`)?.get("s3.endpoint_url")) || values.get("endpoint_url");
-    profiles.set(name, { ...(values.get("region") ? { region: values.get("region") } : {}), ...(endpointUrl ? { endpointUrl } : {}) });
+    const endpointUrl =
+      (services && config.get(`services ${services}`)?.get("s3.endpoint_url")) || values.get("endpoint_url");
+    profiles.set(name, {
+      ...(values.get("region") ? { region: values.get("region") } : {}),
+      ...(endpointUrl ? { endpointUrl } : {}),
+    });
   }
   for (const name of credentials.keys()) if (!profiles.has(name)) profiles.set(name, {});
   return profiles;

@@ -1,23 +1,17 @@
-import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
 import { stateDirFrom } from "../runtime/kept-transfers.ts";
+import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
 import { maskUrlValue } from "../runtime/redact.ts";
-import { readTransport, resolveHttpConfig } from "./http-config.ts";
-import { checkEndpoint } from "./endpoint-url.ts";
-import { readDeployment } from "./deployment-config.ts";
-import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
-import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 import type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
+import { readDeployment } from "./deployment-config.ts";
+import { checkEndpoint } from "./endpoint-url.ts";
+import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
+import { readTransport, resolveHttpConfig } from "./http-config.ts";
+import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 
-
-export type { Env } from "./env-values.ts";
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
+export type { Env } from "./env-values.ts";
 
-
-
-
-export type ConfigResult =
-  | { ok: true; config: Config; warnings: string[] }
-  | { ok: false; errors: string[] };
+export type ConfigResult = { ok: true; config: Config; warnings: string[] } | { ok: false; errors: string[] };
 
 export const DEFAULT_REGION = "us-east-1";
 /** Half of the 60 s most MCP clients wait for a tool call: our error arrives before their timeout. */
@@ -29,7 +23,9 @@ function readCallBudget(raw: string | undefined, errors: string[]): number {
   const value = raw?.trim();
   if (value === undefined || value === "") return DEFAULT_CALL_BUDGET_SECONDS;
   if (!/^\d+$/.test(value) || Number(value) > 3600) {
-    errors.push(`call budget (--call-budget / STORE_CALL_BUDGET_SECONDS): "${value}" must be a whole number of seconds from 0 (never hand back a job) to 3600.`);
+    errors.push(
+      `call budget (--call-budget / STORE_CALL_BUDGET_SECONDS): "${value}" must be a whole number of seconds from 0 (never hand back a job) to 3600.`,
+    );
     return DEFAULT_CALL_BUDGET_SECONDS;
   }
   return Number(value);
@@ -66,28 +62,45 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const secretAccessKey = firstGiven(cli.secretAccessKey, envValue(env, "STORE_SECRET_ACCESS_KEY"));
   const sessionToken = firstGiven(cli.sessionToken, envValue(env, "STORE_SESSION_TOKEN"));
   let credentials: StaticCredentials | undefined;
-  let credentialSource = "AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, web identity, container or instance role)";
+  let credentialSource =
+    "AWS default credential chain (AWS_* variables, AWS_PROFILE, SSO, web identity, container or instance role)";
   if (accessKeyId && secretAccessKey) {
     credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
     credentialSource = cli.accessKeyId || cli.secretAccessKey ? "command line" : "STORE_* environment variables";
   } else if (accessKeyId || secretAccessKey) {
-    const missing = accessKeyId ? "secret access key (--secret-access-key or STORE_SECRET_ACCESS_KEY)" : "access key id (--access-key-id or STORE_ACCESS_KEY_ID)";
-    errors.push(`credentials: only half of a key pair was given; the ${missing} is missing. Give both, or neither to use the AWS default credential chain.`);
+    const missing = accessKeyId
+      ? "secret access key (--secret-access-key or STORE_SECRET_ACCESS_KEY)"
+      : "access key id (--access-key-id or STORE_ACCESS_KEY_ID)";
+    errors.push(
+      `credentials: only half of a key pair was given; the ${missing} is missing. Give both, or neither to use the AWS default credential chain.`,
+    );
   } else if (sessionToken) {
-    errors.push("credentials: a session token was given without an access key id and secret access key; give all three.");
+    errors.push(
+      "credentials: a session token was given without an access key id and secret access key; give all three.",
+    );
   }
   if (cli.secretAccessKey) {
-    warnings.push("the secret access key was given on the command line, where other users can see it in the process list; pass it as STORE_SECRET_ACCESS_KEY in the client's env map instead.");
+    warnings.push(
+      "the secret access key was given on the command line, where other users can see it in the process list; pass it as STORE_SECRET_ACCESS_KEY in the client's env map instead.",
+    );
   }
   if (cli.sessionToken) {
-    warnings.push("the session token was given on the command line, where other users can see it in the process list; pass it as STORE_SESSION_TOKEN instead.");
+    warnings.push(
+      "the session token was given on the command line, where other users can see it in the process list; pass it as STORE_SESSION_TOKEN instead.",
+    );
   }
 
   const region =
-    firstGiven(cli.region, envValue(env, "STORE_REGION"), envValue(env, "AWS_REGION"), envValue(env, "AWS_DEFAULT_REGION")) ??
-    DEFAULT_REGION;
+    firstGiven(
+      cli.region,
+      envValue(env, "STORE_REGION"),
+      envValue(env, "AWS_REGION"),
+      envValue(env, "AWS_DEFAULT_REGION"),
+    ) ?? DEFAULT_REGION;
   if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(region)) {
-    errors.push(`region: "${region}" is not a region name (letters, digits and hyphens, e.g. us-east-1, eu-central-1, auto).`);
+    errors.push(
+      `region: "${region}" is not a region name (letters, digits and hyphens, e.g. us-east-1, eu-central-1, auto).`,
+    );
   }
 
   const endpointRaw = firstGiven(cli.endpointUrl, envValue(env, "STORE_ENDPOINT_URL"));
@@ -102,13 +115,18 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const stateDir = stateDirFrom({ ...env, ...(cli.stateDir !== undefined ? { STORE_STATE_DIR: cli.stateDir } : {}) });
   const callBudgetSeconds = readCallBudget(cli.callBudget ?? envValue(env, "STORE_CALL_BUDGET_SECONDS"), errors);
   const maxRunningJobs = readMaxRunningJobs(envValue(env, "STORE_MAX_RUNNING_JOBS"), errors);
-  const multipartCopyThreshold = Math.min(readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors), 5 * 1024 ** 3);
+  const multipartCopyThreshold = Math.min(
+    readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors),
+    5 * 1024 ** 3,
+  );
 
   const directive = firstGiven(cli.logLevel, envValue(env, "RUST_LOG")) ?? DEFAULT_LOG_DIRECTIVE;
   const parsed = parseLogDirectives(directive);
   if ("error" in parsed) errors.push(`log level: ${parsed.error}`);
 
-  const allowedDirs = cli.allowedDirs?.length ? cli.allowedDirs : splitList(envValue(env, "STORE_ALLOWED_DIRS"), pathListSeparator);
+  const allowedDirs = cli.allowedDirs?.length
+    ? cli.allowedDirs
+    : splitList(envValue(env, "STORE_ALLOWED_DIRS"), pathListSeparator);
   const readOnly = cli.readOnly || readBoolean(env, "STORE_READ_ONLY", false, errors);
   const allowBroadDirs = cli.allowBroadDirs || readBoolean(env, "STORE_ALLOW_BROAD_DIRS", false, errors);
   const allowDelete = cli.allowDelete || readBoolean(env, "STORE_ALLOW_DELETE", false, errors);
@@ -125,24 +143,52 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const { auditLog, auditRequired, policy, passThrough } = readDeployment(cli, env, transport, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
 
-  const named = namedStores(cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","), env, {
+  const named = namedStores(
+    cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","),
+    env,
+    {
+      readOnly,
+      allowDelete,
+      checkEndpoint: (raw, errs, label) => {
+        const own: string[] = [];
+        const url = checkEndpoint(raw, own);
+        errs.push(...own.map((e) => `${label}: ${e}`));
+        return url;
+      },
+      checkRegion: (value, errs, label) => {
+        if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(value)) errs.push(`${label}: region "${value}" is not a region name.`);
+      },
+    },
+    errors,
+  );
+  const defaultStore: StoreSettings = {
+    name: DEFAULT_STORE,
+    credentials,
+    credentialSource,
+    region,
+    endpointUrl,
+    forcePathStyle,
+    checksums,
     readOnly,
     allowDelete,
-    checkEndpoint: (raw, errs, label) => {
-      const own: string[] = [];
-      const url = checkEndpoint(raw, own);
-      errs.push(...own.map((e) => `${label}: ${e}`));
-      return url;
-    },
-    checkRegion: (value, errs, label) => {
-      if (!/^[a-z0-9][a-z0-9-]{0,62}$/i.test(value)) errs.push(`${label}: region "${value}" is not a region name.`);
-    },
-  }, errors);
-  const defaultStore: StoreSettings = { name: DEFAULT_STORE, credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, readOnly, allowDelete, buckets };
+    buckets,
+  };
   // The single-store settings make the store "default"; when they say nothing, the first named store is the default.
-  const singleGiven = [cli.accessKeyId, cli.secretAccessKey, cli.sessionToken, cli.region, cli.endpointUrl].some((v) => v !== undefined && v.trim() !== "") ||
-    ["STORE_ACCESS_KEY_ID", "STORE_SECRET_ACCESS_KEY", "STORE_SESSION_TOKEN", "STORE_REGION", "STORE_ENDPOINT_URL"].some((v) => envValue(env, v) !== undefined);
-  const stores = named.length > 0 && !singleGiven ? [{ ...named[0]!, buckets: buckets.length > 0 ? buckets : named[0]!.buckets }, ...named.slice(1)] : [defaultStore, ...named];
+  const singleGiven =
+    [cli.accessKeyId, cli.secretAccessKey, cli.sessionToken, cli.region, cli.endpointUrl].some(
+      (v) => v !== undefined && v.trim() !== "",
+    ) ||
+    [
+      "STORE_ACCESS_KEY_ID",
+      "STORE_SECRET_ACCESS_KEY",
+      "STORE_SESSION_TOKEN",
+      "STORE_REGION",
+      "STORE_ENDPOINT_URL",
+    ].some((v) => envValue(env, v) !== undefined);
+  const stores =
+    named.length > 0 && !singleGiven
+      ? [{ ...named[0]!, buckets: buckets.length > 0 ? buckets : named[0]!.buckets }, ...named.slice(1)]
+      : [defaultStore, ...named];
   const first = stores[0]!;
 
   if (errors.length > 0) return { ok: false, errors };
@@ -205,7 +251,9 @@ export function redactKeyId(keyId: string): string {
 /** A log-safe summary of the configuration: no secret, the key id shortened. */
 export function describeConfig(config: Config): Record<string, unknown> {
   return {
-    credentials: config.credentials ? `${config.credentialSource}, key ${redactKeyId(config.credentials.accessKeyId)}` : config.credentialSource,
+    credentials: config.credentials
+      ? `${config.credentialSource}, key ${redactKeyId(config.credentials.accessKeyId)}`
+      : config.credentialSource,
     region: config.region,
     endpoint: config.endpointUrl ?? "AWS S3",
     forcePathStyle: config.forcePathStyle,
@@ -221,9 +269,16 @@ export function describeConfig(config: Config): Record<string, unknown> {
     ...(config.auditRequired ? { auditRequired: true } : {}),
     stateDir: config.stateDir ?? "off",
     ...(config.policy ? { policy: config.policy } : {}),
-    ...(config.passThrough ? { passThrough: `STS role ${config.passThrough.roleArn} at ${config.passThrough.endpoint ?? "AWS STS"}` } : {}),
+    ...(config.passThrough
+      ? { passThrough: `STS role ${config.passThrough.roleArn} at ${config.passThrough.endpoint ?? "AWS STS"}` }
+      : {}),
     ...(config.stores.length > 1
-      ? { stores: config.stores.map((s) => `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`) }
+      ? {
+          stores: config.stores.map(
+            (s) =>
+              `${s.name}: ${s.endpointUrl ?? "AWS S3"} ${s.region}, ${s.credentials ? `${s.credentialSource}, key ${redactKeyId(s.credentials.accessKeyId)}` : s.credentialSource}${s.readOnly ? ", read-only" : ""}${s.allowDelete ? ", deletes" : ""}${s.buckets.length ? `, buckets ${s.buckets.join(" ")}` : ""}`,
+          ),
+        }
       : {}),
     ...(config.http
       ? {
@@ -231,7 +286,17 @@ export function describeConfig(config: Config): Record<string, unknown> {
           listen: `${config.http.host}:${config.http.port}`,
           resourceUrl: config.http.resourceUrl,
           ...(config.http.stateUrl ? { stateUrl: maskUrlValue(config.http.stateUrl) } : {}),
-          auth: [config.http.tokens.length ? `${config.http.tokens.length} static token(s): ${config.http.tokens.map((t) => t.label).join(", ")}` : "", config.http.oauth ? `OAuth issuer ${config.http.oauth.issuer}, audience ${config.http.oauth.audience}` : ""].filter(Boolean).join("; ") || "none (loopback only)",
+          auth:
+            [
+              config.http.tokens.length
+                ? `${config.http.tokens.length} static token(s): ${config.http.tokens.map((t) => t.label).join(", ")}`
+                : "",
+              config.http.oauth
+                ? `OAuth issuer ${config.http.oauth.issuer}, audience ${config.http.oauth.audience}`
+                : "",
+            ]
+              .filter(Boolean)
+              .join("; ") || "none (loopback only)",
         }
       : {}),
   };

@@ -8,7 +8,9 @@ export function checkEndpoint(raw: string, errors: string[]): string | undefined
   try {
     url = new URL(raw);
   } catch {
-    errors.push(`endpoint URL: "${shown}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`);
+    errors.push(
+      `endpoint URL: "${shown}" is not a URL; write it like https://s3.example.com or http://127.0.0.1:9000.`,
+    );
     return undefined;
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -16,7 +18,9 @@ export function checkEndpoint(raw: string, errors: string[]): string | undefined
   }
   if (url.username || url.password) {
     // Never echo the URL: it carries a secret.
-    errors.push("endpoint URL: must not carry credentials (user:password@); give them as the access key id and secret access key.");
+    errors.push(
+      "endpoint URL: must not carry credentials (user:password@); give them as the access key id and secret access key.",
+    );
   }
   if (url.search || url.hash) {
     errors.push(`endpoint URL: "${url.origin}${url.pathname}" must not have a query string or fragment.`);

@@ -8,7 +8,10 @@ export function envValue(env: Env, name: string): string | undefined {
 }
 
 export function splitList(value: string | undefined, separator: string): string[] {
-  return (value ?? "").split(separator).map((v) => v.trim()).filter((v) => v !== "");
+  return (value ?? "")
+    .split(separator)
+    .map((v) => v.trim())
+    .filter((v) => v !== "");
 }
 
 export function readBoolean(env: Env, name: string, fallback: boolean, errors: string[]): boolean {

@@ -4,8 +4,9 @@
  * configuration so a user sees every problem at once; secrets (the static
  * tokens) come only from the environment, never from argv.
  */
-import { envValue, readBoolean, readPositiveInt, splitList, type Env } from "./env-values.ts";
+
 import { maskUrlValue } from "../runtime/redact.ts";
+import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
 
 export type Transport = "stdio" | "http";
 
@@ -38,7 +39,19 @@ export interface OAuthConfig {
  * A symmetric `alg` (HS256…) or `none` is never right for a resource server
  * that only holds public keys, so those are not even offered as a setting.
  */
-export const ASYMMETRIC_ALGORITHMS = ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA", "Ed25519"] as const;
+export const ASYMMETRIC_ALGORITHMS = [
+  "RS256",
+  "RS384",
+  "RS512",
+  "PS256",
+  "PS384",
+  "PS512",
+  "ES256",
+  "ES384",
+  "ES512",
+  "EdDSA",
+  "Ed25519",
+] as const;
 
 export interface HttpConfig {
   host: string;
@@ -129,7 +142,10 @@ function parseTokens(raw: string | undefined, errors: string[]): StaticToken[] {
     const at = entry.indexOf(":");
     const token = at > 0 ? entry.slice(at + 1) : entry;
     const label = at > 0 ? entry.slice(0, at) : `token-${i + 1}`;
-    if (token.length < 16) errors.push(`STORE_HTTP_TOKENS: the token labelled "${label}" is shorter than 16 characters; use a long random value (e.g. openssl rand -hex 32).`);
+    if (token.length < 16)
+      errors.push(
+        `STORE_HTTP_TOKENS: the token labelled "${label}" is shorter than 16 characters; use a long random value (e.g. openssl rand -hex 32).`,
+      );
     return { label, token };
   });
 }
@@ -138,7 +154,9 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   const { host, port } = parseListen(cli.listen ?? value(env, "STORE_LISTEN") ?? DEFAULT_LISTEN, errors);
   const shownHost = host.includes(":") ? `[${host}]` : host;
   const resourceRaw = cli.resourceUrl ?? value(env, "STORE_RESOURCE_URL");
-  const resourceUrl = (resourceRaw && checkUrl(resourceRaw, "resource URL (--resource-url / STORE_RESOURCE_URL)", errors)) || `http://${isLoopback(host) || host === "0.0.0.0" || host === "::" ? "localhost" : shownHost}:${port}/mcp`;
+  const resourceUrl =
+    (resourceRaw && checkUrl(resourceRaw, "resource URL (--resource-url / STORE_RESOURCE_URL)", errors)) ||
+    `http://${isLoopback(host) || host === "0.0.0.0" || host === "::" ? "localhost" : shownHost}:${port}/mcp`;
   const tokens = parseTokens(value(env, "STORE_HTTP_TOKENS"), errors);
 
   const issuerRaw = cli.oauthIssuer ?? value(env, "STORE_OAUTH_ISSUER");
@@ -146,20 +164,39 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   if (issuerRaw) {
     const issuer = checkUrl(issuerRaw, "OAuth issuer (--oauth-issuer / STORE_OAUTH_ISSUER)", errors);
     const jwksRaw = cli.oauthJwksUrl ?? value(env, "STORE_OAUTH_JWKS_URL");
-    const jwksUrl = jwksRaw ? checkUrl(jwksRaw, "JWKS URL (--oauth-jwks-url / STORE_OAUTH_JWKS_URL)", errors) : undefined;
+    const jwksUrl = jwksRaw
+      ? checkUrl(jwksRaw, "JWKS URL (--oauth-jwks-url / STORE_OAUTH_JWKS_URL)", errors)
+      : undefined;
     const scopeNames = { ...DEFAULT_SCOPE_NAMES };
-    for (const scope of SCOPES) scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
+    for (const scope of SCOPES)
+      scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
     // The issuer is used as written (jose compares `iss` exactly); only the URL check normalises.
     const allowTokensWithoutExpiry = readBoolean(env, "STORE_OAUTH_ALLOW_NO_EXPIRY", false, errors);
     const algorithms = list(value(env, "STORE_OAUTH_ALGORITHMS"));
     for (const alg of algorithms.filter((a) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a))) {
-      errors.push(`STORE_OAUTH_ALGORITHMS: "${alg}" is not an asymmetric signing algorithm this server accepts (${ASYMMETRIC_ALGORITHMS.join(", ")}).`);
+      errors.push(
+        `STORE_OAUTH_ALGORITHMS: "${alg}" is not an asymmetric signing algorithm this server accepts (${ASYMMETRIC_ALGORITHMS.join(", ")}).`,
+      );
     }
     oauth = issuer
-      ? { issuer: issuerRaw, audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl, jwksUrl, scopeNames, allowTokensWithoutExpiry, algorithms: algorithms.length ? algorithms : [...ASYMMETRIC_ALGORITHMS] }
+      ? {
+          issuer: issuerRaw,
+          audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl,
+          jwksUrl,
+          scopeNames,
+          allowTokensWithoutExpiry,
+          algorithms: algorithms.length ? algorithms : [...ASYMMETRIC_ALGORITHMS],
+        }
       : undefined;
-  } else if (cli.oauthAudience || cli.oauthJwksUrl || value(env, "STORE_OAUTH_AUDIENCE") || value(env, "STORE_OAUTH_JWKS_URL")) {
-    errors.push("OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.");
+  } else if (
+    cli.oauthAudience ||
+    cli.oauthJwksUrl ||
+    value(env, "STORE_OAUTH_AUDIENCE") ||
+    value(env, "STORE_OAUTH_JWKS_URL")
+  ) {
+    errors.push(
+      "OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.",
+    );
   }
 
   if (!isLoopback(host) && tokens.length === 0 && !oauth) {
@@ -171,16 +208,39 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
   // DNS-rebinding protection: the listen address, localhost names and the public URL's host.
   const publicHost = new URL(resourceUrl).host;
   const configuredHosts = cli.allowedHosts?.length ? cli.allowedHosts : list(value(env, "STORE_ALLOWED_HOSTS"));
-  const allowedHosts = [...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase()))];
-  const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map((o) => o.replace(/\/$/, "").toLowerCase());
-  const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [`http://${h}`, `https://${h}`]);
+  const allowedHosts = [
+    ...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase())),
+  ];
+  const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map(
+    (o) => o.replace(/\/$/, "").toLowerCase(),
+  );
+  const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [
+    `http://${h}`,
+    `https://${h}`,
+  ]);
   const shutdownGraceMs = readPositiveInt(env, "STORE_SHUTDOWN_GRACE_MS", 25_000, errors);
 
   // An assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person.
   const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
-  const limits = { perSecond, burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors), inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors) };
+  const limits = {
+    perSecond,
+    burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors),
+    inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors),
+  };
   const stateUrl = readStateUrl(cli.stateUrl ?? value(env, "STORE_STATE_URL"), errors);
-  return { host, port, resourceUrl, tokens, oauth, allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins, shutdownGraceMs, limits, ...(stateUrl ? { stateUrl } : {}) };
+  return {
+    host,
+    port,
+    resourceUrl,
+    tokens,
+    oauth,
+    allowedHosts,
+    allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])],
+    corsOrigins,
+    shutdownGraceMs,
+    limits,
+    ...(stateUrl ? { stateUrl } : {}),
+  };
 }
 
 /** --state-url / STORE_STATE_URL: redis:// or rediss:// (TLS), [user:password@]host:port[/db]; the password is never echoed. */
@@ -190,11 +250,15 @@ function readStateUrl(given: string | undefined, errors: string[]): string | und
   try {
     url = new URL(given);
   } catch {
-    errors.push("state URL (--state-url / STORE_STATE_URL): not a URL; give redis://[user:password@]host:port[/db] (rediss:// for TLS).");
+    errors.push(
+      "state URL (--state-url / STORE_STATE_URL): not a URL; give redis://[user:password@]host:port[/db] (rediss:// for TLS).",
+    );
     return undefined;
   }
   if (url.protocol !== "redis:" && url.protocol !== "rediss:") {
-    errors.push(`state URL (--state-url / STORE_STATE_URL): the scheme ${url.protocol} is not redis: or rediss:; give redis://[user:password@]host:port[/db].`);
+    errors.push(
+      `state URL (--state-url / STORE_STATE_URL): the scheme ${url.protocol} is not redis: or rediss:; give redis://[user:password@]host:port[/db].`,
+    );
     return undefined;
   }
   return given;

@@ -9,17 +9,27 @@
  * "default" and come first; when they give nothing and other stores are
  * configured, the first of those is the default instead.
  */
-import { readAwsProfiles, type AwsProfile } from "./aws-profiles.ts";
-import { envValue, readBoolean, splitList, type Env } from "./env-values.ts";
+import { type AwsProfile, readAwsProfiles } from "./aws-profiles.ts";
 import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
+import { type Env, envValue, readBoolean, splitList } from "./env-values.ts";
 
 export type { StoreSettings } from "./config-types.ts";
-
 
 export const DEFAULT_STORE = "default";
 const STORE_NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 /** The per-store variables of the environment form, after STORE_<NAME>_. */
-export const STORE_VARIABLES = ["ENDPOINT_URL", "ACCESS_KEY_ID", "SECRET_ACCESS_KEY", "SESSION_TOKEN", "REGION", "FORCE_PATH_STYLE", "CHECKSUMS", "BUCKETS", "READ_ONLY", "ALLOW_DELETE"] as const;
+export const STORE_VARIABLES = [
+  "ENDPOINT_URL",
+  "ACCESS_KEY_ID",
+  "SECRET_ACCESS_KEY",
+  "SESSION_TOKEN",
+  "REGION",
+  "FORCE_PATH_STYLE",
+  "CHECKSUMS",
+  "BUCKETS",
+  "READ_ONLY",
+  "ALLOW_DELETE",
+] as const;
 
 /** STORE_R2_… for the store "r2" ("my-store" → STORE_MY_STORE_…). */
 export function storeVariable(name: string, variable: (typeof STORE_VARIABLES)[number]): string {
@@ -35,16 +45,25 @@ export interface StoreDefaults {
 }
 
 /** The named stores of the profiles and the environment form, in the order given; problems are collected, naming the store. */
-export function namedStores(profileNames: string[], env: Env, defaults: StoreDefaults, errors: string[]): StoreSettings[] {
+export function namedStores(
+  profileNames: string[],
+  env: Env,
+  defaults: StoreDefaults,
+  errors: string[],
+): StoreSettings[] {
   const stores: StoreSettings[] = [];
   const seen = new Set<string>();
   const add = (name: string, where: string, make: () => StoreSettings | undefined) => {
     if (!STORE_NAME.test(name)) {
-      errors.push(`${where}: "${name}" is not a store name (a lowercase letter, then letters, digits, - or _; at most 32).`);
+      errors.push(
+        `${where}: "${name}" is not a store name (a lowercase letter, then letters, digits, - or _; at most 32).`,
+      );
       return;
     }
     if (name === DEFAULT_STORE) {
-      errors.push(`${where}: "default" is the name of the store STORE_* and the flags configure; name this one otherwise.`);
+      errors.push(
+        `${where}: "default" is the name of the store STORE_* and the flags configure; name this one otherwise.`,
+      );
       return;
     }
     if (seen.has(name)) {
@@ -58,21 +77,37 @@ export function namedStores(profileNames: string[], env: Env, defaults: StoreDef
 
   if (profileNames.length > 0) {
     const profiles = readAwsProfiles(env);
-    const wanted = profileNames.includes("*") ? [...profiles.keys()].filter((n) => STORE_NAME.test(n) && n !== DEFAULT_STORE) : profileNames;
-    if (profileNames.includes("*") && wanted.length === 0) errors.push("profiles: STORE_PROFILES=* but the AWS shared config files hold no usable profile (a profile named default is the default store's).");
-    for (const name of wanted) add(name, `profile ${name}`, () => profileStore(name, profiles.get(name), env, defaults, errors));
+    const wanted = profileNames.includes("*")
+      ? [...profiles.keys()].filter((n) => STORE_NAME.test(n) && n !== DEFAULT_STORE)
+      : profileNames;
+    if (profileNames.includes("*") && wanted.length === 0)
+      errors.push(
+        "profiles: STORE_PROFILES=* but the AWS shared config files hold no usable profile (a profile named default is the default store's).",
+      );
+    for (const name of wanted)
+      add(name, `profile ${name}`, () => profileStore(name, profiles.get(name), env, defaults, errors));
   }
-  for (const name of splitList(envValue(env, "STORE_STORES"), ",")) add(name, `STORE_STORES`, () => envStore(name, env, defaults, errors));
+  for (const name of splitList(envValue(env, "STORE_STORES"), ","))
+    add(name, `STORE_STORES`, () => envStore(name, env, defaults, errors));
   return stores;
 }
 
-function profileStore(name: string, profile: AwsProfile | undefined, env: Env, defaults: StoreDefaults, errors: string[]): StoreSettings | undefined {
+function profileStore(
+  name: string,
+  profile: AwsProfile | undefined,
+  env: Env,
+  defaults: StoreDefaults,
+  errors: string[],
+): StoreSettings | undefined {
   if (!profile) {
-    errors.push(`store ${name}: no profile "${name}" in the AWS shared config files (${env.AWS_CONFIG_FILE || "~/.aws/config"}, ${env.AWS_SHARED_CREDENTIALS_FILE || "~/.aws/credentials"}).`);
+    errors.push(
+      `store ${name}: no profile "${name}" in the AWS shared config files (${env.AWS_CONFIG_FILE || "~/.aws/config"}, ${env.AWS_SHARED_CREDENTIALS_FILE || "~/.aws/credentials"}).`,
+    );
     return undefined;
   }
   const label = `store ${name} (profile ${name})`;
-  const endpointUrl = profile.endpointUrl === undefined ? undefined : defaults.checkEndpoint(profile.endpointUrl, errors, label);
+  const endpointUrl =
+    profile.endpointUrl === undefined ? undefined : defaults.checkEndpoint(profile.endpointUrl, errors, label);
   const region = profile.region ?? "us-east-1";
   defaults.checkRegion(region, errors, label);
   return {
@@ -92,26 +127,37 @@ function envStore(name: string, env: Env, defaults: StoreDefaults, errors: strin
   const v = (variable: (typeof STORE_VARIABLES)[number]) => envValue(env, storeVariable(name, variable));
   const label = `store ${name}`;
   const endpointRaw = v("ENDPOINT_URL");
-  const endpointUrl = endpointRaw === undefined ? undefined : defaults.checkEndpoint(endpointRaw.trim(), errors, `${label}: ${storeVariable(name, "ENDPOINT_URL")}`);
+  const endpointUrl =
+    endpointRaw === undefined
+      ? undefined
+      : defaults.checkEndpoint(endpointRaw.trim(), errors, `${label}: ${storeVariable(name, "ENDPOINT_URL")}`);
   const region = v("REGION") ?? "us-east-1";
   defaults.checkRegion(region, errors, `${label}: ${storeVariable(name, "REGION")}`);
   const accessKeyId = v("ACCESS_KEY_ID");
   const secretAccessKey = v("SECRET_ACCESS_KEY");
   const sessionToken = v("SESSION_TOKEN");
   let credentials: StaticCredentials | undefined;
-  if (accessKeyId && secretAccessKey) credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
+  if (accessKeyId && secretAccessKey)
+    credentials = { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) };
   else if (accessKeyId || secretAccessKey || sessionToken) {
-    errors.push(`${label}: give both ${storeVariable(name, "ACCESS_KEY_ID")} and ${storeVariable(name, "SECRET_ACCESS_KEY")}, or neither (the AWS default credential chain).`);
+    errors.push(
+      `${label}: give both ${storeVariable(name, "ACCESS_KEY_ID")} and ${storeVariable(name, "SECRET_ACCESS_KEY")}, or neither (the AWS default credential chain).`,
+    );
   }
   const checksumsRaw = v("CHECKSUMS")?.trim().toLowerCase();
   let checksums: ChecksumMode = endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED";
   if (checksumsRaw === "when_required") checksums = "WHEN_REQUIRED";
   else if (checksumsRaw === "when_supported") checksums = "WHEN_SUPPORTED";
-  else if (checksumsRaw !== undefined) errors.push(`${label}: ${storeVariable(name, "CHECKSUMS")} "${checksumsRaw}" must be when_required or when_supported.`);
+  else if (checksumsRaw !== undefined)
+    errors.push(
+      `${label}: ${storeVariable(name, "CHECKSUMS")} "${checksumsRaw}" must be when_required or when_supported.`,
+    );
   return {
     name,
     credentials,
-    credentialSource: credentials ? `${storeVariable(name, "ACCESS_KEY_ID")} / ${storeVariable(name, "SECRET_ACCESS_KEY")}` : "AWS default credential chain",
+    credentialSource: credentials
+      ? `${storeVariable(name, "ACCESS_KEY_ID")} / ${storeVariable(name, "SECRET_ACCESS_KEY")}`
+      : "AWS default credential chain",
     region,
     endpointUrl,
     forcePathStyle: readBoolean(env, storeVariable(name, "FORCE_PATH_STYLE"), endpointRaw !== undefined, errors),
@@ -121,10 +167,16 @@ function envStore(name: string, env: Env, defaults: StoreDefaults, errors: strin
 }
 
 /** A named store's own policy: read-only if the server or the store says so; deletes and buckets as the store says, else the server. */
-function policyOf(name: string, env: Env, defaults: StoreDefaults, errors: string[]): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets"> {
+function policyOf(
+  name: string,
+  env: Env,
+  defaults: StoreDefaults,
+  errors: string[],
+): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets"> {
   const buckets = splitList(envValue(env, storeVariable(name, "BUCKETS")), ",");
   for (const bucket of buckets) {
-    if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket)) errors.push(`store ${name}: ${storeVariable(name, "BUCKETS")}: "${bucket}" is not a bucket name.`);
+    if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket))
+      errors.push(`store ${name}: ${storeVariable(name, "BUCKETS")}: "${bucket}" is not a bucket name.`);
   }
   return {
     readOnly: defaults.readOnly || readBoolean(env, storeVariable(name, "READ_ONLY"), false, errors),
@@ -137,5 +189,15 @@ function policyOf(name: string, env: Env, defaults: StoreDefaults, errors: strin
 export function storeConfig(config: Config, store: StoreSettings): Config {
   const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile, buckets } = store;
   const { profile: _default, ...rest } = config;
-  return { ...rest, credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, buckets, ...(profile ? { profile } : {}) };
+  return {
+    ...rest,
+    credentials,
+    credentialSource,
+    region,
+    endpointUrl,
+    forcePathStyle,
+    checksums,
+    buckets,
+    ...(profile ? { profile } : {}),
+  };
 }

@@ -6,15 +6,23 @@
  * their streams need, text as the sample shows it. Reads go through the
  * source (source.ts: an object's are ranged GETs through the storage layer).
  */
-import { imageFacts, type ImageFacts } from "./formats/image.ts";
-import { rangedFile, summarizeParquet, type ParquetSummary } from "./formats/parquet.ts";
-import { FIRST_ROWS, summarizeDelimited, summarizeJson, summarizeJsonLines, type JsonSummary, type TableSummary } from "./formats/table.ts";
-import { isTarHeader, walkTar, type TarEntry } from "./formats/tar.ts";
-import { zipEntries, type ZipEntry } from "./formats/zip.ts";
-import { streamOf, type Source } from "./source.ts";
+
 import { createGunzip } from "node:zlib";
-import { gunzipped, isGzip } from "./windows.ts";
 import { ActionableError, isAbortError } from "../runtime/errors.ts";
+import { type ImageFacts, imageFacts } from "./formats/image.ts";
+import { type ParquetSummary, rangedFile, summarizeParquet } from "./formats/parquet.ts";
+import {
+  FIRST_ROWS,
+  type JsonSummary,
+  summarizeDelimited,
+  summarizeJson,
+  summarizeJsonLines,
+  type TableSummary,
+} from "./formats/table.ts";
+import { isTarHeader, type TarEntry, walkTar } from "./formats/tar.ts";
+import { type ZipEntry, zipEntries } from "./formats/zip.ts";
+import { type Source, streamOf } from "./source.ts";
+import { gunzipped, isGzip } from "./windows.ts";
 
 export const SNIFF_BYTES = 256 * 1024;
 /** A JSON document up to this size is parsed whole. */
@@ -44,7 +52,12 @@ const MAGIC: [string, number[]][] = [
   ["application/x-executable", [0x7f, 0x45, 0x4c, 0x46]],
 ];
 const startsWith = (b: Uint8Array, m: number[]) => m.every((x, i) => b[i] === x);
-const ext = (name: string) => name.toLowerCase().replace(/\.(gz|gzip)$/, "").split(".").pop() ?? "";
+const ext = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/\.(gz|gzip)$/, "")
+    .split(".")
+    .pop() ?? "";
 
 /** What `src` holds; compression "gzip" when the summary is of its decompressed content. */
 export async function inspectSource(src: Source): Promise<{ summary: Summary; compression: "gzip" | null }> {
@@ -52,18 +65,29 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
   const whole = head.length >= src.size;
   const plain = (summary: Summary) => ({ summary, compression: null });
   if (src.size >= 12 && startsWith(head, [0x50, 0x41, 0x52, 0x31])) {
-    if (src.prefix && src.prefix.length < src.size) return plain({ format: "binary", detected_type: "application/vnd.apache.parquet" });
+    if (src.prefix && src.prefix.length < src.size)
+      return plain({ format: "binary", detected_type: "application/vnd.apache.parquet" });
     try {
       return plain(await summarizeParquet(rangedFile(src.size, src.read), FIRST_ROWS));
     } catch (err) {
       // A footer that does not parse (damaged, crafted, or larger than is read here): said as such, never a crash.
       if (err instanceof ActionableError || isAbortError(err)) throw err;
-      throw new ActionableError({ resource: src.name, code: "UnreadableObject", message: `It starts as Parquet, but its footer cannot be read: ${String((err as Error)?.message ?? err).slice(0, 200)}.`, hint: "the object may be damaged or not Parquet; query_objects reads Parquet files in its engine, get_object with a small max_content_size shows its first bytes." });
+      throw new ActionableError({
+        resource: src.name,
+        code: "UnreadableObject",
+        message: `It starts as Parquet, but its footer cannot be read: ${String((err as Error)?.message ?? err).slice(0, 200)}.`,
+        hint: "the object may be damaged or not Parquet; query_objects reads Parquet files in its engine, get_object with a small max_content_size shows its first bytes.",
+      });
     }
   }
   if (!src.prefix && (startsWith(head, [0x50, 0x4b, 0x03, 0x04]) || startsWith(head, [0x50, 0x4b, 0x05, 0x06]))) {
     const zip = await zipEntries(src.size, src.read);
-    return plain({ format: "zip", entries: zip.entries.slice(0, MAX_ENTRIES).map(({ offset: _o, crc32: _c, ...e }) => e), total_entries: zip.total, listed_all: zip.total <= MAX_ENTRIES && zip.listed_all });
+    return plain({
+      format: "zip",
+      entries: zip.entries.slice(0, MAX_ENTRIES).map(({ offset: _o, crc32: _c, ...e }) => e),
+      total_entries: zip.total,
+      listed_all: zip.total <= MAX_ENTRIES && zip.listed_all,
+    });
   }
   const rest = async function* () {
     yield head;
@@ -101,26 +125,49 @@ export async function inspectSource(src: Source): Promise<{ summary: Summary; co
     // Estimates scale the sample by the compressed bytes the inflater used for it (not what it was handed).
     const used = gunzip.bytesWritten;
     await it.return?.(undefined);
-    return { summary: textSummary(src.name, inner, ended, ended ? inner.length : Math.round(inner.length * (src.size / Math.max(used, 1)))), compression: "gzip" };
+    return {
+      summary: textSummary(
+        src.name,
+        inner,
+        ended,
+        ended ? inner.length : Math.round(inner.length * (src.size / Math.max(used, 1))),
+      ),
+      compression: "gzip",
+    };
   }
   if (isTarHeader(head.subarray(0, 512))) return plain(await tarSummary(rest(), (offset) => streamOf(src, offset)));
   const image = imageFacts(head);
   if (image) return plain({ format: "image", image_format: image.format, width: image.width, height: image.height });
-  if (head.subarray(0, 8192).includes(0)) return plain({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
-  if (["json", "geojson"].includes(ext(src.name)) && !whole && src.size <= JSON_WHOLE_BYTES && !src.prefix) return plain(textSummary(src.name, await src.read(0, src.size), true, src.size));
+  if (head.subarray(0, 8192).includes(0))
+    return plain({ format: "binary", detected_type: MAGIC.find(([, m]) => startsWith(head, m))?.[0] ?? null });
+  if (["json", "geojson"].includes(ext(src.name)) && !whole && src.size <= JSON_WHOLE_BYTES && !src.prefix)
+    return plain(textSummary(src.name, await src.read(0, src.size), true, src.size));
   return plain(textSummary(src.name, head, whole, src.size));
 }
 
-async function tarSummary(stream: AsyncIterable<Uint8Array>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<Summary> {
+async function tarSummary(
+  stream: AsyncIterable<Uint8Array>,
+  reopen?: (offset: number) => AsyncIterable<Uint8Array>,
+): Promise<Summary> {
   const entries: Omit<TarEntry, "offset">[] = [];
   let count = 0;
   // A tar has no directory: it is walked as it streams, until its end or the entry after the last one listed.
-  const how = await walkTar(stream, ({ offset: _o, ...e }) => {
-    count++;
-    if (entries.length < MAX_ENTRIES) entries.push(e);
-    return count > MAX_ENTRIES ? "stop" : "next";
-  }, undefined, reopen);
-  return { format: "tar", entries, total_entries: how === "end" ? count : null, listed_all: how === "end" && count <= MAX_ENTRIES };
+  const how = await walkTar(
+    stream,
+    ({ offset: _o, ...e }) => {
+      count++;
+      if (entries.length < MAX_ENTRIES) entries.push(e);
+      return count > MAX_ENTRIES ? "stop" : "next";
+    },
+    undefined,
+    reopen,
+  );
+  return {
+    format: "tar",
+    entries,
+    total_entries: how === "end" ? count : null,
+    listed_all: how === "end" && count <= MAX_ENTRIES,
+  };
 }
 
 function textSummary(key: string, bytes: Uint8Array, whole: boolean, size: number): Summary {
@@ -141,7 +188,15 @@ function textSummary(key: string, bytes: Uint8Array, whole: boolean, size: numbe
   const table = summarizeDelimited(text, whole, size);
   const lines = text.split(/\r?\n/);
   // Delimited when most lines of the sample have the same number (2 or more) of fields.
-  const widths = lines.slice(0, 50).filter((l) => l).map((l) => l.split(table.delimiter).length);
-  if (table.columns.length >= 2 && widths.filter((w) => w === table.columns.length).length >= widths.length * 0.9) return table;
-  return { format: "text", lines: lines.slice(0, 20).map((l) => (l.length > 500 ? `${l.slice(0, 500)}…` : l)), lines_in_sample: whole ? lines.length - (text.endsWith("\n") ? 1 : 0) : lines.length - 1 };
+  const widths = lines
+    .slice(0, 50)
+    .filter((l) => l)
+    .map((l) => l.split(table.delimiter).length);
+  if (table.columns.length >= 2 && widths.filter((w) => w === table.columns.length).length >= widths.length * 0.9)
+    return table;
+  return {
+    format: "text",
+    lines: lines.slice(0, 20).map((l) => (l.length > 500 ? `${l.slice(0, 500)}…` : l)),
+    lines_in_sample: whole ? lines.length - (text.endsWith("\n") ? 1 : 0) : lines.length - 1,
+  };
 }

@@ -8,8 +8,8 @@
  */
 import { releaseChunks } from "../runtime/memory.ts";
 import type { ObjectInfo, Storage } from "../storage/index.ts";
-import { gunzipped, InflatedTooLarge, isGzip, windowsOf, type Window } from "./windows.ts";
-import { LineSearch, type LineMatch } from "./line-search.ts";
+import { type LineMatch, LineSearch } from "./line-search.ts";
+import { gunzipped, InflatedTooLarge, isGzip, type Window, windowsOf } from "./windows.ts";
 
 /**
  * Objects read at once. A small object is one GET, and a search of many is bound by the store's time to answer, not
@@ -36,11 +36,24 @@ export interface ObjectSearch {
 }
 
 export type ObjectOutcome =
-  | { key: string; kind: "searched"; matches: LineMatch[]; matchingLines: number; bytes: number; full: boolean; lastLine?: number }
+  | {
+      key: string;
+      kind: "searched";
+      matches: LineMatch[];
+      matchingLines: number;
+      bytes: number;
+      full: boolean;
+      lastLine?: number;
+    }
   | { key: string; kind: "binary" | "too_large" | "gone"; bytes: number };
 
 /** Searches one object, reporting at most `max` matches after line `afterLine`. */
-export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "key" | "size"> & { etag?: string | null }, max: number, afterLine = 0): Promise<ObjectOutcome> {
+export async function searchObject(
+  o: ObjectSearch,
+  object: Pick<ObjectInfo, "key" | "size"> & { etag?: string | null },
+  max: number,
+  afterLine = 0,
+): Promise<ObjectOutcome> {
   const { key } = object;
   if (object.size > o.maxObjectBytes) return { key, kind: "too_large", bytes: 0 };
   const search = new LineSearch({ find: o.find, context: o.context, after: afterLine, max });
@@ -51,7 +64,10 @@ export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "ke
   try {
     // A small listed object comes whole with one quick GET pinned to its listed ETag (as download_prefix fetches it):
     // the SDK's GetObject would cost most of a small object's search in CPU. Larger ones come window by window.
-    const raw = object.etag && object.size <= SMALL_OBJECT_BYTES ? whole(o, { key, size: object.size, etag: object.etag }, stop.signal) : prefetched(windowsOf(o.storage, { bucket: o.bucket, key }, stop.signal, SEARCH_WINDOW, o.maxObjectBytes + 1));
+    const raw =
+      object.etag && object.size <= SMALL_OBJECT_BYTES
+        ? whole(o, { key, size: object.size, etag: object.etag }, stop.signal)
+        : prefetched(windowsOf(o.storage, { bucket: o.bucket, key }, stop.signal, SEARCH_WINDOW, o.maxObjectBytes + 1));
     const first = await raw.next();
     if (first.done) return { key, kind: "searched", matches: [], matchingLines: 0, bytes: 0, full: false };
     if (first.value.meta.size > o.maxObjectBytes) return { key, kind: "too_large", bytes: 0 };
@@ -88,7 +104,15 @@ export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "ke
       search.push(decoder.decode());
       search.end();
     }
-    return { key, kind: "searched", matches: search.matches, matchingLines: search.matchingLines, bytes, full: search.full, ...(search.full ? { lastLine: search.lastReported! } : {}) };
+    return {
+      key,
+      kind: "searched",
+      matches: search.matches,
+      matchingLines: search.matchingLines,
+      bytes,
+      full: search.full,
+      ...(search.full ? { lastLine: search.lastReported! } : {}),
+    };
   } catch (err) {
     if (err instanceof InflatedTooLarge) return { key, kind: "too_large", bytes };
     // Deleted since it was listed.
@@ -104,13 +128,20 @@ export async function searchObject(o: ObjectSearch, object: Pick<ObjectInfo, "ke
 export const SMALL_OBJECT_BYTES = 1024 * 1024;
 
 /** A small object's bytes as one window. */
-async function* whole(o: ObjectSearch, object: { key: string; size: number; etag: string }, signal: AbortSignal): AsyncGenerator<Window> {
-  const download = await o.storage.openObjectDownload({ bucket: o.bucket, key: object.key }, signal, { listed: { size: object.size, etag: object.etag } });
+async function* whole(
+  o: ObjectSearch,
+  object: { key: string; size: number; etag: string },
+  signal: AbortSignal,
+): AsyncGenerator<Window> {
+  const download = await o.storage.openObjectDownload({ bucket: o.bucket, key: object.key }, signal, {
+    listed: { size: object.size, etag: object.etag },
+  });
   try {
     // The chunks are released once the sink returns: copied into place at once.
     const bytes = new Uint8Array(download.size ?? object.size);
     await download.deliver(async (offset, chunks) => {
-      for (const c of chunks) bytes.set(c.subarray(0, Math.max(0, bytes.length - offset)), offset), (offset += c.length);
+      for (const c of chunks)
+        bytes.set(c.subarray(0, Math.max(0, bytes.length - offset)), offset), (offset += c.length);
     });
     download.check?.update(bytes);
     download.check?.finish();

@@ -7,8 +7,8 @@
  */
 import { createInflateRaw } from "node:zlib";
 import type { ObjectAddress, ObjectMeta, Storage } from "../storage/index.ts";
-import { walkTar, type TarEntry } from "./formats/tar.ts";
-import { memberData, ZipError, zipEntries, type RangeReader, type ZipEntry } from "./formats/zip.ts";
+import { type TarEntry, walkTar } from "./formats/tar.ts";
+import { memberData, type RangeReader, type ZipEntry, ZipError, zipEntries } from "./formats/zip.ts";
 import { gunzipped, isGzip, pulled } from "./windows.ts";
 
 export interface Source {
@@ -27,7 +27,12 @@ export interface ObjectSource extends Source {
 }
 
 /** The object, with its first `sniff` bytes read (one GET). */
-export async function objectSource(storage: Storage, addr: ObjectAddress, signal: AbortSignal, sniff: number): Promise<ObjectSource> {
+export async function objectSource(
+  storage: Storage,
+  addr: ObjectAddress,
+  signal: AbortSignal,
+  sniff: number,
+): Promise<ObjectSource> {
   const first = await storage.readObjectHead(addr, sniff, signal);
   const counts = { requests: 1, bytes: first.bytes.length };
   const pinned = first.meta.version_id && !addr.versionId ? { ...addr, versionId: first.meta.version_id } : addr;
@@ -64,7 +69,12 @@ export class MemberNotFound extends Error {}
  * A zip or tar (or tar.gz) member as a source; a compressed one as `keep` of its bytes from `from` (inflated from its
  * start: a stream cannot be entered in the middle).
  */
-export async function memberSource(archive: Source, member: string, keep: number, from = 0): Promise<Source & { entry: ZipEntry | TarEntry }> {
+export async function memberSource(
+  archive: Source,
+  member: string,
+  keep: number,
+  from = 0,
+): Promise<Source & { entry: ZipEntry | TarEntry }> {
   const head = await archive.read(0, 4);
   const name = `${archive.name}!${member}`;
   if (head[0] === 0x50 && head[1] === 0x4b) {
@@ -72,9 +82,21 @@ export async function memberSource(archive: Source, member: string, keep: number
     const entry = entries.find((e) => e.name === member);
     if (!entry) throw new MemberNotFound(`no member named "${member}" in the zip`);
     const data = await memberData(entry, archive.read);
-    if (entry.method === "stored") return { name, size: entry.size, entry, read: (offset, length) => archive.read(data.start + offset, Math.min(length, entry.size - offset)) };
-    if (entry.method !== "deflate") throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
-    const held = await inflatedWindow(streamOf({ ...archive, size: data.start + data.length }, data.start), from, keep, entry);
+    if (entry.method === "stored")
+      return {
+        name,
+        size: entry.size,
+        entry,
+        read: (offset, length) => archive.read(data.start + offset, Math.min(length, entry.size - offset)),
+      };
+    if (entry.method !== "deflate")
+      throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
+    const held = await inflatedWindow(
+      streamOf({ ...archive, size: data.start + data.length }, data.start),
+      from,
+      keep,
+      entry,
+    );
     return inMemory(name, entry.size, held, from, entry);
   }
   const gz = isGzip(head);
@@ -100,7 +122,13 @@ export async function memberSource(archive: Source, member: string, keep: number
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   const entry = found;
   // An uncompressed tar's member is a range of the archive.
-  if (!gz) return { name, size: entry.size, entry, read: (offset, length) => archive.read(entry.offset + offset, Math.min(length, entry.size - offset)) };
+  if (!gz)
+    return {
+      name,
+      size: entry.size,
+      entry,
+      read: (offset, length) => archive.read(entry.offset + offset, Math.min(length, entry.size - offset)),
+    };
   return inMemory(name, entry.size, Buffer.concat(parts), from, entry);
 }
 
@@ -112,7 +140,8 @@ function inMemory<E>(name: string, size: number, held: Uint8Array, from: number,
     ...(from === 0 ? { prefix: held } : {}),
     read: async (offset, length) => {
       const end = Math.min(offset + length, size);
-      if (offset < from || end > from + held.length) throw new ZipError(`only bytes ${from}-${from + held.length - 1} of ${name} are read here`);
+      if (offset < from || end > from + held.length)
+        throw new ZipError(`only bytes ${from}-${from + held.length - 1} of ${name} are read here`);
       return held.subarray(offset - from, end - from);
     },
   };
@@ -122,7 +151,12 @@ function inMemory<E>(name: string, size: number, held: Uint8Array, from: number,
  * `keep` of the bytes a raw deflate stream inflates to, from byte `from` on (those before are inflated and dropped);
  * ZipError once it inflates past the size its entry declares.
  */
-async function inflatedWindow(compressed: AsyncIterable<Uint8Array>, from: number, keep: number, entry: ZipEntry): Promise<Uint8Array> {
+async function inflatedWindow(
+  compressed: AsyncIterable<Uint8Array>,
+  from: number,
+  keep: number,
+  entry: ZipEntry,
+): Promise<Uint8Array> {
   const parts: Uint8Array[] = [];
   let seen = 0;
   for await (const c of withinDeclared(pulled(createInflateRaw(), compressed), entry)) {
@@ -141,7 +175,10 @@ async function* withinDeclared(chunks: AsyncIterable<Uint8Array>, entry: ZipEntr
   let total = 0;
   for await (const c of chunks) {
     total += c.length;
-    if (total > entry.size) throw new ZipError(`${entry.name} inflates past the ${entry.size} bytes its entry declares: the archive is damaged or crafted`);
+    if (total > entry.size)
+      throw new ZipError(
+        `${entry.name} inflates past the ${entry.size} bytes its entry declares: the archive is damaged or crafted`,
+      );
     yield c;
   }
 }
@@ -150,7 +187,11 @@ async function* withinDeclared(chunks: AsyncIterable<Uint8Array>, entry: ZipEntr
  * Every byte of a member, in order, handed to `take` (awaited: a slow taker slows the reading), for a download. A zip
  * member's bytes are stored or inflated as they stream; a tar member's are picked out of the archive's stream.
  */
-export async function eachMemberChunk(archive: Source, member: string, take: (bytes: Uint8Array) => Promise<void>): Promise<ZipEntry | TarEntry> {
+export async function eachMemberChunk(
+  archive: Source,
+  member: string,
+  take: (bytes: Uint8Array) => Promise<void>,
+): Promise<ZipEntry | TarEntry> {
   const head = await archive.read(0, 4);
   if (head[0] === 0x50 && head[1] === 0x4b) {
     const { entries } = await zipEntries(archive.size, archive.read);
@@ -159,13 +200,20 @@ export async function eachMemberChunk(archive: Source, member: string, take: (by
     const data = await memberData(entry, archive.read);
     const stored = streamOf({ ...archive, size: data.start + data.length }, data.start);
     if (entry.method === "stored") for await (const c of withinDeclared(stored, entry)) await take(c);
-    else if (entry.method === "deflate") for await (const c of withinDeclared(pulled(createInflateRaw(), stored), entry)) await take(c);
-    else throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
+    else if (entry.method === "deflate")
+      for await (const c of withinDeclared(pulled(createInflateRaw(), stored), entry)) await take(c);
+    else
+      throw new ZipError(`${member} is compressed with ${entry.method}: only stored and deflate members can be read`);
     return entry;
   }
   const gz = isGzip(head);
   let found: TarEntry | undefined;
-  await walkTar(gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive), (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"), take, gz ? undefined : (offset) => streamOf(archive, offset));
+  await walkTar(
+    gz ? gunzipped(streamOf(archive), Number.MAX_SAFE_INTEGER) : streamOf(archive),
+    (e) => (e.name === member || e.name === `./${member}` ? ((found = e), "data") : "next"),
+    take,
+    gz ? undefined : (offset) => streamOf(archive, offset),
+  );
   if (!found) throw new MemberNotFound(`no member named "${member}" in the tar`);
   return found;
 }

@@ -19,7 +19,14 @@ export interface Window {
 }
 
 /** The object's bytes from `from` on, `window` bytes per GET, until its end or `limit` bytes. */
-export async function* windowsOf(storage: Storage, addr: ObjectAddress, signal: AbortSignal, window: number, limit = Infinity, from = 0): AsyncGenerator<Window> {
+export async function* windowsOf(
+  storage: Storage,
+  addr: ObjectAddress,
+  signal: AbortSignal,
+  window: number,
+  limit = Infinity,
+  from = 0,
+): AsyncGenerator<Window> {
   let pinned = addr;
   let offset = from;
   for (;;) {
@@ -60,7 +67,11 @@ export async function* pulled(stream: Transform, chunks: AsyncIterable<Uint8Arra
 }
 
 /** The decompressed bytes of a gzip stream (several gzip members, as `cat a.gz b.gz` makes, read as one), at most `maxInflated` of them. */
-export async function* gunzipped(chunks: AsyncIterable<Uint8Array>, maxInflated: number, gunzip = createGunzip()): AsyncGenerator<Uint8Array> {
+export async function* gunzipped(
+  chunks: AsyncIterable<Uint8Array>,
+  maxInflated: number,
+  gunzip = createGunzip(),
+): AsyncGenerator<Uint8Array> {
   let total = 0;
   for await (const c of pulled(gunzip, chunks)) {
     total += c.length;

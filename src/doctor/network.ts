@@ -27,13 +27,18 @@ export function storeKind(server: string | null, requestId?: string | null): str
 
 /** Runs `fn` within `ms`, or fails with "timed out after …". */
 function within<T>(ms: number, fn: () => Promise<T>): Promise<T> {
-  return Promise.race([fn(), new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s`)), ms).unref?.())]);
+  return Promise.race([
+    fn(),
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s`)), ms).unref?.()),
+  ]);
 }
 
 function tcp(host: string, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const socket = tcpConnect({ host, port });
-    socket.setTimeout(TIMEOUT_MS, () => socket.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s (blackholed, or a firewall drops it)`)));
+    socket.setTimeout(TIMEOUT_MS, () =>
+      socket.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000} s (blackholed, or a firewall drops it)`)),
+    );
     socket.once("connect", () => {
       socket.end();
       resolve();
@@ -57,10 +62,13 @@ function tls(host: string, port: number): Promise<{ subject: string; validTo: st
 
 const TLS_FIXES: Record<string, string> = {
   CERT_HAS_EXPIRED: "the store's certificate has expired: the store's operator must renew it",
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the certificate is self-signed: add its CA with NODE_EXTRA_CA_CERTS=/path/ca.pem (or use http:// on a trusted network)",
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the certificate is self-signed: add its CA with NODE_EXTRA_CA_CERTS=/path/ca.pem (or use http:// on a trusted network)",
   SELF_SIGNED_CERT_IN_CHAIN: "the chain ends in a private CA: add it with NODE_EXTRA_CA_CERTS=/path/ca.pem",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the certificate's chain is incomplete or from a private CA: add the CA with NODE_EXTRA_CA_CERTS=/path/ca.pem",
-  ERR_TLS_CERT_ALTNAME_INVALID: "the certificate is for another name: use the host name the certificate names in STORE_ENDPOINT_URL",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE:
+    "the certificate's chain is incomplete or from a private CA: add the CA with NODE_EXTRA_CA_CERTS=/path/ca.pem",
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    "the certificate is for another name: use the host name the certificate names in STORE_ENDPOINT_URL",
 };
 
 export interface EndpointFacts {
@@ -78,7 +86,12 @@ export async function probeEndpoint(endpoint: URL, checks: Pick<Check[], "push">
       const { address } = await within(TIMEOUT_MS, () => lookup(host));
       checks.push({ name: "dns", status: "ok", detail: `${host} resolves to ${address}` });
     } catch (err) {
-      checks.push({ name: "dns", status: "fail", detail: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, fix: "check the host name in STORE_ENDPOINT_URL (inside a container, localhost is the container itself)" });
+      checks.push({
+        name: "dns",
+        status: "fail",
+        detail: `${host} does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+        fix: "check the host name in STORE_ENDPOINT_URL (inside a container, localhost is the container itself)",
+      });
       return { reachable: false };
     }
   }
@@ -87,40 +100,83 @@ export async function probeEndpoint(endpoint: URL, checks: Pick<Check[], "push">
     checks.push({ name: "tcp", status: "ok", detail: `${host}:${port} accepts connections` });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const fix = code === "ECONNREFUSED" ? "nothing listens there: check the port in STORE_ENDPOINT_URL and that the store is running" : "check the address, the port and any firewall or VPN between here and the store";
-    checks.push({ name: "tcp", status: "fail", detail: `cannot connect to ${host}:${port} (${code ?? (err as Error).message})`, fix });
+    const fix =
+      code === "ECONNREFUSED"
+        ? "nothing listens there: check the port in STORE_ENDPOINT_URL and that the store is running"
+        : "check the address, the port and any firewall or VPN between here and the store";
+    checks.push({
+      name: "tcp",
+      status: "fail",
+      detail: `cannot connect to ${host}:${port} (${code ?? (err as Error).message})`,
+      fix,
+    });
     return { reachable: false };
   }
   if (endpoint.protocol === "https:") {
     try {
       const cert = await tls(host, port);
-      checks.push({ name: "tls", status: "ok", detail: `certificate for ${cert.subject}, valid until ${cert.validTo}` });
+      checks.push({
+        name: "tls",
+        status: "ok",
+        detail: `certificate for ${cert.subject}, valid until ${cert.validTo}`,
+      });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? "";
-      checks.push({ name: "tls", status: "fail", detail: `TLS failed: ${code || (err as Error).message}`, fix: TLS_FIXES[code] ?? "check the certificate the store presents (openssl s_client -connect host:port)" });
+      checks.push({
+        name: "tls",
+        status: "fail",
+        detail: `TLS failed: ${code || (err as Error).message}`,
+        fix: TLS_FIXES[code] ?? "check the certificate the store presents (openssl s_client -connect host:port)",
+      });
       return { reachable: false };
     }
   }
   try {
-    const res = await fetch(endpoint, { method: "GET", redirect: "manual", signal: AbortSignal.timeout(TIMEOUT_MS * 2) });
+    const res = await fetch(endpoint, {
+      method: "GET",
+      redirect: "manual",
+      signal: AbortSignal.timeout(TIMEOUT_MS * 2),
+    });
     await res.body?.cancel();
     const server = res.headers.get("server");
     const kind = storeKind(server, res.headers.get("x-amz-request-id"));
     const date = res.headers.get("date");
-    checks.push({ name: "http", status: "ok", detail: `HTTP ${res.status}${server ? `, Server: ${server}` : ""}${kind ? ` (${kind})` : ""}` });
+    checks.push({
+      name: "http",
+      status: "ok",
+      detail: `HTTP ${res.status}${server ? `, Server: ${server}` : ""}${kind ? ` (${kind})` : ""}`,
+    });
     return { reachable: true, ...(date ? { storeDate: new Date(date) } : {}) };
   } catch (err) {
-    checks.push({ name: "http", status: "fail", detail: `no HTTP answer (${(err as Error).message})`, fix: "the port accepts connections but does not speak HTTP: check the scheme (http/https) and port in STORE_ENDPOINT_URL" });
+    checks.push({
+      name: "http",
+      status: "fail",
+      detail: `no HTTP answer (${(err as Error).message})`,
+      fix: "the port accepts connections but does not speak HTTP: check the scheme (http/https) and port in STORE_ENDPOINT_URL",
+    });
     return { reachable: false };
   }
 }
 
 /** Warn above 5 minutes; S3 refuses signatures from 15 minutes on. */
 export function clockCheck(storeDate: Date | undefined, now = new Date()): Check {
-  if (!storeDate || Number.isNaN(storeDate.getTime())) return { name: "clock", status: "warn", detail: "the store sent no Date header to compare clocks with" };
+  if (!storeDate || Number.isNaN(storeDate.getTime()))
+    return { name: "clock", status: "warn", detail: "the store sent no Date header to compare clocks with" };
   const skewS = Math.round((now.getTime() - storeDate.getTime()) / 1000);
   const what = `${Math.abs(skewS)} s ${skewS >= 0 ? "ahead of" : "behind"} the store`;
-  if (Math.abs(skewS) >= 15 * 60) return { name: "clock", status: "fail", detail: `this machine's clock is ${what}`, fix: "sync the clock (e.g. timedatectl set-ntp true): S3 refuses signatures 15 minutes off" };
-  if (Math.abs(skewS) > 5 * 60) return { name: "clock", status: "warn", detail: `this machine's clock is ${what}`, fix: "sync the clock: signatures fail from 15 minutes off" };
+  if (Math.abs(skewS) >= 15 * 60)
+    return {
+      name: "clock",
+      status: "fail",
+      detail: `this machine's clock is ${what}`,
+      fix: "sync the clock (e.g. timedatectl set-ntp true): S3 refuses signatures 15 minutes off",
+    };
+  if (Math.abs(skewS) > 5 * 60)
+    return {
+      name: "clock",
+      status: "warn",
+      detail: `this machine's clock is ${what}`,
+      fix: "sync the clock: signatures fail from 15 minutes off",
+    };
   return { name: "clock", status: "ok", detail: `within ${Math.max(1, Math.abs(skewS))} s of the store` };
 }

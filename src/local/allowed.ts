@@ -2,18 +2,51 @@ import { realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isInside, type AllowedDirs } from "./sandbox.ts";
+import { type AllowedDirs, isInside } from "./sandbox.ts";
 
 /** Directories that are never a sensible sandbox: opening one opens the system, or every user's files. */
 const BROAD_DIRS = [
-  "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib32", "/lib64", "/libx32", "/media", "/mnt", "/opt", "/proc",
-  "/root", "/run", "/sbin", "/srv", "/sys", "/usr", "/usr/bin", "/usr/lib", "/usr/local", "/usr/sbin", "/usr/share", "/var", "/var/lib",
-  "/Applications", "/Library", "/System", "/Users", "/Volumes", "/private", "/private/var", "/cores",
+  "/",
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/srv",
+  "/sys",
+  "/usr",
+  "/usr/bin",
+  "/usr/lib",
+  "/usr/local",
+  "/usr/sbin",
+  "/usr/share",
+  "/var",
+  "/var/lib",
+  "/Applications",
+  "/Library",
+  "/System",
+  "/Users",
+  "/Volumes",
+  "/private",
+  "/private/var",
+  "/cores",
 ];
 /** Trees where no directory is a sensible sandbox: system configuration, kernel interfaces, credentials. */
 const SYSTEM_TREES = ["/etc", "/proc", "/sys", "/dev", "/boot", "/private/etc", "/System"];
 const HOME_SECRET_DIRS = [".ssh", ".aws", ".gnupg", ".kube", ".docker", ".config/gcloud"];
-const WINDOWS_BROAD = /^[A-Za-z]:\\?$|^[A-Za-z]:\\(Windows|Program Files|Program Files \(x86\)|ProgramData|Users)(\\.*)?$/i;
+const WINDOWS_BROAD =
+  /^[A-Za-z]:\\?$|^[A-Za-z]:\\(Windows|Program Files|Program Files \(x86\)|ProgramData|Users)(\\.*)?$/i;
 
 /**
  * Why `dir` (a real path) is too broad to allow by default, or undefined when it is fine:
@@ -29,7 +62,8 @@ export function tooBroad(dir: string, home = safeRealpath(homedir())): string | 
   return undefined;
 }
 
-const BROAD_HINT = "name a project folder inside it, or (if you really mean it) add --allow-broad-dirs / STORE_ALLOW_BROAD_DIRS=true";
+const BROAD_HINT =
+  "name a project folder inside it, or (if you really mean it) add --allow-broad-dirs / STORE_ALLOW_BROAD_DIRS=true";
 
 /**
  * Resolves the operator's --allowed-dir values to real directories, once at
@@ -87,12 +121,24 @@ export function rootDirs(uris: string[]): string[] {
 const ROOTS_HINT =
   "the user must add a root inside an allowed directory in the client (the MCP Inspector: a roots entry in its configuration or its Roots panel; Claude Code: open the project inside the allowed directory, or add the server at project scope), or set --allowed-dir to a directory that contains the client's roots.";
 
-export function effectiveAllowedDirs(configured: string[], roots: string[] | undefined, cwd: string, allowBroad = false): AllowedDirs {
+export function effectiveAllowedDirs(
+  configured: string[],
+  roots: string[] | undefined,
+  cwd: string,
+  allowBroad = false,
+): AllowedDirs {
   if (roots !== undefined) {
     const usable = allowBroad ? roots : roots.filter((r) => tooBroad(r) === undefined);
     if (usable.length === 0) {
-      const why = roots.length === 0 ? "shared none (or none that exists on this machine)" : `shared only directories too broad to open (${roots.join(", ")})`;
-      return { dirs: [], problem: `The client declares roots but ${why}, so no local path is allowed.`, hint: ROOTS_HINT };
+      const why =
+        roots.length === 0
+          ? "shared none (or none that exists on this machine)"
+          : `shared only directories too broad to open (${roots.join(", ")})`;
+      return {
+        dirs: [],
+        problem: `The client declares roots but ${why}, so no local path is allowed.`,
+        hint: ROOTS_HINT,
+      };
     }
     if (configured.length === 0) return { dirs: usable };
     // Intersection of two sets of directory trees: the deeper of each nested pair.
@@ -104,7 +150,11 @@ export function effectiveAllowedDirs(configured: string[], roots: string[] | und
       }
     }
     if (both.size === 0) {
-      return { dirs: [], problem: `--allowed-dir is set (${configured.join(", ")}), but the client's roots (${usable.join(", ")}) exclude it: a client that shares roots narrows the allowed directories to what lies in both.`, hint: ROOTS_HINT };
+      return {
+        dirs: [],
+        problem: `--allowed-dir is set (${configured.join(", ")}), but the client's roots (${usable.join(", ")}) exclude it: a client that shares roots narrows the allowed directories to what lies in both.`,
+        hint: ROOTS_HINT,
+      };
     }
     return { dirs: [...both] };
   }
@@ -127,4 +177,3 @@ function safeRealpath(p: string): string {
     return resolve(p);
   }
 }
-

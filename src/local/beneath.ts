@@ -53,11 +53,21 @@ export function refuse(given: string, code: string, message: string, hint: strin
 
 /** A path made from a store key met a symlink: the key is unsafe to write there, wherever the link leads. */
 export function linkOnPath(given: string): never {
-  return refuse(given, "UnsafeLocalPath", "A symlink lies on this path; a path made from a store key follows no symlink, so nothing was written or removed through it.", "remove or rename the symlink in the local directory, or download to a directory without links.");
+  return refuse(
+    given,
+    "UnsafeLocalPath",
+    "A symlink lies on this path; a path made from a store key follows no symlink, so nothing was written or removed through it.",
+    "remove or rename the symlink in the local directory, or download to a directory without links.",
+  );
 }
 
 export function leavesAllowed(given: string): never {
-  return refuse(given, "LocalSymlinkRefused", "The path leads through a symlink to a place outside the allowed directories.", "use a file that really lies inside an allowed directory.");
+  return refuse(
+    given,
+    "LocalSymlinkRefused",
+    "The path leads through a symlink to a place outside the allowed directories.",
+    "use a file that really lies inside an allowed directory.",
+  );
 }
 
 /** True when `child` is `root` or lies below it; separator-safe (`/data-evil` is not in `/data`). */
@@ -82,7 +92,8 @@ function openDir(path: string, mode: WalkMode): Dir {
     throw new ActionableError({
       resource: path,
       code: "LocalFilesUnavailable",
-      message: "/proc is not mounted, and the server walks local paths through /proc/self/fd so that no swapped directory can lead outside.",
+      message:
+        "/proc is not mounted, and the server walks local paths through /proc/self/fd so that no swapped directory can lead outside.",
       hint: "the user must run the server where /proc is mounted (every normal Linux host and container has it).",
     });
   }
@@ -108,7 +119,13 @@ function pathDir(real: string): Dir {
     real,
     at(name) {
       const now = lstatSync(real);
-      if (now.isSymbolicLink() || !now.isDirectory() || now.ino !== seen.ino || now.dev !== seen.dev || realpathSync(real) !== real) {
+      if (
+        now.isSymbolicLink() ||
+        !now.isDirectory() ||
+        now.ino !== seen.ino ||
+        now.dev !== seen.dev ||
+        realpathSync(real) !== real
+      ) {
         throw Object.assign(new Error("a directory on the path was replaced"), { code: "ESWAPPED" });
       }
       return join(real, name);
@@ -117,7 +134,11 @@ function pathDir(real: string): Dir {
   };
 }
 
-export type Step = { kind: "dir"; dir: Dir } | { kind: "link"; target: string } | { kind: "missing" } | { kind: "file" };
+export type Step =
+  | { kind: "dir"; dir: Dir }
+  | { kind: "link"; target: string }
+  | { kind: "missing" }
+  | { kind: "file" };
 
 /** One step down from `dir` into `name`, never following a symlink. */
 export function step(dir: Dir, name: string, mode: WalkMode, create: boolean): Step {
@@ -176,10 +197,17 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
   for (let hops = 0; hops <= MAX_SYMLINK_HOPS; hops++) {
     const root = scope.allowed.find((d) => isInside(d, pending));
     if (root === undefined) leavesAllowed(scope.given);
-    const parts = relative(root, pending).split(sep).filter((p) => p !== "");
+    const parts = relative(root, pending)
+      .split(sep)
+      .filter((p) => p !== "");
     const name = parts.pop();
     if (name === undefined) {
-      refuse(scope.given, "LocalPathIsDirectory", "The path is an allowed directory itself.", `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`);
+      refuse(
+        scope.given,
+        "LocalPathIsDirectory",
+        "The path is an allowed directory itself.",
+        `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`,
+      );
     }
     let dir = openDir(root, scope.mode);
     let followed: string | undefined;
@@ -196,7 +224,13 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
           followed = followLink(dir, next.target, [...parts.slice(i + 1), name]);
           break;
         }
-        if (next.kind === "file") refuse(scope.given, "InvalidLocalPath", `A part of the path (${parts[i]}) is a file, not a directory.`, "check the path.");
+        if (next.kind === "file")
+          refuse(
+            scope.given,
+            "InvalidLocalPath",
+            `A part of the path (${parts[i]}) is a file, not a directory.`,
+            "check the path.",
+          );
         return { dir, missing: parts.slice(i), name };
       }
     } catch (err) {
@@ -207,7 +241,12 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
     dir.close();
     pending = followed;
   }
-  return refuse(scope.given, "LocalSymlinkRefused", "The path has a symlink loop (more than 40 links).", "give the path of a real file.");
+  return refuse(
+    scope.given,
+    "LocalSymlinkRefused",
+    "The path has a symlink loop (more than 40 links).",
+    "give the path of a real file.",
+  );
 }
 
 /** lstat of `name` in `dir`, undefined when nothing is there. */

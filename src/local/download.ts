@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { linkSync, renameSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { join } from "node:path";
-import type { KeptTransfers } from "../runtime/kept-transfers.ts";
-import { isCut, openTemp, removeQuietly } from "./kept-download.ts";
 import { ActionableError } from "../runtime/errors.ts";
+import type { KeptTransfers } from "../runtime/kept-transfers.ts";
+import { type Dir, entryStat } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { writePieces, type PieceSource } from "./pieces.ts";
-import { entryStat, type Dir } from "./beneath.ts";
-import { withTargetParent, type AllowedDirs, type WalkMode } from "./sandbox.ts";
+import { isCut, openTemp, removeQuietly } from "./kept-download.ts";
+import { type PieceSource, writePieces } from "./pieces.ts";
+import { type AllowedDirs, type WalkMode, withTargetParent } from "./sandbox.ts";
 
 /** Bytes of the target's name kept in the temp name, so it fits NAME_MAX (255) with room to spare. */
 const TEMP_NAME_PREFIX_BYTES = 100;
@@ -86,7 +86,6 @@ export async function writeFileAtomically(
   });
 }
 
-
 function moveIntoPlace(dir: Dir, temp: string, name: string, given: string, overwrite: boolean): void {
   if (overwrite) {
     renameSync(dir.at(temp), dir.at(name));
@@ -117,4 +116,3 @@ export function existsError(given: string): ActionableError {
     hint: "call again with overwrite: true to replace it, or choose another local_path.",
   });
 }
-

@@ -1,14 +1,24 @@
 /** The local-files layer: the only code that touches the local filesystem for tools. */
 import type { KeptTransfers } from "../runtime/kept-transfers.ts";
-import { existsError, writeFileAtomically, type WriteOptions, type WriteResult } from "./download.ts";
-import { checkTargetPath, type AllowedDirs, type CheckedPath, type WalkMode } from "./sandbox.ts";
 import { platformMode } from "./beneath.ts";
-import { openUploadSource, type UploadSource } from "./source.ts";
+import { existsError, type WriteOptions, type WriteResult, writeFileAtomically } from "./download.ts";
 import type { PieceSource } from "./pieces.ts";
-import { checkDirectory, removeLocalFile, walkTree, withLocalFile, type LocalFileState } from "./tree.ts";
+import { type AllowedDirs, type CheckedPath, checkTargetPath, type WalkMode } from "./sandbox.ts";
+import { openUploadSource, type UploadSource } from "./source.ts";
+import { checkDirectory, type LocalFileState, removeLocalFile, walkTree, withLocalFile } from "./tree.ts";
 import type { WalkEvents, WalkedFile, WalkSkip } from "./walk.ts";
 
-export type { AllowedDirs, CheckedPath, LocalFileState, PieceSource, UploadSource, WalkEvents, WalkedFile, WalkSkip, WriteResult };
+export type {
+  AllowedDirs,
+  CheckedPath,
+  LocalFileState,
+  PieceSource,
+  UploadSource,
+  WalkEvents,
+  WalkedFile,
+  WalkSkip,
+  WriteResult,
+};
 
 export interface LocalFiles {
   /** Checks `given` against the allowed directories and opens it for streaming. */
@@ -35,7 +45,11 @@ export interface LocalFiles {
 
 /** `allowed` is read on every call: client roots can change during a session. */
 /** `kept`: where a cut download's temp file is recorded to resume (none: a cut download is cleaned up). */
-export function createLocalFiles(allowed: () => Promise<AllowedDirs>, mode: WalkMode = platformMode(), kept?: KeptTransfers): LocalFiles {
+export function createLocalFiles(
+  allowed: () => Promise<AllowedDirs>,
+  mode: WalkMode = platformMode(),
+  kept?: KeptTransfers,
+): LocalFiles {
   return {
     forStoreKeys: () => createLocalFiles(async () => ({ ...(await allowed()), noLinks: true }), mode, kept),
     async openForUpload(given) {

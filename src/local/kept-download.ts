@@ -12,10 +12,16 @@
  * A temp file kept past 24 h is removed by the next download that sees its record.
  */
 import { constants, unlinkSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { KEEP_MS, keepsOnStop, type DownloadResume, type KeptDownload, type KeptTransfers } from "../runtime/kept-transfers.ts";
-import { entryStat, type Dir } from "./beneath.ts";
+import {
+  type DownloadResume,
+  KEEP_MS,
+  type KeptDownload,
+  type KeptTransfers,
+  keepsOnStop,
+} from "../runtime/kept-transfers.ts";
+import { type Dir, entryStat } from "./beneath.ts";
 
 // Read and write: pieces written out of order are read back to hash the file in order (pieces.ts).
 const O_CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0);
@@ -43,7 +49,13 @@ export interface TempSlot {
  * same object, reopened, or a new one. `kept` undefined or a source that
  * cannot resume: a new one, nothing recorded.
  */
-export async function openTemp(dir: Dir, name: string, tempName: () => string, resume: DownloadResume | undefined, kept: KeptTransfers | undefined): Promise<TempSlot> {
+export async function openTemp(
+  dir: Dir,
+  name: string,
+  tempName: () => string,
+  resume: DownloadResume | undefined,
+  kept: KeptTransfers | undefined,
+): Promise<TempSlot> {
   const target = join(dir.real, name);
   const recording = kept?.enabled && resume ? kept : undefined;
   if (kept?.enabled) removeExpired(kept, dir);
@@ -52,7 +64,8 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
   if (record && recording && resume && sameObject(record, resume)) reopened = await reopen(dir, record, resume);
   if (record && !reopened) {
     // Another object, another size, or a file that is not what was recorded: start over.
-    if (dirname(record.temp) === dir.real && TEMP_NAME.test(basename(record.temp))) removeQuietly(dir, basename(record.temp));
+    if (dirname(record.temp) === dir.real && TEMP_NAME.test(basename(record.temp)))
+      removeQuietly(dir, basename(record.temp));
     kept!.dropDownload(target, record.temp);
   }
   const temp = reopened?.temp ?? tempName();
@@ -62,7 +75,13 @@ export async function openTemp(dir: Dir, name: string, tempName: () => string, r
 
   const ranges = have.map(([s, e]): [number, number] => [s, e]);
   const createdAt = reopened ? record!.created_at : Date.now();
-  const current = () => ({ ...resume.identity, target, temp: join(dir.real, temp), have: ranges, created_at: createdAt });
+  const current = () => ({
+    ...resume.identity,
+    target,
+    temp: join(dir.real, temp),
+    have: ranges,
+    created_at: createdAt,
+  });
   // Recorded before any byte: a process killed from here on leaves a file the next call knows. Not recorded (a state
   // directory that cannot be written): nothing is kept, a cut removes the file as before.
   if (!recording.keepDownload(current())) return { handle, temp, have, written: () => {}, end: () => false };
@@ -91,16 +110,31 @@ export function isCut(signal: AbortSignal | undefined): boolean {
 
 function sameObject(record: KeptDownload, resume: DownloadResume): boolean {
   const id = resume.identity;
-  return record.store === id.store && record.bucket === id.bucket && record.key === id.key && (record.version_id ?? "") === (id.version_id ?? "") && record.etag === id.etag && record.size === id.size && Date.now() - record.created_at <= KEEP_MS;
+  return (
+    record.store === id.store &&
+    record.bucket === id.bucket &&
+    record.key === id.key &&
+    (record.version_id ?? "") === (id.version_id ?? "") &&
+    record.etag === id.etag &&
+    record.size === id.size &&
+    Date.now() - record.created_at <= KEEP_MS
+  );
 }
 
 /** The recorded temp file, if it is still a regular file of ours in this directory holding what the record says. */
-async function reopen(dir: Dir, record: KeptDownload, resume: DownloadResume): Promise<{ handle: FileHandle; temp: string; have: [number, number][] } | undefined> {
+async function reopen(
+  dir: Dir,
+  record: KeptDownload,
+  resume: DownloadResume,
+): Promise<{ handle: FileHandle; temp: string; have: [number, number][] } | undefined> {
   const temp = basename(record.temp);
   if (dirname(record.temp) !== dir.real || !TEMP_NAME.test(temp)) return undefined;
   const st = entryStat(dir, temp);
   if (!st?.isFile() || st.nlink !== 1) return undefined;
-  const have = record.have.filter(([s, e]) => Number.isSafeInteger(s) && Number.isSafeInteger(e) && s >= resume.from && s < e && e <= resume.identity.size);
+  const have = record.have.filter(
+    ([s, e]) =>
+      Number.isSafeInteger(s) && Number.isSafeInteger(e) && s >= resume.from && s < e && e <= resume.identity.size,
+  );
   if (have.some(([, e]) => e > st.size)) return undefined;
   const handle = await open(dir.at(temp), O_REOPEN).catch(() => undefined);
   if (!handle) return undefined;

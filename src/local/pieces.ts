@@ -11,8 +11,8 @@
  */
 import { createHash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
-import { startFileHasher, type FileHasher } from "./hash-thread.ts";
 import type { DownloadResume } from "../runtime/kept-transfers.ts";
+import { type FileHasher, startFileHasher } from "./hash-thread.ts";
 
 /** Takes the bytes `chunks` (in order) that belong at `offset`; resolves when they are written, and keeps no reference to them after (the caller frees them then). */
 export type PieceWriter = (offset: number, chunks: Uint8Array[]) => Promise<void>;
@@ -40,8 +40,15 @@ const READ_BACK_BYTES = 1024 * 1024;
 export const HASH_THREAD_MIN_BYTES = 64 * 1024 * 1024;
 
 /** Writes and checks the pieces; the file's sha256 unless `sha256` is false (a bulk job's files: "" then). */
-export async function writePieces(out: FileHandle, source: PieceSource, signal?: AbortSignal, sha256 = true, ranges?: WrittenRanges): Promise<{ bytes: number; sha256: string }> {
-  const thread = sha256 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
+export async function writePieces(
+  out: FileHandle,
+  source: PieceSource,
+  signal?: AbortSignal,
+  sha256 = true,
+  ranges?: WrittenRanges,
+): Promise<{ bytes: number; sha256: string }> {
+  const thread =
+    sha256 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
   try {
     const result = await writeAndHash(out, source, thread, signal, sha256, ranges);
     return { bytes: result.bytes, sha256: result.sha256 ?? (thread ? await thread.digest(result.bytes) : "") };
@@ -50,7 +57,14 @@ export async function writePieces(out: FileHandle, source: PieceSource, signal?:
   }
 }
 
-async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHasher | undefined, signal: AbortSignal | undefined, sha256: boolean, ranges: WrittenRanges | undefined): Promise<{ bytes: number; sha256?: string }> {
+async function writeAndHash(
+  out: FileHandle,
+  source: PieceSource,
+  thread: FileHasher | undefined,
+  signal: AbortSignal | undefined,
+  sha256: boolean,
+  ranges: WrittenRanges | undefined,
+): Promise<{ bytes: number; sha256?: string }> {
   // In order on this thread: the sha256 when no thread hashes, and the object's own check.
   const hash = thread || !sha256 ? undefined : createHash("sha256");
   const feeds = hash !== undefined || source.check !== undefined;
@@ -96,7 +110,8 @@ async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHa
     signal?.throwIfAborted();
     let length = 0;
     for (const chunk of chunks) length += chunk.length;
-    if (source.size !== undefined && offset + length > source.size) throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
+    if (source.size !== undefined && offset + length > source.size)
+      throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
     // The prefix's next piece: hashed now, from memory.
     const next = feeds && offset === hashedTo && !catchingUp;
     if (next) {
@@ -140,7 +155,12 @@ async function writeAndHash(out: FileHandle, source: PieceSource, thread: FileHa
   signal?.throwIfAborted();
   await catchUp();
   const contiguous = thread || !feeds ? landedTo : hashedTo;
-  if (written.size > 0 || landed.size > 0 || (source.size !== undefined && contiguous !== source.size) || (feeds && thread && hashedTo !== landedTo)) {
+  if (
+    written.size > 0 ||
+    landed.size > 0 ||
+    (source.size !== undefined && contiguous !== source.size) ||
+    (feeds && thread && hashedTo !== landedTo)
+  ) {
     throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }
   source.check?.finish();
@@ -152,5 +172,6 @@ async function writeAt(out: FileHandle, chunks: Uint8Array[], offset: number, le
   const { bytesWritten } = await out.writev(chunks, offset);
   if (bytesWritten >= length) return;
   const rest = Buffer.concat(chunks).subarray(bytesWritten);
-  for (let w = 0; w < rest.length; ) w += (await out.write(rest, w, rest.length - w, offset + bytesWritten + w)).bytesWritten;
+  for (let w = 0; w < rest.length; )
+    w += (await out.write(rest, w, rest.length - w, offset + bytesWritten + w)).bytesWritten;
 }

@@ -1,8 +1,20 @@
 import { constants, readlinkSync } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { type FileHandle, open } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
-import { entryStat, followLink, isInside, linkOnPath, platformMode, refuse, walkToParent, type Dir, type Parent, type WalkMode, type WalkScope } from "./beneath.ts";
+import {
+  type Dir,
+  entryStat,
+  followLink,
+  isInside,
+  linkOnPath,
+  type Parent,
+  platformMode,
+  refuse,
+  type WalkMode,
+  type WalkScope,
+  walkToParent,
+} from "./beneath.ts";
 import { localError } from "./errors.ts";
 
 export { isInside, type WalkMode };
@@ -53,10 +65,21 @@ function outside(given: string, allowed: AllowedDirs): never {
 /** The absolute, normalized path, refused unless it lies lexically inside an allowed directory. */
 function lexicalCheck(given: string, allowed: AllowedDirs): string {
   if (allowed.dirs.length === 0) {
-    refuse(given, "LocalFilesDisabled", allowed.problem ?? "No local directory is allowed.", allowed.hint ?? HOW_TO_ALLOW);
+    refuse(
+      given,
+      "LocalFilesDisabled",
+      allowed.problem ?? "No local directory is allowed.",
+      allowed.hint ?? HOW_TO_ALLOW,
+    );
   }
   if (given.trim() === "") refuse(given, "InvalidLocalPath", "The local path is empty.", "give a file path.");
-  if (given.includes("\0")) refuse(given.replaceAll("\0", "\\0"), "InvalidLocalPath", "The local path contains a NUL byte.", "give a plain file path.");
+  if (given.includes("\0"))
+    refuse(
+      given.replaceAll("\0", "\\0"),
+      "InvalidLocalPath",
+      "The local path contains a NUL byte.",
+      "give a plain file path.",
+    );
   const abs = absolutize(given, allowed.dirs[0] as string);
   if (!allowed.dirs.some((d) => isInside(d, abs))) outside(given, allowed);
   return abs;
@@ -67,7 +90,12 @@ function scopeOf(given: string, allowed: AllowedDirs, mode: WalkMode): WalkScope
 }
 
 /** Runs `use` on the parent of `abs`, closing the directory it holds afterwards; fs errors become local errors. */
-async function withParent<T>(abs: string, scope: WalkScope, create: boolean, use: (parent: Parent) => Promise<T> | T): Promise<T> {
+async function withParent<T>(
+  abs: string,
+  scope: WalkScope,
+  create: boolean,
+  use: (parent: Parent) => Promise<T> | T,
+): Promise<T> {
   let parent: Parent | undefined;
   try {
     parent = walkToParent(abs, scope, create);
@@ -80,8 +108,19 @@ async function withParent<T>(abs: string, scope: WalkScope, create: boolean, use
 }
 
 function notRegular(given: string, kind: "directory" | "other"): never {
-  if (kind === "directory") refuse(given, "LocalPathIsDirectory", "The path is a directory; upload_file uploads one file.", "give the path of one regular file (list the directory's files yourself and upload them one by one).");
-  return refuse(given, "NotARegularFile", "The path is not a regular file (a FIFO, socket or device); it was not opened.", "give the path of a regular file.");
+  if (kind === "directory")
+    refuse(
+      given,
+      "LocalPathIsDirectory",
+      "The path is a directory; upload_file uploads one file.",
+      "give the path of one regular file (list the directory's files yourself and upload them one by one).",
+    );
+  return refuse(
+    given,
+    "NotARegularFile",
+    "The path is not a regular file (a FIFO, socket or device); it was not opened.",
+    "give the path of a regular file.",
+  );
 }
 
 /** An opened upload source. */
@@ -98,15 +137,30 @@ export interface OpenedFile extends CheckedPath {
  * more than one hard link is refused, since another of its names may lie
  * outside the allowed directories.
  */
-export async function openForReading(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<OpenedFile> {
+export async function openForReading(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode = platformMode(),
+): Promise<OpenedFile> {
   let abs = lexicalCheck(given, allowed);
   const scope = scopeOf(given, allowed, mode);
   for (let hops = 0, viaLink = false; hops <= MAX_SYMLINK_HOPS; hops++) {
     const step = await withParent(abs, scope, false, async (parent): Promise<OpenedFile | string> => {
       const st = parent.missing.length === 0 ? entryStat(parent.dir, parent.name) : undefined;
       if (!st) {
-        if (viaLink) refuse(given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "give the path of a real file.");
-        refuse(given, "LocalFileNotFound", "No file exists at this path.", `check the path; relative paths start from ${allowed.dirs[0]}.`);
+        if (viaLink)
+          refuse(
+            given,
+            "LocalSymlinkRefused",
+            "The path is a symlink whose target does not exist.",
+            "give the path of a real file.",
+          );
+        refuse(
+          given,
+          "LocalFileNotFound",
+          "No file exists at this path.",
+          `check the path; relative paths start from ${allowed.dirs[0]}.`,
+        );
       }
       if (st.isSymbolicLink()) {
         if (scope.followLinks === false) linkOnPath(given);
@@ -118,7 +172,12 @@ export async function openForReading(given: string, allowed: AllowedDirs, mode: 
         const opened = await handle.stat();
         if (!opened.isFile()) notRegular(given, opened.isDirectory() ? "directory" : "other");
         if (opened.nlink > 1) {
-          refuse(given, "LocalHardLinkRefused", `The file has ${opened.nlink} hard links; another of its names may lie outside the allowed directories, so it is not read.`, "copy the file (a real copy, not a link) inside an allowed directory and upload the copy.");
+          refuse(
+            given,
+            "LocalHardLinkRefused",
+            `The file has ${opened.nlink} hard links; another of its names may lie outside the allowed directories, so it is not read.`,
+            "copy the file (a real copy, not a link) inside an allowed directory and upload the copy.",
+          );
         }
         return { handle, size: opened.size, mtimeMs: opened.mtimeMs, path: join(parent.dir.real, parent.name), given };
       } catch (err) {
@@ -130,11 +189,20 @@ export async function openForReading(given: string, allowed: AllowedDirs, mode: 
     abs = step;
     viaLink = true;
   }
-  return refuse(given, "LocalSymlinkRefused", "The path has a symlink loop (more than 40 links).", "give the path of a real file.");
+  return refuse(
+    given,
+    "LocalSymlinkRefused",
+    "The path has a symlink loop (more than 40 links).",
+    "give the path of a real file.",
+  );
 }
 
 /** Checks an existing file for reading (opens and closes it): what upload_file will meet. */
-export async function checkExistingPath(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<CheckedPath> {
+export async function checkExistingPath(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode = platformMode(),
+): Promise<CheckedPath> {
   const opened = await openForReading(given, allowed, mode);
   await opened.handle.close();
   return { path: opened.path, given };
@@ -149,17 +217,34 @@ export async function inspectTarget(parent: Parent, scope: WalkScope): Promise<b
   if (parent.missing.length > 0) return false;
   const st = entryStat(parent.dir, parent.name);
   if (!st) return false;
-  if (st.isDirectory()) refuse(scope.given, "LocalPathIsDirectory", "The path is a directory.", `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`);
+  if (st.isDirectory())
+    refuse(
+      scope.given,
+      "LocalPathIsDirectory",
+      "The path is a directory.",
+      `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`,
+    );
   if (st.isSymbolicLink()) {
     if (scope.followLinks === false) linkOnPath(scope.given);
     let abs = followLink(parent.dir, readlinkSync(parent.dir.at(parent.name)), []);
     for (let hops = 0; ; hops++) {
       if (hops > MAX_SYMLINK_HOPS || !scope.allowed.some((d) => isInside(d, abs))) {
-        refuse(scope.given, "LocalSymlinkRefused", "The path is a symlink that points outside the allowed directories (or loops).", "choose another local_path.");
+        refuse(
+          scope.given,
+          "LocalSymlinkRefused",
+          "The path is a symlink that points outside the allowed directories (or loops).",
+          "choose another local_path.",
+        );
       }
       const next = await withParent(abs, scope, false, (p) => {
         const target = p.missing.length === 0 ? entryStat(p.dir, p.name) : undefined;
-        if (!target) refuse(scope.given, "LocalSymlinkRefused", "The path is a symlink whose target does not exist.", "choose another local_path.");
+        if (!target)
+          refuse(
+            scope.given,
+            "LocalSymlinkRefused",
+            "The path is a symlink whose target does not exist.",
+            "choose another local_path.",
+          );
         return target.isSymbolicLink() ? followLink(p.dir, readlinkSync(p.dir.at(p.name)), []) : undefined;
       });
       if (next === undefined) break;
@@ -195,7 +280,11 @@ export function allowedPath(given: string, allowed: AllowedDirs): string {
 }
 
 /** A download target, checked without creating anything. */
-export async function checkTargetPath(given: string, allowed: AllowedDirs, mode: WalkMode = platformMode()): Promise<CheckedPath & { exists: boolean }> {
+export async function checkTargetPath(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode = platformMode(),
+): Promise<CheckedPath & { exists: boolean }> {
   const abs = lexicalCheck(given, allowed);
   const scope = scopeOf(given, allowed, mode);
   return withParent(abs, scope, false, async (parent) => ({
@@ -206,7 +295,12 @@ export async function checkTargetPath(given: string, allowed: AllowedDirs, mode:
 }
 
 /** Walks to a download target's parent, creating missing directories, and runs `use` while holding it. */
-export async function withTargetParent<T>(given: string, allowed: AllowedDirs, mode: WalkMode, use: (parent: Parent, exists: boolean) => Promise<T>): Promise<T> {
+export async function withTargetParent<T>(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode,
+  use: (parent: Parent, exists: boolean) => Promise<T>,
+): Promise<T> {
   const abs = lexicalCheck(given, allowed);
   const scope = scopeOf(given, allowed, mode);
   return withParent(abs, scope, true, async (parent) => use(parent, await inspectTarget(parent, scope)));

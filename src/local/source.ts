@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
+import { localError } from "./errors.ts";
 import type { AllowedDirs, WalkMode } from "./sandbox.ts";
 import { openForReading } from "./sandbox.ts";
-import { localError } from "./errors.ts";
 
 export interface UploadSource {
   size: number;
@@ -27,7 +27,13 @@ export async function openUploadSource(given: string, allowed: AllowedDirs, mode
 }
 
 /** An upload source over a descriptor already opened (and checked) by the sandbox or a walk. */
-export function uploadSourceOf(handle: FileHandle, size: number, mtimeMs: number, path: string, given: string): UploadSource {
+export function uploadSourceOf(
+  handle: FileHandle,
+  size: number,
+  mtimeMs: number,
+  path: string,
+  given: string,
+): UploadSource {
   let closed: Promise<void> | undefined;
   return {
     size,

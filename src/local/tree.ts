@@ -2,10 +2,10 @@
 import { createHash } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { ActionableError } from "../runtime/errors.ts";
-import { entryStat, walkToParent, type WalkMode } from "./beneath.ts";
+import { entryStat, type WalkMode, walkToParent } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { allowedPath, openDirectory, openForReading, type AllowedDirs } from "./sandbox.ts";
-import { walkFiles, type WalkEvents, type WalkedFile } from "./walk.ts";
+import { type AllowedDirs, allowedPath, openDirectory, openForReading } from "./sandbox.ts";
+import { type WalkEvents, type WalkedFile, walkFiles } from "./walk.ts";
 
 /**
  * The regular files below `given` (a directory inside the allowed ones),
@@ -13,11 +13,22 @@ import { walkFiles, type WalkEvents, type WalkedFile } from "./walk.ts";
  * the first pull, so a walk never started holds nothing; a missing directory
  * is an error, or (`missingOk`) an empty walk.
  */
-export async function* walkTree(given: string, allowed: AllowedDirs, mode: WalkMode, events: WalkEvents, missingOk = false): AsyncGenerator<WalkedFile> {
+export async function* walkTree(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode,
+  events: WalkEvents,
+  missingOk = false,
+): AsyncGenerator<WalkedFile> {
   const root = openDirectory(given, allowed, mode);
   if (!root) {
     if (missingOk) return;
-    throw new ActionableError({ resource: given, code: "LocalDirectoryNotFound", message: "No directory exists at this path.", hint: `check the path; relative paths start from ${allowed.dirs[0]}.` });
+    throw new ActionableError({
+      resource: given,
+      code: "LocalDirectoryNotFound",
+      message: "No directory exists at this path.",
+      hint: `check the path; relative paths start from ${allowed.dirs[0]}.`,
+    });
   }
   yield* walkFiles(root, given, mode, events);
 }
@@ -39,7 +50,12 @@ export interface LocalFileState {
 }
 
 /** Opens the file at `given` (the sandbox's checks) and hands its state to `use`; undefined when nothing is there. */
-export async function withLocalFile<T>(given: string, allowed: AllowedDirs, mode: WalkMode, use: (state: LocalFileState | undefined) => Promise<T>): Promise<T> {
+export async function withLocalFile<T>(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode,
+  use: (state: LocalFileState | undefined) => Promise<T>,
+): Promise<T> {
   let opened;
   try {
     opened = await openForReading(given, allowed, mode);
@@ -75,11 +91,21 @@ export function removeLocalFile(given: string, allowed: AllowedDirs, mode: WalkM
   const abs = allowedPath(given, allowed);
   let parent;
   try {
-    parent = walkToParent(abs, { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) }, false);
+    parent = walkToParent(
+      abs,
+      { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) },
+      false,
+    );
     if (parent.missing.length > 0) return;
     const st = entryStat(parent.dir, parent.name);
     if (!st) return;
-    if (!st.isFile()) throw new ActionableError({ resource: given, code: "NotARegularFile", message: "Not a regular file; it was left alone.", hint: "remove it yourself if it should go." });
+    if (!st.isFile())
+      throw new ActionableError({
+        resource: given,
+        code: "NotARegularFile",
+        message: "Not a regular file; it was left alone.",
+        hint: "remove it yourself if it should go.",
+      });
     unlinkSync(parent.dir.at(parent.name));
   } catch (err) {
     throw localError(given, err, "write");

@@ -10,9 +10,9 @@
 import { constants, readdirSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { entryStat, step, type Dir, type WalkMode } from "./beneath.ts";
+import { type Dir, entryStat, step, type WalkMode } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { uploadSourceOf, type UploadSource } from "./source.ts";
+import { type UploadSource, uploadSourceOf } from "./source.ts";
 
 const O_READ = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -48,14 +48,26 @@ interface Frame {
 const SKIPS = {
   link: ["LocalSymlinkSkipped", "a symlink: not followed (bulk uploads read only regular files inside the directory)"],
   special: ["NotARegularFile", "a FIFO, socket or device: not read"],
-  hardLink: ["LocalHardLinkSkipped", "has several hard links, and another of its names may lie outside the allowed directories: not read"],
-  swapped: ["LocalPathChanged", "changed while the directory was walked (now a symlink or not a directory): not entered"],
+  hardLink: [
+    "LocalHardLinkSkipped",
+    "has several hard links, and another of its names may lie outside the allowed directories: not read",
+  ],
+  swapped: [
+    "LocalPathChanged",
+    "changed while the directory was walked (now a symlink or not a directory): not entered",
+  ],
 } as const;
 
 /** Yields the regular files below `root` (held open by the caller, closed here when the walk ends), in name order, depth first. */
-export async function* walkFiles(root: Dir, rootGiven: string, mode: WalkMode, events: WalkEvents): AsyncGenerator<WalkedFile> {
+export async function* walkFiles(
+  root: Dir,
+  rootGiven: string,
+  mode: WalkMode,
+  events: WalkEvents,
+): AsyncGenerator<WalkedFile> {
   const stack: Frame[] = [];
-  const skip = (rel: string, why: keyof typeof SKIPS) => events.skipped({ rel, code: SKIPS[why][0], message: SKIPS[why][1] });
+  const skip = (rel: string, why: keyof typeof SKIPS) =>
+    events.skipped({ rel, code: SKIPS[why][0], message: SKIPS[why][1] });
   try {
     stack.push(frameOf(root, "", rootGiven, events));
     while (stack.length > 0) {
@@ -99,7 +111,12 @@ function frameOf(dir: Dir, rel: string, given: string, events: WalkEvents): Fram
 }
 
 /** Opens `name` in its held directory, never through a symlink, and checks what was opened. */
-async function openFile(dir: Dir, name: string, rel: string, given: string): Promise<WalkedFile | keyof typeof SKIPS | undefined> {
+async function openFile(
+  dir: Dir,
+  name: string,
+  rel: string,
+  given: string,
+): Promise<WalkedFile | keyof typeof SKIPS | undefined> {
   let handle;
   try {
     handle = await open(dir.at(name), O_READ);
@@ -115,5 +132,10 @@ async function openFile(dir: Dir, name: string, rel: string, given: string): Pro
     await handle.close().catch(() => {});
     return problem;
   }
-  return { rel, size: st.size, mtimeMs: st.mtimeMs, source: uploadSourceOf(handle, st.size, st.mtimeMs, join(dir.real, name), given) };
+  return {
+    rel,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    source: uploadSourceOf(handle, st.size, st.mtimeMs, join(dir.real, name), given),
+  };
 }

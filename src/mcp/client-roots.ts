@@ -32,7 +32,9 @@ export function trackClientRoots(server: Server, log: Logger, waitMs = ROOTS_WAI
       })
       .catch((err: unknown) => {
         roots = [];
-        log.warn(`the client declares roots but roots/list failed (${logValue((err as Error).message)}); local files are off`);
+        log.warn(
+          `the client declares roots but roots/list failed (${logValue((err as Error).message)}); local files are off`,
+        );
       })
       .finally(answered);
   };
@@ -50,7 +52,9 @@ export function trackClientRoots(server: Server, log: Logger, waitMs = ROOTS_WAI
     ]);
     clearTimeout(timer);
     if (timedOut) {
-      return { problem: `The client declares roots but has not answered roots/list within ${waitMs / 1000} s, so no local path is allowed yet.` };
+      return {
+        problem: `The client declares roots but has not answered roots/list within ${waitMs / 1000} s, so no local path is allowed yet.`,
+      };
     }
     await latest;
     return { roots: roots ?? [] };

@@ -23,14 +23,28 @@
  *   replayed in another caller's request is never taken as theirs.
  */
 import { createHash } from "node:crypto";
-import { CLIENT_CAPABILITIES_META_KEY, createRequestStateCodec, inputRequired, inputResponse, PROTOCOL_VERSION_META_KEY, type ClientCapabilities, type InputRequiredResult, type McpServer, type RequestStateCodec, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  createRequestStateCodec,
+  type InputRequiredResult,
+  inputRequired,
+  inputResponse,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  type RequestStateCodec,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { ConfirmAction, Confirmation } from "../tools/types.ts";
 
 /** The form for each action: its one checkbox's title and description. */
 const FORMS: Record<ConfirmAction, { title: string; description: string }> = {
   tags: { title: "Change the tags", description: "Yes, replace the object's tags" },
   versioning: { title: "Change versioning", description: "Yes, change the bucket's versioning" },
-  lifecycle: { title: "Change lifecycle rules", description: "Yes, set these lifecycle rules (expiring objects deletes them)" },
+  lifecycle: {
+    title: "Change lifecycle rules",
+    description: "Yes, set these lifecycle rules (expiring objects deletes them)",
+  },
   cors: { title: "Change CORS rules", description: "Yes, set these CORS rules" },
   policy: { title: "Change the bucket policy", description: "Yes, change who may access the bucket" },
   delete: { title: "Delete", description: "Yes, delete them" },
@@ -41,7 +55,11 @@ const FORMS: Record<ConfirmAction, { title: string; description: string }> = {
 /** The schema of one action's form: one checkbox. */
 function confirmationForm(action: ConfirmAction) {
   const form = FORMS[action];
-  return { type: "object" as const, properties: { confirm: { type: "boolean" as const, title: form.title, description: form.description } }, required: ["confirm"] };
+  return {
+    type: "object" as const,
+    properties: { confirm: { type: "boolean" as const, title: form.title, description: form.description } },
+    required: ["confirm"],
+  };
 }
 
 /** Thrown by a 2026-07-28 call's confirmWithUser when the user has not answered yet: the call answers with `result`. */
@@ -52,7 +70,8 @@ export class InputNeeded extends Error {
 }
 
 /** The input request's key for one question: the action and a digest of its words. */
-const keyOf = (action: ConfirmAction, message: string) => `confirm-${action}-${createHash("sha256").update(message).digest("hex").slice(0, 16)}`;
+const keyOf = (action: ConfirmAction, message: string) =>
+  `confirm-${action}-${createHash("sha256").update(message).digest("hex").slice(0, 16)}`;
 
 /** What a question's requestState holds: the question's key. */
 interface AskedState {
@@ -70,14 +89,23 @@ export function confirmationCodec(key: string | Uint8Array, caller: string): Con
 }
 
 /** How one call asks the user; `request` is the SDK's context for the call. */
-export type UserConfirmation = (request: ServerContext) => (action: ConfirmAction, message: string) => Promise<Confirmation>;
+export type UserConfirmation = (
+  request: ServerContext,
+) => (action: ConfirmAction, message: string) => Promise<Confirmation>;
 
 /** A confirmWithUser for one server's calls: asks where the client declared elicitation (2025: never in remote mode). */
 export function userConfirmation(mcp: McpServer, remote: boolean, codec: ConfirmationCodec): UserConfirmation {
   return (request) => async (action, message) => {
     // A 2026-07-28 request names its protocol and the client's capabilities in its own _meta (the SDK lifts them here).
     const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
-    if (envelope?.[PROTOCOL_VERSION_META_KEY]) return askByRetry(request, codec, (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation !== undefined, action, message);
+    if (envelope?.[PROTOCOL_VERSION_META_KEY])
+      return askByRetry(
+        request,
+        codec,
+        (envelope[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined)?.elicitation !== undefined,
+        action,
+        message,
+      );
     if (remote || !mcp.server.getClientCapabilities()?.elicitation) return "not_asked";
     const answer = await mcp.server.elicitInput({ message, requestedSchema: confirmationForm(action) });
     if (answer.action === "accept") return answer.content?.confirm === true ? "accepted" : "declined";
@@ -89,7 +117,13 @@ export function userConfirmation(mcp: McpServer, remote: boolean, codec: Confirm
  * 2026-07-28: the answer if the retry carries one for this question with the state it was asked with (verified by the
  * SDK against this caller), else the question (thrown as InputNeeded).
  */
-async function askByRetry(request: ServerContext, codec: ConfirmationCodec, canAsk: boolean, action: ConfirmAction, message: string): Promise<Confirmation> {
+async function askByRetry(
+  request: ServerContext,
+  codec: ConfirmationCodec,
+  canAsk: boolean,
+  action: ConfirmAction,
+  message: string,
+): Promise<Confirmation> {
   if (!canAsk) return "not_asked";
   const key = keyOf(action, message);
   const answer = inputResponse(request.mcpReq.inputResponses, key);
@@ -99,5 +133,10 @@ async function askByRetry(request: ServerContext, codec: ConfirmationCodec, canA
     return answer.action === "decline" ? "declined" : "cancelled";
   }
   const requestState = await codec.mint({ q: key }, request);
-  throw new InputNeeded(inputRequired({ inputRequests: { [key]: inputRequired.elicit({ message, requestedSchema: confirmationForm(action) }) }, requestState }));
+  throw new InputNeeded(
+    inputRequired({
+      inputRequests: { [key]: inputRequired.elicit({ message, requestedSchema: confirmationForm(action) }) },
+      requestState,
+    }),
+  );
 }

@@ -17,14 +17,16 @@
  * event, cancelled through it, and reported interrupted when its replica
  * stopped renewing it.
  */
-import { ActionableError } from "../runtime/errors.ts";
-import { stopForGood } from "../runtime/kept-transfers.ts";
+
 import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
+import { ActionableError } from "../runtime/errors.ts";
+import { stopForGood } from "../runtime/kept-transfers.ts";
 import type { JobProgress, JobState, JobView } from "../tools/types.ts";
 
 export type { JobProgress, JobState, JobView } from "../tools/types.ts";
 export type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
+
 import type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
 
 interface Job {
@@ -78,22 +80,60 @@ export class JobRegistry {
   }
 
   /** Takes over a call's running work; `cancelled(result)` tells an answer that came from a cancel. */
-  adopt(owner: string, tool: string, started: Date, work: { answer: Promise<CallToolResult>; abort: AbortController; progress: JobProgress; args?: Record<string, unknown>; recheck?: () => ActionableError | undefined }, cancelled: (result: CallToolResult) => boolean): JobView {
+  adopt(
+    owner: string,
+    tool: string,
+    started: Date,
+    work: {
+      answer: Promise<CallToolResult>;
+      abort: AbortController;
+      progress: JobProgress;
+      args?: Record<string, unknown>;
+      recheck?: () => ActionableError | undefined;
+    },
+    cancelled: (result: CallToolResult) => boolean,
+  ): JobView {
     // Room for the one being added: at most JOBS_PER_CALLER with it.
     this.#sweep(owner, 1);
-    const job: Job = { id: `job_${randomBytes(16).toString("base64url")}`, args: work.args ?? {}, owner, tool, started, state: "running", progress: work.progress, abort: work.abort, answer: work.answer, ...(work.recheck ? { recheck: work.recheck } : {}) };
+    const job: Job = {
+      id: `job_${randomBytes(16).toString("base64url")}`,
+      args: work.args ?? {},
+      owner,
+      tool,
+      started,
+      state: "running",
+      progress: work.progress,
+      abort: work.abort,
+      answer: work.answer,
+      ...(work.recheck ? { recheck: work.recheck } : {}),
+    };
     this.#jobs.set(job.id, job);
     // A running job is still the caller's work in flight: it holds a slot of their limit until it ends.
     const slot = this.limits.holdSlot?.(owner);
-    const shared = () => this.share?.save({ view: view(job), owner, args: job.args, ...(job.result ? { result: job.result } : {}) });
+    const shared = () =>
+      this.share?.save({ view: view(job), owner, args: job.args, ...(job.result ? { result: job.result } : {}) });
     shared();
     const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
     void work.answer.then((result) => {
       job.ended = new Date(this.now());
       if (job.refused) {
-        [job.state, job.result] = ["failed", { content: [{ type: "text", text: `${job.refused.describe()} The job was stopped when the policy changed; nothing more was done.` }], isError: true }];
+        [job.state, job.result] = [
+          "failed",
+          {
+            content: [
+              {
+                type: "text",
+                text: `${job.refused.describe()} The job was stopped when the policy changed; nothing more was done.`,
+              },
+            ],
+            isError: true,
+          },
+        ];
       } else if (this.#stopping && result.isError && !job.abort.signal.aborted) {
-        const cut = interrupted({ view: view(job), owner, args: job.args }, "was stopped (a restart or a scale-down) before the job ended");
+        const cut = interrupted(
+          { view: view(job), owner, args: job.args },
+          "was stopped (a restart or a scale-down) before the job ended",
+        );
         [job.state, job.result] = ["interrupted", cut.result];
       } else {
         job.result = result;
@@ -113,10 +153,15 @@ export class JobRegistry {
   async admit(owner: string): Promise<void> {
     const max = this.limits.maxRunning;
     if (!max) return;
-    const running = new Map([...this.#jobs.values()].filter((j) => j.owner === owner && j.state === "running").map((j) => [j.id, j.tool] as const));
+    const running = new Map(
+      [...this.#jobs.values()]
+        .filter((j) => j.owner === owner && j.state === "running")
+        .map((j) => [j.id, j.tool] as const),
+    );
     if (running.size < max && this.share) {
       try {
-        for (const j of await this.share.listOf(owner, JOBS_PER_CALLER)) if (j.view.state === "running" && j.alive !== false) running.set(j.view.id, j.view.tool);
+        for (const j of await this.share.listOf(owner, JOBS_PER_CALLER))
+          if (j.view.state === "running" && j.alive !== false) running.set(j.view.id, j.view.tool);
       } catch {
         // The share cannot answer: this replica's count decides.
       }
@@ -175,7 +220,13 @@ export class JobRegistry {
    * Waits up to `waitMs` for the job to end: its view, with the answer once it has one. With `recheck`, an answer is
    * handed over only while the caller's policy still grants the call: else the result is dropped, and PolicyDenied thrown.
    */
-  async status(owner: string, id: string, waitMs: number, signal: AbortSignal, recheck?: Recheck): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
+  async status(
+    owner: string,
+    id: string,
+    waitMs: number,
+    signal: AbortSignal,
+    recheck?: Recheck,
+  ): Promise<{ job: JobView; result?: CallToolResult } | undefined> {
     const found = await this.#status(owner, id, waitMs, signal);
     // A job the policy stopped answers with that refusal itself, which tells nothing the policy withholds.
     if (!found?.result || !recheck || this.#jobs.get(id)?.refused) return found;
@@ -186,7 +237,12 @@ export class JobRegistry {
     throw refusal;
   }
 
-  async #status(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
+  async #status(
+    owner: string,
+    id: string,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
     const job = this.#own(owner, id);
     if (!job) return this.#sharedStatus(owner, id, waitMs, signal);
     if (job.state === "running" && waitMs > 0) {
@@ -203,13 +259,19 @@ export class JobRegistry {
   }
 
   /** Another replica's job, from the share: waited for on its "ended" event; interrupted when its replica went silent. */
-  async #sharedStatus(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
+  async #sharedStatus(
+    owner: string,
+    id: string,
+    waitMs: number,
+    signal: AbortSignal,
+  ): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
     if (!this.share) return undefined;
     const until = this.now() + waitMs;
     for (;;) {
       const found = await this.share.load(id);
       if (!found || found.owner !== owner) return undefined;
-      if (found.view.state !== "running") return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
+      if (found.view.state !== "running")
+        return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
       if (!found.alive) return { ...interrupted(found), args: found.args };
       const left = until - this.now();
       if (left <= 0 || signal.aborted) return { job: found.view, args: found.args };
@@ -223,7 +285,9 @@ export class JobRegistry {
     if (!job) return this.#sharedCancel(owner, id);
     if (job.state === "running") {
       // For good: what a cut would keep to resume (a multipart upload, a download's temp file) is cleaned up.
-      job.abort.abort(stopForGood(Object.assign(new Error("The job was cancelled (cancel_job)."), { name: "AbortError" })));
+      job.abort.abort(
+        stopForGood(Object.assign(new Error("The job was cancelled (cancel_job)."), { name: "AbortError" })),
+      );
       await job.answer;
     }
     return view(job);
@@ -245,27 +309,45 @@ export class JobRegistry {
   async list(owner: string): Promise<JobView[]> {
     this.#sweep(owner);
     const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).map(view);
-    const shared = this.share ? (await this.share.listOf(owner, JOBS_PER_CALLER)).map((j) => (j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view)) : [];
+    const shared = this.share
+      ? (await this.share.listOf(owner, JOBS_PER_CALLER)).map((j) =>
+          j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view,
+        )
+      : [];
     const byId = new Map([...shared, ...mine].map((j) => [j.id, j]));
-    return [...byId.values()].sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at)).slice(0, JOBS_PER_CALLER);
+    return [...byId.values()]
+      .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))
+      .slice(0, JOBS_PER_CALLER);
   }
 
   /** Drops ended jobs past the hour, and the caller's oldest ended ones beyond JOBS_PER_CALLER less `room`. */
   #sweep(owner: string, room = 0): void {
     const cutoff = this.now() - JOB_KEPT_MS;
     for (const [id, job] of this.#jobs) if (job.ended && job.ended.getTime() < cutoff) this.#jobs.delete(id);
-    const ended = [...this.#jobs.values()].filter((j) => j.owner === owner && j.ended).sort((a, b) => a.ended!.getTime() - b.ended!.getTime());
+    const ended = [...this.#jobs.values()]
+      .filter((j) => j.owner === owner && j.ended)
+      .sort((a, b) => a.ended!.getTime() - b.ended!.getTime());
     const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).length;
     for (const job of ended.slice(0, Math.max(0, mine - (JOBS_PER_CALLER - room)))) this.#jobs.delete(job.id);
   }
 }
 
 function view(job: Job): JobView {
-  return { id: job.id, tool: job.tool, state: job.state, started_at: job.started.toISOString(), ...(job.ended ? { ended_at: job.ended.toISOString() } : {}), progress: { ...job.progress } };
+  return {
+    id: job.id,
+    tool: job.tool,
+    state: job.state,
+    started_at: job.started.toISOString(),
+    ...(job.ended ? { ended_at: job.ended.toISOString() } : {}),
+    progress: { ...job.progress },
+  };
 }
 
 /** A job whose replica stopped renewing it (crash, kill, OOM): what the caller does next is call the tool again. */
-function interrupted(found: SharedJob, how = "stopped before the job ended (a crash, a kill or a restart)"): { job: JobView; result: CallToolResult } {
+function interrupted(
+  found: SharedJob,
+  how = "stopped before the job ended (a crash, a kill or a restart)",
+): { job: JobView; result: CallToolResult } {
   const job: JobView = { ...found.view, state: "interrupted" };
   const again = `call ${job.tool} again with the same arguments (${JSON.stringify(found.args).slice(0, 1_000)}): a transfer continues from what was kept, a bulk job skips what is done.`;
   const text = `JobInterrupted: the replica running job ${job.id} (${job.tool}) ${how}. Next: ${again}`;

@@ -56,11 +56,22 @@ export function registerObjectBrowser(mcp: McpServer, deps: BrowserDeps): void {
   mcp.registerResource(
     "object-browser",
     BROWSER_URI,
-    { title: "Object browser", description: "The interactive view of list_buckets and list_objects results (MCP Apps).", mimeType: APP_MIME_TYPE, _meta },
+    {
+      title: "Object browser",
+      description: "The interactive view of list_buckets and list_objects results (MCP Apps).",
+      mimeType: APP_MIME_TYPE,
+      _meta,
+    },
     async (_uri, extra) => {
       const started = performance.now();
       const { OBJECT_BROWSER_HTML } = await import("./object-browser-html.ts");
-      deps.audit?.({ uri: BROWSER_URI, outcome: "ok", bytes: Buffer.byteLength(OBJECT_BROWSER_HTML), duration_ms: Math.round(performance.now() - started), request_id: extra.mcpReq.id });
+      deps.audit?.({
+        uri: BROWSER_URI,
+        outcome: "ok",
+        bytes: Buffer.byteLength(OBJECT_BROWSER_HTML),
+        duration_ms: Math.round(performance.now() - started),
+        request_id: extra.mcpReq.id,
+      });
       return { contents: [{ uri: BROWSER_URI, mimeType: APP_MIME_TYPE, text: OBJECT_BROWSER_HTML, _meta }] };
     },
   );

@@ -7,17 +7,17 @@
  * (transports/early-answers.ts).
  */
 import pkg from "../../package.json" with { type: "json" };
-import { toolsFor, type PolicyOptions } from "../access/policy.ts";
+import type { CallerAccess } from "../access/index.ts";
+import { type PolicyOptions, toolsFor } from "../access/policy.ts";
 import type { Config } from "../config/config.ts";
 import type { Scope } from "../config/http-config.ts";
-import type { CallerAccess } from "../access/index.ts";
-import type { Recheck } from "./jobs.ts";
-import type { Storage } from "../storage/index.ts";
-import type { ToolFacts } from "../tools/types.ts";
 import { promptsFor } from "../prompts/index.ts";
-import { APP_MIME_TYPE, UI_EXTENSION, VIEW_TOOLS } from "./object-browser.ts";
-import { scopeOf, Stores, type StoreInfo } from "./stores.ts";
+import type { Storage } from "../storage/index.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
+import type { ToolFacts } from "../tools/types.ts";
+import type { Recheck } from "./jobs.ts";
+import { APP_MIME_TYPE, UI_EXTENSION, VIEW_TOOLS } from "./object-browser.ts";
+import { type StoreInfo, Stores, scopeOf } from "./stores.ts";
 import { listedTools } from "./tool-list.ts";
 
 /** The skills extension's id (SEP-2640; the SDK's SKILLS_EXTENSION_ID, which offer.ts does not import: it loads without the SDK). */
@@ -69,13 +69,13 @@ export interface ServerOptions {
 }
 
 export const INSTRUCTIONS =
-  "Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
+  'Tools for an S3-compatible object store. Find buckets with list_buckets, browse with list_objects (prefix, delimiter "/", paging), ' +
   "read with get_object (mode read, bounded by max_content_size) or save to a local file (mode download), upload local files with upload_file. " +
   "For folders and many objects use upload_directory, download_prefix and copy_prefix (resumable: call again to go on), and survey with storage_usage and find_objects. " +
   "Local paths are limited to the directories the user allowed. Errors say what failed and what to do next.";
 
 export const REMOTE_INSTRUCTIONS =
-  "Tools for an S3-compatible object store, served remotely. Find buckets with list_buckets, browse with list_objects (prefix, delimiter \"/\", paging), " +
+  'Tools for an S3-compatible object store, served remotely. Find buckets with list_buckets, browse with list_objects (prefix, delimiter "/", paging), ' +
   "read with get_object (bounded by max_content_size). This server's disk is not the user's: to move whole objects, give the user a presign_url link " +
   "(GET to download, PUT to upload). Errors say what failed and what to do next.";
 
@@ -91,26 +91,75 @@ export function policyOf(options: ServerOptions): PolicyOptions {
 
 /** The server's options from a configuration (its stores included) and the real allowed directories. */
 export function serverOptions(config: Config, allowedDirs: string[]): ServerOptions {
-  const stores: StoreInfo[] = config.stores.map((s) => ({ name: s.name, region: s.region, endpointUrl: s.endpointUrl, credentialSource: s.credentialSource, readOnly: s.readOnly, allowDelete: s.allowDelete, buckets: s.buckets }));
-  return { region: config.region, ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}), allowedDirs, cwd: process.cwd(), readOnly: config.readOnly, buckets: config.buckets, allowBroadDirs: config.allowBroadDirs, allowDelete: config.allowDelete, allowAdmin: config.allowAdmin, tools: config.tools, resourceLinks: config.resourceLinks, callBudgetMs: config.callBudgetSeconds * 1000, maxRunningJobs: config.maxRunningJobs, ...(config.stateDir ? { stateDir: config.stateDir } : {}), ...(stores.length > 1 ? { stores } : {}) };
+  const stores: StoreInfo[] = config.stores.map((s) => ({
+    name: s.name,
+    region: s.region,
+    endpointUrl: s.endpointUrl,
+    credentialSource: s.credentialSource,
+    readOnly: s.readOnly,
+    allowDelete: s.allowDelete,
+    buckets: s.buckets,
+  }));
+  return {
+    region: config.region,
+    ...(config.endpointUrl ? { endpointUrl: config.endpointUrl } : {}),
+    allowedDirs,
+    cwd: process.cwd(),
+    readOnly: config.readOnly,
+    buckets: config.buckets,
+    allowBroadDirs: config.allowBroadDirs,
+    allowDelete: config.allowDelete,
+    allowAdmin: config.allowAdmin,
+    tools: config.tools,
+    resourceLinks: config.resourceLinks,
+    callBudgetMs: config.callBudgetSeconds * 1000,
+    maxRunningJobs: config.maxRunningJobs,
+    ...(config.stateDir ? { stateDir: config.stateDir } : {}),
+    ...(stores.length > 1 ? { stores } : {}),
+  };
 }
 
 /** The stores as the server sees them: those given, or the one store of a single-store server. */
-export function storesOf(options: ServerOptions, deps: { storage: Storage; storageOf?(name: string): Storage }): Stores {
+export function storesOf(
+  options: ServerOptions,
+  deps: { storage: Storage; storageOf?(name: string): Storage },
+): Stores {
   const infos: StoreInfo[] = options.stores?.length
     ? options.stores
-    : [{ name: "default", region: options.region, endpointUrl: options.endpointUrl, credentialSource: "", readOnly: options.readOnly, allowDelete: options.allowDelete ?? false, buckets: options.buckets }];
+    : [
+        {
+          name: "default",
+          region: options.region,
+          endpointUrl: options.endpointUrl,
+          credentialSource: "",
+          readOnly: options.readOnly,
+          allowDelete: options.allowDelete ?? false,
+          buckets: options.buckets,
+        },
+      ];
   const server = policyOf(options);
-  return new Stores(infos.map((info, i) => scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server)));
+  return new Stores(
+    infos.map((info, i) =>
+      scopeOf(info, i === 0 ? deps.storage : (deps.storageOf?.(info.name) ?? deps.storage), server),
+    ),
+  );
 }
 
 /**
  * The tools this configuration offers (policy.ts decides), as cards or as definitions (the same choice from the
  * same facts); the job tools where a call can be handed back.
  */
-export function offeredOf<T extends ToolFacts>(options: ServerOptions, stores: Stores, jobs: boolean, lists: { all: readonly T[]; stores: readonly T[]; jobs: readonly T[] }): T[] {
+export function offeredOf<T extends ToolFacts>(
+  options: ServerOptions,
+  stores: Stores,
+  jobs: boolean,
+  lists: { all: readonly T[]; stores: readonly T[]; jobs: readonly T[] },
+): T[] {
   const access = options.remote?.access;
-  const tools = toolsFor(stores.several ? [...lists.all, ...lists.stores] : lists.all, stores.offering(policyOf(options))).filter((t) => !access || access.offers(t));
+  const tools = toolsFor(
+    stores.several ? [...lists.all, ...lists.stores] : lists.all,
+    stores.offering(policyOf(options)),
+  ).filter((t) => !access || access.offers(t));
   return jobs && tools.some((t) => t.handsBack) ? [...tools, ...lists.jobs] : tools;
 }
 
@@ -130,7 +179,10 @@ export function capabilitiesFor(offered: readonly string[]): Record<string, unkn
   const objects = offered.includes("get_object");
   const view = offered.some((name) => VIEW_TOOLS.has(name));
   const prompts = promptsFor(offered).length > 0;
-  const extensions = { ...(view ? { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } : {}), ...(prompts ? { [SKILLS_EXTENSION]: {} } : {}) };
+  const extensions = {
+    ...(view ? { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } : {}),
+    ...(prompts ? { [SKILLS_EXTENSION]: {} } : {}),
+  };
   return {
     tools: { listChanged: true },
     ...(objects || view || prompts ? { resources: { listChanged: true } } : {}),
@@ -146,7 +198,11 @@ export function capabilitiesFor(offered: readonly string[]): Record<string, unkn
  */
 export function firstAnswers(options: ServerOptions, deps: { storage: Storage; storageOf?(name: string): Storage }) {
   const stores = storesOf(options, deps);
-  const offered = offeredOf(options, stores, (options.callBudgetMs ?? 0) > 0, { all: ALL_CARDS, stores: STORE_CARDS, jobs: JOB_CARDS });
+  const offered = offeredOf(options, stores, (options.callBudgetMs ?? 0) > 0, {
+    all: ALL_CARDS,
+    stores: STORE_CARDS,
+    jobs: JOB_CARDS,
+  });
   return {
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
     instructions: instructionsFor(options),

@@ -8,8 +8,8 @@
  */
 import { completable, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { promptsFor, type PromptDefinition } from "../prompts/index.ts";
-import { objectCompleters, type CompletionDeps } from "./resources.ts";
+import { type PromptDefinition, promptsFor } from "../prompts/index.ts";
+import { type CompletionDeps, objectCompleters } from "./resources.ts";
 import { installPromptHandlers, wrapRequestHandler } from "./sdk-internals.ts";
 
 export function registerPrompts(mcp: McpServer, offered: readonly string[], completion: CompletionDeps): void {
@@ -22,7 +22,14 @@ export function registerPrompts(mcp: McpServer, offered: readonly string[], comp
     if (!registered) registerWithSdk(mcp, prompts, completion);
     registered = true;
   };
-  const listed = { prompts: prompts.map((p) => ({ name: p.name, title: p.title, description: p.description, arguments: p.arguments.map((a) => ({ name: a.name, description: a.description, required: a.required })) })) };
+  const listed = {
+    prompts: prompts.map((p) => ({
+      name: p.name,
+      title: p.title,
+      description: p.description,
+      arguments: p.arguments.map((a) => ({ name: a.name, description: a.description, required: a.required })),
+    })),
+  };
   wrapRequestHandler(mcp, "prompts/list", () => async () => listed);
   wrapRequestHandler(mcp, "prompts/get", (original) => (request, extra) => (register(), original(request, extra)));
   wrapRequestHandler(mcp, "completion/complete", (original) => (request, extra) => {
@@ -37,13 +44,19 @@ function registerWithSdk(mcp: McpServer, prompts: readonly PromptDefinition[], c
     const argsSchema = Object.fromEntries(
       prompt.arguments.map((a) => {
         const text = z.string().describe(a.description);
-        const field = a.completes ? completable(text, (value, context) => complete[a.completes!](value ?? "", context)) : text;
+        const field = a.completes
+          ? completable(text, (value, context) => complete[a.completes!](value ?? "", context))
+          : text;
         return [a.name, a.required ? field : field.optional()];
       }),
     );
-    mcp.registerPrompt(prompt.name, { title: prompt.title, description: prompt.description, argsSchema: z.object(argsSchema) }, (args: Record<string, string | undefined>) => ({
-      description: prompt.description,
-      messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.text(args) } }],
-    }));
+    mcp.registerPrompt(
+      prompt.name,
+      { title: prompt.title, description: prompt.description, argsSchema: z.object(argsSchema) },
+      (args: Record<string, string | undefined>) => ({
+        description: prompt.description,
+        messages: [{ role: "user" as const, content: { type: "text" as const, text: prompt.text(args) } }],
+      }),
+    );
   }
 }

@@ -12,16 +12,23 @@
  * With several stores, the others' objects are store://{store}/{bucket}/{+key}
  * (read and completed, not listed).
  */
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError, ResourceTemplate, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  type McpServer,
+  ProtocolError,
+  ProtocolErrorCode,
+  ResourceNotFoundError,
+  ResourceTemplate,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 import type { AuditEntry } from "../runtime/audit.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { ByteBudget, LeaseHolder } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
+import { type Storage, visibleBuckets } from "../storage/index.ts";
 import { DEFAULT_MAX_CONTENT_SIZE, MAX_BUCKETS } from "../tools/limits.ts";
 import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
 import type { ToolContext } from "../tools/types.ts";
-import { visibleBuckets, type Storage } from "../storage/index.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
 export const LISTED_BUCKETS = 5;
@@ -33,32 +40,48 @@ const COMPLETIONS = 100;
 /** A store's allowlist checks (stores.ts), made before a read reserves memory; its storage enforces them again. */
 type StoreChecks = { checkBucket(bucket: string): void; checkKey(key: string): void };
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "contentBudget"> & StoreChecks & {
-  /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
-  memory: ByteBudget;
-  calls: CallTracker;
-  /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
-  leases?: LeaseHolder;
-  /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
-  lists: { buckets?: Storage; keys?: Storage };
-  /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
-  otherStores?: Record<string, Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets"> & StoreChecks & { bucketLister?: Storage }>;
-  /** --audit-log: a line per read (the store named for another store's objects). */
-  audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
-  /** --audit-required: why no read may run now (the audit log cannot be written). */
-  auditRefusal?: () => ActionableError | undefined;
-  /** --audit-log: a line per listing (resources/list, completions): what was listed and how many names it returned. */
-  auditList?: (entry: Omit<AuditEntry, "caller">) => void;
-};
+type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "contentBudget"> &
+  StoreChecks & {
+    /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
+    memory: ByteBudget;
+    calls: CallTracker;
+    /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
+    leases?: LeaseHolder;
+    /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
+    lists: { buckets?: Storage; keys?: Storage };
+    /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
+    otherStores?: Record<
+      string,
+      Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets"> & StoreChecks & { bucketLister?: Storage }
+    >;
+    /** --audit-log: a line per read (the store named for another store's objects). */
+    audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
+    /** --audit-required: why no read may run now (the audit log cannot be written). */
+    auditRefusal?: () => ActionableError | undefined;
+    /** --audit-log: a line per listing (resources/list, completions): what was listed and how many names it returned. */
+    auditList?: (entry: Omit<AuditEntry, "caller">) => void;
+  };
 
 /** What completing bucket names and keys needs (the resource template's and the prompts' arguments). */
 export type CompletionDeps = Pick<Deps, "lists" | "configuredBuckets" | "bucketAllowed" | "auditList">;
 
 /** Runs a listing with its audit line: the action, where, and how many names it returned (or the error's code). */
-async function listed<T extends { length: number }>(deps: CompletionDeps, action: string, where: { store?: string; bucket?: string; prefix?: string }, list: () => Promise<T>): Promise<T> {
+async function listed<T extends { length: number }>(
+  deps: CompletionDeps,
+  action: string,
+  where: { store?: string; bucket?: string; prefix?: string },
+  list: () => Promise<T>,
+): Promise<T> {
   const started = performance.now();
   const line = (outcome: string, returned?: number) =>
-    deps.auditList?.({ action, ...where, outcome, ...(returned === undefined ? {} : { returned }), duration_ms: Math.round(performance.now() - started), request_id: "" });
+    deps.auditList?.({
+      action,
+      ...where,
+      outcome,
+      ...(returned === undefined ? {} : { returned }),
+      duration_ms: Math.round(performance.now() - started),
+      request_id: "",
+    });
   try {
     const out = await list();
     line("ok", out.length);
@@ -89,10 +112,32 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
       if (!bucketLister || !keyLister) return { resources: [] };
       const resources = await listed(deps, "resources/list", {}, async () => {
         // A page of names, filtered by the allowlist and the policy, then sampled.
-        const listedBuckets = await visibleBuckets(bucketLister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS }, extra.signal).then((p) => p.buckets, () => []);
+        const listedBuckets = await visibleBuckets(
+          bucketLister,
+          deps.configuredBuckets,
+          { maxBuckets: MAX_BUCKETS },
+          extra.signal,
+        ).then(
+          (p) => p.buckets,
+          () => [],
+        );
         const buckets = listedBuckets.filter((b) => deps.bucketAllowed(b.name)).slice(0, LISTED_BUCKETS);
-        const pages = await Promise.all(buckets.map((b) => keyLister.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then((p) => ({ bucket: b.name, objects: p.objects }), () => ({ bucket: b.name, objects: [] }))));
-        return pages.flatMap(({ bucket, objects }) => objects.map((o) => ({ uri: objectUri(bucket, o.key), name: o.key, title: `${bucket}/${o.key}`, size: o.size })));
+        const pages = await Promise.all(
+          buckets.map((b) =>
+            keyLister.listObjects({ bucket: b.name, maxKeys: LISTED_PER_BUCKET }, extra.signal).then(
+              (p) => ({ bucket: b.name, objects: p.objects }),
+              () => ({ bucket: b.name, objects: [] }),
+            ),
+          ),
+        );
+        return pages.flatMap(({ bucket, objects }) =>
+          objects.map((o) => ({
+            uri: objectUri(bucket, o.key),
+            name: o.key,
+            title: `${bucket}/${o.key}`,
+            size: o.size,
+          })),
+        );
       });
       return { resources };
     },
@@ -102,8 +147,14 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   mcp.registerResource(
     "object",
     template,
-    { title: "Object in the store", description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).` },
-    (uri, variables, ctx) => audited(deps, undefined, String(variables.bucket), String(variables.key), extraOf(ctx), () => readObject(deps, uri, String(variables.bucket), String(variables.key), extraOf(ctx))),
+    {
+      title: "Object in the store",
+      description: `An object's content: text, or base64 for binary, at most ${DEFAULT_MAX_CONTENT_SIZE} bytes (like get_object read mode).`,
+    },
+    (uri, variables, ctx) =>
+      audited(deps, undefined, String(variables.bucket), String(variables.key), extraOf(ctx), () =>
+        readObject(deps, uri, String(variables.bucket), String(variables.key), extraOf(ctx)),
+      ),
   );
 
   // With several stores, the others' objects as store://{store}/{bucket}/{+key} (the key encoded as in s3:// URIs).
@@ -121,7 +172,12 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
         const lister = scope?.bucketLister;
         if (!scope || !lister) return [];
         return listed(deps, "completion/complete", { store, prefix: value }, async () =>
-          (await visibleBuckets(lister, scope.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
+          (
+            await visibleBuckets(lister, scope.configuredBuckets, {
+              maxBuckets: MAX_BUCKETS,
+              ...(value ? { prefix: value } : {}),
+            })
+          ).buckets
             .map((b) => b.name)
             .filter((name) => scope.bucketAllowed(name) && name.startsWith(value))
             .slice(0, COMPLETIONS),
@@ -132,13 +188,30 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
   mcp.registerResource(
     "store-object",
     storeTemplate,
-    { title: "Object in another store", description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.` },
+    {
+      title: "Object in another store",
+      description: `An object of another configured store (list_stores): as s3:// URIs are for the default store.`,
+    },
     (uri, variables, ctx) =>
-      audited(deps, String(variables.store), String(variables.bucket), String(variables.key), extraOf(ctx), async () => {
-        const scope = others.get(String(variables.store));
-        if (!scope) throw Object.assign(new ResourceNotFoundError(uri.href, `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`), { auditCode: "UnknownStore" });
-        return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extraOf(ctx));
-      }),
+      audited(
+        deps,
+        String(variables.store),
+        String(variables.bucket),
+        String(variables.key),
+        extraOf(ctx),
+        async () => {
+          const scope = others.get(String(variables.store));
+          if (!scope)
+            throw Object.assign(
+              new ResourceNotFoundError(
+                uri.href,
+                `${uri.href}: UnknownStore. This server has no store of that name. Next: use one of ${names.join(", ")}.`,
+              ),
+              { auditCode: "UnknownStore" },
+            );
+          return readObject({ ...deps, ...scope }, uri, String(variables.bucket), String(variables.key), extraOf(ctx));
+        },
+      ),
   );
 }
 
@@ -146,7 +219,14 @@ type Extra = { signal: AbortSignal; requestId: string | number };
 const extraOf = (ctx: ServerContext): Extra => ({ signal: ctx.mcpReq.signal, requestId: ctx.mcpReq.id });
 
 /** A read with its audit line: the object it named (the key as the URI spells it, decoded), how it ended, the bytes returned. */
-async function audited<T extends { contents: { _meta?: { returned_bytes?: number } }[] }>(deps: Deps, store: string | undefined, bucket: string, keyVar: string, extra: Extra, read: () => Promise<T>): Promise<T> {
+async function audited<T extends { contents: { _meta?: { returned_bytes?: number } }[] }>(
+  deps: Deps,
+  store: string | undefined,
+  bucket: string,
+  keyVar: string,
+  extra: Extra,
+  read: () => Promise<T>,
+): Promise<T> {
   if (!deps.audit) return read();
   const started = performance.now();
   const entry = (outcome: string, bytes?: number) => {
@@ -156,7 +236,15 @@ async function audited<T extends { contents: { _meta?: { returned_bytes?: number
     } catch {
       // A key that does not decode is logged as the URI spelled it.
     }
-    return { ...(store ? { store } : {}), bucket, key, outcome, ...(bytes === undefined ? {} : { bytes }), duration_ms: Math.round(performance.now() - started), request_id: extra.requestId };
+    return {
+      ...(store ? { store } : {}),
+      bucket,
+      key,
+      outcome,
+      ...(bytes === undefined ? {} : { bytes }),
+      duration_ms: Math.round(performance.now() - started),
+      request_id: extra.requestId,
+    };
   };
   try {
     const unaudited = deps.auditRefusal?.();
@@ -182,7 +270,14 @@ function readObject(deps: Deps, uri: URL, bucket: string, keyVar: string, extra:
     const release = await deps.memory.reserve(HELD_BYTES, signal);
     let window;
     try {
-      window = await deps.calls.track(readWindow({ storage: deps.storage, signal, contentBudget: deps.contentBudget }, { bucket, key }, DEFAULT_MAX_CONTENT_SIZE, 0));
+      window = await deps.calls.track(
+        readWindow(
+          { storage: deps.storage, signal, contentBudget: deps.contentBudget },
+          { bucket, key },
+          DEFAULT_MAX_CONTENT_SIZE,
+          0,
+        ),
+      );
     } catch (err) {
       release();
       throw err;
@@ -190,11 +285,19 @@ function readObject(deps: Deps, uri: URL, bucket: string, keyVar: string, extra:
     if (deps.leases) deps.leases.hold(extra.requestId, release);
     else release();
     const { meta, shown, truncated } = window;
-    const mimeType = shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
+    const mimeType =
+      shown.kind === "image" || shown.kind === "binary" ? shown.mimeType : (meta.content_type ?? "text/plain");
     // Paging and the object's size travel in _meta; the URI is the whole object, the window is its start.
-    const _meta = { size: meta.size, truncated, returned_bytes: shown.returnedBytes, ...(window.nextOffset !== null ? { next_offset: window.nextOffset } : {}), ...(meta.etag ? { etag: meta.etag } : {}) };
+    const _meta = {
+      size: meta.size,
+      truncated,
+      returned_bytes: shown.returnedBytes,
+      ...(window.nextOffset !== null ? { next_offset: window.nextOffset } : {}),
+      ...(meta.etag ? { etag: meta.etag } : {}),
+    };
     if (shown.kind === "text") return { contents: [{ uri: uri.href, mimeType, text: shown.text, _meta }] };
-    if (shown.kind === "image" || shown.kind === "binary") return { contents: [{ uri: uri.href, mimeType, blob: shown.base64, _meta }] };
+    if (shown.kind === "image" || shown.kind === "binary")
+      return { contents: [{ uri: uri.href, mimeType, blob: shown.base64, _meta }] };
     throw new ActionableError({
       resource: uri.protocol === "s3:" ? objectUri(bucket, key) : uri.href,
       code: "ContentTooLarge",
@@ -216,7 +319,12 @@ async function asMcpError<T>(read: () => Promise<T>, uri?: string): Promise<T> {
     const notFound = err.code === "NoSuchKey" || err.code === "NoSuchBucket";
     // The code travels along for the audit line (the message is the model's, not parsed back).
     const message = scrubSecrets(err.describe());
-    throw Object.assign(notFound && uri ? new ResourceNotFoundError(uri, message) : new ProtocolError(ProtocolErrorCode.InvalidParams, message), { auditCode: err.code });
+    throw Object.assign(
+      notFound && uri
+        ? new ResourceNotFoundError(uri, message)
+        : new ProtocolError(ProtocolErrorCode.InvalidParams, message),
+      { auditCode: err.code },
+    );
   }
 }
 
@@ -230,7 +338,12 @@ export function objectCompleters(deps: CompletionDeps) {
       const lister = deps.lists.buckets;
       if (!lister) return [];
       return listed(deps, "completion/complete", { prefix: value }, async () =>
-        (await visibleBuckets(lister, deps.configuredBuckets, { maxBuckets: MAX_BUCKETS, ...(value ? { prefix: value } : {}) })).buckets
+        (
+          await visibleBuckets(lister, deps.configuredBuckets, {
+            maxBuckets: MAX_BUCKETS,
+            ...(value ? { prefix: value } : {}),
+          })
+        ).buckets
           .map((b) => b.name)
           .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
           .slice(0, COMPLETIONS),
@@ -242,7 +355,12 @@ export function objectCompleters(deps: CompletionDeps) {
       const lister = deps.lists.keys;
       if (!lister || !bucket || !deps.bucketAllowed(bucket)) return [];
       return listed(deps, "completion/complete", { bucket, prefix: value }, async () => {
-        const page = await lister.listObjects({ bucket, prefix: value || undefined, delimiter: "/", maxKeys: COMPLETIONS });
+        const page = await lister.listObjects({
+          bucket,
+          prefix: value || undefined,
+          delimiter: "/",
+          maxKeys: COMPLETIONS,
+        });
         return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
       });
     },

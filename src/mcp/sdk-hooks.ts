@@ -53,9 +53,13 @@ function readParameters(tool: ToolDefinition): Parameters {
 }
 
 /** The arguments a tool takes, as it should see them, and the names of those it does not take. */
-export function normalizeArguments(args: unknown, parameters: Parameters | undefined): { args: unknown; ignored: string[] } {
+export function normalizeArguments(
+  args: unknown,
+  parameters: Parameters | undefined,
+): { args: unknown; ignored: string[] } {
   const cleaned = withoutNulls(args);
-  if (!parameters || typeof cleaned !== "object" || cleaned === null || Array.isArray(cleaned)) return { args: cleaned, ignored: [] };
+  if (!parameters || typeof cleaned !== "object" || cleaned === null || Array.isArray(cleaned))
+    return { args: cleaned, ignored: [] };
   const { known, emptyMeansAbsent } = parameters;
   const kept: Record<string, unknown> = {};
   const ignored: string[] = [];
@@ -66,7 +70,11 @@ export function normalizeArguments(args: unknown, parameters: Parameters | undef
   return { args: kept, ignored };
 }
 
-type CallResult = { content?: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; isError?: boolean };
+type CallResult = {
+  content?: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+};
 
 /** Names of ignored parameters a result repeats, each cut to this length: the client chose them, so they are bounded. */
 const NAMED_IGNORED = 20;
@@ -81,7 +89,9 @@ function noteIgnored(result: CallResult, ignored: string[], tool: ToolDefinition
   return {
     ...result,
     content: [...(result.content ?? []), { type: "text", text: line }],
-    ...(result.structuredContent ? { structuredContent: { ...result.structuredContent, ignored_parameters: named } } : {}),
+    ...(result.structuredContent
+      ? { structuredContent: { ...result.structuredContent, ignored_parameters: named } }
+      : {}),
   };
 }
 
@@ -93,14 +103,25 @@ function unknownTool(name: unknown, offered: readonly ToolCard[]): CallResult {
 }
 
 /** A call the SDK answered without reaching a tool: one this server does not offer, or arguments its schema refuses. */
-export type RefusedCall = (name: string, args: unknown, id: string | number, code: "UnknownTool" | "InvalidParams") => void;
+export type RefusedCall = (
+  name: string,
+  args: unknown,
+  id: string | number,
+  code: "UnknownTool" | "InvalidParams",
+) => void;
 
 /**
  * `tools` are the offered tools' cards, for tools/list; `registered` gives
  * their definitions, registered with the SDK, loading them on the first call
  * that needs them (server.ts).
  */
-export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stores: string[] | undefined, refusedCall: RefusedCall | undefined, registered: () => Promise<ReadonlyMap<string, ToolDefinition>>): void {
+export function installSdkHooks(
+  mcp: McpServer,
+  tools: readonly ToolCard[],
+  stores: string[] | undefined,
+  refusedCall: RefusedCall | undefined,
+  registered: () => Promise<ReadonlyMap<string, ToolDefinition>>,
+): void {
   // Tools register with the SDK on the first call that needs them, after connecting: its handlers are installed now.
   installToolHandlers(mcp);
   const listed = listedTools(tools, stores);
@@ -126,9 +147,13 @@ export function installSdkHooks(mcp: McpServer, tools: readonly ToolCard[], stor
     }
     const tool = (await registered()).get(name);
     const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
-    const result = (await original({ ...request, params: params && { ...params, arguments: args } }, extra)) as CallResult;
+    const result = (await original(
+      { ...request, params: params && { ...params, arguments: args } },
+      extra,
+    )) as CallResult;
     // Arguments the tool's schema refuses: the SDK answered before the tool ran (so the tool wrote no audit line).
-    if (tool && result.isError && !tool.inputSchema.safeParse(args).success) refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
+    if (tool && result.isError && !tool.inputSchema.safeParse(args).success)
+      refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
     if (!tool || ignored.length === 0 || isInputRequiredResult(result)) return result;
     const said = `${tool.name}\n${[...ignored].sort().join("\n")}`;
     const noted = notedNow();

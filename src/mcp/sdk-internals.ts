@@ -20,7 +20,11 @@ type WithPromptHandlers = { setPromptRequestHandlers(): void; setCompletionReque
 export const SDK_WRITTEN_FOR = "2.4.0";
 
 /** Replaces the handler the SDK installed for `method` with `wrap(original)`; throws if the SDK has none. */
-export function wrapRequestHandler(mcp: McpServer, method: string, wrap: (original: RequestHandler) => RequestHandler): void {
+export function wrapRequestHandler(
+  mcp: McpServer,
+  method: string,
+  wrap: (original: RequestHandler) => RequestHandler,
+): void {
   const handlers = (mcp.server as unknown as WithHandlers)._requestHandlers;
   const original = handlers?.get(method);
   if (!handlers || !original) throw new Error(`the MCP SDK's ${method} handler was not found`);

@@ -1,34 +1,42 @@
-import { McpServer, type jsonSchemaValidator } from "@modelcontextprotocol/server";
-import { CallTracker } from "../runtime/lifecycle.ts";
-import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
-import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
-import { trackClientRoots } from "./client-roots.ts";
+import { randomBytes } from "node:crypto";
+import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server";
+import { callGuard } from "../access/index.ts";
 import { effectiveAllowedDirs } from "../local/allowed.ts";
 import { createLocalFiles } from "../local/index.ts";
-import type { Logger } from "../runtime/log.ts";
-import type { Storage } from "../storage/index.ts";
-import { registerObjectResources } from "./resources.ts";
-import { registerPrompts } from "./prompts.ts";
-import { registerSkills } from "./skills.ts";
 import { promptsFor } from "../prompts/index.ts";
-import { APP_MIME_TYPE, OFFERED_TOOLS_META, presignOrigins, registerObjectBrowser, UI_EXTENSION, VIEW_TOOLS } from "./object-browser.ts";
-import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, storesOf, type ServerOptions } from "./offer.ts";
-import { refusedEntry, type AuditEntry, type AuditLog } from "../runtime/audit.ts";
-import { callGuard } from "../access/index.ts";
-import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
+import { type AuditEntry, type AuditLog, refusedEntry } from "../runtime/audit.ts";
+import { CallTracker } from "../runtime/lifecycle.ts";
+import type { Logger } from "../runtime/log.ts";
+import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
+import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
+import type { Storage } from "../storage/index.ts";
+import { trackClientRoots } from "./client-roots.ts";
 import { confirmationCodec, userConfirmation } from "./confirmations.ts";
-import { randomBytes } from "node:crypto";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
-import { toolCall, type CallEnvironment } from "./tool-call.ts";
+import {
+  APP_MIME_TYPE,
+  OFFERED_TOOLS_META,
+  presignOrigins,
+  registerObjectBrowser,
+  UI_EXTENSION,
+  VIEW_TOOLS,
+} from "./object-browser.ts";
+import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, type ServerOptions, storesOf } from "./offer.ts";
+import { registerPrompts } from "./prompts.ts";
+import { registerObjectResources } from "./resources.ts";
+import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
+import { registerSkills } from "./skills.ts";
+import { type CallEnvironment, toolCall } from "./tool-call.ts";
 
+export { SERVER_NAME, SERVER_VERSION, type ServerOptions, serverOptions } from "./offer.ts";
 export { describeCall } from "./tool-call.ts";
-export { SERVER_NAME, SERVER_VERSION, serverOptions, type ServerOptions } from "./offer.ts";
-import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
-import { JobRegistry } from "./jobs.ts";
-import { keptTransfersIn } from "../runtime/kept-transfers.ts";
+
 import { z } from "zod";
-import { withStoreParameter } from "./store-parameter.ts";
+import { keptTransfersIn } from "../runtime/kept-transfers.ts";
+import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
 import type { ToolDefinition } from "../tools/types.ts";
+import { JobRegistry } from "./jobs.ts";
+import { withStoreParameter } from "./store-parameter.ts";
 
 export interface ServerDeps {
   /** The default store's storage. */
@@ -62,7 +70,10 @@ export interface ServerDeps {
 const PROCESS_KEY = randomBytes(32);
 
 /** The tools' module (tools/index.ts), as a dynamic import gives it. */
-export type ToolModule = Pick<typeof import("../tools/index.ts"), "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape">;
+export type ToolModule = Pick<
+  typeof import("../tools/index.ts"),
+  "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape"
+>;
 
 /**
  * Bytes all calls in flight may hold at once, from the start of a call until
@@ -81,7 +92,12 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const codec = confirmationCodec(deps.confirmationKey ?? PROCESS_KEY, caller);
   const mcp = new McpServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { instructions, capabilities: { tools: {} }, jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator(), requestState: { verify: (state, ctx) => codec.verify(state, ctx) } },
+    {
+      instructions,
+      capabilities: { tools: {} },
+      jsonSchemaValidator: deps.jsonSchemaValidator ?? new LazyJsonSchemaValidator(),
+      requestState: { verify: (state, ctx) => codec.verify(state, ctx) },
+    },
   );
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
@@ -89,28 +105,59 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
 
   // Client roots narrow the operator's directories (see client-roots.ts); a remote server uses exactly --allowed-dir.
   const clientRoots = options.remote ? async () => undefined : trackClientRoots(mcp.server, log);
-  const files = createLocalFiles(async () => {
-    if (options.remote) return { dirs: options.allowedDirs, problem: "This remote server has no --allowed-dir." };
-    const state = await clientRoots();
-    if (state && "problem" in state) return { dirs: [], problem: state.problem };
-    return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
-  }, undefined, options.stateDir ? keptTransfersIn(options.stateDir, (m) => log.warn(m)) : undefined);
+  const files = createLocalFiles(
+    async () => {
+      if (options.remote) return { dirs: options.allowedDirs, problem: "This remote server has no --allowed-dir." };
+      const state = await clientRoots();
+      if (state && "problem" in state) return { dirs: [], problem: state.problem };
+      return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
+    },
+    undefined,
+    options.stateDir ? keptTransfersIn(options.stateDir, (m) => log.warn(m)) : undefined,
+  );
   const stores = storesOf(options, deps);
   const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
 
   const confirmWithUser = userConfirmation(mcp, options.remote !== undefined, codec);
   const callBudgetMs = options.callBudgetMs ?? 0;
-  const jobs = callBudgetMs > 0 ? (deps.jobs ?? new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs })) : undefined;
+  const jobs =
+    callBudgetMs > 0
+      ? (deps.jobs ?? new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs }))
+      : undefined;
   const recheck = options.remote?.recheck;
-  const env: CallEnvironment = { stores, files, log, calls, memory, confirmWithUser, caller, callBudgetMs, ...(recheck ? { recheck } : {}), ...(jobs ? { jobs } : {}), resourceLinks: options.resourceLinks ?? false, ...(access ? { access } : {}), ...(storeInfos ? { storeInfos } : {}), ...(deps.leases ? { leases: deps.leases } : {}), ...(deps.audit ? { audit: deps.audit } : {}) };
+  const env: CallEnvironment = {
+    stores,
+    files,
+    log,
+    calls,
+    memory,
+    confirmWithUser,
+    caller,
+    callBudgetMs,
+    ...(recheck ? { recheck } : {}),
+    ...(jobs ? { jobs } : {}),
+    resourceLinks: options.resourceLinks ?? false,
+    ...(access ? { access } : {}),
+    ...(storeInfos ? { storeInfos } : {}),
+    ...(deps.leases ? { leases: deps.leases } : {}),
+    ...(deps.audit ? { audit: deps.audit } : {}),
+  };
 
-  const offered = offeredOf(options, stores, jobs !== undefined, { all: ALL_CARDS, stores: STORE_CARDS, jobs: JOB_CARDS });
+  const offered = offeredOf(options, stores, jobs !== undefined, {
+    all: ALL_CARDS,
+    stores: STORE_CARDS,
+    jobs: JOB_CARDS,
+  });
   // The object browser's results say which tools this caller has: the view offers only those actions.
   const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
   // The definitions, registered with the SDK: at once when given, else on the first call (their schemas are most of a start).
   const register = (module: ToolModule): ReadonlyMap<string, ToolDefinition> => {
-    const defined = offeredOf(options, stores, jobs !== undefined, { all: module.ALL_TOOLS, stores: module.STORE_TOOLS, jobs: module.JOB_TOOLS });
+    const defined = offeredOf(options, stores, jobs !== undefined, {
+      all: module.ALL_TOOLS,
+      stores: module.STORE_TOOLS,
+      jobs: module.JOB_TOOLS,
+    });
     const byName = new Map<string, ToolDefinition>();
     for (const given of defined) {
       // With several stores each tool takes `store` (the server picks the store; the handler never sees it).
@@ -118,7 +165,17 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
       // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
       const outputSchema = jobs && tool.handsBack ? orJob(tool.outputSchema, module.jobShape) : tool.outputSchema;
-      const registered = mcp.registerTool(tool.name, { title: tool.title, description: tool.description, inputSchema: tool.inputSchema, outputSchema, annotations: tool.annotations }, toolCall(tool, env, meta));
+      const registered = mcp.registerTool(
+        tool.name,
+        {
+          title: tool.title,
+          description: tool.description,
+          inputSchema: tool.inputSchema,
+          outputSchema,
+          annotations: tool.annotations,
+        },
+        toolCall(tool, env, meta),
+      );
       // The SDK converts an output schema to JSON Schema on each server's first call of the tool: for servers built per
       // request (remote mode), once per process instead (BENCH_ONLY=team).
       if (deps.tools) registered.outputSchemaJson = outputJsonOf(outputSchema, () => registered.outputSchemaJson);
@@ -131,44 +188,95 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const registered = async () => eager ?? (await (lazy ??= import("../tools/index.ts").then(register)));
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
-  const auditRead = deps.audit && ((entry: Omit<AuditEntry, "caller" | "action">) => deps.audit!.write({ caller, action: "resources/read", ...entry }));
+  const auditRead =
+    deps.audit &&
+    ((entry: Omit<AuditEntry, "caller" | "action">) =>
+      deps.audit!.write({ caller, action: "resources/read", ...entry }));
   // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
   // A caller policy's guards need the definitions: remote mode gives them (deps.tools).
   if (access && !eager) throw new Error("a server with a caller policy needs its tools loaded (ServerDeps.tools)");
-  const guardOf = (name: string) => (!offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage);
+  const guardOf = (name: string) =>
+    !offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage;
   const [bucketGuard, keyGuard] = [guardOf("list_buckets"), guardOf("list_objects")];
   const { bucketAllowed, checkBucket, checkKey } = stores.default;
   const configuredBuckets = stores.default.info.buckets;
-  const lists = { buckets: bucketGuard?.(stores.default.storage, stores.default.info.name), keys: keyGuard?.(stores.default.storage, stores.default.info.name) };
+  const lists = {
+    buckets: bucketGuard?.(stores.default.storage, stores.default.info.name),
+    keys: keyGuard?.(stores.default.storage, stores.default.info.name),
+  };
   const auditList = deps.audit && ((entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }));
   if (offers("get_object")) {
     // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
     const guard = guardOf("get_object")!;
     const storage = guard(stores.default.storage, stores.default.info.name);
-    const otherStores = Object.fromEntries(stores.all.slice(1).map((s) => [s.info.name, { storage: guard(s.storage, s.info.name), bucketLister: bucketGuard?.(s.storage, s.info.name), bucketAllowed: s.bucketAllowed, configuredBuckets: s.info.buckets, checkBucket: s.checkBucket, checkKey: s.checkKey }]));
-    const auditing = deps.audit && { audit: auditRead!, auditRefusal: () => deps.audit!.refusal(), auditList: auditList! };
-    registerObjectResources(mcp, { storage, bucketAllowed, configuredBuckets, checkBucket, checkKey, contentBudget: CONTENT_BUDGET_BYTES, memory, calls, lists, otherStores, ...(deps.leases ? { leases: deps.leases } : {}), ...auditing });
+    const otherStores = Object.fromEntries(
+      stores.all.slice(1).map((s) => [
+        s.info.name,
+        {
+          storage: guard(s.storage, s.info.name),
+          bucketLister: bucketGuard?.(s.storage, s.info.name),
+          bucketAllowed: s.bucketAllowed,
+          configuredBuckets: s.info.buckets,
+          checkBucket: s.checkBucket,
+          checkKey: s.checkKey,
+        },
+      ]),
+    );
+    const auditing = deps.audit && {
+      audit: auditRead!,
+      auditRefusal: () => deps.audit!.refusal(),
+      auditList: auditList!,
+    };
+    registerObjectResources(mcp, {
+      storage,
+      bucketAllowed,
+      configuredBuckets,
+      checkBucket,
+      checkKey,
+      contentBudget: CONTENT_BUDGET_BYTES,
+      memory,
+      calls,
+      lists,
+      otherStores,
+      ...(deps.leases ? { leases: deps.leases } : {}),
+      ...auditing,
+    });
   }
   // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
   if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
-    registerObjectBrowser(mcp, { origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)), ...(auditRead ? { audit: auditRead } : {}) });
+    registerObjectBrowser(mcp, {
+      origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)),
+      ...(auditRead ? { audit: auditRead } : {}),
+    });
     // Advertised as an extension (2026-07-28's way; a 2025 client reads _meta.ui on the tools and ignores this).
     mcp.server.registerCapabilities({ extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } });
   }
   // Workflow prompts whose tools this caller has, their bucket and key arguments completed as the listing tools may list.
-  registerPrompts(mcp, offered.map((t) => t.name), { lists, configuredBuckets, bucketAllowed, ...(auditList ? { auditList } : {}) });
+  registerPrompts(
+    mcp,
+    offered.map((t) => t.name),
+    { lists, configuredBuckets, bucketAllowed, ...(auditList ? { auditList } : {}) },
+  );
   // The same recipes as skills, for hosts that load skills (io.modelcontextprotocol/skills).
   registerSkills(mcp, promptsFor(offered.map((t) => t.name)));
-  const refusedCall: RefusedCall | undefined = deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
+  const refusedCall: RefusedCall | undefined =
+    deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
   return mcp;
 }
 
 /** A tool's output schema that also takes a job handle (its fields optional, `job` and `next` beside them). */
-function orJob(schema: ToolDefinition["outputSchema"], jobShape: ToolModule["jobShape"]): ToolDefinition["outputSchema"] {
+function orJob(
+  schema: ToolDefinition["outputSchema"],
+  jobShape: ToolModule["jobShape"],
+): ToolDefinition["outputSchema"] {
   // Made once per tool and process: servers built per request would make it on every request (BENCH_ONLY=team).
   let found = jobOutputs.get(schema);
-  if (!found) jobOutputs.set(schema, (found = schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() })));
+  if (!found)
+    jobOutputs.set(
+      schema,
+      (found = schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() })),
+    );
   return found;
 }
 const jobOutputs = new WeakMap<ToolDefinition["outputSchema"], ToolDefinition["outputSchema"]>();

@@ -6,8 +6,9 @@
  * rather than show a prompt menu. The same recipes, the same rule: a skill is
  * offered where every tool it calls is. Built on the first skills request.
  */
-import { SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
+
 import type { McpServer } from "@modelcontextprotocol/server";
+import { SkillsExtension, skillEntry } from "@modelcontextprotocol/server/ext/skills";
 import type { PromptDefinition } from "../prompts/index.ts";
 
 type Entry = Awaited<ReturnType<typeof skillEntry>>;
@@ -45,7 +46,8 @@ export function registerSkills(mcp: McpServer, prompts: readonly PromptDefinitio
   let set = built.get(key);
   if (!set) built.set(key, (set = { files: new Map(prompts.map((p) => [skillName(p), skillMarkdown(p)])) }));
   const { files } = set;
-  const entries = () => (set.entries ??= Promise.all([...files].map(([name, text]) => skillEntry(name, { "SKILL.md": text }))));
+  const entries = () =>
+    (set.entries ??= Promise.all([...files].map(([name, text]) => skillEntry(name, { "SKILL.md": text }))));
   const nameOf = (uri: string) => /^skill:\/\/([a-z0-9-]+)\/SKILL\.md$/.exec(uri)?.[1];
   new SkillsExtension({
     source: {

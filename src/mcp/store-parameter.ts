@@ -9,12 +9,18 @@ import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 
 /** The `store` argument every tool takes when there are several stores. */
 export function storeParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe(storeParameterText(names));
+  return z
+    .enum(names as [string, ...string[]])
+    .optional()
+    .describe(storeParameterText(names));
 }
 
 /** The `source_store` argument of the copy tools with several stores. */
 export function sourceStoreParameter(names: string[]) {
-  return z.enum(names as [string, ...string[]]).optional().describe(SOURCE_STORE_TEXT);
+  return z
+    .enum(names as [string, ...string[]])
+    .optional()
+    .describe(SOURCE_STORE_TEXT);
 }
 
 /** A tool that also takes `store` (and a copy tool `source_store`): the server picks the stores; the handler never sees the arguments. */
@@ -25,7 +31,17 @@ export function withStoreParameter(tool: ToolDefinition, names: string[]): ToolD
   let byStores = withStores.get(tool);
   if (!byStores) withStores.set(tool, (byStores = new Map()));
   let found = byStores.get(key);
-  if (!found) byStores.set(key, (found = { ...tool, inputSchema: tool.inputSchema.extend({ store: storeParameter(names), ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}) }) }));
+  if (!found)
+    byStores.set(
+      key,
+      (found = {
+        ...tool,
+        inputSchema: tool.inputSchema.extend({
+          store: storeParameter(names),
+          ...(tool.sourceStore ? { source_store: sourceStoreParameter(names) } : {}),
+        }),
+      }),
+    );
   return found;
 }
 const withStores = new WeakMap<ToolDefinition, Map<string, ToolDefinition>>();

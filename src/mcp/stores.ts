@@ -5,15 +5,15 @@
  * optional `store` argument; with one store there is no such argument and
  * nothing changes. Only storage/ knows how a store's client is built.
  */
-import { ActionableError } from "../runtime/errors.ts";
-import { callRefusal, unsafeKeyRefusal, type PolicyOptions } from "../access/policy.ts";
-import type { Storage } from "../storage/index.ts";
-import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
-import type { ToolAddresses } from "../tools/addresses.ts";
+
 import { allowlistedStorage } from "../access/allowlisted-storage.ts";
+import { callRefusal, type PolicyOptions, unsafeKeyRefusal } from "../access/policy.ts";
+import { ActionableError } from "../runtime/errors.ts";
+import type { Storage } from "../storage/index.ts";
+import type { ToolAddresses } from "../tools/addresses.ts";
+import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
 
 export type { StoreInfo } from "../tools/types.ts";
-
 
 /** One store, ready for a call: its storage and the checks its policy makes. */
 export interface StoreScope {
@@ -75,11 +75,20 @@ export class Stores {
     if (name === undefined || name === "") return this.default;
     const scope = typeof name === "string" ? this.#scopes.get(name) : undefined;
     if (scope) return scope;
-    throw new ActionableError({ resource: `store ${String(name).slice(0, 64)}`, code: "UnknownStore", message: "This server has no store of that name.", hint: `use one of: ${this.names.join(", ")} (list_stores describes them).` });
+    throw new ActionableError({
+      resource: `store ${String(name).slice(0, 64)}`,
+      code: "UnknownStore",
+      message: "This server has no store of that name.",
+      hint: `use one of: ${this.names.join(", ")} (list_stores describes them).`,
+    });
   }
   /** The server-wide view for the tool list: writes offered where any store is writable, deletes where any store allows them. */
   offering(server: PolicyOptions): PolicyOptions {
-    return { ...server, readOnly: this.all.every((s) => s.info.readOnly), allowDelete: this.all.some((s) => s.info.allowDelete) };
+    return {
+      ...server,
+      readOnly: this.all.every((s) => s.info.readOnly),
+      allowDelete: this.all.some((s) => s.info.allowDelete),
+    };
   }
   /**
    * Why this call may not proceed on its store (its read-only, deletes,
@@ -87,9 +96,17 @@ export class Stores {
    * there, not here: the source store must allow deletes (and writes), the
    * call's own store only writes.
    */
-  refusal(tool: ToolDefinition, args: Record<string, unknown>, scope: StoreScope, source?: StoreScope): ActionableError | undefined {
+  refusal(
+    tool: ToolDefinition,
+    args: Record<string, unknown>,
+    scope: StoreScope,
+    source?: StoreScope,
+  ): ActionableError | undefined {
     if (source && source !== scope && tool.deletes?.(args as never)) {
-      return this.#named(callRefusal({ ...tool, deletes: undefined }, args, scope.policy), scope) ?? this.#named(callRefusal(tool, args, source.policy), source);
+      return (
+        this.#named(callRefusal({ ...tool, deletes: undefined }, args, scope.policy), scope) ??
+        this.#named(callRefusal(tool, args, source.policy), source)
+      );
     }
     return this.#named(callRefusal(tool, args, scope.policy), scope);
   }
@@ -99,7 +116,12 @@ export class Stores {
    * by its card: tools/addresses.ts) against the allowlist and key rules of the store it is in (a copy's source: the
    * source store's); throws the first refusal.
    */
-  checkAddresses(found: ToolAddresses | undefined, args: Record<string, unknown>, scope: StoreScope, source?: StoreScope): void {
+  checkAddresses(
+    found: ToolAddresses | undefined,
+    args: Record<string, unknown>,
+    scope: StoreScope,
+    source?: StoreScope,
+  ): void {
     if (!found) return;
     const from = source ?? scope;
     const each = (names: string[], check: (value: string) => void) => {
@@ -124,33 +146,62 @@ export class Stores {
 
   #named(refusal: ActionableError | undefined, scope: StoreScope): ActionableError | undefined {
     if (!refusal || !this.several) return refusal;
-    return new ActionableError({ resource: refusal.resource, code: refusal.code, message: `${refusal.message} (store ${scope.info.name})`, hint: refusal.hint });
+    return new ActionableError({
+      resource: refusal.resource,
+      code: refusal.code,
+      message: `${refusal.message} (store ${scope.info.name})`,
+      hint: refusal.hint,
+    });
   }
 }
 
 /** What the `store` argument says (tools/list shows it without building the schema: sdk-hooks.ts). */
 export function storeParameterText(names: string[]): string {
   // A first store named "default" needs no "(default default)".
-  return names[0] === "default" ? "Store to use; list_stores describes each." : `Store to use (default ${names[0]}); list_stores describes each.`;
+  return names[0] === "default"
+    ? "Store to use; list_stores describes each."
+    : `Store to use (default ${names[0]}); list_stores describes each.`;
 }
-export const SOURCE_STORE_TEXT = "Store source_bucket is in (default: store); another store's object is streamed through the server and verified.";
+export const SOURCE_STORE_TEXT =
+  "Store source_bucket is in (default: store); another store's object is streamed through the server and verified.";
 
 /** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
 export function nameStore(err: ActionableError, scope: StoreScope, stores: Stores): ActionableError {
   // Already named (a copy's source store): as it is.
   if (!stores.several || stores.names.some((n) => err.resource.startsWith(`${n}:s3://`))) return err;
   const others = stores.names.filter((n) => n !== scope.info.name);
-  const hint = err.code === "NoSuchBucket" ? `${err.hint} The bucket is not in store ${scope.info.name}; the other stores are ${others.join(", ")} (pass store).` : err.hint;
-  return new ActionableError({ resource: `${scope.info.name}:${err.resource}`, code: err.code, message: err.message, hint, ...(err.status ? { status: err.status } : {}), retryable: err.retryable });
+  const hint =
+    err.code === "NoSuchBucket"
+      ? `${err.hint} The bucket is not in store ${scope.info.name}; the other stores are ${others.join(", ")} (pass store).`
+      : err.hint;
+  return new ActionableError({
+    resource: `${scope.info.name}:${err.resource}`,
+    code: err.code,
+    message: err.message,
+    hint,
+    ...(err.status ? { status: err.status } : {}),
+    retryable: err.retryable,
+  });
 }
 
 /** For ToolContext: the store a copy reads from, when it is not the call's own. */
-export function sourceContext(source: StoreScope | undefined, own: StoreScope, guard: (storage: Storage, store: string) => Storage = (storage) => storage): ToolContext["sourceStore"] {
+export function sourceContext(
+  source: StoreScope | undefined,
+  own: StoreScope,
+  guard: (storage: Storage, store: string) => Storage = (storage) => storage,
+): ToolContext["sourceStore"] {
   if (!source || source === own) return undefined;
   return { name: source.info.name, storage: guard(source.storage, source.info.name) };
 }
 
 /** For ToolContext: the store-specific part. */
-export function storeContext(scope: StoreScope): Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "region"> {
-  return { storage: scope.storage, bucketAllowed: scope.bucketAllowed, configuredBuckets: scope.info.buckets, region: scope.info.region };
+export function storeContext(
+  scope: StoreScope,
+): Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "region"> {
+  return {
+    storage: scope.storage,
+    bucketAllowed: scope.bucketAllowed,
+    configuredBuckets: scope.info.buckets,
+    region: scope.info.region,
+  };
 }

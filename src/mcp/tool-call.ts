@@ -12,25 +12,31 @@
  * (jobs.ts); tool files know nothing of it. Registration (server.ts) only
  * loops over the tools.
  */
-import { isInputRequiredResult, type CallToolResult, type InputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  type InputRequiredResult,
+  isInputRequiredResult,
+  type ServerContext,
+} from "@modelcontextprotocol/server";
 
 type Answer = CallToolResult | InputRequiredResult;
-import { callGuard, type CallerAccess } from "../access/index.ts";
+
+import { type CallerAccess, callGuard } from "../access/index.ts";
 import type { LocalFiles } from "../local/index.ts";
-import { auditBytes, auditTarget, type AuditLog } from "../runtime/audit.ts";
+import { type AuditLog, auditBytes, auditTarget } from "../runtime/audit.ts";
 import { ActionableError, isAbortError } from "../runtime/errors.ts";
 import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { ByteBudget, LeaseHolder } from "../runtime/memory.ts";
-import { NO_PROGRESS, progressReporter, type ProgressReporter } from "../runtime/progress.ts";
+import { NO_PROGRESS, type ProgressReporter, progressReporter } from "../runtime/progress.ts";
 import { logValue, scrubSecrets } from "../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../runtime/response-budget.ts";
 import type { Storage } from "../storage/index.ts";
 import { EVERY_CARD } from "../tools/cards.ts";
 import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
-import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
 import { InputNeeded, type UserConfirmation } from "./confirmations.ts";
-import { nameStore, sourceContext, storeContext, type Stores } from "./stores.ts";
+import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
+import { nameStore, type Stores, sourceContext, storeContext } from "./stores.ts";
 
 /** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built). */
 const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
@@ -75,7 +81,13 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
     const signal = calls.callSignal(work.signal);
     const token = mcpReq._meta?.progressToken;
     const toClient =
-      token === undefined ? NO_PROGRESS : progressReporter((params) => mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...params } }), signal);
+      token === undefined
+        ? NO_PROGRESS
+        : progressReporter(
+            (params) =>
+              mcpReq.notify({ method: "notifications/progress", params: { progressToken: token, ...params } }),
+            signal,
+          );
     const jobProgress: JobProgress = {};
     const progress = recording(toClient, jobProgress);
     const startedAt = new Date();
@@ -147,8 +159,10 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         }
         const failure = nameStore(asActionable(err), scope, stores);
         const ms = Math.round(performance.now() - started);
-        if (failure.code === "InternalError") log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
-        else log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
+        if (failure.code === "InternalError")
+          log.error(`${about} failed in ${ms} ms: ${scrubSecrets(String((err as Error)?.stack ?? err))}`);
+        else
+          log.debug(`${about} failed in ${ms} ms: ${failure.code}${failure.status ? ` (HTTP ${failure.status})` : ""}`);
         audit(failure.code);
         return { content: [{ type: "text" as const, text: scrubSecrets(failure.describe()) }], isError: true, ...meta };
       } finally {
@@ -161,7 +175,10 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
     try {
       if (!budget) return await answer;
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const first = await Promise.race([answer, new Promise<"budget">((resolve) => (timer = setTimeout(() => resolve("budget"), budget)))]);
+      const first = await Promise.race([
+        answer,
+        new Promise<"budget">((resolve) => (timer = setTimeout(() => resolve("budget"), budget))),
+      ]);
       clearTimeout(timer);
       if (first !== "budget") return first;
       adopted = true;
@@ -171,7 +188,13 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       const result = answer.then((r) => (isInputRequiredResult(r) ? unconfirmedJob(tool.name) : r));
       // The arguments as called (the store too): what an interrupted job's caller calls again, and what the policy judges.
       const recheck = env.recheck && (() => env.recheck!(tool.name, given));
-      const job = env.jobs!.adopt(env.caller, tool.name, startedAt, { answer: result, abort: work, progress: jobProgress, args: given, ...(recheck ? { recheck } : {}) }, (r) => r.isError === true);
+      const job = env.jobs!.adopt(
+        env.caller,
+        tool.name,
+        startedAt,
+        { answer: result, abort: work, progress: jobProgress, args: given, ...(recheck ? { recheck } : {}) },
+        (r) => r.isError === true,
+      );
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
       return handBack(job, budget, meta);
     } finally {
@@ -228,7 +251,10 @@ function recording(inner: ProgressReporter, into: JobProgress): ProgressReporter
 /** The job tools' view of the registry: this caller's jobs only. */
 function callerJobs(jobs: JobRegistry, caller: string, recheck?: Recheck): NonNullable<ToolContext["jobs"]> {
   return {
-    status: async (id, waitMs, signal) => (await jobs.status(caller, id, waitMs, signal, recheck)) as Awaited<ReturnType<NonNullable<ToolContext["jobs"]>["status"]>>,
+    status: async (id, waitMs, signal) =>
+      (await jobs.status(caller, id, waitMs, signal, recheck)) as Awaited<
+        ReturnType<NonNullable<ToolContext["jobs"]>["status"]>
+      >,
     cancel: (id) => jobs.cancel(caller, id),
     list: () => jobs.list(caller),
   };
@@ -241,7 +267,13 @@ function callerJobs(jobs: JobRegistry, caller: string, recheck?: Recheck): NonNu
  */
 export function describeCall(name: string, args: Record<string, unknown>): string {
   const parts = [name];
-  for (const [field, label] of [["store", "store"], ["bucket_name", "bucket"], ["object_key", "key"], ["prefix", "prefix"], ["mode", "mode"]] as const) {
+  for (const [field, label] of [
+    ["store", "store"],
+    ["bucket_name", "bucket"],
+    ["object_key", "key"],
+    ["prefix", "prefix"],
+    ["mode", "mode"],
+  ] as const) {
     const value = args[field];
     if (typeof value === "string") parts.push(`${label}=${logValue(value)}`);
   }
@@ -262,7 +294,12 @@ function responseTooLarge(tool: string): ActionableError {
 function asActionable(err: unknown): ActionableError {
   if (err instanceof ActionableError) return err;
   if (isAbortError(err)) {
-    return new ActionableError({ resource: "request", code: "Cancelled", message: "The request was cancelled.", hint: "call again if it is still wanted." });
+    return new ActionableError({
+      resource: "request",
+      code: "Cancelled",
+      message: "The request was cancelled.",
+      hint: "call again if it is still wanted.",
+    });
   }
   return new ActionableError({
     resource: "server",

@@ -4,19 +4,26 @@
  * SDK's tools/list handler answers with it (sdk-hooks.ts), and so does the
  * stdio start before the SDK is loaded (transports/early-answers.ts).
  */
-import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
+
 import { advertisedAnnotations } from "../tools/annotations.ts";
+import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
 import type { ToolCard } from "../tools/types.ts";
-import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
+import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 
 const BUILT_SCHEMAS = builtToolJsonSchemas();
 
 /** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
-function withStoreProperty(schemas: (typeof BUILT_SCHEMAS)[string], stores: string[], tool: ToolCard): (typeof BUILT_SCHEMAS)[string] {
+function withStoreProperty(
+  schemas: (typeof BUILT_SCHEMAS)[string],
+  stores: string[],
+  tool: ToolCard,
+): (typeof BUILT_SCHEMAS)[string] {
   const input = schemas.inputSchema as { properties?: Record<string, unknown> };
   const store = { type: "string", enum: stores, description: storeParameterText(stores), nullable: true };
-  const source = tool.sourceStore ? { source_store: { type: "string", enum: stores, description: SOURCE_STORE_TEXT, nullable: true } } : {};
+  const source = tool.sourceStore
+    ? { source_store: { type: "string", enum: stores, description: SOURCE_STORE_TEXT, nullable: true } }
+    : {};
   return { ...schemas, inputSchema: { ...input, properties: { ...input.properties, store, ...source } } };
 }
 
@@ -35,7 +42,14 @@ export function listedTools(tools: readonly ToolCard[], stores: string[] | undef
   if (!found) {
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
-    const listed = tools.map((t) => ({ name: t.name, title: t.title, description: t.description, ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!), annotations: advertisedAnnotations(t.annotations), ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}) }));
+    const listed = tools.map((t) => ({
+      name: t.name,
+      title: t.title,
+      description: t.description,
+      ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!),
+      annotations: advertisedAnnotations(t.annotations),
+      ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}),
+    }));
     found = { listed };
     // Few distinct lists exist (one per policy grant and configuration); bounded all the same.
     if (prepared.size >= 256) prepared.clear();

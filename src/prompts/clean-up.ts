@@ -1,9 +1,10 @@
-import { bucketArgument, prefixArgument, where, type PromptDefinition } from "./types.ts";
+import { bucketArgument, type PromptDefinition, prefixArgument, where } from "./types.ts";
 
 export const cleanUp: PromptDefinition = {
   name: "clean_up",
   title: "Clean up incomplete uploads and old versions",
-  description: "What incomplete uploads and noncurrent versions cost, and a lifecycle rule to stop paying for them, applied only on your word.",
+  description:
+    "What incomplete uploads and noncurrent versions cost, and a lifecycle rule to stop paying for them, applied only on your word.",
   arguments: [bucketArgument, prefixArgument],
   needs: ["storage_usage", "list_object_versions"],
   text: (args) =>

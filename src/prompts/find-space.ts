@@ -1,9 +1,10 @@
-import { bucketArgument, prefixArgument, where, type PromptDefinition } from "./types.ts";
+import { bucketArgument, type PromptDefinition, prefixArgument, where } from "./types.ts";
 
 export const findSpace: PromptDefinition = {
   name: "find_space",
   title: "Find what takes space and what could expire",
-  description: "Totals, the largest folders and objects, old objects, incomplete uploads; proposals only, nothing changed.",
+  description:
+    "Totals, the largest folders and objects, old objects, incomplete uploads; proposals only, nothing changed.",
   arguments: [bucketArgument, prefixArgument],
   needs: ["storage_usage", "find_objects"],
   text: (args) =>

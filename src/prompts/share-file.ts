@@ -4,7 +4,10 @@ export const shareFile: PromptDefinition = {
   name: "share_file",
   title: "Share one file for a day",
   description: "A download link that works for 24 hours without credentials.",
-  arguments: [bucketArgument, { name: "key", description: 'The object\'s key, e.g. "reports/q3.pdf".', required: true, completes: "key" }],
+  arguments: [
+    bucketArgument,
+    { name: "key", description: 'The object\'s key, e.g. "reports/q3.pdf".', required: true, completes: "key" },
+  ],
   needs: ["head_object", "presign_url"],
   text: (args) =>
     [

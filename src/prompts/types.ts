@@ -19,9 +19,19 @@ export interface PromptDefinition {
 }
 
 /** A bucket argument, with completion. */
-export const bucketArgument: PromptArgument = { name: "bucket", description: "The bucket.", required: true, completes: "bucket" };
+export const bucketArgument: PromptArgument = {
+  name: "bucket",
+  description: "The bucket.",
+  required: true,
+  completes: "bucket",
+};
 /** An optional prefix argument ("" or absent: the whole bucket), with completion. */
-export const prefixArgument: PromptArgument = { name: "prefix", description: 'A folder (prefix) in the bucket, e.g. "logs/"; empty for all of it.', required: false, completes: "key" };
+export const prefixArgument: PromptArgument = {
+  name: "prefix",
+  description: 'A folder (prefix) in the bucket, e.g. "logs/"; empty for all of it.',
+  required: false,
+  completes: "key",
+};
 
 /** `s3://bucket/prefix` as the text shows it. */
 export const where = (args: Record<string, string | undefined>) => `s3://${args.bucket}/${args.prefix ?? ""}`;

@@ -1,10 +1,14 @@
-import { bucketArgument, prefixArgument, where, type PromptDefinition } from "./types.ts";
+import { bucketArgument, type PromptDefinition, prefixArgument, where } from "./types.ts";
 
 export const uploadFolder: PromptDefinition = {
   name: "upload_folder",
   title: "Put a local folder into a bucket safely",
   description: "A dry run first, your confirmation, then the upload; resumes if cut off.",
-  arguments: [{ name: "local_dir", description: 'The local folder, e.g. "./site".', required: true }, bucketArgument, prefixArgument],
+  arguments: [
+    { name: "local_dir", description: 'The local folder, e.g. "./site".', required: true },
+    bucketArgument,
+    prefixArgument,
+  ],
   needs: ["upload_directory"],
   text: (args) =>
     [

@@ -48,7 +48,18 @@ export interface AuditLog {
 }
 
 /** The most of each field a line keeps, in UTF-8 bytes (S3's own limits for buckets and keys). */
-export const FIELD_BYTES = { caller: 256, action: 100, store: 64, bucket: 255, key: 1024, prefix: 1024, uri: 1024, source: 1300, outcome: 128, request_id: 128 } as const;
+export const FIELD_BYTES = {
+  caller: 256,
+  action: 100,
+  store: 64,
+  bucket: 255,
+  key: 1024,
+  prefix: 1024,
+  uri: 1024,
+  source: 1300,
+  outcome: 128,
+  request_id: 128,
+} as const;
 /** The most one line may be: well within one atomic write to a file opened for appending. */
 export const LINE_BYTES = 8 * 1024;
 
@@ -72,7 +83,8 @@ function bounded(entry: AuditEntry, scale: number): AuditEntry {
   return out as unknown as AuditEntry;
 }
 
-const render = (entry: AuditEntry, now: Date) => `${JSON.stringify({ time: now.toISOString(), ...entry }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
+const render = (entry: AuditEntry, now: Date) =>
+  `${JSON.stringify({ time: now.toISOString(), ...entry }).replace(/[\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`)}\n`;
 
 /** One line of the log: the entry with its time first, escaped so it stays one line, every field and the line bounded. */
 export function auditLine(entry: AuditEntry, now = new Date()): string {
@@ -81,7 +93,16 @@ export function auditLine(entry: AuditEntry, now = new Date()): string {
     const line = render(bounded(entry, scale), now);
     if (Buffer.byteLength(line, "utf8") <= LINE_BYTES) return line;
   }
-  return render({ caller: clip(entry.caller, 64), action: clip(entry.action, 64), outcome: clip(entry.outcome, 64), duration_ms: entry.duration_ms, request_id: "" }, now);
+  return render(
+    {
+      caller: clip(entry.caller, 64),
+      action: clip(entry.action, 64),
+      outcome: clip(entry.outcome, 64),
+      duration_ms: entry.duration_ms,
+      request_id: "",
+    },
+    now,
+  );
 }
 
 /** The refusal of a call while a required audit log cannot be written. */
@@ -97,7 +118,12 @@ function auditUnavailable(target: string): ActionableError {
 
 export function openAuditLog(target: string, onError: (message: string) => void, required = false): AuditLog {
   if (target === "-") {
-    return { write: (entry) => void process.stderr.write(auditLine(entry)), refusal: () => undefined, reopen() {}, close() {} };
+    return {
+      write: (entry) => void process.stderr.write(auditLine(entry)),
+      refusal: () => undefined,
+      reopen() {},
+      close() {},
+    };
   }
   // Owner-only: the log names people and objects.
   const open = () => openSync(target, "a", 0o600);
@@ -111,7 +137,10 @@ export function openAuditLog(target: string, onError: (message: string) => void,
         failing = false;
       } catch (err) {
         // A full disk must not stop the calls; say so once per run of failures.
-        if (!failing) onError(`audit log ${target}: ${(err as Error).message}${required ? "; calls are refused until it can be written (--audit-required)" : ""}`);
+        if (!failing)
+          onError(
+            `audit log ${target}: ${(err as Error).message}${required ? "; calls are refused until it can be written (--audit-required)" : ""}`,
+          );
         failing = true;
       }
     },
@@ -123,7 +152,9 @@ export function openAuditLog(target: string, onError: (message: string) => void,
         if (fd !== undefined) closeSync(fd);
         fd = next;
       } catch (err) {
-        onError(`audit log ${target}: could not reopen (${(err as Error).message}); still writing to the file opened before`);
+        onError(
+          `audit log ${target}: could not reopen (${(err as Error).message}); still writing to the file opened before`,
+        );
       }
     },
     close() {
@@ -134,7 +165,10 @@ export function openAuditLog(target: string, onError: (message: string) => void,
 }
 
 /** What a call names, for its audit line: the bucket and key or prefix it acts on, and a copy's source. */
-export function auditTarget(args: Record<string, unknown>, sourceStore: string | undefined): Pick<AuditEntry, "bucket" | "key" | "prefix" | "source"> {
+export function auditTarget(
+  args: Record<string, unknown>,
+  sourceStore: string | undefined,
+): Pick<AuditEntry, "bucket" | "key" | "prefix" | "source"> {
   const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
   const bucket = str("bucket_name");
   const key = str("object_key");
@@ -145,12 +179,20 @@ export function auditTarget(args: Record<string, unknown>, sourceStore: string |
     ...(bucket !== undefined ? { bucket } : {}),
     ...(key !== undefined ? { key } : {}),
     ...(prefix !== undefined ? { prefix } : {}),
-    ...(sourceBucket !== undefined ? { source: `${sourceStore ? `${sourceStore}:` : ""}${sourceBucket}/${sourcePath ?? ""}` } : {}),
+    ...(sourceBucket !== undefined
+      ? { source: `${sourceStore ? `${sourceStore}:` : ""}${sourceBucket}/${sourcePath ?? ""}` }
+      : {}),
   };
 }
 
 /** The line of a call refused before any tool ran (by scope, policy, or a tool not offered): named as the call named itself. */
-export function refusedEntry(caller: string, action: string, args: unknown, outcome: string, requestId: string | number | null | undefined): AuditEntry {
+export function refusedEntry(
+  caller: string,
+  action: string,
+  args: unknown,
+  outcome: string,
+  requestId: string | number | null | undefined,
+): AuditEntry {
   const given = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
   const sourceStore = typeof given.source_store === "string" ? given.source_store : undefined;
   return { caller, action, ...auditTarget(given, sourceStore), outcome, duration_ms: 0, request_id: requestId ?? "" };

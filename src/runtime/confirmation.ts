@@ -5,7 +5,15 @@
  */
 
 /** What a confirmation is about: each has its own form (mcp/confirmations.ts). */
-export type ConfirmAction = "tags" | "versioning" | "lifecycle" | "cors" | "policy" | "delete" | "move" | "mirror_delete";
+export type ConfirmAction =
+  | "tags"
+  | "versioning"
+  | "lifecycle"
+  | "cors"
+  | "policy"
+  | "delete"
+  | "move"
+  | "mirror_delete";
 
 /** accepted; declined (no, or the box left unticked); cancelled (the form dismissed or not answered); not_asked (the client cannot ask, or nothing needed asking). */
 export type Confirmation = "accepted" | "declined" | "cancelled" | "not_asked";
@@ -18,5 +26,8 @@ export const goesAhead = (answer: Confirmation) => answer === "accepted" || answ
 /** What a model is told after the user said no, or did not answer: not to ask again on its own. */
 export const NOT_CONFIRMED: Record<"declined" | "cancelled", { lead: string; next: string }> = {
   declined: { lead: "The user declined", next: "do not call again unless the user asks for it." },
-  cancelled: { lead: "The confirmation was dismissed or not answered", next: "do not retry unless the user asks for it." },
+  cancelled: {
+    lead: "The confirmation was dismissed or not answered",
+    next: "do not retry unless the user asks for it.",
+  },
 };

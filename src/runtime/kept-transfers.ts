@@ -97,7 +97,8 @@ export function stateDirProblem(dir: string): string | undefined {
     const db = join(dir, STATE_DATABASE);
     if (existsSync(db)) {
       const f = lstatSync(db);
-      if (!f.isFile() || f.uid !== process.getuid?.() || (f.mode & 0o022) !== 0) return `its ${STATE_DATABASE} is not a file only this user can write`;
+      if (!f.isFile() || f.uid !== process.getuid?.() || (f.mode & 0o022) !== 0)
+        return `its ${STATE_DATABASE} is not a file only this user can write`;
     }
     return undefined;
   } catch (err) {
@@ -119,7 +120,10 @@ export class KeptTransfers {
   constructor(readonly dir: string | undefined) {
     if (dir === undefined) return;
     const problem = stateDirProblem(dir);
-    if (problem) this.#refuse(`the state directory ${dir} is not used (${problem}): transfers cut short are cleaned up, not kept to resume. Make it yours and 0700, or set --state-dir.`);
+    if (problem)
+      this.#refuse(
+        `the state directory ${dir} is not used (${problem}): transfers cut short are cleaned up, not kept to resume. Make it yours and 0700, or set --state-dir.`,
+      );
   }
 
   /** Where its problem is said (once): a server's log. */
@@ -138,13 +142,18 @@ export class KeptTransfers {
 
   /** Records a kept upload; false when the state cannot be written (then nothing may be kept). */
   keepUpload(record: KeptUpload): boolean {
-    return this.#run((db) => db.query("INSERT OR REPLACE INTO uploads (id, record, created_at) VALUES (?, ?, ?)").run(uploadId(record), JSON.stringify(record), record.created_at));
+    return this.#run((db) =>
+      db
+        .query("INSERT OR REPLACE INTO uploads (id, record, created_at) VALUES (?, ?, ?)")
+        .run(uploadId(record), JSON.stringify(record), record.created_at),
+    );
   }
 
   dropUpload(to: { store: string; bucket: string; key: string }, id?: string): void {
     this.#run((db) => {
       if (id === undefined) db.query("DELETE FROM uploads WHERE id = ?").run(uploadId(to));
-      else db.query("DELETE FROM uploads WHERE id = ? AND json_extract(record, '$.upload_id') = ?").run(uploadId(to), id);
+      else
+        db.query("DELETE FROM uploads WHERE id = ? AND json_extract(record, '$.upload_id') = ?").run(uploadId(to), id);
     });
   }
 
@@ -186,11 +195,19 @@ export class KeptTransfers {
   /** Records older than KEEP_MS. */
   expired(now = Date.now()): Records {
     const cutoff = now - KEEP_MS;
-    return { uploads: this.#all<KeptUpload>("SELECT record FROM uploads WHERE created_at < ?", cutoff), downloads: this.#all<KeptDownload>("SELECT record FROM downloads WHERE created_at < ?", cutoff) };
+    return {
+      uploads: this.#all<KeptUpload>("SELECT record FROM uploads WHERE created_at < ?", cutoff),
+      downloads: this.#all<KeptDownload>("SELECT record FROM downloads WHERE created_at < ?", cutoff),
+    };
   }
 
   #putDownload(db: Database, record: KeptDownload): void {
-    db.query("INSERT OR REPLACE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(record.target, record.temp, JSON.stringify(record), record.created_at);
+    db.query("INSERT OR REPLACE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(
+      record.target,
+      record.temp,
+      JSON.stringify(record),
+      record.created_at,
+    );
   }
 
   #refuse(message: string): void {
@@ -215,12 +232,18 @@ export class KeptTransfers {
       // No fsync per change (the write-ahead log stays consistent; a power cut may cost the last records, which costs a
       // resume, as the JSON file's unsynced rewrites did): a transfer does not wait on the disk for its bookkeeping.
       db.exec("PRAGMA synchronous = NORMAL");
-      db.exec("CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
-      db.exec("CREATE TABLE IF NOT EXISTS downloads (target TEXT PRIMARY KEY, temp TEXT NOT NULL, record TEXT NOT NULL, created_at INTEGER NOT NULL)");
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS uploads (id TEXT PRIMARY KEY, record TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      );
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS downloads (target TEXT PRIMARY KEY, temp TEXT NOT NULL, record TEXT NOT NULL, created_at INTEGER NOT NULL)",
+      );
       takeOldFile(db, this.dir);
       this.#db = db;
     } catch (err) {
-      this.#refuse(`the state directory ${this.dir} cannot hold its database (${(err as Error).message}): transfers cut short are cleaned up, not kept to resume.`);
+      this.#refuse(
+        `the state directory ${this.dir} cannot hold its database (${(err as Error).message}): transfers cut short are cleaned up, not kept to resume.`,
+      );
     }
     return this.#db;
   }
@@ -259,8 +282,19 @@ function takeOldFile(db: Database, dir: string): void {
   try {
     const old = JSON.parse(readFileSync(file, "utf8")) as Partial<Records>;
     db.transaction(() => {
-      for (const u of Array.isArray(old.uploads) ? old.uploads : []) db.query("INSERT OR IGNORE INTO uploads (id, record, created_at) VALUES (?, ?, ?)").run(uploadId(u), JSON.stringify(u), u.created_at);
-      for (const d of Array.isArray(old.downloads) ? old.downloads : []) db.query("INSERT OR IGNORE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(d.target, d.temp, JSON.stringify(d), d.created_at);
+      for (const u of Array.isArray(old.uploads) ? old.uploads : [])
+        db.query("INSERT OR IGNORE INTO uploads (id, record, created_at) VALUES (?, ?, ?)").run(
+          uploadId(u),
+          JSON.stringify(u),
+          u.created_at,
+        );
+      for (const d of Array.isArray(old.downloads) ? old.downloads : [])
+        db.query("INSERT OR IGNORE INTO downloads (target, temp, record, created_at) VALUES (?, ?, ?, ?)").run(
+          d.target,
+          d.temp,
+          JSON.stringify(d),
+          d.created_at,
+        );
     })();
   } catch {
     // Unreadable: nothing to take in.

@@ -1,4 +1,4 @@
-import { createConsola, type ConsolaInstance } from "consola/basic";
+import { type ConsolaInstance, createConsola } from "consola/basic";
 import { scrubSecrets } from "./redact.ts";
 
 /** Our log target in env_logger-style directives (`store_mcp_server=debug`). */

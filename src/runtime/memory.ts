@@ -58,7 +58,8 @@ export function itemPacer(everyItems: number, floor = ITEM_FLOOR, growth = ITEM_
 export function releaseChunks(chunks: readonly Uint8Array[]): void {
   for (const chunk of chunks) {
     const buffer = chunk.buffer as ArrayBuffer & { transfer?: (length: number) => ArrayBuffer };
-    if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || typeof buffer.transfer !== "function") continue;
+    if (chunk.byteOffset !== 0 || chunk.byteLength !== buffer.byteLength || typeof buffer.transfer !== "function")
+      continue;
     try {
       buffer.transfer(0);
     } catch {

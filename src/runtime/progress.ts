@@ -25,7 +25,11 @@ export interface ProgressReporter {
 
 const MIN_INTERVAL_MS = 250;
 
-export function progressReporter(send: (params: { progress: number; total?: number; message: string }) => Promise<void>, signal: AbortSignal, now = () => performance.now()): ProgressReporter {
+export function progressReporter(
+  send: (params: { progress: number; total?: number; message: string }) => Promise<void>,
+  signal: AbortSignal,
+  now = () => performance.now(),
+): ProgressReporter {
   let open = true;
   let last = -Infinity;
   let sent = -Infinity;
@@ -38,7 +42,11 @@ export function progressReporter(send: (params: { progress: number; total?: numb
         if (t - last < MIN_INTERVAL_MS && !finished) return;
         last = t;
         const percent = total ? ` (${Math.floor((done / total) * 100)}%)` : "";
-        void send({ progress: done, ...(total !== undefined ? { total } : {}), message: `${what}: ${done} of ${total ?? "?"} bytes${percent}` }).catch(() => {});
+        void send({
+          progress: done,
+          ...(total !== undefined ? { total } : {}),
+          message: `${what}: ${done} of ${total ?? "?"} bytes${percent}`,
+        }).catch(() => {});
       };
     },
     report(progress, total, message, final = false) {

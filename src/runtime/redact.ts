@@ -17,7 +17,12 @@ function encodedForms(value: string): string[] {
     url.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
     url.replace(/%20/g, "+"),
     JSON.stringify(value).slice(1, -1),
-    value.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;").replaceAll("'", "&apos;"),
+    value
+      .replaceAll("&", "&amp;")
+      .replaceAll("<", "&lt;")
+      .replaceAll(">", "&gt;")
+      .replaceAll('"', "&quot;")
+      .replaceAll("'", "&apos;"),
   ];
   return [...new Set(forms)];
 }
@@ -52,13 +57,32 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
     if (secretFlags.has(flag)) registerSecrets(value);
     if (flag === "--access-key-id") registerKeyIds(value);
   }
-  registerSecrets(env.STORE_SECRET_ACCESS_KEY, env.STORE_SESSION_TOKEN, env.AWS_SECRET_ACCESS_KEY, env.AWS_SESSION_TOKEN, env.AWS_SECURITY_TOKEN);
+  registerSecrets(
+    env.STORE_SECRET_ACCESS_KEY,
+    env.STORE_SESSION_TOKEN,
+    env.AWS_SECRET_ACCESS_KEY,
+    env.AWS_SESSION_TOKEN,
+    env.AWS_SECURITY_TOKEN,
+  );
   // Remote mode's static bearer tokens (label:token, comma-separated): the whole value and each token.
   const tokens = env.STORE_HTTP_TOKENS;
-  if (tokens) registerSecrets(tokens, ...tokens.split(",").map((e) => e.trim().replace(/^[^:]*:/, "")).filter((t) => t.length >= 8));
+  if (tokens)
+    registerSecrets(
+      tokens,
+      ...tokens
+        .split(",")
+        .map((e) => e.trim().replace(/^[^:]*:/, ""))
+        .filter((t) => t.length >= 8),
+    );
   registerKeyIds(env.STORE_ACCESS_KEY_ID, env.AWS_ACCESS_KEY_ID);
   // The shared state store's password (redis://user:password@host), from the environment or --state-url.
-  const stateUrl = env.STORE_STATE_URL ?? argv.map((a, i) => (a === "--state-url" ? argv[i + 1] : a.startsWith("--state-url=") ? a.slice("--state-url=".length) : undefined)).find((v) => v !== undefined);
+  const stateUrl =
+    env.STORE_STATE_URL ??
+    argv
+      .map((a, i) =>
+        a === "--state-url" ? argv[i + 1] : a.startsWith("--state-url=") ? a.slice("--state-url=".length) : undefined,
+      )
+      .find((v) => v !== undefined);
   registerSecrets(...urlSecrets(stateUrl));
   // Every named store's (STORE_R2_SECRET_ACCESS_KEY…), whether or not STORE_STORES names it.
   for (const [name, value] of Object.entries(env)) {
@@ -68,7 +92,11 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
 }
 
 /** Registers credentials resolved at request time (the AWS default chain: profiles, SSO, roles). */
-export function registerResolvedCredentials(identity: { accessKeyId?: string; secretAccessKey?: string; sessionToken?: string }): void {
+export function registerResolvedCredentials(identity: {
+  accessKeyId?: string;
+  secretAccessKey?: string;
+  sessionToken?: string;
+}): void {
   registerSecrets(identity.secretAccessKey, identity.sessionToken);
   registerKeyIds(identity.accessKeyId);
 }

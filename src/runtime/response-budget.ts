@@ -23,7 +23,8 @@ function jsonBytes(text: string, i: number): number {
     const next = text.charCodeAt(i + 1);
     return next >= 0xdc00 && next <= 0xdfff ? 4 : 6;
   }
-  if (c >= 0xdc00 && c <= 0xdfff) return i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff ? 0 : 6;
+  if (c >= 0xdc00 && c <= 0xdfff)
+    return i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff ? 0 : 6;
   return 3;
 }
 
@@ -55,12 +56,21 @@ export function jsonStringBytes(text: string): number {
  * counted in place rather than serialized: a second copy of a 6 MiB answer
  * is exactly the memory this guards.
  */
-export function fitsResponse(result: { content: unknown[]; structuredContent?: unknown }, maxBytes = MAX_RESPONSE_BYTES): boolean {
-  let total = 4096 + (result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent)));
-  for (const block of result.content as { text?: string; data?: string; resource?: { blob?: string; text?: string } }[]) {
+export function fitsResponse(
+  result: { content: unknown[]; structuredContent?: unknown },
+  maxBytes = MAX_RESPONSE_BYTES,
+): boolean {
+  let total =
+    4096 + (result.structuredContent === undefined ? 0 : Buffer.byteLength(JSON.stringify(result.structuredContent)));
+  for (const block of result.content as {
+    text?: string;
+    data?: string;
+    resource?: { blob?: string; text?: string };
+  }[]) {
     total += 200;
     for (const value of [block.text, block.data, block.resource?.blob, block.resource?.text]) {
-      if (value !== undefined) total += value.length * 6 + 2 <= maxBytes - total ? value.length * 6 + 2 : jsonStringBytes(value);
+      if (value !== undefined)
+        total += value.length * 6 + 2 <= maxBytes - total ? value.length * 6 + 2 : jsonStringBytes(value);
     }
     if (total > maxBytes) return false;
   }

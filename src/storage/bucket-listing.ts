@@ -7,19 +7,26 @@
  * store. A store that says more follows without a token, or gives back the
  * token it was sent, ends the listing with ListingNotAdvancing.
  */
-import { iso } from "./transfer/bodies.ts";
+
 import { stalledListing } from "./errors.ts";
 import type { Operation } from "./requests/operation.ts";
+import { iso } from "./transfer/bodies.ts";
 import type { BucketPage, BucketsRequest } from "./types.ts";
 
 const OUR_TOKEN = "lb1.";
 
 export function listBucketPage(operation: Operation, req: BucketsRequest, signal?: AbortSignal): Promise<BucketPage> {
   return operation({}, signal, async ({ client, sdk }, send) => {
-    const after = req.continuationToken?.startsWith(OUR_TOKEN) ? req.continuationToken.slice(OUR_TOKEN.length) : undefined;
+    const after = req.continuationToken?.startsWith(OUR_TOKEN)
+      ? req.continuationToken.slice(OUR_TOKEN.length)
+      : undefined;
     const storeToken = after === undefined ? req.continuationToken : undefined;
     const out = await client.send(
-      new sdk.ListBucketsCommand({ ...(req.prefix ? { Prefix: req.prefix } : {}), ...(req.maxBuckets ? { MaxBuckets: req.maxBuckets } : {}), ...(storeToken ? { ContinuationToken: storeToken } : {}) }),
+      new sdk.ListBucketsCommand({
+        ...(req.prefix ? { Prefix: req.prefix } : {}),
+        ...(req.maxBuckets ? { MaxBuckets: req.maxBuckets } : {}),
+        ...(storeToken ? { ContinuationToken: storeToken } : {}),
+      }),
       send,
     );
     const names = (out.Buckets ?? [])

@@ -8,12 +8,12 @@
  * the store, so no single request may hang however slowly the store answers.
  */
 import type { CompletedPart } from "@aws-sdk/client-s3";
-import type { S3Handle } from "./requests/client.ts";
 import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
+import type { S3Handle } from "./requests/client.ts";
 import type { SendOptions } from "./requests/operation.ts";
-import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 import { quickCopy, quickCopyFits } from "./requests/quick-requests.ts";
 import { partSizeFor } from "./transfer/upload.ts";
+import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 
 const MiB = 1024 * 1024;
 /** Parts copied at once: each is work on the store, not here. */
@@ -48,24 +48,55 @@ function destinationHeaders(req: CopyRequest, source: ObjectHead) {
 }
 
 /** Runs one store request under its own deadline (and the caller's signal, unless `uncancellable`: clean-up must go out). */
-export type CopyRequestRunner = <T>(fn: (s3: S3Handle, send: SendOptions) => Promise<T>, uncancellable?: boolean) => Promise<T>;
+export type CopyRequestRunner = <T>(
+  fn: (s3: S3Handle, send: SendOptions) => Promise<T>,
+  uncancellable?: boolean,
+) => Promise<T>;
 
 export async function copyObject(req: CopyRequest, threshold: number, request: CopyRequestRunner): Promise<CopyResult> {
   if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
   // A listing already told size and ETag: a one-request copy needs no HEAD (the store copies the headers itself).
-  const listed = req.listed && req.listed.size <= threshold && req.metadataDirective === "COPY" ? req.listed : undefined;
+  const listed =
+    req.listed && req.listed.size <= threshold && req.metadataDirective === "COPY" ? req.listed : undefined;
   const source = listed
     ? { ...headOf({ $metadata: {} }), size: listed.size, etag: listed.etag }
-    : headOf(await request(({ client, sdk }, send) => client.send(new sdk.HeadObjectCommand({ Bucket: req.source.bucket, Key: req.source.key, ...(req.source.versionId ? { VersionId: req.source.versionId } : {}) }), send)));
+    : headOf(
+        await request(({ client, sdk }, send) =>
+          client.send(
+            new sdk.HeadObjectCommand({
+              Bucket: req.source.bucket,
+              Key: req.source.key,
+              ...(req.source.versionId ? { VersionId: req.source.versionId } : {}),
+            }),
+            send,
+          ),
+        ),
+      );
   const size = source.size ?? 0;
   const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
   // Pin the version too where the store has one, so every part reads the same object.
-  const from = copySource({ ...req.source, ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}) });
+  const from = copySource({
+    ...req.source,
+    ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}),
+  });
   req.onProgress?.(0, size);
   if (size <= threshold) {
     // A small listed object copied with its headers: one quick request (quick-requests.ts), else the SDK's.
-    const quick = quickCopyFits(req.source, req.key, listed, req.metadataDirective === "COPY" && !req.storageClass, !!req.ifAbsent)
-      ? await request((s3, send) => quickCopy(s3, { copySource: from, etag: listed.etag, bucket: req.bucket, key: req.key }, send.abortSignal, send.requestTimeout))
+    const quick = quickCopyFits(
+      req.source,
+      req.key,
+      listed,
+      req.metadataDirective === "COPY" && !req.storageClass,
+      !!req.ifAbsent,
+    )
+      ? await request((s3, send) =>
+          quickCopy(
+            s3,
+            { copySource: from, etag: listed.etag, bucket: req.bucket, key: req.key },
+            send.abortSignal,
+            send.requestTimeout,
+          ),
+        )
       : undefined;
     const out =
       quick ??
@@ -77,20 +108,32 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
             CopySource: from,
             ...pin,
             MetadataDirective: req.metadataDirective,
-            ...(req.metadataDirective === "REPLACE" ? writeParams(req) : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
+            ...(req.metadataDirective === "REPLACE"
+              ? writeParams(req)
+              : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
           }),
           send,
         ),
       ));
     req.onProgress?.(size, size);
-    return { etag: out.CopyObjectResult?.ETag ?? null, version_id: out.VersionId ?? null, size, multipart: false, source_version_id: out.CopySourceVersionId ?? source.version_id };
+    return {
+      etag: out.CopyObjectResult?.ETag ?? null,
+      version_id: out.VersionId ?? null,
+      size,
+      multipart: false,
+      source_version_id: out.CopySourceVersionId ?? source.version_id,
+    };
   }
 
   const headers = destinationHeaders(req, source);
   const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
   // Not cancellable either: a create the store has received may still start an upload after the client hangs up
   // (transfer/upload.ts). Waited for, its upload is aborted below like any other.
-  const created = await request(({ client, sdk }, send) => client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send), true);
+  const created = await request(
+    ({ client, sdk }, send) =>
+      client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send),
+    true,
+  );
   const uploadId = created.UploadId!;
   try {
     const partSize = copyPartSize(size, threshold);
@@ -104,7 +147,18 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
         const start = index * partSize;
         const end = Math.min(size, start + partSize) - 1;
         const out = await request(({ client, sdk }, send) =>
-          client.send(new sdk.UploadPartCopyCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, PartNumber: index + 1, CopySource: from, CopySourceRange: `bytes=${start}-${end}`, ...pin }), send),
+          client.send(
+            new sdk.UploadPartCopyCommand({
+              Bucket: req.bucket,
+              Key: req.key,
+              UploadId: uploadId,
+              PartNumber: index + 1,
+              CopySource: from,
+              CopySourceRange: `bytes=${start}-${end}`,
+              ...pin,
+            }),
+            send,
+          ),
         );
         parts[index] = { PartNumber: index + 1, ETag: out.CopyPartResult?.ETag };
         copied += end - start + 1;
@@ -113,12 +167,34 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
     };
     await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
     const done = await request(({ client, sdk }, send) =>
-      client.send(new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, MultipartUpload: { Parts: parts }, ...(IfNoneMatch ? { IfNoneMatch } : {}) }), send),
+      client.send(
+        new sdk.CompleteMultipartUploadCommand({
+          Bucket: req.bucket,
+          Key: req.key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: parts },
+          ...(IfNoneMatch ? { IfNoneMatch } : {}),
+        }),
+        send,
+      ),
     );
-    return { etag: done.ETag || null, version_id: done.VersionId ?? null, size, multipart: true, source_version_id: source.version_id };
+    return {
+      etag: done.ETag || null,
+      version_id: done.VersionId ?? null,
+      size,
+      multipart: true,
+      source_version_id: source.version_id,
+    };
   } catch (err) {
     // Not cancellable: the clean-up must go out even when the call was cancelled (it still has a deadline).
-    await request(({ client, sdk }, send) => client.send(new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId }), send), true).catch(() => {});
+    await request(
+      ({ client, sdk }, send) =>
+        client.send(
+          new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId }),
+          send,
+        ),
+      true,
+    ).catch(() => {});
     throw err;
   }
 }

@@ -19,14 +19,30 @@ interface SdkLikeError {
   $retryable?: unknown;
 }
 
-const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH", "ConnectionRefused", "ConnectionClosed"]);
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ConnectionRefused",
+  "ConnectionClosed",
+]);
 
 /** Turns whatever the AWS SDK threw into one ActionableError. Never copies headers or URLs. */
 export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError {
   if (err instanceof ActionableError) return err;
   const resource = ctx.bucket === undefined ? "s3" : s3Uri(ctx.bucket, ctx.key);
   if (isAbortError(err)) {
-    return new ActionableError({ resource, code: "Cancelled", message: "The request was cancelled.", hint: "nothing to do; call again if it is still wanted." });
+    return new ActionableError({
+      resource,
+      code: "Cancelled",
+      message: "The request was cancelled.",
+      hint: "nothing to do; call again if it is still wanted.",
+    });
   }
   const e = (typeof err === "object" && err !== null ? err : { message: String(err) }) as SdkLikeError;
   const status = e.$metadata?.httpStatusCode;
@@ -50,14 +66,20 @@ export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError
     });
   }
   // Some servers answer HEAD errors with a bare status; name them by it.
-  const code = rawCode === "UnknownError" || rawCode === "Unknown" ? codeFromStatus(status) : normalizeCode(rawCode, status);
+  const code =
+    rawCode === "UnknownError" || rawCode === "Unknown" ? codeFromStatus(status) : normalizeCode(rawCode, status);
   const known = describeCode(code, ctx);
   return new ActionableError({
     resource,
     code,
     status,
     message: known?.message ?? `The store refused the request${plainMessage(e.message)}.`,
-    hint: ctx.hints?.[code] ?? known?.hint ?? (status !== undefined && status >= 500 ? "retry later." : "check the parameters against the tool description and try again."),
+    hint:
+      ctx.hints?.[code] ??
+      known?.hint ??
+      (status !== undefined && status >= 500
+        ? "retry later."
+        : "check the parameters against the tool description and try again."),
     retryable: status !== undefined && (status >= 500 || status === 429),
   });
 }
@@ -76,15 +98,24 @@ function normalizeCode(code: string, status: number | undefined): string {
 
 function codeFromStatus(status: number | undefined): string {
   switch (status) {
-    case 400: return "BadRequest";
-    case 403: return "AccessDenied";
-    case 404: return "NotFound";
-    case 409: return "Conflict";
-    case 411: return "MissingContentLength";
-    case 416: return "InvalidRange";
-    case 429: return "SlowDown";
-    case 503: return "ServiceUnavailable";
-    default: return status !== undefined && status >= 500 ? "InternalError" : "UnknownError";
+    case 400:
+      return "BadRequest";
+    case 403:
+      return "AccessDenied";
+    case 404:
+      return "NotFound";
+    case 409:
+      return "Conflict";
+    case 411:
+      return "MissingContentLength";
+    case 416:
+      return "InvalidRange";
+    case 429:
+      return "SlowDown";
+    case 503:
+      return "ServiceUnavailable";
+    default:
+      return status !== undefined && status >= 500 ? "InternalError" : "UnknownError";
   }
 }
 
@@ -93,51 +124,113 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
   const parent = ctx.key?.includes("/") ? ctx.key.slice(0, ctx.key.lastIndexOf("/") + 1) : "";
   switch (code) {
     case "NoSuchBucket":
-      return { message: "The bucket does not exist.", hint: "call list_buckets to see the buckets these credentials can reach." };
+      return {
+        message: "The bucket does not exist.",
+        hint: "call list_buckets to see the buckets these credentials can reach.",
+      };
     case "NoSuchKey":
     case "NotFound":
       if (ctx.versionId !== undefined) {
-        return { message: `No object or version ${ctx.versionId} exists at this key.`, hint: "check the version_id, or call again without version_id to read the latest version." };
+        return {
+          message: `No object or version ${ctx.versionId} exists at this key.`,
+          hint: "check the version_id, or call again without version_id to read the latest version.",
+        };
       }
-      if (ctx.key === undefined) return { message: "The bucket does not exist.", hint: "call list_buckets to see the buckets these credentials can reach." };
-      return { message: "The object does not exist.", hint: `call list_objects with bucket_name "${bucket}" and prefix "${parent}" to see which keys exist.` };
+      if (ctx.key === undefined)
+        return {
+          message: "The bucket does not exist.",
+          hint: "call list_buckets to see the buckets these credentials can reach.",
+        };
+      return {
+        message: "The object does not exist.",
+        hint: `call list_objects with bucket_name "${bucket}" and prefix "${parent}" to see which keys exist.`,
+      };
     case "NoSuchVersion":
-      return { message: `Version ${ctx.versionId ?? "?"} does not exist.`, hint: "check the version_id, or call again without version_id to read the latest version." };
+      return {
+        message: `Version ${ctx.versionId ?? "?"} does not exist.`,
+        hint: "check the version_id, or call again without version_id to read the latest version.",
+      };
     case "AccessDenied":
     case "AllAccessDisabled":
-      return { message: "These credentials are not allowed to do this.", hint: "use a bucket and key these credentials may access, or ask the user to grant the permission." };
+      return {
+        message: "These credentials are not allowed to do this.",
+        hint: "use a bucket and key these credentials may access, or ask the user to grant the permission.",
+      };
     case "InvalidAccessKeyId":
-      return { message: "The store does not know the configured access key id.", hint: "the user must fix STORE_ACCESS_KEY_ID (or the endpoint it belongs to) and restart the server; retrying will not help." };
+      return {
+        message: "The store does not know the configured access key id.",
+        hint: "the user must fix STORE_ACCESS_KEY_ID (or the endpoint it belongs to) and restart the server; retrying will not help.",
+      };
     case "SignatureDoesNotMatch":
-      return { message: "The request signature was rejected: the secret access key (or the region) does not match the access key id.", hint: "the user must fix STORE_SECRET_ACCESS_KEY or STORE_REGION and restart the server; retrying will not help." };
+      return {
+        message:
+          "The request signature was rejected: the secret access key (or the region) does not match the access key id.",
+        hint: "the user must fix STORE_SECRET_ACCESS_KEY or STORE_REGION and restart the server; retrying will not help.",
+      };
     case "ExpiredToken":
     case "TokenRefreshRequired":
     case "InvalidToken":
-      return { message: "The session token is expired or invalid.", hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server." };
+      return {
+        message: "The session token is expired or invalid.",
+        hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server.",
+      };
     case "BucketNotEmpty":
-      return { message: "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.", hint: `call list_objects on "${bucket}" to see what it holds; the objects must be deleted first (delete_objects, offered with --allow-delete; in a versioned bucket also every version).` };
+      return {
+        message:
+          "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.",
+        hint: `call list_objects on "${bucket}" to see what it holds; the objects must be deleted first (delete_objects, offered with --allow-delete; in a versioned bucket also every version).`,
+      };
     case "BucketAlreadyOwnedByYou":
-      return { message: "The bucket already exists and belongs to these credentials.", hint: "use the existing bucket; there is nothing to create." };
+      return {
+        message: "The bucket already exists and belongs to these credentials.",
+        hint: "use the existing bucket; there is nothing to create.",
+      };
     case "BucketAlreadyExists":
-      return { message: "The bucket name is taken by another account (bucket names are global on many stores).", hint: "choose a different, more specific bucket name." };
+      return {
+        message: "The bucket name is taken by another account (bucket names are global on many stores).",
+        hint: "choose a different, more specific bucket name.",
+      };
     case "InvalidBucketName":
-      return { message: "The store rejected the bucket name.", hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit." };
+      return {
+        message: "The store rejected the bucket name.",
+        hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.",
+      };
     case "InvalidStorageClass":
-      return { message: "The store does not offer this storage class.", hint: "call again without storage_class, or with STANDARD." };
+      return {
+        message: "The store does not offer this storage class.",
+        hint: "call again without storage_class, or with STANDARD.",
+      };
     case "BadDigest":
-      return { message: "The bytes the store received do not have the MD5 they were sent with (Content-MD5): it stored nothing.", hint: "retry; if it repeats, the data is being corrupted on the way." };
+      return {
+        message:
+          "The bytes the store received do not have the MD5 they were sent with (Content-MD5): it stored nothing.",
+        hint: "retry; if it repeats, the data is being corrupted on the way.",
+      };
     case "EntityTooLarge":
-      return { message: "The object is larger than the store accepts.", hint: "the file cannot be stored as one object here." };
+      return {
+        message: "The object is larger than the store accepts.",
+        hint: "the file cannot be stored as one object here.",
+      };
     case "SlowDown":
     case "ServiceUnavailable":
     case "InternalError":
       return { message: "The store is overloaded or failing.", hint: "retry later." };
     case "PreconditionFailed":
-      return { message: "A condition of the request did not hold.", hint: "check the object's current state (head_object) and call again." };
+      return {
+        message: "A condition of the request did not hold.",
+        hint: "check the object's current state (head_object) and call again.",
+      };
     case "NotImplemented":
-      return { message: "The store does not implement a feature this request uses (for example conditional writes, if_absent).", hint: "call again without that option (e.g. without if_absent, if replacing is acceptable)." };
+      return {
+        message:
+          "The store does not implement a feature this request uses (for example conditional writes, if_absent).",
+        hint: "call again without that option (e.g. without if_absent, if replacing is acceptable).",
+      };
     case "MissingContentLength":
-      return { message: "The store demanded a content length for a streamed upload.", hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server." };
+      return {
+        message: "The store demanded a content length for a streamed upload.",
+        hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server.",
+      };
     default:
       return undefined;
   }
@@ -148,7 +241,8 @@ export function stalledListing(resource: string): ActionableError {
   return new ActionableError({
     resource,
     code: "ListingNotAdvancing",
-    message: "The store said more entries follow but gave no continuation token (or the same one again), so the listing cannot go on without repeating itself.",
+    message:
+      "The store said more entries follow but gave no continuation token (or the same one again), so the listing cannot go on without repeating itself.",
     hint: "list a narrower prefix, or check the store: it does not page this listing correctly.",
   });
 }

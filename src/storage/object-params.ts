@@ -1,11 +1,17 @@
 /** What put, copy and head share: mapping answers and write headers, and the if_absent check (one HEAD). */
 import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
-import { iso } from "./transfer/bodies.ts";
 import type { S3Handle } from "./requests/client.ts";
 import type { SendOptions } from "./requests/operation.ts";
+import { iso } from "./transfer/bodies.ts";
 import type { ObjectHead, WriteOptions } from "./types.ts";
 
-const CHECKSUM_FIELDS = [["crc32", "ChecksumCRC32"], ["crc32c", "ChecksumCRC32C"], ["crc64nvme", "ChecksumCRC64NVME"], ["sha1", "ChecksumSHA1"], ["sha256", "ChecksumSHA256"]] as const;
+const CHECKSUM_FIELDS = [
+  ["crc32", "ChecksumCRC32"],
+  ["crc32c", "ChecksumCRC32C"],
+  ["crc64nvme", "ChecksumCRC64NVME"],
+  ["sha1", "ChecksumSHA1"],
+  ["sha256", "ChecksumSHA256"],
+] as const;
 
 export function headOf(out: HeadObjectCommandOutput): ObjectHead {
   const checksums: Record<string, string> = {};
@@ -40,14 +46,20 @@ export function writeParams(opts: WriteOptions) {
   };
 }
 
-export const IF_ABSENT_HINT = "an object already exists at this key and if_absent was set; nothing was written. Choose another key, or call again without if_absent to replace it.";
+export const IF_ABSENT_HINT =
+  "an object already exists at this key and if_absent was set; nothing was written. Choose another key, or call again without if_absent to replace it.";
 
 /**
  * if_absent sends If-None-Match: * (S3 then refuses atomically), and asks
  * first: some stores ignore the header on some operations (Ceph RGW 16 on
  * CopyObject), and must not replace an object because of it.
  */
-export async function refuseIfPresent({ client, sdk }: S3Handle, bucket: string, key: string, send?: SendOptions): Promise<void> {
+export async function refuseIfPresent(
+  { client, sdk }: S3Handle,
+  bucket: string,
+  key: string,
+  send?: SendOptions,
+): Promise<void> {
   const present = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), send).then(
     () => true,
     (err: { $metadata?: { httpStatusCode?: number } }) => {
@@ -55,6 +67,9 @@ export async function refuseIfPresent({ client, sdk }: S3Handle, bucket: string,
       throw err;
     },
   );
-  if (present) throw Object.assign(new Error("PreconditionFailed"), { name: "PreconditionFailed", $metadata: { httpStatusCode: 412 } });
+  if (present)
+    throw Object.assign(new Error("PreconditionFailed"), {
+      name: "PreconditionFailed",
+      $metadata: { httpStatusCode: 412 },
+    });
 }
-

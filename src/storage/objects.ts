@@ -1,16 +1,16 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
 import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
-import { iso } from "./transfer/bodies.ts";
+import { s3Uri } from "../runtime/errors.ts";
+import { copyObject } from "./copy.ts";
+import { stalledListing, toStorageError } from "./errors.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./requests/client.ts";
-import { copyObject } from "./copy.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
-import { stalledListing, toStorageError } from "./errors.ts";
-import { s3Uri } from "../runtime/errors.ts";
-import { errorContext, objectParams, type Operation, type SendOptions } from "./requests/operation.ts";
-import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
+import { errorContext, type Operation, objectParams, type SendOptions } from "./requests/operation.ts";
+import { iso } from "./transfer/bodies.ts";
 import { checkEtag } from "./transfer/upload-bytes.ts";
+import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;
@@ -20,44 +20,87 @@ const DELETE_BATCH = 1000;
  * S3 says so in x-amz-delete-marker (404 for the latest, 405 by version id);
  * Ceph RGW says nothing, so on a 404 the key's versions are asked.
  */
-async function deleteMarkerBehind(err: unknown, addr: ObjectAddress, client: S3Handle["client"], sdk: S3Handle["sdk"], send: SendOptions): Promise<string | undefined> {
+async function deleteMarkerBehind(
+  err: unknown,
+  addr: ObjectAddress,
+  client: S3Handle["client"],
+  sdk: S3Handle["sdk"],
+  send: SendOptions,
+): Promise<string | undefined> {
   const e = err as { $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
   const headers = e.$response?.headers ?? {};
   if (headers["x-amz-delete-marker"] === "true") return headers["x-amz-version-id"] ?? addr.versionId ?? "null";
   if (e.$metadata?.httpStatusCode !== 404) return undefined;
-  const listed = await client.send(new sdk.ListObjectVersionsCommand({ Bucket: addr.bucket, Prefix: addr.key, MaxKeys: 1000 }), send);
-  const marker = (listed.DeleteMarkers ?? []).find((m) => m.Key === addr.key && (addr.versionId ? m.VersionId === addr.versionId : m.IsLatest));
+  const listed = await client.send(
+    new sdk.ListObjectVersionsCommand({ Bucket: addr.bucket, Prefix: addr.key, MaxKeys: 1000 }),
+    send,
+  );
+  const marker = (listed.DeleteMarkers ?? []).find(
+    (m) => m.Key === addr.key && (addr.versionId ? m.VersionId === addr.versionId : m.IsLatest),
+  );
   return marker ? (marker.VersionId ?? "null") : undefined;
 }
 
-export function createObjectStore(config: Config, getClient: () => Promise<S3Handle>, operation: Operation): ObjectStore {
+export function createObjectStore(
+  config: Config,
+  getClient: () => Promise<S3Handle>,
+  operation: Operation,
+): ObjectStore {
   return {
     headObject: (addr, signal) =>
       operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
         try {
-          return headOf(await client.send(new sdk.HeadObjectCommand({ ...objectParams(addr), ChecksumMode: "ENABLED" }), send));
+          return headOf(
+            await client.send(new sdk.HeadObjectCommand({ ...objectParams(addr), ChecksumMode: "ENABLED" }), send),
+          );
         } catch (err) {
           const marker = await deleteMarkerBehind(err, addr, client, sdk, send).catch(() => undefined);
           if (marker === undefined) throw err;
-          return { ...headOf({ $metadata: {} }), size: null, storage_class: null, version_id: marker, delete_marker: true };
+          return {
+            ...headOf({ $metadata: {} }),
+            size: null,
+            storage_class: null,
+            version_id: marker,
+            delete_marker: true,
+          };
         }
       }),
 
     putObject: (req, signal) =>
-      operation({ bucket: req.bucket, key: req.key, hints: { PreconditionFailed: IF_ABSENT_HINT } }, signal, async (s3, send) => {
-        if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, send);
-        const md5 = createHash("md5").update(req.body).digest();
-        const out = await fetchClientFor(s3, req.key).send(
-          new s3.sdk.PutObjectCommand({ Bucket: req.bucket, Key: req.key, Body: req.body, ContentLength: req.body.length, ContentMD5: md5.toString("base64"), ...writeParams(req) }),
-          send,
-        );
-        checkEtag(out, md5, req, "object");
-        return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
-      }),
+      operation(
+        { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: IF_ABSENT_HINT } },
+        signal,
+        async (s3, send) => {
+          if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, send);
+          const md5 = createHash("md5").update(req.body).digest();
+          const out = await fetchClientFor(s3, req.key).send(
+            new s3.sdk.PutObjectCommand({
+              Bucket: req.bucket,
+              Key: req.key,
+              Body: req.body,
+              ContentLength: req.body.length,
+              ContentMD5: md5.toString("base64"),
+              ...writeParams(req),
+            }),
+            send,
+          );
+          checkEtag(out, md5, req, "object");
+          return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
+        },
+      ),
 
     copyObject: (req, signal) => {
-      const ctx = { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written." } };
-      return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) => operation(ctx, uncancellable ? undefined : signal, fn));
+      const ctx = {
+        bucket: req.bucket,
+        key: req.key,
+        hints: {
+          PreconditionFailed:
+            "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written.",
+        },
+      };
+      return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) =>
+        operation(ctx, uncancellable ? undefined : signal, fn),
+      );
     },
 
     deleteObject: (addr, signal) =>
@@ -67,14 +110,25 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
       }),
 
     deleteObjects: async (bucket, keys, signal) => {
-      const result = { deleted: [] as { key: string; delete_marker: boolean }[], failed: [] as { key: string; code: string; message: string }[] };
+      const result = {
+        deleted: [] as { key: string; delete_marker: boolean }[],
+        failed: [] as { key: string; code: string; message: string }[],
+      };
       for (let i = 0; i < keys.length; i += DELETE_BATCH) {
         const batch = keys.slice(i, i + DELETE_BATCH);
         const out = await operation({ bucket }, signal, ({ client, sdk }, send) =>
-          client.send(new sdk.DeleteObjectsCommand({ Bucket: bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: false } }), send),
+          client.send(
+            new sdk.DeleteObjectsCommand({
+              Bucket: bucket,
+              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: false },
+            }),
+            send,
+          ),
         );
-        for (const d of out.Deleted ?? []) result.deleted.push({ key: d.Key ?? "", delete_marker: d.DeleteMarker ?? false });
-        for (const e of out.Errors ?? []) result.failed.push({ key: e.Key ?? "", code: e.Code ?? "UnknownError", message: e.Message ?? "" });
+        for (const d of out.Deleted ?? [])
+          result.deleted.push({ key: d.Key ?? "", delete_marker: d.DeleteMarker ?? false });
+        for (const e of out.Errors ?? [])
+          result.failed.push({ key: e.Key ?? "", code: e.Code ?? "UnknownError", message: e.Message ?? "" });
       }
       return result;
     },
@@ -84,11 +138,21 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
       let token: string | undefined;
       do {
         const page = await operation({ bucket }, signal, (s3, send) =>
-          sendListObjectsV2(s3, { Bucket: bucket, Prefix: prefix || undefined, MaxKeys: Math.min(1000, limit + 1 - keys.length), ContinuationToken: token }, send),
+          sendListObjectsV2(
+            s3,
+            {
+              Bucket: bucket,
+              Prefix: prefix || undefined,
+              MaxKeys: Math.min(1000, limit + 1 - keys.length),
+              ContinuationToken: token,
+            },
+            send,
+          ),
         );
         for (const o of page.contents) keys.push(o.key);
         // "More" with no token, or the same one again, would end the listing early (reported as complete) or loop.
-        if (page.isTruncated && (!page.nextContinuationToken || page.nextContinuationToken === token)) throw stalledListing(s3Uri(bucket, prefix));
+        if (page.isTruncated && (!page.nextContinuationToken || page.nextContinuationToken === token))
+          throw stalledListing(s3Uri(bucket, prefix));
         token = page.isTruncated ? page.nextContinuationToken! : undefined;
       } while (token && keys.length <= limit);
       return { keys: keys.slice(0, limit), more: keys.length > limit || token !== undefined };
@@ -97,10 +161,21 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
     listObjectVersions: (req, signal) =>
       operation({ bucket: req.bucket }, signal, async ({ client, sdk }, send) => {
         const out = await client.send(
-          new sdk.ListObjectVersionsCommand({ Bucket: req.bucket, MaxKeys: req.maxKeys, Prefix: req.prefix || undefined, KeyMarker: req.keyMarker, VersionIdMarker: req.versionIdMarker }),
+          new sdk.ListObjectVersionsCommand({
+            Bucket: req.bucket,
+            MaxKeys: req.maxKeys,
+            Prefix: req.prefix || undefined,
+            KeyMarker: req.keyMarker,
+            VersionIdMarker: req.versionIdMarker,
+          }),
           send,
         );
-        const entry = (v: { Key?: string; VersionId?: string; IsLatest?: boolean; LastModified?: Date }, marker: boolean, size: number | null, etag: string | null): VersionInfo => ({
+        const entry = (
+          v: { Key?: string; VersionId?: string; IsLatest?: boolean; LastModified?: Date },
+          marker: boolean,
+          size: number | null,
+          etag: string | null,
+        ): VersionInfo => ({
           key: v.Key ?? "",
           version_id: v.VersionId ?? null,
           is_latest: v.IsLatest ?? false,
@@ -113,7 +188,9 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
         const all = [
           ...(out.Versions ?? []).map((v) => entry(v, false, v.Size ?? null, v.ETag ?? null)),
           ...(out.DeleteMarkers ?? []).map((m) => entry(m, true, null, null)),
-        ].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : (b.last_modified ?? "").localeCompare(a.last_modified ?? "")));
+        ].sort((a, b) =>
+          a.key < b.key ? -1 : a.key > b.key ? 1 : (b.last_modified ?? "").localeCompare(a.last_modified ?? ""),
+        );
         const versions = all.slice(0, req.maxKeys);
         const cut = versions.length < all.length;
         const truncated = (out.IsTruncated ?? false) || cut;
@@ -123,19 +200,34 @@ export function createObjectStore(config: Config, getClient: () => Promise<S3Han
           versions,
           is_truncated: truncated,
           next_key_marker: !truncated ? null : cut ? (last?.key ?? null) : (out.NextKeyMarker ?? null),
-          next_version_id_marker: !truncated ? null : cut ? (last?.version_id ?? null) : (out.NextVersionIdMarker ?? null),
+          next_version_id_marker: !truncated
+            ? null
+            : cut
+              ? (last?.version_id ?? null)
+              : (out.NextVersionIdMarker ?? null),
         };
       }),
 
     presign: async (req) => {
-      const [{ presignClient, sdk }, { getSignedUrl }] = await Promise.all([getClient(), import("@aws-sdk/s3-request-presigner")]);
+      const [{ presignClient, sdk }, { getSignedUrl }] = await Promise.all([
+        getClient(),
+        import("@aws-sdk/s3-request-presigner"),
+      ]);
       const command =
         req.method === "PUT"
-          ? new sdk.PutObjectCommand({ Bucket: req.bucket, Key: req.key, ...(req.contentType ? { ContentType: req.contentType } : {}) })
-          : new sdk.GetObjectCommand({ ...objectParams(req), ...(req.responseContentDisposition ? { ResponseContentDisposition: req.responseContentDisposition } : {}) });
+          ? new sdk.PutObjectCommand({
+              Bucket: req.bucket,
+              Key: req.key,
+              ...(req.contentType ? { ContentType: req.contentType } : {}),
+            })
+          : new sdk.GetObjectCommand({
+              ...objectParams(req),
+              ...(req.responseContentDisposition ? { ResponseContentDisposition: req.responseContentDisposition } : {}),
+            });
       try {
         const url = await getSignedUrl(presignClient, command, { expiresIn: req.expiresIn });
-        const headers: Record<string, string> = req.method === "PUT" && req.contentType ? { "Content-Type": req.contentType } : {};
+        const headers: Record<string, string> =
+          req.method === "PUT" && req.contentType ? { "Content-Type": req.contentType } : {};
         return { url, headers };
       } catch (err) {
         throw toStorageError(err, errorContext(req));

@@ -24,7 +24,10 @@ export class CreateAttempts {
   ended(outcome: unknown, failed = false): void {
     this.endedAt = Date.now();
     this.failed ||= failed;
-    this.attempts = Math.max(this.attempts, (outcome as { $metadata?: { attempts?: number } } | undefined)?.$metadata?.attempts ?? 1);
+    this.attempts = Math.max(
+      this.attempts,
+      (outcome as { $metadata?: { attempts?: number } } | undefined)?.$metadata?.attempts ?? 1,
+    );
   }
 
   /**
@@ -32,7 +35,12 @@ export class CreateAttempts {
    * creation was being retried, except `keep` (ours, already completed or
    * aborted). Best effort: a failure here does not change the call's result.
    */
-  async abortOrphans({ client, sdk }: S3Handle, bucket: string, key: string, keep: string | undefined): Promise<number> {
+  async abortOrphans(
+    { client, sdk }: S3Handle,
+    bucket: string,
+    key: string,
+    keep: string | undefined,
+  ): Promise<number> {
     if (this.attempts <= 1 && !this.failed) return 0;
     const from = this.startedAt - CLOCK_MARGIN_MS;
     const to = this.endedAt + CLOCK_MARGIN_MS;
@@ -41,7 +49,15 @@ export class CreateAttempts {
       const listed = await client.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket, Prefix: key }));
       for (const upload of listed.Uploads ?? []) {
         const started = upload.Initiated?.getTime();
-        if (upload.Key !== key || !upload.UploadId || upload.UploadId === keep || started === undefined || started < from || started > to) continue;
+        if (
+          upload.Key !== key ||
+          !upload.UploadId ||
+          upload.UploadId === keep ||
+          started === undefined ||
+          started < from ||
+          started > to
+        )
+          continue;
         await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: upload.UploadId }));
         aborted++;
       }

@@ -1,24 +1,24 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
-import { isWhole, iso, metaOf, readAtMost } from "./transfer/bodies.ts";
 import type { Config } from "../config/config.ts";
-import { lazyS3Client } from "./requests/client.ts";
-import { createObjectStore } from "./objects.ts";
-import { createSettingsStore } from "./bucket-settings.ts";
-import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
-import { sendListObjectsV2 } from "./requests/fast-list.ts";
-import { listBucketPage } from "./bucket-listing.ts";
-import { copyAcrossStores } from "./transfer/cross-copy.ts";
-import { stalledListing, toStorageError } from "./errors.ts";
 import { s3Uri } from "../runtime/errors.ts";
-import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
+import { keptTransfersIn } from "../runtime/kept-transfers.ts";
+import { listBucketPage } from "./bucket-listing.ts";
+import { createSettingsStore } from "./bucket-settings.ts";
+import { stalledListing, toStorageError } from "./errors.ts";
+import { createObjectStore } from "./objects.ts";
+import { lazyS3Client } from "./requests/client.ts";
+import { sendListObjectsV2 } from "./requests/fast-list.ts";
+import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
-import { openDownload } from "./transfer/ranged.ts";
-import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
+import { iso, isWhole, metaOf, readAtMost } from "./transfer/bodies.ts";
+import { copyAcrossStores } from "./transfer/cross-copy.ts";
+import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
+import { openDownload } from "./transfer/ranged.ts";
 import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
 import { partSizeFor, uploadObject } from "./transfer/upload.ts";
-import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
+import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
 
 /** The Storage implementation over the AWS SDK; the only place commands are sent. */
 export function createS3Storage(config: Config): Storage {
@@ -57,7 +57,10 @@ export function createS3Storage(config: Config): Storage {
         if (existing) throw toStorageError({ name: existing, $metadata: { httpStatusCode: 409 } }, { bucket });
         // us-east-1 is the one region that must not be named as a location constraint.
         const location = config.region === "us-east-1" ? undefined : { LocationConstraint: config.region as never };
-        const out = await client.send(new sdk.CreateBucketCommand({ Bucket: bucket, ...(location ? { CreateBucketConfiguration: location } : {}) }), send);
+        const out = await client.send(
+          new sdk.CreateBucketCommand({ Bucket: bucket, ...(location ? { CreateBucketConfiguration: location } : {}) }),
+          send,
+        );
         return { location: out.Location ?? null };
       }),
 
@@ -86,7 +89,13 @@ export function createS3Storage(config: Config): Storage {
         const cut = keptObjects.length < out.contents.length || keptPrefixes.length < out.commonPrefixes.length;
         const truncated = out.isTruncated || cut;
         return {
-          objects: keptObjects.map((o) => ({ key: o.key, size: o.size, last_modified: o.lastModified, etag: o.etag, storage_class: o.storageClass })),
+          objects: keptObjects.map((o) => ({
+            key: o.key,
+            size: o.size,
+            last_modified: o.lastModified,
+            etag: o.etag,
+            storage_class: o.storageClass,
+          })),
           common_prefixes: keptPrefixes,
           is_truncated: truncated,
           next_continuation_token: truncated ? out.nextContinuationToken : null,
@@ -96,18 +105,27 @@ export function createS3Storage(config: Config): Storage {
 
     readObjectHead: (addr, maxBytes, signal, offset = 0) =>
       operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
-        const get = (range?: string) => client.send(new sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
+        const get = (range?: string) =>
+          client.send(new sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
         let out: GetObjectCommandOutput;
         try {
           out = await get(`bytes=${offset}-${offset + maxBytes - 1}`);
         } catch (err) {
           // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
-          if (offset > 0 || ((err as { name?: string }).name !== "InvalidRange" && (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416)) throw err;
+          if (
+            offset > 0 ||
+            ((err as { name?: string }).name !== "InvalidRange" &&
+              (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416)
+          )
+            throw err;
           out = await get();
         }
         const ctx = errorContext(addr);
         const promises = promisesOf(out, isWhole(out));
-        const bytes = await readAtMost(verifiedBody(out.Body as AsyncIterable<Uint8Array> | undefined, promises, ctx), maxBytes);
+        const bytes = await readAtMost(
+          verifiedBody(out.Body as AsyncIterable<Uint8Array> | undefined, promises, ctx),
+          maxBytes,
+        );
         const meta = metaOf(out);
         return { meta: meta.size < 0 ? { ...meta, size: bytes.length } : meta, bytes };
       }),
@@ -115,8 +133,16 @@ export function createS3Storage(config: Config): Storage {
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
     openObjectDownload: (addr, signal, { onProgress, listed, paced } = {}) =>
       operation(errorContext(addr), signal, async (s3, send) => {
-        const quick = quickGetFits(addr.key, listed, addr.versionId) ? (stop: AbortSignal) => quickGet(s3, addr.bucket, addr.key, listed, stop, send.requestTimeout) : undefined;
-        const download = await openDownload(s3, objectParams(addr), { signal, requestTimeout: send.requestTimeout, idleTimeout: config.requestTimeoutMs, ...(quick ? { quick } : {}), ...(paced ? { paced, answersFast: () => isNear(s3, addr.bucket, signal) } : {}) });
+        const quick = quickGetFits(addr.key, listed, addr.versionId)
+          ? (stop: AbortSignal) => quickGet(s3, addr.bucket, addr.key, listed, stop, send.requestTimeout)
+          : undefined;
+        const download = await openDownload(s3, objectParams(addr), {
+          signal,
+          requestTimeout: send.requestTimeout,
+          idleTimeout: config.requestTimeoutMs,
+          ...(quick ? { quick } : {}),
+          ...(paced ? { paced, answersFast: () => isNear(s3, addr.bucket, signal) } : {}),
+        });
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);
@@ -131,14 +157,33 @@ export function createS3Storage(config: Config): Storage {
         // A ranged download of an object with an ETag and a size can be kept when cut and resumed (local/kept-download.ts).
         const resume =
           download.restFrom !== undefined && size !== undefined && first.ETag
-            ? { identity: { store: keptStore, bucket: addr.bucket, key: addr.key, ...(first.VersionId ? { version_id: first.VersionId } : {}), etag: first.ETag, size }, from: download.restFrom }
+            ? {
+                identity: {
+                  store: keptStore,
+                  bucket: addr.bucket,
+                  key: addr.key,
+                  ...(first.VersionId ? { version_id: first.VersionId } : {}),
+                  etag: first.ETag,
+                  size,
+                },
+                from: download.restFrom,
+              }
             : undefined;
         const deliver = (sink: PieceSink, wantsMore?: () => boolean, have?: readonly [number, number][]) => {
           // Bytes a resumed download already has count as received.
           if (have?.length) received?.(have.reduce((sum, [start, end]) => sum + end - start, 0));
           return download.deliver(size, ctx, sink, received, wantsMore, have);
         };
-        return { meta, carried, size, check, ...(md5 ? { md5 } : {}), ...(resume ? { resume } : {}), deliver, discard: download.discard };
+        return {
+          meta,
+          carried,
+          size,
+          check,
+          ...(md5 ? { md5 } : {}),
+          ...(resume ? { resume } : {}),
+          deliver,
+          discard: download.discard,
+        };
       }),
 
     listIncompleteUploads: (bucket, prefix, limit, sizeLimit, signal) =>
@@ -148,7 +193,16 @@ export function createS3Storage(config: Config): Storage {
         let idMarker: string | undefined;
         let more = false;
         do {
-          const out = await client.send(new sdk.ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix || undefined, KeyMarker: keyMarker, UploadIdMarker: idMarker, MaxUploads: 1000 }), send);
+          const out = await client.send(
+            new sdk.ListMultipartUploadsCommand({
+              Bucket: bucket,
+              Prefix: prefix || undefined,
+              KeyMarker: keyMarker,
+              UploadIdMarker: idMarker,
+              MaxUploads: 1000,
+            }),
+            send,
+          );
           for (const u of out.Uploads ?? []) {
             if (uploads.length >= limit) {
               more = true;
@@ -159,7 +213,8 @@ export function createS3Storage(config: Config): Storage {
           more ||= (out.IsTruncated ?? false) && uploads.length >= limit;
           const goOn = (out.IsTruncated ?? false) && uploads.length < limit;
           // A store that says "more" with no marker, or the same markers again, would end the count early or loop.
-          if (goOn && (!out.NextKeyMarker || (out.NextKeyMarker === keyMarker && out.NextUploadIdMarker === idMarker))) throw stalledListing(s3Uri(bucket, prefix));
+          if (goOn && (!out.NextKeyMarker || (out.NextKeyMarker === keyMarker && out.NextUploadIdMarker === idMarker)))
+            throw stalledListing(s3Uri(bucket, prefix));
           keyMarker = goOn ? out.NextKeyMarker : undefined;
           idMarker = out.NextUploadIdMarker;
         } while (keyMarker);
@@ -168,9 +223,18 @@ export function createS3Storage(config: Config): Storage {
           let bytes = 0;
           let partMarker: string | undefined;
           do {
-            const parts = await client.send(new sdk.ListPartsCommand({ Bucket: bucket, Key: u.key, UploadId: u.upload_id, PartNumberMarker: partMarker }), send);
+            const parts = await client.send(
+              new sdk.ListPartsCommand({
+                Bucket: bucket,
+                Key: u.key,
+                UploadId: u.upload_id,
+                PartNumberMarker: partMarker,
+              }),
+              send,
+            );
             for (const p of parts.Parts ?? []) bytes += p.Size ?? 0;
-            if (parts.IsTruncated && (!parts.NextPartNumberMarker || parts.NextPartNumberMarker === partMarker)) throw stalledListing(s3Uri(bucket, u.key));
+            if (parts.IsTruncated && (!parts.NextPartNumberMarker || parts.NextPartNumberMarker === partMarker))
+              throw stalledListing(s3Uri(bucket, u.key));
             partMarker = parts.IsTruncated ? parts.NextPartNumberMarker : undefined;
           } while (partMarker);
           u.bytes = bytes;
@@ -179,11 +243,20 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     uploadObject: async (req, signal) => {
-      const ctx = { bucket: req.bucket, key: req.key, hints: { InvalidArgument: req.storageClass ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD." : undefined } };
+      const ctx = {
+        bucket: req.bucket,
+        key: req.key,
+        hints: {
+          InvalidArgument: req.storageClass
+            ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD."
+            : undefined,
+        },
+      };
       try {
         const s3 = await getClient();
         // A streamed PUT has no bound on its whole time, only on a stall (the request timeout).
-        if (req.streamed === "whole" && req.wholeMd5) return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
+        if (req.streamed === "whole" && req.wholeMd5)
+          return await putStreamed(s3, req, req.wholeMd5, signal, config.requestTimeoutMs);
         // The same bound as the fetch client's for an answer (client.ts).
         return await uploadObject(s3, req, signal, Math.max(config.requestTimeoutMs, config.connectTimeoutMs), resume);
       } catch (err) {

@@ -1,8 +1,22 @@
 /** Domain types of the storage layer: plain data, no AWS SDK types leak out. */
-import type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, UploadRequest, UploadResult } from "./transfer/transfer-types.ts";
+import type {
+  ObjectDownload,
+  ObjectDownloadOptions,
+  ObjectMeta,
+  UploadRequest,
+  UploadResult,
+} from "./transfer/transfer-types.ts";
 
 // What uploads and downloads are made of lives beside (transfer-types.ts); importers keep taking it from here.
-export type { ObjectDownload, ObjectDownloadOptions, ObjectMeta, OrderedCheck, PieceSink, UploadRequest, UploadResult } from "./transfer/transfer-types.ts";
+export type {
+  ObjectDownload,
+  ObjectDownloadOptions,
+  ObjectMeta,
+  OrderedCheck,
+  PieceSink,
+  UploadRequest,
+  UploadResult,
+} from "./transfer/transfer-types.ts";
 
 export interface BucketInfo {
   name: string;
@@ -71,23 +85,46 @@ export interface Storage extends ObjectStore, SettingsStore {
   deleteBucket(bucket: string, signal?: AbortSignal): Promise<void>;
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
   /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
-  readObjectHead(addr: ObjectAddress, maxBytes: number, signal?: AbortSignal, offset?: number): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
+  readObjectHead(
+    addr: ObjectAddress,
+    maxBytes: number,
+    signal?: AbortSignal,
+    offset?: number,
+  ): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
-  openObjectDownload(addr: ObjectAddress, signal?: AbortSignal, options?: ObjectDownloadOptions): Promise<ObjectDownload>;
+  openObjectDownload(
+    addr: ObjectAddress,
+    signal?: AbortSignal,
+    options?: ObjectDownloadOptions,
+  ): Promise<ObjectDownload>;
   uploadObject(req: UploadRequest, signal?: AbortSignal): Promise<UploadResult>;
   /**
    * Whether `req` (its bytes handed over by `takeAt`) would be sent streamed: "whole" (one PutObject) when the MD5 of its
    * whole body is known and fits one PUT, "parts" when it is larger than a part; undefined for parts read into buffers.
    */
-  streamingFor(req: UploadRequest, wholeMd5: string | undefined, signal?: AbortSignal): Promise<"whole" | "parts" | undefined>;
+  streamingFor(
+    req: UploadRequest,
+    wholeMd5: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<"whole" | "parts" | undefined>;
   /** A copy from another store into this one, streamed through the server and verified (cross-copy.ts); `nameSource` relabels the source side's errors. */
-  copyFrom(source: Storage, req: CopyRequest, signal?: AbortSignal, nameSource?: (err: unknown) => unknown): Promise<CopyResult>;
+  copyFrom(
+    source: Storage,
+    req: CopyRequest,
+    signal?: AbortSignal,
+    nameSource?: (err: unknown) => unknown,
+  ): Promise<CopyResult>;
   /** Whether uploading `req` would continue a multipart upload a cut kept (runtime/kept-transfers.ts). */
   hasKeptUpload(req: UploadRequest): boolean;
   /** Incomplete multipart uploads under a prefix, at most `limit`; the parts of the first `sizeLimit` are counted. */
-  listIncompleteUploads(bucket: string, prefix: string, limit: number, sizeLimit: number, signal?: AbortSignal): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
+  listIncompleteUploads(
+    bucket: string,
+    prefix: string,
+    limit: number,
+    sizeLimit: number,
+    signal?: AbortSignal,
+  ): Promise<{ uploads: IncompleteUpload[]; more: boolean }>;
 }
-
 
 /** What HeadObject tells about an object, without its body. */
 export interface ObjectHead {
@@ -192,7 +229,12 @@ export interface ObjectStore {
   /** Deletes these keys (latest versions) in batches of 1,000. */
   deleteObjects(bucket: string, keys: string[], signal?: AbortSignal): Promise<DeleteManyResult>;
   /** Keys under a prefix, at most `limit` (and whether more exist). */
-  listKeys(bucket: string, prefix: string, limit: number, signal?: AbortSignal): Promise<{ keys: string[]; more: boolean }>;
+  listKeys(
+    bucket: string,
+    prefix: string,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<{ keys: string[]; more: boolean }>;
   listObjectVersions(req: VersionsRequest, signal?: AbortSignal): Promise<VersionsPage>;
   presign(req: PresignRequest): Promise<{ url: string; headers: Record<string, string> }>;
 }
@@ -223,7 +265,17 @@ export interface CorsRule {
 }
 
 /** The parts of a bucket's configuration get_bucket_settings reads, each with its own request. */
-export type SettingPart = "location" | "versioning" | "lifecycle" | "cors" | "policy" | "public_access_block" | "encryption" | "object_lock" | "tags" | "ownership";
+export type SettingPart =
+  | "location"
+  | "versioning"
+  | "lifecycle"
+  | "cors"
+  | "policy"
+  | "public_access_block"
+  | "encryption"
+  | "object_lock"
+  | "tags"
+  | "ownership";
 
 /** Bucket settings and object tags: each read answers null for "not set"; a store without the feature throws NotImplemented. */
 export interface SettingsStore {
@@ -231,13 +283,24 @@ export interface SettingsStore {
   setBucketVersioning(bucket: string, status: "Enabled" | "Suspended", signal?: AbortSignal): Promise<void>;
   /** Writes `set` and keeps the stored rules named in `keep` exactly as they are; nothing at all removes the configuration. */
   /** `deletes`: the change has the store delete objects or versions (or drops rules): a policy checks the delete level for it. */
-  setBucketLifecycle(bucket: string, change: { keep: string[]; set: LifecycleRule[]; deletes?: boolean }, signal?: AbortSignal): Promise<void>;
+  setBucketLifecycle(
+    bucket: string,
+    change: { keep: string[]; set: LifecycleRule[]; deletes?: boolean },
+    signal?: AbortSignal,
+  ): Promise<void>;
   /** An empty list removes the CORS configuration. */
   setBucketCors(bucket: string, rules: CorsRule[], signal?: AbortSignal): Promise<void>;
   /** null removes the bucket policy. */
   setBucketPolicy(bucket: string, policy: string | null, signal?: AbortSignal): Promise<void>;
   getObjectTags(addr: ObjectAddress, signal?: AbortSignal): Promise<Record<string, string>>;
-  putObjectTags(addr: ObjectAddress, tags: Record<string, string>, signal?: AbortSignal): Promise<{ version_id: string | null }>;
+  putObjectTags(
+    addr: ObjectAddress,
+    tags: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<{ version_id: string | null }>;
   /** Retention and legal hold (object lock); null where not set. */
-  getObjectLock(addr: ObjectAddress, signal?: AbortSignal): Promise<{ retention: { mode: string; retain_until: string | null } | null; legal_hold: string | null }>;
+  getObjectLock(
+    addr: ObjectAddress,
+    signal?: AbortSignal,
+  ): Promise<{ retention: { mode: string; retain_until: string | null } | null; legal_hold: string | null }>;
 }

@@ -32,7 +32,12 @@ function cannotListBuckets(): ActionableError {
  * what to configure. With one (--bucket), the allowlist is the listing — a store's page of a large account would be
  * cut before it is filtered — with the dates ListBuckets gives when it answers whole, else each confirmed by a HEAD.
  */
-export async function visibleBuckets(storage: Storage, configured: readonly string[], req: BucketsRequest, signal?: AbortSignal): Promise<VisibleBuckets> {
+export async function visibleBuckets(
+  storage: Storage,
+  configured: readonly string[],
+  req: BucketsRequest,
+  signal?: AbortSignal,
+): Promise<VisibleBuckets> {
   if (configured.length === 0) {
     try {
       return { ...(await storage.listBuckets(req, signal)), from: "store" };
@@ -42,15 +47,19 @@ export async function visibleBuckets(storage: Storage, configured: readonly stri
     }
   }
   const after = req.continuationToken?.startsWith(OURS) ? req.continuationToken.slice(OURS.length) : undefined;
-  const names = [...new Set(configured)].sort().filter((n) => (!req.prefix || n.startsWith(req.prefix)) && (after === undefined || n > after));
+  const names = [...new Set(configured)]
+    .sort()
+    .filter((n) => (!req.prefix || n.startsWith(req.prefix)) && (after === undefined || n > after));
   const max = req.maxBuckets ?? names.length;
   const page = names.slice(0, max);
   const next = names.length > page.length ? `${OURS}${page.at(-1)}` : null;
   // One page of the store's listing, for the dates: an account with more than a page of buckets gets its allowlist confirmed by HEADs.
-  const listed = await storage.listBuckets({ maxBuckets: DATES_PAGE, ...(req.prefix ? { prefix: req.prefix } : {}) }, signal).catch((err: unknown) => {
-    if (err instanceof ActionableError && err.code === "AccessDenied") return undefined;
-    throw err;
-  });
+  const listed = await storage
+    .listBuckets({ maxBuckets: DATES_PAGE, ...(req.prefix ? { prefix: req.prefix } : {}) }, signal)
+    .catch((err: unknown) => {
+      if (err instanceof ActionableError && err.code === "AccessDenied") return undefined;
+      throw err;
+    });
   if (listed && listed.next_continuation_token === null) {
     const byName = new Map(listed.buckets.map((b) => [b.name, b]));
     return { buckets: page.flatMap((n) => byName.get(n) ?? []), next_continuation_token: next, from: "store" };
@@ -62,10 +71,18 @@ export async function visibleBuckets(storage: Storage, configured: readonly stri
         return { name, creation_date: null };
       } catch (err) {
         // One that does not exist or is not this key's is left out; anything else (the store down) is the call's error.
-        if (err instanceof ActionableError && ["NoSuchBucket", "NotFound", "AccessDenied", "PolicyDenied", "BucketNotAllowed"].includes(err.code)) return undefined;
+        if (
+          err instanceof ActionableError &&
+          ["NoSuchBucket", "NotFound", "AccessDenied", "PolicyDenied", "BucketNotAllowed"].includes(err.code)
+        )
+          return undefined;
         throw err;
       }
     }),
   );
-  return { buckets: confirmed.filter((b): b is BucketInfo => b !== undefined), next_continuation_token: next, from: listed ? "store" : "configured" };
+  return {
+    buckets: confirmed.filter((b): b is BucketInfo => b !== undefined),
+    next_continuation_token: next,
+    from: listed ? "store" : "configured",
+  };
 }

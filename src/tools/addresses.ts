@@ -20,7 +20,14 @@ export interface ToolAddresses {
   lists: string[];
 }
 
-type Def = { type?: string; innerType?: z.ZodType; in?: z.ZodType; element?: z.ZodType; checks?: unknown[]; shape?: Record<string, z.ZodType> };
+type Def = {
+  type?: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  element?: z.ZodType;
+  checks?: unknown[];
+  shape?: Record<string, z.ZodType>;
+};
 const defOf = (schema: z.ZodType): Def => (schema as unknown as { _zod: { def: Def } })._zod.def;
 
 /** What one field's schema names (through optional, nullable, default and the like, and an array's element). */
@@ -28,7 +35,8 @@ function roleOf(schema: z.ZodType): { role: AddressRole; list: boolean } | undef
   let def = defOf(schema);
   let list = false;
   for (let depth = 0; depth < 8; depth++) {
-    const inner = def.innerType ?? (def.type === "pipe" ? def.in : undefined) ?? (def.type === "array" ? def.element : undefined);
+    const inner =
+      def.innerType ?? (def.type === "pipe" ? def.in : undefined) ?? (def.type === "array" ? def.element : undefined);
     const role = (Object.keys(ADDRESS_MARKS) as AddressRole[]).find((r) => def.checks?.includes(ADDRESS_MARKS[r]));
     if (role) return { role, list };
     if (!inner) return undefined;

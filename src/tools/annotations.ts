@@ -9,6 +9,8 @@ import type { ToolAnnotations } from "./types.ts";
  * meaning. ~1.3 KB of tools/list by default (the house issue's budget).
  */
 export function advertisedAnnotations(a: ToolAnnotations): Partial<ToolAnnotations> {
-  const out: Partial<ToolAnnotations> = a.readOnlyHint ? { readOnlyHint: true } : { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}) };
+  const out: Partial<ToolAnnotations> = a.readOnlyHint
+    ? { readOnlyHint: true }
+    : { destructiveHint: a.destructiveHint, ...(a.idempotentHint ? { idempotentHint: true } : {}) };
   return a.openWorldHint ? out : { ...out, openWorldHint: false };
 }

@@ -16,12 +16,7 @@ export const SMALL_OBJECT_CONCURRENCY = 64;
 /** Memory a bulk call reserves from the server's budget (parts and small files in flight). */
 export const BULK_HELD_BYTES = 32 * 1024 * 1024;
 
-export const maxObjects = z
-  .number()
-  .int()
-  .min(1)
-  .max(BULK_OBJECTS_CAP)
-  .describe(`Default ${DEFAULT_BULK_OBJECTS}.`);
+export const maxObjects = z.number().int().min(1).max(BULK_OBJECTS_CAP).describe(`Default ${DEFAULT_BULK_OBJECTS}.`);
 
 export const skipUnchanged = z.boolean().describe("Default true.");
 export const dryRun = z.boolean().describe("true: only report.");

@@ -4,5 +4,10 @@ import { ALL_TOOLS, EVERY_TOOL, JOB_TOOLS, STORE_TOOLS } from "./index.ts";
 import type { ToolCard } from "./types.ts";
 
 export function builtToolCards(): { every: ToolCard[]; all: string[]; stores: string[]; jobs: string[] } {
-  return { every: EVERY_TOOL.map(cardOf), all: ALL_TOOLS.map((t) => t.name), stores: STORE_TOOLS.map((t) => t.name), jobs: JOB_TOOLS.map((t) => t.name) };
+  return {
+    every: EVERY_TOOL.map(cardOf),
+    all: ALL_TOOLS.map((t) => t.name),
+    stores: STORE_TOOLS.map((t) => t.name),
+    jobs: JOB_TOOLS.map((t) => t.name),
+  };
 }

@@ -1,13 +1,23 @@
 import { z } from "zod";
-import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
+import { type Action, type Outcome, runJob, Slots } from "../bulk/engine.ts";
 import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix, listAll } from "../bulk/listing.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
-import { etagMd5, sameObject, stateOf, type ObjectState } from "../bulk/unchanged.ts";
+import { etagMd5, type ObjectState, sameObject, stateOf } from "../bulk/unchanged.ts";
 import { NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
+import {
+  BULK_CONCURRENCY,
+  BULK_HELD_BYTES,
+  confirm,
+  DEFAULT_BULK_OBJECTS,
+  dryRun,
+  maxObjects,
+  SMALL_OBJECT_BYTES,
+  SMALL_OBJECT_CONCURRENCY,
+  skipUnchanged,
+} from "./bulk-schemas.ts";
 import { bucketName, keyPrefix, sourceBucketName, sourceKeyPrefix } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
@@ -69,14 +79,27 @@ export const copyPrefix = defineTool({
       await (other ?? ctx).storage.deleteObject({ bucket: args.source_bucket, key }, ctx.signal);
       tally.removed(key);
     };
-    const existing = args.skip_unchanged !== false ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal) : new Map<string, ObjectState>();
+    const existing =
+      args.skip_unchanged !== false
+        ? await indexPrefix(ctx.storage, args.bucket_name, to, ctx.signal)
+        : new Map<string, ObjectState>();
     if (move && !dry) {
-      tally.confirmation = await ctx.confirmWithUser("move", `Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`);
+      tally.confirmation = await ctx.confirmWithUser(
+        "move",
+        `Move the objects under ${sourceUri} to ${destination}, deleting each source once its copy is verified?`,
+      );
       if (tally.confirmation === "declined" || tally.confirmation === "cancelled") {
         const { lead, next } = NOT_CONFIRMED[tally.confirmation];
         // Over, not unfinished: nothing is left to do unless the user asks.
-        const result = { ...tally.result(false, true, `${next} To copy without deleting, call again without move.`), source: sourceUri, destination };
-        return textOutput(`${lead}: the move from ${sourceUri} to ${destination} did not run; nothing was copied or deleted. Next: ${result.next}`, result);
+        const result = {
+          ...tally.result(false, true, `${next} To copy without deleting, call again without move.`),
+          source: sourceUri,
+          destination,
+        };
+        return textOutput(
+          `${lead}: the move from ${sourceUri} to ${destination} did not run; nothing was copied or deleted. Next: ${result.next}`,
+          result,
+        );
       }
     }
     const large = new Slots(2);
@@ -99,7 +122,13 @@ export const copyPrefix = defineTool({
         if (rel === "" || !inJob(rel)) return { kind: "ignored" };
         tally.know(object.size);
         const key = to + rel;
-        if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: object.key, code: "KeyTooLong", message: `${key} would be over S3's 1024-byte key limit; not copied.` };
+        if (Buffer.byteLength(key) > 1024)
+          return {
+            kind: "unsafe",
+            name: object.key,
+            code: "KeyTooLong",
+            message: `${key} would be over S3's 1024-byte key limit; not copied.`,
+          };
         const there = existing.get(rel);
         if (there && sameObject(stateOf(object), there)) {
           if (!move) return { kind: "unchanged", name: key, bytes: object.size };
@@ -111,11 +140,23 @@ export const copyPrefix = defineTool({
           return { kind: "action", name: key, bytes: 0, alsoDeletes: object.key, run: finish };
         }
         const copy = async (signal: AbortSignal): Promise<Outcome> => {
-          const req = { source: { bucket: args.source_bucket, key: object.key }, bucket: args.bucket_name, key, metadataDirective: "COPY" as const, listed: { size: object.size, etag: object.etag }, ...(other ? { sourceStore: other.name } : {}) };
+          const req = {
+            source: { bucket: args.source_bucket, key: object.key },
+            bucket: args.bucket_name,
+            key,
+            metadataDirective: "COPY" as const,
+            listed: { size: object.size, etag: object.etag },
+            ...(other ? { sourceStore: other.name } : {}),
+          };
           const copied = other
-            ? await held.use(() => ctx.storage.copyFrom(other.storage, req, signal), Math.min(CROSS_STORE_MIB, Math.max(1, Math.ceil((2 * object.size) / MiB))))
+            ? await held.use(
+                () => ctx.storage.copyFrom(other.storage, req, signal),
+                Math.min(CROSS_STORE_MIB, Math.max(1, Math.ceil((2 * object.size) / MiB))),
+              )
             : // A multipart copy (over 5 GiB) has 4 parts in flight of its own.
-              object.size > MULTIPART_COPY_ABOVE ? await large.use(() => ctx.storage.copyObject(req, signal)) : await ctx.storage.copyObject(req, signal);
+              object.size > MULTIPART_COPY_ABOVE
+              ? await large.use(() => ctx.storage.copyObject(req, signal))
+              : await ctx.storage.copyObject(req, signal);
           if (move) {
             verifyCopy(object, copied, key);
             await removeSource(object.key);
@@ -126,16 +167,21 @@ export const copyPrefix = defineTool({
         // side: reported as unsafe, the rest go on.
         const safely = (signal: AbortSignal) =>
           copy(signal).catch((err: unknown): Outcome => {
-            if (err instanceof ActionableError && err.code === "UnsafeKey") return { kind: "unsafe", name: object.key, code: err.code, message: err.message };
+            if (err instanceof ActionableError && err.code === "UnsafeKey")
+              return { kind: "unsafe", name: object.key, code: err.code, message: err.message };
             throw err;
           });
-        const run = (signal: AbortSignal) => (object.size <= SMALL_OBJECT_BYTES ? safely(signal) : notSmall.use(() => safely(signal)));
+        const run = (signal: AbortSignal) =>
+          object.size <= SMALL_OBJECT_BYTES ? safely(signal) : notSmall.use(() => safely(signal));
         return { kind: "action", name: key, bytes: object.size, ...(move ? { alsoDeletes: object.key } : {}), run };
       },
     });
     const next = nextCall("copy_prefix", end, dry, args.dry_run === true, "move (copy, then delete each source)");
     const result = { ...tally.result(dry, end === "complete", next), source: sourceUri, destination };
-    return textOutput(summarize(result, { verb: move ? "moved" : "copied", where: `from ${sourceUri} to ${destination}` }), result);
+    return textOutput(
+      summarize(result, { verb: move ? "moved" : "copied", where: `from ${sourceUri} to ${destination}` }),
+      result,
+    );
   },
 });
 
@@ -144,6 +190,10 @@ function verifyCopy(source: ObjectInfo, copied: { size: number; etag: string | n
   const a = etagMd5(source.etag);
   const b = etagMd5(copied.etag);
   if (copied.size === source.size && (!a || !b || a === b)) return;
-  throw new ActionableError({ resource: key, code: "IntegrityCheckFailed", message: `The copy does not match its source (${copied.size} vs ${source.size} bytes, ETag ${copied.etag} vs ${source.etag}); the source was kept.`, hint: "call again; if it repeats, copy this object with copy_object and compare." });
+  throw new ActionableError({
+    resource: key,
+    code: "IntegrityCheckFailed",
+    message: `The copy does not match its source (${copied.size} vs ${source.size} bytes, ETag ${copied.etag} vs ${source.etag}); the source was kept.`,
+    hint: "call again; if it repeats, copy this object with copy_object and compare.",
+  });
 }
-

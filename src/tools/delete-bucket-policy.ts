@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
 import { safeJson } from "./set-bucket-policy.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 export const deleteBucketPolicy = defineTool({
@@ -12,9 +12,23 @@ export const deleteBucketPolicy = defineTool({
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
-    if (stored === null) return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, { bucket: args.bucket_name, applied: false, confirmation: "not_asked", before: null, after: null });
+    if (stored === null)
+      return textOutput(`s3://${args.bucket_name} has no bucket policy; nothing to remove.`, {
+        bucket: args.bucket_name,
+        applied: false,
+        confirmation: "not_asked",
+        before: null,
+        after: null,
+      });
     const decision = await decide(args.confirm, "policy", `Remove the policy of s3://${args.bucket_name}?`, ctx);
     if (applies(decision)) await ctx.storage.setBucketPolicy(args.bucket_name, null, ctx.signal);
-    return changeResult("delete_bucket_policy", { bucket: args.bucket_name }, decision, `the policy of s3://${args.bucket_name}`, safeJson(stored), null);
+    return changeResult(
+      "delete_bucket_policy",
+      { bucket: args.bucket_name },
+      decision,
+      `the policy of s3://${args.bucket_name}`,
+      safeJson(stored),
+      null,
+    );
   },
 });

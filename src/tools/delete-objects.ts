@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { CONFIRMATIONS, NOT_CONFIRMED, type Confirmation } from "../runtime/confirmation.ts";
+import { CONFIRMATIONS, type Confirmation, NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { bucketName, objectKey } from "./schemas.ts";
-import { defineTool, textOutput, type ToolContext } from "./types.ts";
+import { defineTool, type ToolContext, textOutput } from "./types.ts";
 
 export const DEFAULT_MAX_OBJECTS = 1000;
 export const MAX_OBJECTS_CAP = 10_000;
@@ -49,43 +49,95 @@ export const deleteObjects = defineTool({
   async handler(given, ctx) {
     // keys: [] is a client filling every parameter: not given (so a prefix can be used); beside keys, prefix "" is filler too.
     const keysGiven = given.keys !== undefined && given.keys.length > 0;
-    const args: typeof given = { ...given, keys: keysGiven ? given.keys : undefined, prefix: keysGiven && given.prefix === "" ? undefined : given.prefix };
+    const args: typeof given = {
+      ...given,
+      keys: keysGiven ? given.keys : undefined,
+      prefix: keysGiven && given.prefix === "" ? undefined : given.prefix,
+    };
     if ((args.keys === undefined) === (args.prefix === undefined)) {
-      throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys (exact keys) or prefix, exactly one of them.", hint: 'call again with keys: ["a.txt", …] or prefix: "logs/2023/".' });
+      throw new ActionableError({
+        resource: "keys",
+        code: "InvalidParameter",
+        message: "Give either keys (exact keys) or prefix, exactly one of them.",
+        hint: 'call again with keys: ["a.txt", …] or prefix: "logs/2023/".',
+      });
     }
     const max = args.max_objects ?? DEFAULT_MAX_OBJECTS;
     const { keys, more } = await select(args, max, ctx);
-    const where = args.prefix !== undefined ? s3Uri(args.bucket_name, args.prefix) + "*" : `${keys.length} listed key(s) in s3://${args.bucket_name}`;
-    const base = { bucket: args.bucket_name, matched: keys.length, more_remaining: more, deleted_count: 0, deleted: [], failed: [], applied: false, confirmation: "not_asked" as Confirmation };
-    if (keys.length === 0) return textOutput(`Nothing matches ${where}; nothing deleted.`, { ...base, dry_run: true, sample: [] });
+    const where =
+      args.prefix !== undefined
+        ? s3Uri(args.bucket_name, args.prefix) + "*"
+        : `${keys.length} listed key(s) in s3://${args.bucket_name}`;
+    const base = {
+      bucket: args.bucket_name,
+      matched: keys.length,
+      more_remaining: more,
+      deleted_count: 0,
+      deleted: [],
+      failed: [],
+      applied: false,
+      confirmation: "not_asked" as Confirmation,
+    };
+    if (keys.length === 0)
+      return textOutput(`Nothing matches ${where}; nothing deleted.`, { ...base, dry_run: true, sample: [] });
 
     const sample = keys.slice(0, SAMPLE);
     if (args.dry_run || args.confirm !== true) {
       const why = args.dry_run ? "Dry run" : "Dry run (no confirm: true)";
-      const next = "call delete_objects again with the same arguments and confirm: true (dry_run false) to delete them.";
-      return textOutput(`${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted. Next: ${next}`, { ...base, dry_run: true, sample, next });
+      const next =
+        "call delete_objects again with the same arguments and confirm: true (dry_run false) to delete them.";
+      return textOutput(
+        `${why}: ${keys.length}${more ? "+" : ""} object(s) would be deleted from ${where}, e.g. ${sample.join(", ")}. Nothing was deleted. Next: ${next}`,
+        { ...base, dry_run: true, sample, next },
+      );
     }
     // The user confirms where the client can ask; elsewhere the model's confirm: true stands.
-    const confirmation = await ctx.confirmWithUser("delete", `Delete ${keys.length} object(s) from ${where}? This cannot be undone in an unversioned bucket.`);
+    const confirmation = await ctx.confirmWithUser(
+      "delete",
+      `Delete ${keys.length} object(s) from ${where}? This cannot be undone in an unversioned bucket.`,
+    );
     if (confirmation === "declined" || confirmation === "cancelled") {
       const { lead, next } = NOT_CONFIRMED[confirmation];
       // A real run the user stopped: not a dry run.
-      return textOutput(`${lead}: nothing was deleted from ${where} (${keys.length}${more ? "+" : ""} object(s), e.g. ${sample.join(", ")}). Next: ${next}`, { ...base, dry_run: false, confirmation, sample, next });
+      return textOutput(
+        `${lead}: nothing was deleted from ${where} (${keys.length}${more ? "+" : ""} object(s), e.g. ${sample.join(", ")}). Next: ${next}`,
+        { ...base, dry_run: false, confirmation, sample, next },
+      );
     }
     const out = await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal);
     const failed = out.failed.slice(0, LISTED);
     const text =
       `Deleted ${out.deleted.length} of ${keys.length} object(s) from ${where}` +
-      (out.deleted.some((d) => d.delete_marker) ? " (versioned bucket: delete markers added, older versions kept)" : "") +
-      (failed.length ? `; ${out.failed.length} failed, e.g. ${failed.slice(0, 5).map((f) => `${f.key}: ${f.code}`).join("; ")}` : "") +
+      (out.deleted.some((d) => d.delete_marker)
+        ? " (versioned bucket: delete markers added, older versions kept)"
+        : "") +
+      (failed.length
+        ? `; ${out.failed.length} failed, e.g. ${failed
+            .slice(0, 5)
+            .map((f) => `${f.key}: ${f.code}`)
+            .join("; ")}`
+        : "") +
       (more ? `. More objects match: call again to delete the next ${max}.` : ".");
     const next = more ? `call delete_objects again with the same arguments to delete the next ${max}.` : undefined;
-    return textOutput(text, { ...base, dry_run: false, applied: true, confirmation, sample: [], deleted_count: out.deleted.length, deleted: out.deleted.slice(0, LISTED).map((d) => d.key), failed, ...(next ? { next } : {}) });
+    return textOutput(text, {
+      ...base,
+      dry_run: false,
+      applied: true,
+      confirmation,
+      sample: [],
+      deleted_count: out.deleted.length,
+      deleted: out.deleted.slice(0, LISTED).map((d) => d.key),
+      failed,
+      ...(next ? { next } : {}),
+    });
   },
 });
 
-async function select(args: z.output<typeof inputSchema>, max: number, ctx: ToolContext): Promise<{ keys: string[]; more: boolean }> {
+async function select(
+  args: z.output<typeof inputSchema>,
+  max: number,
+  ctx: ToolContext,
+): Promise<{ keys: string[]; more: boolean }> {
   if (args.keys) return { keys: [...new Set(args.keys)].slice(0, max), more: new Set(args.keys).size > max };
   return ctx.storage.listKeys(args.bucket_name, args.prefix ?? "", max, ctx.signal);
 }
-

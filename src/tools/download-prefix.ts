@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { runJob, Slots, type Action, type Outcome } from "../bulk/engine.ts";
+import { type Action, type Outcome, runJob, Slots } from "../bulk/engine.ts";
 import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, listAll } from "../bulk/listing.ts";
 import { FileFolderClash, unsafeLocalName } from "../bulk/local-names.ts";
@@ -8,9 +8,19 @@ import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/t
 import { localIsObject, stateOf } from "../bulk/unchanged.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged, SMALL_OBJECT_BYTES, SMALL_OBJECT_CONCURRENCY } from "./bulk-schemas.ts";
+import {
+  BULK_CONCURRENCY,
+  BULK_HELD_BYTES,
+  confirm,
+  DEFAULT_BULK_OBJECTS,
+  dryRun,
+  maxObjects,
+  SMALL_OBJECT_BYTES,
+  SMALL_OBJECT_CONCURRENCY,
+  skipUnchanged,
+} from "./bulk-schemas.ts";
 import { bucketName, keyPrefix } from "./schemas.ts";
-import { defineTool, textOutput, type ToolContext } from "./types.ts";
+import { defineTool, type ToolContext, textOutput } from "./types.ts";
 
 const MiB = 1024 * 1024;
 /** File systems that ignore case: `A.txt` and `a.txt` would be one file there. */
@@ -25,12 +35,19 @@ export const downloadPrefix = defineTool({
     .object({
       bucket_name: bucketName,
       prefix: keyPrefix.describe('e.g. "logs/2026-11/" ("" = all).'),
-      local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('e.g. "./logs" (created if missing).'),
+      local_dir: z
+        .string()
+        .min(1, "local_dir must not be empty")
+        .max(4096)
+        .describe('e.g. "./logs" (created if missing).'),
       include: globList("prefix").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
       overwrite: z.boolean().optional().describe("Replace local files that differ (else: conflicts)."),
-      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks (--allow-delete)."),
+      delete_extraneous: z
+        .boolean()
+        .optional()
+        .describe("Mirror: delete local files the prefix lacks (--allow-delete)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),
@@ -64,7 +81,12 @@ export const downloadPrefix = defineTool({
     // its connection buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
     // Slots are taken in order, so small ones queued behind a large one wait for it.
     const units = new Slots(SMALL_OBJECT_CONCURRENCY);
-    const unitsOf = (size: number) => (size > 8 * MiB ? SMALL_OBJECT_CONCURRENCY : size > SMALL_OBJECT_BYTES ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY : 1);
+    const unitsOf = (size: number) =>
+      size > 8 * MiB
+        ? SMALL_OBJECT_CONCURRENCY
+        : size > SMALL_OBJECT_BYTES
+          ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY
+          : 1;
     const end = await runJob<ObjectInfo>({
       items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
       nameOf: (o) => o.key,
@@ -86,17 +108,32 @@ export const downloadPrefix = defineTool({
         const state = await keyed
           .withFile(given, async (local) => {
             if (!local) return "absent";
-            if (args.skip_unchanged !== false && (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))) return "same";
+            if (
+              args.skip_unchanged !== false &&
+              (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))
+            )
+              return "same";
             return "differs";
           })
           .catch((err: unknown) => {
             if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
             throw err;
           });
-        if (state === "link") return { kind: "unsafe", name: object.key, code: "UnsafeLocalPath", message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).` };
+        if (state === "link")
+          return {
+            kind: "unsafe",
+            name: object.key,
+            code: "UnsafeLocalPath",
+            message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).`,
+          };
         if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
         if (state === "differs" && !args.overwrite) {
-          return { kind: "conflict", name: object.key, code: "LocalFileDiffers", message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.` };
+          return {
+            kind: "conflict",
+            name: object.key,
+            code: "LocalFileDiffers",
+            message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.`,
+          };
         }
         const fetch = () => downloadOne(ctx, keyed, args.bucket_name, object, given, state === "differs");
         const run = async (): Promise<Outcome> => {
@@ -124,9 +161,19 @@ export const downloadPrefix = defineTool({
       });
     }
     const next = declined?.next ?? nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
-    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
-    const note = held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
-    return textOutput(summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) + note, result);
+    const result = {
+      ...tally.result(dry, end === "complete", next),
+      bucket: args.bucket_name,
+      prefix,
+      local_dir: localDir.path,
+    };
+    const note =
+      held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
+    return textOutput(
+      summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) +
+        note,
+      result,
+    );
   },
 });
 
@@ -136,17 +183,38 @@ export const downloadPrefix = defineTool({
  * (length, MD5 or checksums), given the object's time. The plan already
  * looked at the target, so it is not checked a second time before the GET.
  */
-async function downloadOne(ctx: ToolContext, files: ToolContext["files"], bucket: string, object: ObjectInfo, given: string, overwrite: boolean): Promise<void> {
-  const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, { listed: { size: object.size, etag: object.etag } });
+async function downloadOne(
+  ctx: ToolContext,
+  files: ToolContext["files"],
+  bucket: string,
+  object: ObjectInfo,
+  given: string,
+  overwrite: boolean,
+): Promise<void> {
+  const download = await ctx.storage.openObjectDownload({ bucket, key: object.key }, ctx.signal, {
+    listed: { size: object.size, etag: object.etag },
+  });
   try {
     const modified = download.meta.last_modified ? new Date(download.meta.last_modified) : undefined;
-    await files.writeDownload({ given, path: given }, { size: download.size, fill: (write, have) => download.deliver(write, undefined, have), check: download.check, ...(download.resume ? { resume: download.resume } : {}) }, { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) });
+    await files.writeDownload(
+      { given, path: given },
+      {
+        size: download.size,
+        fill: (write, have) => download.deliver(write, undefined, have),
+        check: download.check,
+        ...(download.resume ? { resume: download.resume } : {}),
+      },
+      { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) },
+    );
   } finally {
     download.discard();
   }
 }
 
-async function removeAll(files: ToolContext["files"], paths: string[]): Promise<{ name: string; code: string; message: string }[]> {
+async function removeAll(
+  files: ToolContext["files"],
+  paths: string[],
+): Promise<{ name: string; code: string; message: string }[]> {
   const failed = [];
   for (const path of paths) {
     try {

@@ -1,11 +1,10 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { downloadMember, memberReader } from "./archive-member.ts";
+import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "./limits.ts";
 import { objectUri, readWindow } from "./object-window.ts";
 import { archiveMember, bucketName, objectKey, versionId } from "./schemas.ts";
-import { downloadMember, memberReader } from "./archive-member.ts";
-import { defineTool, textOutput, type ContentBlock, type ToolContext } from "./types.ts";
-
-import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "./limits.ts";
+import { type ContentBlock, defineTool, type ToolContext, textOutput } from "./types.ts";
 
 export { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP };
 
@@ -15,19 +14,34 @@ const inputSchema = z
     object_key: objectKey,
     version_id: versionId.optional(),
     mode: z
-      .enum(["read", "download"], { error: 'mode must be "read" (return the content) or "download" (save to local_path)' })
+      .enum(["read", "download"], {
+        error: 'mode must be "read" (return the content) or "download" (save to local_path)',
+      })
       .optional()
       .describe('"read" (default) or "download".'),
-    local_path: z.string().min(1, "local_path must not be empty").max(4096).optional().describe('Download: the file to write, e.g. "./out/report.pdf".'),
+    local_path: z
+      .string()
+      .min(1, "local_path must not be empty")
+      .max(4096)
+      .optional()
+      .describe('Download: the file to write, e.g. "./out/report.pdf".'),
     max_content_size: z
       .number()
       .int("max_content_size must be a whole number of bytes")
       .min(1, "max_content_size must be at least 1")
-      .max(MAX_CONTENT_SIZE_CAP, `max_content_size must be at most ${MAX_CONTENT_SIZE_CAP} (10 MiB); use mode "download" for larger objects`)
+      .max(
+        MAX_CONTENT_SIZE_CAP,
+        `max_content_size must be at most ${MAX_CONTENT_SIZE_CAP} (10 MiB); use mode "download" for larger objects`,
+      )
       .optional()
       .describe(`Read: default ${DEFAULT_MAX_CONTENT_SIZE}.`),
     overwrite: z.boolean().optional().describe("Download: replace an existing file."),
-    offset: z.number().int("offset must be a whole number of bytes").min(0, "offset must be at least 0").optional().describe("Read: first byte, default 0."),
+    offset: z
+      .number()
+      .int("offset must be a whole number of bytes")
+      .min(0, "offset must be at least 0")
+      .optional()
+      .describe("Read: first byte, default 0."),
     include_binary: z.boolean().optional().describe("Read: binary as base64."),
     archive_member: archiveMember.optional(),
   })
@@ -73,14 +87,18 @@ export const getObject = defineTool({
   handsBack: (args) => args.mode === "download",
   writesToStore: false,
   localFiles: (args) => args.mode === "download",
-  remoteNote: 'On this remote server mode "download" is off (a path would name the server\'s disk): for whole objects, give the user a presign_url link.',
+  remoteNote:
+    'On this remote server mode "download" is off (a path would name the server\'s disk): for whole objects, give the user a presign_url link.',
   // Read mode holds the bytes, their text or base64, and the serialized answer at once.
   heldBytes: (args) => ((args.mode ?? "read") === "read" ? 4 * (args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE) : 0),
   async handler(args, ctx) {
     const mode = args.mode ?? "read";
     if (mode === "download") return download(args, ctx);
     // overwrite: false is its default, which clients that fill in every parameter send: it does not apply, and is no mistake.
-    for (const [name, given] of [["local_path", args.local_path], ["overwrite", args.overwrite === false ? undefined : args.overwrite]] as const) {
+    for (const [name, given] of [
+      ["local_path", args.local_path],
+      ["overwrite", args.overwrite === false ? undefined : args.overwrite],
+    ] as const) {
       if (given !== undefined) {
         throw new ActionableError({
           resource: name,
@@ -98,7 +116,12 @@ async function read(args: Args, ctx: ToolContext) {
   const max = args.max_content_size ?? DEFAULT_MAX_CONTENT_SIZE;
   // Text goes out twice (content and structuredContent.text): each copy gets half the budget.
   // A member of an archive object is read through its own reader: the same windows, budgets and presentation.
-  const source = args.archive_member ? { ...ctx, storage: await memberReader(ctx.storage, address(args), args.archive_member, max, args.offset ?? 0, ctx.signal) } : ctx;
+  const source = args.archive_member
+    ? {
+        ...ctx,
+        storage: await memberReader(ctx.storage, address(args), args.archive_member, max, args.offset ?? 0, ctx.signal),
+      }
+    : ctx;
   const window = await readWindow(source, address(args), max, args.offset ?? 0, ctx.contentBudget / 2);
   const { meta, cutToFit, start, nextOffset } = window;
   // Binary bytes only when asked: most clients hand them to the model as base64 text, and some abort on them (README, Clients).
@@ -120,15 +143,27 @@ async function read(args: Args, ctx: ToolContext) {
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
-    (withheld ? `. Binary content not included; ${next}` : truncated ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}` : ".");
+    (withheld
+      ? `. Binary content not included; ${next}`
+      : truncated
+        ? `. TRUNCATED: ${shown.kind === "omitted" ? "binary content omitted" : `bytes ${start}-${start + shown.returnedBytes - 1} shown`}; ${next}`
+        : ".");
   const link = objectUri(args.bucket_name, args.object_key);
   const content: ContentBlock[] = [];
   if (shown.kind === "text") content.push({ type: "text", text: shown.text });
   else if (shown.kind === "image") content.push({ type: "image", data: shown.base64, mimeType: shown.mimeType });
-  else if (shown.kind === "binary") content.push({ type: "resource", resource: { uri: link, mimeType: shown.mimeType, blob: shown.base64 } });
+  else if (shown.kind === "binary")
+    content.push({ type: "resource", resource: { uri: link, mimeType: shown.mimeType, blob: shown.base64 } });
   content.push({ type: "text", text: summary });
   // The whole object, for clients that open links (resources/read pages it the same way).
-  if (truncated && ctx.resourceLinks && !args.archive_member) content.push({ type: "resource_link", uri: link, name: args.object_key, ...(meta.content_type ? { mimeType: meta.content_type } : {}), size: meta.size });
+  if (truncated && ctx.resourceLinks && !args.archive_member)
+    content.push({
+      type: "resource_link",
+      uri: link,
+      name: args.object_key,
+      ...(meta.content_type ? { mimeType: meta.content_type } : {}),
+      size: meta.size,
+    });
   const structured: Result = {
     bucket: args.bucket_name,
     key: args.object_key,
@@ -153,27 +188,61 @@ async function download(args: Args, ctx: ToolContext) {
       resource: "local_path",
       code: "MissingParameter",
       message: 'mode "download" needs local_path, the file to save the object to.',
-      hint: 'call again with local_path, e.g. "./downloads/' + (args.object_key.split("/").pop() || "object") + '", or use mode "read".',
+      hint:
+        'call again with local_path, e.g. "./downloads/' +
+        (args.object_key.split("/").pop() || "object") +
+        '", or use mode "read".',
     });
   }
   if (args.offset !== undefined && args.offset !== 0) {
-    throw new ActionableError({ resource: "offset", code: "InvalidParameter", message: 'offset is only used with mode "read"; a download saves the whole object.', hint: "leave offset out, or use mode read to page through the object." });
+    throw new ActionableError({
+      resource: "offset",
+      code: "InvalidParameter",
+      message: 'offset is only used with mode "read"; a download saves the whole object.',
+      hint: "leave offset out, or use mode read to page through the object.",
+    });
   }
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
   const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
   if (args.archive_member) {
     const { written, meta } = await downloadMember(ctx, address(args), args.archive_member, target, overwrite);
-    const structured: Result = { bucket: args.bucket_name, key: args.object_key, archive_member: args.archive_member, mode: "download", ...meta, local_path: written.path, bytes: written.bytes, sha256: written.sha256 };
-    return textOutput(`Saved ${args.archive_member} from s3://${args.bucket_name}/${args.object_key} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
+    const structured: Result = {
+      bucket: args.bucket_name,
+      key: args.object_key,
+      archive_member: args.archive_member,
+      mode: "download",
+      ...meta,
+      local_path: written.path,
+      bytes: written.bytes,
+      sha256: written.sha256,
+    };
+    return textOutput(
+      `Saved ${args.archive_member} from s3://${args.bucket_name}/${args.object_key} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`,
+      structured,
+    );
   }
   let sink: ((done: number) => void) | undefined;
-  const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, { onProgress: (received) => sink?.(received) });
+  const download = await ctx.storage.openObjectDownload(address(args), ctx.signal, {
+    onProgress: (received) => sink?.(received),
+  });
   const { meta } = download;
-  sink = ctx.progress.start(meta.size >= 0 ? meta.size : undefined, `downloading s3://${args.bucket_name}/${args.object_key}`);
+  sink = ctx.progress.start(
+    meta.size >= 0 ? meta.size : undefined,
+    `downloading s3://${args.bucket_name}/${args.object_key}`,
+  );
   let written;
   try {
-    written = await ctx.files.writeDownload(target, { size: download.size, fill: (write, have) => download.deliver(write, undefined, have), check: download.check, ...(download.resume ? { resume: download.resume } : {}) }, { overwrite, signal: ctx.signal });
+    written = await ctx.files.writeDownload(
+      target,
+      {
+        size: download.size,
+        fill: (write, have) => download.deliver(write, undefined, have),
+        check: download.check,
+        ...(download.resume ? { resume: download.resume } : {}),
+      },
+      { overwrite, signal: ctx.signal },
+    );
   } finally {
     download.discard(); // a refused target must not keep the connection
   }
@@ -188,7 +257,10 @@ async function download(args: Args, ctx: ToolContext) {
     sha256: written.sha256,
   };
   const version = meta.version_id ? ` (version ${meta.version_id})` : "";
-  return textOutput(`Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`, structured);
+  return textOutput(
+    `Saved s3://${args.bucket_name}/${args.object_key}${version} to ${written.path}: ${written.bytes} bytes, sha256 ${written.sha256}.`,
+    structured,
+  );
 }
 
 function address(args: Args) {

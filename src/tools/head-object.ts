@@ -29,7 +29,10 @@ export const headObject = defineTool({
   group: "read",
   writesToStore: false,
   async handler(args, ctx) {
-    const head = await ctx.storage.headObject({ bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) }, ctx.signal);
+    const head = await ctx.storage.headObject(
+      { bucket: args.bucket_name, key: args.object_key, ...(args.version_id ? { versionId: args.version_id } : {}) },
+      ctx.signal,
+    );
     const uri = s3Uri(args.bucket_name, args.object_key);
     const text = head.delete_marker
       ? `${uri}${head.version_id ? ` version ${head.version_id}` : ""} is a delete marker: the object is deleted. Older versions may remain (list_object_versions).`

@@ -15,7 +15,9 @@ export const inspectObject = defineTool({
   description:
     "Says what an object holds, reading only the bytes needed: CSV/TSV columns, types, first rows and row count; JSON fields; " +
     "Parquet schema, row groups and statistics; zip/tar entries; image size; else the detected type.",
-  inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, archive_member: archiveMember.optional() }).strict(),
+  inputSchema: z
+    .object({ bucket_name: bucketName, object_key: objectKey, archive_member: archiveMember.optional() })
+    .strict(),
   outputSchema: z.object({
     bucket: z.string(),
     key: z.string(),
@@ -35,7 +37,12 @@ export const inspectObject = defineTool({
   heldBytes: () => MEMBER_BYTES + 4 * SNIFF_BYTES,
   async handler(args, ctx) {
     const where = s3Uri(args.bucket_name, args.object_key);
-    const object = await objectSource(ctx.storage, { bucket: args.bucket_name, key: args.object_key }, ctx.signal, SNIFF_BYTES);
+    const object = await objectSource(
+      ctx.storage,
+      { bucket: args.bucket_name, key: args.object_key },
+      ctx.signal,
+      SNIFF_BYTES,
+    );
     let inspected: Awaited<ReturnType<typeof inspectSource>>;
     let size = object.size;
     try {
@@ -70,7 +77,9 @@ export const inspectObject = defineTool({
 function fitted(summary: Summary, budget: number): Summary {
   let fit = summary as Summary & Record<string, unknown>;
   while (JSON.stringify(fit).length > budget) {
-    const key = (["first_rows", "first_records", "entries", "lines"] as const).find((k) => Array.isArray(fit[k]) && (fit[k] as unknown[]).length > 0);
+    const key = (["first_rows", "first_records", "entries", "lines"] as const).find(
+      (k) => Array.isArray(fit[k]) && (fit[k] as unknown[]).length > 0,
+    );
     if (!key) break;
     const list = fit[key] as unknown[];
     fit = { ...fit, [key]: list.slice(0, Math.floor(list.length / 2)), cut_to_fit: true };
@@ -79,10 +88,15 @@ function fitted(summary: Summary, budget: number): Summary {
 }
 
 const cell = (v: unknown) => {
-  const s = typeof v === "string" ? v : JSON.stringify(v) ?? "";
+  const s = typeof v === "string" ? v : (JSON.stringify(v) ?? "");
   return (s.length > 60 ? `${s.slice(0, 60)}…` : s).replace(/\|/g, "\\|").replace(/\n/g, " ");
 };
-const table = (head: string[], rows: unknown[][]) => [`| ${head.map(cell).join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`)].join("\n");
+const table = (head: string[], rows: unknown[][]) =>
+  [
+    `| ${head.map(cell).join(" | ")} |`,
+    `|${head.map(() => "---").join("|")}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
+  ].join("\n");
 
 function describe(s: Summary, size: number, compression: string | null): string {
   const gz = compression ? `${compression}'d ` : "";
@@ -90,16 +104,36 @@ function describe(s: Summary, size: number, compression: string | null): string 
     case "csv":
     case "tsv":
     case "delimited":
-      return `${gz}${s.format.toUpperCase()} (delimiter ${JSON.stringify(s.delimiter)}${s.header ? ", with a header" : ", no header"}), ${s.rows_exact ? "" : "~"}${s.rows} rows, ${s.columns.length} columns: ${s.columns.map((c) => `${c.name} (${c.type}${c.nullable ? ", nullable" : ""})`).join(", ")}.\nFirst rows:\n${table(s.columns.map((c) => c.name), s.first_rows)}`;
+      return `${gz}${s.format.toUpperCase()} (delimiter ${JSON.stringify(s.delimiter)}${s.header ? ", with a header" : ", no header"}), ${s.rows_exact ? "" : "~"}${s.rows} rows, ${s.columns.length} columns: ${s.columns.map((c) => `${c.name} (${c.type}${c.nullable ? ", nullable" : ""})`).join(", ")}.\nFirst rows:\n${table(
+        s.columns.map((c) => c.name),
+        s.first_rows,
+      )}`;
     case "json":
     case "jsonl":
-      if (s.top_level) return `${gz}JSON: a ${s.top_level.type}${s.top_level.keys ? ` with keys ${s.top_level.keys.join(", ")}` : ""}.`;
-      return `${gz}${s.format === "jsonl" ? "JSON Lines" : "a JSON array"}: ${s.records_exact ? "" : "~"}${s.records} records; fields: ${s.fields.map((f) => `${f.name} (${f.types.join("|")})`).join(", ")}.\nFirst records:\n${s.first_records.slice(0, 5).map((r) => JSON.stringify(r).slice(0, 300)).join("\n")}`;
+      if (s.top_level)
+        return `${gz}JSON: a ${s.top_level.type}${s.top_level.keys ? ` with keys ${s.top_level.keys.join(", ")}` : ""}.`;
+      return `${gz}${s.format === "jsonl" ? "JSON Lines" : "a JSON array"}: ${s.records_exact ? "" : "~"}${s.records} records; fields: ${s.fields.map((f) => `${f.name} (${f.types.join("|")})`).join(", ")}.\nFirst records:\n${s.first_records
+        .slice(0, 5)
+        .map((r) => JSON.stringify(r).slice(0, 300))
+        .join("\n")}`;
     case "parquet":
-      return `Parquet: ${s.rows} rows in ${s.row_group_count} row group(s)${s.created_by ? `, written by ${s.created_by}` : ""}; columns: ${s.columns.map((c) => `${c.name} (${c.type}${c.compression ? `, ${c.compression}` : ""}${c.min !== undefined ? `, ${cell(c.min)}…${cell(c.max)}` : ""})`).join(", ")}.\n${s.first_rows_note ? `First rows ${s.first_rows_note}.` : `First rows:\n${table(s.columns.map((c) => c.name), s.first_rows.map((r) => s.columns.map((c) => r[c.name])))}`}`;
+      return `Parquet: ${s.rows} rows in ${s.row_group_count} row group(s)${s.created_by ? `, written by ${s.created_by}` : ""}; columns: ${s.columns.map((c) => `${c.name} (${c.type}${c.compression ? `, ${c.compression}` : ""}${c.min !== undefined ? `, ${cell(c.min)}…${cell(c.max)}` : ""})`).join(", ")}.\n${
+        s.first_rows_note
+          ? `First rows ${s.first_rows_note}.`
+          : `First rows:\n${table(
+              s.columns.map((c) => c.name),
+              s.first_rows.map((r) => s.columns.map((c) => r[c.name])),
+            )}`
+      }`;
     case "zip":
     case "tar":
-      return `${gz}${s.format} archive, ${s.total_entries ?? "?"} entries${s.listed_all ? "" : ` (the first ${Math.min(s.entries.length, MAX_ENTRIES)} listed)`}:\n${s.entries.slice(0, 50).map((e) => `${e.name} (${"size" in e ? e.size : "?"} bytes${"method" in e ? `, ${e.method}` : ""}${e.modified ? `, ${e.modified}` : ""})`).join("\n")}${s.entries.length > 50 ? "\n…" : ""}`;
+      return `${gz}${s.format} archive, ${s.total_entries ?? "?"} entries${s.listed_all ? "" : ` (the first ${Math.min(s.entries.length, MAX_ENTRIES)} listed)`}:\n${s.entries
+        .slice(0, 50)
+        .map(
+          (e) =>
+            `${e.name} (${"size" in e ? e.size : "?"} bytes${"method" in e ? `, ${e.method}` : ""}${e.modified ? `, ${e.modified}` : ""})`,
+        )
+        .join("\n")}${s.entries.length > 50 ? "\n…" : ""}`;
     case "image":
       return `a ${s.image_format.toUpperCase()} image, ${s.width}×${s.height} pixels, ${size} bytes.`;
     case "text":

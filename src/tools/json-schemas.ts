@@ -24,7 +24,20 @@ export interface ToolJsonSchemas {
  * it at the top themselves). test/tools/schema-portability.test.ts fails when a tool's
  * schema needs another.
  */
-export const PORTABLE_KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "description", "enum", "items", "minimum", "maximum", "minItems", "maxItems", "nullable"]);
+export const PORTABLE_KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "description",
+  "enum",
+  "items",
+  "minimum",
+  "maximum",
+  "minItems",
+  "maxItems",
+  "nullable",
+]);
 
 /**
  * `"nullable": true` on each optional top-level parameter, and only there:
@@ -38,7 +51,12 @@ function markOptional(schema: Record<string, unknown>): Record<string, unknown> 
   const properties = schema.properties as Record<string, Record<string, unknown>> | undefined;
   if (!properties) return schema;
   const required = new Set((schema.required as string[] | undefined) ?? []);
-  return { ...schema, properties: Object.fromEntries(Object.entries(properties).map(([name, p]) => [name, required.has(name) ? p : { ...p, nullable: true }])) };
+  return {
+    ...schema,
+    properties: Object.fromEntries(
+      Object.entries(properties).map(([name, p]) => [name, required.has(name) ? p : { ...p, nullable: true }]),
+    ),
+  };
 }
 
 /**
@@ -62,12 +80,24 @@ export function compactSchema(node: unknown, output: boolean): unknown {
     if (key === "propertyNames" && JSON.stringify(value) === '{"type":"string"}') continue;
     if (!output && DROPPED_KEYWORDS.has(key)) continue;
     if (output && key === "additionalProperties" && value === false) continue;
-    if ((key === "maximum" && value === Number.MAX_SAFE_INTEGER) || (key === "minimum" && value === Number.MIN_SAFE_INTEGER)) continue;
+    if (
+      (key === "maximum" && value === Number.MAX_SAFE_INTEGER) ||
+      (key === "minimum" && value === Number.MIN_SAFE_INTEGER)
+    )
+      continue;
     // A count or size of at least 0 or 1 goes without saying, and so do bounds no sensible call comes near (100 globs,
     // a million objects): each costs every tools/list, and the server's message names the limit if a model crosses it.
     if (!output && key === "minimum" && (value === 0 || value === 1)) continue;
-    if (!output && ((key === "maximum" && (value as number) >= UNSAID_MAXIMUM) || (key === "maxItems" && (value as number) >= UNSAID_MAX_ITEMS))) continue;
-    out[key] = key === "properties" ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)])) : compactSchema(value, output);
+    if (
+      !output &&
+      ((key === "maximum" && (value as number) >= UNSAID_MAXIMUM) ||
+        (key === "maxItems" && (value as number) >= UNSAID_MAX_ITEMS))
+    )
+      continue;
+    out[key] =
+      key === "properties"
+        ? Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, compactSchema(v, output)]))
+        : compactSchema(value, output);
   }
   return out;
 }
@@ -85,7 +115,10 @@ export const ADVERTISED_OUTPUT_SCHEMA = { type: "object" } as const;
 
 function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<string, unknown> {
   if (!(schema instanceof z.ZodObject)) throw new Error("a tool schema is not an object schema");
-  const compact = compactSchema(z.toJSONSchema(schema, { target: "draft-7", io: pipeStrategy }), pipeStrategy === "output") as Record<string, unknown>;
+  const compact = compactSchema(
+    z.toJSONSchema(schema, { target: "draft-7", io: pipeStrategy }),
+    pipeStrategy === "output",
+  ) as Record<string, unknown>;
   if (pipeStrategy === "output") return { ...ADVERTISED_OUTPUT_SCHEMA };
   // A top-level argument the tool does not take is ignored with a note in the result (mcp/sdk-hooks.ts), not
   // refused, so "additionalProperties": false would say what the server does not do; nested objects keep theirs.
@@ -97,5 +130,10 @@ function convert(schema: unknown, pipeStrategy: "input" | "output"): Record<stri
 }
 
 export function toolJsonSchemas(tools: readonly ToolDefinition[]): Record<string, ToolJsonSchemas> {
-  return Object.fromEntries(tools.map((t) => [t.name, { inputSchema: convert(t.inputSchema, "input"), outputSchema: convert(t.outputSchema, "output") }]));
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      { inputSchema: convert(t.inputSchema, "input"), outputSchema: convert(t.outputSchema, "output") },
+    ]),
+  );
 }

@@ -15,7 +15,9 @@ export const listJobs = defineTool({
   storeless: true,
   async handler(_args, ctx) {
     const jobs = (await ctx.jobs?.list()) ?? [];
-    const lines = jobs.map((j) => `${j.id}\t${j.tool}\t${j.state}\t${j.started_at}${j.progress.message ? `\t${j.progress.message}` : ""}`);
+    const lines = jobs.map(
+      (j) => `${j.id}\t${j.tool}\t${j.state}\t${j.started_at}${j.progress.message ? `\t${j.progress.message}` : ""}`,
+    );
     return textOutput(jobs.length ? `${jobs.length} job(s):\n${lines.join("\n")}` : "No jobs.", { jobs });
   },
 });

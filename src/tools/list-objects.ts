@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { stalledListing } from "../storage/index.ts";
-import { bucketName } from "./schemas.ts";
 import { objectUri } from "./object-window.ts";
-import { defineTool, textOutput, type ContentBlock } from "./types.ts";
+import { bucketName } from "./schemas.ts";
+import { type ContentBlock, defineTool, textOutput } from "./types.ts";
 
 /** Objects of a page that also get a resource_link content item. */
 export const LINKED_OBJECTS = 100;
@@ -12,8 +12,7 @@ export const MAX_KEYS = 1000;
 export const listObjects = defineTool({
   name: "list_objects",
   title: "List objects",
-  description:
-    `Lists objects under prefix, max_keys (≤ ${MAX_KEYS}) a call; while is_truncated, pass next_continuation_token on.`,
+  description: `Lists objects under prefix, max_keys (≤ ${MAX_KEYS}) a call; while is_truncated, pass next_continuation_token on.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -63,9 +62,13 @@ export const listObjects = defineTool({
     );
     const where = `s3://${args.bucket_name}/${args.prefix ?? ""}`;
     // A store that hands back the token it was given would have the model page forever.
-    if (page.is_truncated && args.continuation_token && page.next_continuation_token === args.continuation_token) throw stalledListing(where);
+    if (page.is_truncated && args.continuation_token && page.next_continuation_token === args.continuation_token)
+      throw stalledListing(where);
     const tokenless = page.is_truncated && !page.next_continuation_token;
-    const next = page.is_truncated && !tokenless ? `call list_objects again with continuation_token "${page.next_continuation_token}" (and the same bucket_name, prefix and delimiter).` : undefined;
+    const next =
+      page.is_truncated && !tokenless
+        ? `call list_objects again with continuation_token "${page.next_continuation_token}" (and the same bucket_name, prefix and delimiter).`
+        : undefined;
     const warning = page.store_ignored_max_keys
       ? "the store sent more than max_keys; this page was cut to max_keys, so paging on may skip some keys (narrow the prefix instead)."
       : tokenless
@@ -74,14 +77,29 @@ export const listObjects = defineTool({
     const lines = [
       `${page.objects.length} object(s)${page.common_prefixes.length ? ` and ${page.common_prefixes.length} prefix(es)` : ""} in ${where}:`,
       ...page.common_prefixes.map((p) => `${p}\t(prefix)`),
-      ...page.objects.map((o) => `${o.key}\t${o.size} B\t${o.last_modified ?? "-"}${o.storage_class && o.storage_class !== "STANDARD" ? `\t${o.storage_class}` : ""}`),
-      next ? `More objects follow: ${next}` : tokenless ? "More objects follow, but the store gave no way to page on (see the warning)." : "End of listing.",
+      ...page.objects.map(
+        (o) =>
+          `${o.key}\t${o.size} B\t${o.last_modified ?? "-"}${o.storage_class && o.storage_class !== "STANDARD" ? `\t${o.storage_class}` : ""}`,
+      ),
+      next
+        ? `More objects follow: ${next}`
+        : tokenless
+          ? "More objects follow, but the store gave no way to page on (see the warning)."
+          : "End of listing.",
       ...(warning ? [`Warning: ${warning}`] : []),
     ];
     const { store_ignored_max_keys: _ignored, ...structured } = page;
-    const out = textOutput(lines.join("\n"), { bucket: args.bucket_name, prefix: args.prefix ?? null, ...structured, ...(warning ? { warning } : {}), ...(next ? { next } : {}) });
+    const out = textOutput(lines.join("\n"), {
+      bucket: args.bucket_name,
+      prefix: args.prefix ?? null,
+      ...structured,
+      ...(warning ? { warning } : {}),
+      ...(next ? { next } : {}),
+    });
     // Links a client can open (resources/read); the first LINKED_OBJECTS only, so a 1,000-key page does not double in size.
-    const links: ContentBlock[] = page.objects.slice(0, ctx.resourceLinks ? LINKED_OBJECTS : 0).map((o) => ({ type: "resource_link", uri: objectUri(args.bucket_name, o.key), name: o.key, size: o.size }));
+    const links: ContentBlock[] = page.objects
+      .slice(0, ctx.resourceLinks ? LINKED_OBJECTS : 0)
+      .map((o) => ({ type: "resource_link", uri: objectUri(args.bucket_name, o.key), name: o.key, size: o.size }));
     return { ...out, content: [...out.content, ...links] };
   },
 });

@@ -5,7 +5,8 @@ import { defineTool, textOutput } from "./types.ts";
 export const listStores = defineTool({
   name: "list_stores",
   title: "List stores",
-  description: "Lists the object stores this server can use (pass one as store to any tool; the first is the default): endpoint, region, AWS or not, read-only, deletes allowed, bucket allowlist. Never a credential.",
+  description:
+    "Lists the object stores this server can use (pass one as store to any tool; the first is the default): endpoint, region, AWS or not, read-only, deletes allowed, bucket allowlist. Never a credential.",
   inputSchema: z.object({}).strict(),
   outputSchema: z.object({
     stores: z.array(
@@ -41,7 +42,10 @@ export const listStores = defineTool({
         buckets: s.buckets.length > 0 ? s.buckets : null,
       };
     });
-    const lines = stores.map((s) => `${s.name}${s.default ? " (default)" : ""}: ${s.endpoint}, ${s.region}${s.read_only ? ", read-only" : ""}${s.allow_delete ? ", deletes allowed" : ""}${s.buckets ? `, buckets ${s.buckets.join(", ")}` : ""}`);
+    const lines = stores.map(
+      (s) =>
+        `${s.name}${s.default ? " (default)" : ""}: ${s.endpoint}, ${s.region}${s.read_only ? ", read-only" : ""}${s.allow_delete ? ", deletes allowed" : ""}${s.buckets ? `, buckets ${s.buckets.join(", ")}` : ""}`,
+    );
     return textOutput(`${stores.length} store(s); pass store: NAME to any tool:\n${lines.join("\n")}`, { stores });
   },
 });

@@ -5,11 +5,30 @@
 import { fitJsonText } from "../runtime/response-budget.ts";
 
 const TEXT_TYPES = new Set([
-  "application/json", "application/xml", "application/yaml", "application/x-yaml", "application/toml",
-  "application/javascript", "application/ecmascript", "application/x-javascript", "application/typescript",
-  "application/x-sh", "application/x-shellscript", "application/sql", "application/graphql", "application/csv",
-  "application/x-ndjson", "application/ndjson", "application/jsonl", "application/x-httpd-php", "application/x-python",
-  "application/x-www-form-urlencoded", "application/x-tex", "application/rtf", "application/x-subrip", "application/manifest+json",
+  "application/json",
+  "application/xml",
+  "application/yaml",
+  "application/x-yaml",
+  "application/toml",
+  "application/javascript",
+  "application/ecmascript",
+  "application/x-javascript",
+  "application/typescript",
+  "application/x-sh",
+  "application/x-shellscript",
+  "application/sql",
+  "application/graphql",
+  "application/csv",
+  "application/x-ndjson",
+  "application/ndjson",
+  "application/jsonl",
+  "application/x-httpd-php",
+  "application/x-python",
+  "application/x-www-form-urlencoded",
+  "application/x-tex",
+  "application/rtf",
+  "application/x-subrip",
+  "application/manifest+json",
 ]);
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 const UNKNOWN_TYPES = new Set(["", "application/octet-stream", "binary/octet-stream", "application/unknown"]);
@@ -22,7 +41,13 @@ export function mediaType(contentType: string | null): string {
 }
 
 export function isTextType(type: string): boolean {
-  return type.startsWith("text/") || TEXT_TYPES.has(type) || type.endsWith("+json") || type.endsWith("+xml") || type.endsWith("+yaml");
+  return (
+    type.startsWith("text/") ||
+    TEXT_TYPES.has(type) ||
+    type.endsWith("+json") ||
+    type.endsWith("+xml") ||
+    type.endsWith("+yaml")
+  );
 }
 
 /** Image type by magic bytes, for objects stored without a useful content type. */
@@ -31,7 +56,14 @@ export function sniffImage(bytes: Uint8Array): string | undefined {
   if (starts(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "image/png";
   if (starts(0xff, 0xd8, 0xff)) return "image/jpeg";
   if (starts(0x47, 0x49, 0x46, 0x38)) return "image/gif";
-  if (starts(0x52, 0x49, 0x46, 0x46) && bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return "image/webp";
+  if (
+    starts(0x52, 0x49, 0x46, 0x46) &&
+    bytes[8] === 0x57 &&
+    bytes[9] === 0x45 &&
+    bytes[10] === 0x42 &&
+    bytes[11] === 0x50
+  )
+    return "image/webp";
   return undefined;
 }
 
@@ -84,7 +116,13 @@ export function present(contentType: string | null, bytes: Uint8Array, truncated
   if (truncated) return { kind: "omitted", returnedBytes: 0, encoding: "none" };
   const base64 = Buffer.from(bytes).toString("base64");
   if (image) return { kind: "image", mimeType: image, base64, returnedBytes: bytes.length, encoding: "base64" };
-  return { kind: "binary", mimeType: type || "application/octet-stream", base64, returnedBytes: bytes.length, encoding: "base64" };
+  return {
+    kind: "binary",
+    mimeType: type || "application/octet-stream",
+    base64,
+    returnedBytes: bytes.length,
+    encoding: "base64",
+  };
 }
 
 /**

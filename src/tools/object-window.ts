@@ -35,7 +35,10 @@ export function objectUri(bucket: string, key: string): string {
 
 /** The key of an object URI's path part, as objectUri encoded it. */
 export function keyOfUriPath(path: string): string {
-  return path.split("/").map((s) => decodeURIComponent(s)).join("/");
+  return path
+    .split("/")
+    .map((s) => decodeURIComponent(s))
+    .join("/");
 }
 
 /** The longest UTF-8 character: a text window of this many bytes always holds one whole. */
@@ -48,17 +51,32 @@ const MAX_CHAR_BYTES = 4;
  * longer one), the window is widened to hold that character instead of
  * returning nothing with next_offset == offset, which a model would loop on.
  */
-export async function readWindow(ctx: WindowSource, addr: ObjectAddress, max: number, offset: number, textBudget = ctx.contentBudget): Promise<ObjectWindow> {
+export async function readWindow(
+  ctx: WindowSource,
+  addr: ObjectAddress,
+  max: number,
+  offset: number,
+  textBudget = ctx.contentBudget,
+): Promise<ObjectWindow> {
   const window = await readWindowOnce(ctx, addr, max, offset, textBudget);
-  const stalled = window.shown.kind === "text" && window.truncated && window.shown.returnedBytes === 0 && window.start === offset;
+  const stalled =
+    window.shown.kind === "text" && window.truncated && window.shown.returnedBytes === 0 && window.start === offset;
   return stalled && max < MAX_CHAR_BYTES ? readWindowOnce(ctx, addr, MAX_CHAR_BYTES, offset, textBudget) : window;
 }
 
-async function readWindowOnce(ctx: WindowSource, addr: ObjectAddress, max: number, offset: number, textBudget: number): Promise<ObjectWindow> {
-  const { meta, bytes: fetched } = await ctx.storage.readObjectHead(addr, max, ctx.signal, offset).catch((err: unknown) => {
-    if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
-    throw err;
-  });
+async function readWindowOnce(
+  ctx: WindowSource,
+  addr: ObjectAddress,
+  max: number,
+  offset: number,
+  textBudget: number,
+): Promise<ObjectWindow> {
+  const { meta, bytes: fetched } = await ctx.storage
+    .readObjectHead(addr, max, ctx.signal, offset)
+    .catch((err: unknown) => {
+      if (offset > 0 && err instanceof ActionableError && err.code === "InvalidRange") throw pastTheEnd(addr, offset);
+      throw err;
+    });
   const moreAfter = meta.size > offset + fetched.length;
   let presented = present(meta.content_type, fetched, moreAfter);
   // A window that starts inside a character skips its continuation bytes: text windows start on a character boundary.
@@ -68,7 +86,14 @@ async function readWindowOnce(ctx: WindowSource, addr: ObjectAddress, max: numbe
   const { shown, cutToFit } = fitToBudget(presented, presented.kind === "text" ? textBudget : ctx.contentBudget);
   const truncated = moreAfter || cutToFit;
   const start = offset + skip;
-  return { meta, shown, truncated, cutToFit, start, nextOffset: truncated && shown.kind === "text" ? start + shown.returnedBytes : null };
+  return {
+    meta,
+    shown,
+    truncated,
+    cutToFit,
+    start,
+    nextOffset: truncated && shown.kind === "text" ? start + shown.returnedBytes : null,
+  };
 }
 
 function pastTheEnd(addr: ObjectAddress, offset: number): ActionableError {

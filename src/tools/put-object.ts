@@ -17,7 +17,13 @@ export const putObject = defineTool({
     .object({
       bucket_name: bucketName,
       object_key: objectKey,
-      content: z.string().max(Math.ceil((PUT_OBJECT_MAX_BYTES * 4) / 3) + 4096, `content is at most ${PUT_OBJECT_MAX_BYTES} bytes (4 MiB)`).describe("Text, or base64 with encoding base64."),
+      content: z
+        .string()
+        .max(
+          Math.ceil((PUT_OBJECT_MAX_BYTES * 4) / 3) + 4096,
+          `content is at most ${PUT_OBJECT_MAX_BYTES} bytes (4 MiB)`,
+        )
+        .describe("Text, or base64 with encoding base64."),
       encoding: z.enum(["utf-8", "base64"]).optional().describe('"utf-8" (default) or "base64".'),
       content_type: contentType.optional(),
       cache_control: cacheControl.optional(),
@@ -26,7 +32,14 @@ export const putObject = defineTool({
       if_absent: ifAbsent.optional(),
     })
     .strict(),
-  outputSchema: z.object({ bucket: z.string(), key: z.string(), size: z.number(), etag: z.string().nullable(), version_id: z.string().nullable(), content_type: z.string() }),
+  outputSchema: z.object({
+    bucket: z.string(),
+    key: z.string(),
+    size: z.number(),
+    etag: z.string().nullable(),
+    version_id: z.string().nullable(),
+    content_type: z.string(),
+  }),
   // Destructive: without if_absent it replaces whatever object had this key.
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "write",
@@ -34,21 +47,38 @@ export const putObject = defineTool({
   async handler(args, ctx) {
     const body = decode(args.content, args.encoding ?? "utf-8");
     if (body.length > PUT_OBJECT_MAX_BYTES) {
-      throw new ActionableError({ resource: "content", code: "ContentTooLarge", message: `The content is ${body.length} bytes; put_object writes at most ${PUT_OBJECT_MAX_BYTES}.`, hint: "save it to a file inside an allowed directory and use upload_file, which streams any size." });
+      throw new ActionableError({
+        resource: "content",
+        code: "ContentTooLarge",
+        message: `The content is ${body.length} bytes; put_object writes at most ${PUT_OBJECT_MAX_BYTES}.`,
+        hint: "save it to a file inside an allowed directory and use upload_file, which streams any size.",
+      });
     }
     const type = args.content_type ?? (await detectType(args.object_key, args.encoding ?? "utf-8"));
     const out = await ctx.storage.putObject(
-      { bucket: args.bucket_name, key: args.object_key, body, contentType: type, cacheControl: args.cache_control, storageClass: args.storage_class, metadata: args.metadata, ifAbsent: args.if_absent },
+      {
+        bucket: args.bucket_name,
+        key: args.object_key,
+        body,
+        contentType: type,
+        cacheControl: args.cache_control,
+        storageClass: args.storage_class,
+        metadata: args.metadata,
+        ifAbsent: args.if_absent,
+      },
       ctx.signal,
     );
     const version = out.version_id ? `, version ${out.version_id}` : "";
-    return textOutput(`Wrote ${body.length} bytes (${type}) to ${s3Uri(args.bucket_name, args.object_key)}${version}.`, {
-      bucket: args.bucket_name,
-      key: args.object_key,
-      size: body.length,
-      ...out,
-      content_type: type,
-    });
+    return textOutput(
+      `Wrote ${body.length} bytes (${type}) to ${s3Uri(args.bucket_name, args.object_key)}${version}.`,
+      {
+        bucket: args.bucket_name,
+        key: args.object_key,
+        size: body.length,
+        ...out,
+        content_type: type,
+      },
+    );
   },
 });
 
@@ -57,7 +87,12 @@ function decode(content: string, encoding: "utf-8" | "base64"): Uint8Array {
   if (encoding === "utf-8") return Buffer.from(content, "utf8");
   const compact = content.replace(/\s+/g, "");
   if (compact.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) {
-    throw new ActionableError({ resource: "content", code: "InvalidBase64", message: "content is not valid base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4 characters).", hint: 'encode the bytes as standard base64, or send text with encoding "utf-8".' });
+    throw new ActionableError({
+      resource: "content",
+      code: "InvalidBase64",
+      message: "content is not valid base64 (A-Z, a-z, 0-9, +, /, padded with = to a multiple of 4 characters).",
+      hint: 'encode the bytes as standard base64, or send text with encoding "utf-8".',
+    });
   }
   return Buffer.from(compact, "base64");
 }

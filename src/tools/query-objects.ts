@@ -1,10 +1,16 @@
 import { z } from "zod";
 import { globList, pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
-import { MAX_QUERY_BYTES, MAX_QUERY_OBJECTS, queryObjects as runQuery, tooMuch, type WantedObject } from "../content/query/index.ts";
+import {
+  MAX_QUERY_BYTES,
+  MAX_QUERY_OBJECTS,
+  queryObjects as runQuery,
+  tooMuch,
+  type WantedObject,
+} from "../content/query/index.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { bucketName, objectKey } from "./schemas.ts";
-import { defineTool, textOutput, type ToolContext } from "./types.ts";
+import { defineTool, type ToolContext, textOutput } from "./types.ts";
 
 const DEFAULT_ROWS = 100;
 const MAX_ROWS = 10_000;
@@ -53,17 +59,39 @@ export const queryObjects = defineTool({
     // keys: [] and include: [] are a client filling every parameter (strict function calling): not given; beside
     // keys, prefix "" is filler too (as delete_objects reads them).
     const keysGiven = given.keys !== undefined && given.keys.length > 0;
-    const args: typeof given = { ...given, keys: keysGiven ? given.keys : undefined, prefix: keysGiven && given.prefix === "" ? undefined : given.prefix, include: given.include?.length ? given.include : undefined };
+    const args: typeof given = {
+      ...given,
+      keys: keysGiven ? given.keys : undefined,
+      prefix: keysGiven && given.prefix === "" ? undefined : given.prefix,
+      include: given.include?.length ? given.include : undefined,
+    };
     if ((args.keys === undefined) === (args.prefix === undefined)) {
-      throw new ActionableError({ resource: "keys", code: "InvalidParameter", message: "Give either keys or prefix (with include), not both and not neither.", hint: 'pass keys: ["data/a.csv"] for named objects, or prefix: "data/" with include: ["*.csv"].' });
+      throw new ActionableError({
+        resource: "keys",
+        code: "InvalidParameter",
+        message: "Give either keys or prefix (with include), not both and not neither.",
+        hint: 'pass keys: ["data/a.csv"] for named objects, or prefix: "data/" with include: ["*.csv"].',
+      });
     }
     if (args.keys && args.include) {
-      throw new ActionableError({ resource: "include", code: "InvalidParameter", message: "include chooses among the objects under a prefix; with keys it has nothing to choose from.", hint: "leave include out, or give a prefix instead of keys." });
+      throw new ActionableError({
+        resource: "include",
+        code: "InvalidParameter",
+        message: "include chooses among the objects under a prefix; with keys it has nothing to choose from.",
+        hint: "leave include out, or give a prefix instead of keys.",
+      });
     }
     const offset = offsetFrom(args.continuation_token, args);
-    const objects: WantedObject[] = args.keys ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null })) : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include);
+    const objects: WantedObject[] = args.keys
+      ? [...new Set(args.keys)].map((key) => ({ key, size: 0, etag: null }))
+      : await objectsUnder(ctx, args.bucket_name, args.prefix!, args.include);
     if (objects.length === 0) {
-      throw new ActionableError({ resource: s3Uri(args.bucket_name, args.prefix ?? ""), code: "NoObjects", message: "No object to query: nothing under the prefix matches include.", hint: "list_objects or find_objects shows what is there; widen the prefix or the globs." });
+      throw new ActionableError({
+        resource: s3Uri(args.bucket_name, args.prefix ?? ""),
+        code: "NoObjects",
+        message: "No object to query: nothing under the prefix matches include.",
+        hint: "list_objects or find_objects shows what is there; widen the prefix or the globs.",
+      });
     }
     const maxRows = args.max_rows ?? DEFAULT_ROWS;
     const page = await runQuery({
@@ -79,11 +107,16 @@ export const queryObjects = defineTool({
     const shownTo = offset + page.rows.length;
     const more = shownTo < page.totalRows;
     const token = more ? tokenFor(shownTo, args) : undefined;
-    const next = token ? `call query_objects again with the same arguments and continuation_token "${token}" for rows from ${shownTo + 1} (add ORDER BY for a stable order across calls).` : undefined;
+    const next = token
+      ? `call query_objects again with the same arguments and continuation_token "${token}" for rows from ${shownTo + 1} (add ORDER BY for a stable order across calls).`
+      : undefined;
     const text =
       `${page.totalRows} row(s) from ${objects.length} object(s) (${page.bytesRead} bytes read)` +
       (page.rows.length < page.totalRows ? `; rows ${offset + 1}-${shownTo} shown` : "") +
-      `:\n${table(page.columns.map((c) => c.name), page.rows)}` +
+      `:\n${table(
+        page.columns.map((c) => c.name),
+        page.rows,
+      )}` +
       (next ? `\nStopped early${page.cutToFit ? " (the rows fill one answer)" : ""}. Next: ${next}` : "");
     return textOutput(text, {
       bucket: args.bucket_name,
@@ -103,7 +136,12 @@ export const queryObjects = defineTool({
 
 type Args = { bucket_name: string; keys?: string[]; prefix?: string; include?: string[]; sql: string };
 
-async function objectsUnder(ctx: ToolContext, bucket: string, prefix: string, include?: string[]): Promise<WantedObject[]> {
+async function objectsUnder(
+  ctx: ToolContext,
+  bucket: string,
+  prefix: string,
+  include?: string[],
+): Promise<WantedObject[]> {
   const wanted = pathFilter(include, undefined);
   const found: WantedObject[] = [];
   let bytes = 0;
@@ -111,7 +149,12 @@ async function objectsUnder(ctx: ToolContext, bucket: string, prefix: string, in
     // Empty objects (folder markers among them) hold no rows; read, an empty CSV would add a column of NULLs.
     if (object.size === 0 || !wanted(object.key.slice(prefix.length))) continue;
     if (found.length >= MAX_QUERY_OBJECTS) {
-      throw new ActionableError({ resource: s3Uri(bucket, prefix), code: "QueryTooLarge", message: `More than ${MAX_QUERY_OBJECTS} objects match; a query reads at most that many.`, hint: "narrow the prefix or include, or give keys." });
+      throw new ActionableError({
+        resource: s3Uri(bucket, prefix),
+        code: "QueryTooLarge",
+        message: `More than ${MAX_QUERY_OBJECTS} objects match; a query reads at most that many.`,
+        hint: "narrow the prefix or include, or give keys.",
+      });
     }
     bytes += object.size;
     if (bytes > MAX_QUERY_BYTES) throw tooMuch(bucket);
@@ -130,18 +173,31 @@ function offsetFrom(token: string | undefined, args: Args): number {
   const text = Buffer.from(token, "base64url").toString("utf8");
   try {
     const [offset, print] = JSON.parse(text.slice(2)) as [unknown, unknown];
-    if (text.startsWith("q:") && Number.isSafeInteger(offset) && (offset as number) >= 0 && print === fingerprint(args)) return offset as number;
+    if (text.startsWith("q:") && Number.isSafeInteger(offset) && (offset as number) >= 0 && print === fingerprint(args))
+      return offset as number;
   } catch {}
-  throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by query_objects for this query.", hint: "pass the continuation_token of the previous result with the same bucket_name, keys or prefix, include and sql, or leave it out to start over." });
+  throw new ActionableError({
+    resource: "continuation_token",
+    code: "InvalidParameter",
+    message: "This continuation_token was not made by query_objects for this query.",
+    hint: "pass the continuation_token of the previous result with the same bucket_name, keys or prefix, include and sql, or leave it out to start over.",
+  });
 }
 
 function fingerprint(args: Args): string {
-  const what = JSON.stringify([args.bucket_name, args.keys ?? null, args.prefix ?? null, args.include ?? null, args.sql]);
+  const what = JSON.stringify([
+    args.bucket_name,
+    args.keys ?? null,
+    args.prefix ?? null,
+    args.include ?? null,
+    args.sql,
+  ]);
   return new Bun.CryptoHasher("sha256").update(what).digest("base64url").slice(0, 16);
 }
 
 /** The rows as a plain text table: a header, then a line a row, cells separated by " | ". */
 function table(names: string[], rows: unknown[][]): string {
-  const cell = (v: unknown) => (v === null ? "NULL" : typeof v === "string" ? v.replaceAll("\n", "\\n") : JSON.stringify(v));
+  const cell = (v: unknown) =>
+    v === null ? "NULL" : typeof v === "string" ? v.replaceAll("\n", "\\n") : JSON.stringify(v);
   return [names.join(" | "), ...rows.map((r) => r.map(cell).join(" | "))].join("\n");
 }

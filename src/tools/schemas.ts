@@ -19,7 +19,10 @@ const bucketText = z
   .string()
   .min(1, "bucket_name must not be empty")
   .max(255, "bucket_name is at most 255 characters")
-  .refine((s) => !s.includes("/"), "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)");
+  .refine(
+    (s) => !s.includes("/"),
+    "bucket_name is a bucket's name only, without a slash or key (put the path in object_key or prefix)",
+  );
 
 const keyText = z
   .string()
@@ -37,10 +40,7 @@ export const newBucketName = z.string().min(1, "bucket_name must not be empty").
 export const sourceBucketName = bucketText.check(ADDRESS_MARKS.sourceBucket);
 export const sourceObjectKey = keyText.check(ADDRESS_MARKS.sourceKey);
 
-export const versionId = z
-  .string()
-  .min(1, "version_id must not be empty")
-  .max(1024);
+export const versionId = z.string().min(1, "version_id must not be empty").max(1024);
 
 /** A header value: one line, bounded. */
 export const headerValue = (what: string) =>
@@ -55,7 +55,11 @@ export const headerValue = (what: string) =>
  * as they are in the string, fetch sends other bytes, and the store answered SignatureDoesNotMatch ("fix the secret
  * key") or fetch refused the header; the AWS CLI refuses such metadata up front too.
  */
-const asciiHeaderValue = (what: string) => headerValue(what).refine((s) => /^[\x20-\x7e]*$/.test(s), `${what} must be printable ASCII (S3 sends it as an HTTP header); percent-encode other text, e.g. caf%C3%A9`);
+const asciiHeaderValue = (what: string) =>
+  headerValue(what).refine(
+    (s) => /^[\x20-\x7e]*$/.test(s),
+    `${what} must be printable ASCII (S3 sends it as an HTTP header); percent-encode other text, e.g. caf%C3%A9`,
+  );
 
 export const contentType = asciiHeaderValue("content_type")
   .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
@@ -63,17 +67,30 @@ export const contentType = asciiHeaderValue("content_type")
 
 export const storageClass = z
   .string()
-  .regex(/^[A-Z0-9_]{1,64}$/, "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR");
+  .regex(
+    /^[A-Z0-9_]{1,64}$/,
+    "storage_class is an uppercase name such as STANDARD, STANDARD_IA, INTELLIGENT_TIERING, GLACIER_IR",
+  );
 
 export const cacheControl = asciiHeaderValue("cache_control");
 
 /** S3 user metadata: lowercase-insensitive names, at most 2 KB in all. */
 export const metadata = z
-  .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"), asciiHeaderValue("a metadata value"))
-  .refine((m) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= 2048, "metadata is at most 2 KB in all (S3's limit)")
+  .record(
+    z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, "metadata names are letters, digits, '.', '_' and '-'"),
+    asciiHeaderValue("a metadata value"),
+  )
+  .refine(
+    (m) => Object.entries(m).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0) <= 2048,
+    "metadata is at most 2 KB in all (S3's limit)",
+  )
   .describe('e.g. {"author": "ana"}; ≤ 2 KB.');
 
 export const ifAbsent = z.boolean().describe("true: never replace an existing object.");
 
 /** A file inside an archive object (inspect_object, get_object). */
-export const archiveMember = z.string().min(1).max(4096).describe('A file inside a zip or tar object, e.g. "data/2026.csv".');
+export const archiveMember = z
+  .string()
+  .min(1)
+  .max(4096)
+  .describe('A file inside a zip or tar object, e.g. "data/2026.csv".');

@@ -1,11 +1,20 @@
 import { z } from "zod";
+import { Slots } from "../bulk/engine.ts";
 import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { listAll } from "../bulk/listing.ts";
-import { finderFor, REGEX_ENGINE, type LineMatch } from "../content/line-search.ts";
-import { LARGE_AT_ONCE, SEARCH_AT_ONCE, SEARCH_WINDOW, searchObject, SMALL_BYTES_AT_ONCE, SMALL_OBJECT_BYTES, type ObjectOutcome, type ObjectSearch } from "../content/search.ts";
-import { Slots } from "../bulk/engine.ts";
-import { memoryPacer } from "../runtime/memory.ts";
+import { finderFor, type LineMatch, REGEX_ENGINE } from "../content/line-search.ts";
+import {
+  LARGE_AT_ONCE,
+  type ObjectOutcome,
+  type ObjectSearch,
+  SEARCH_AT_ONCE,
+  SEARCH_WINDOW,
+  SMALL_BYTES_AT_ONCE,
+  SMALL_OBJECT_BYTES,
+  searchObject,
+} from "../content/search.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { memoryPacer } from "../runtime/memory.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { bucketName } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
@@ -34,14 +43,27 @@ export const searchObjects = defineTool({
       exclude: excludeList.optional(),
       max_matches: z.number().int().min(1).max(MAX_MATCHES).optional().describe(`Default ${DEFAULT_MATCHES}.`),
       context_lines: z.number().int().min(0).max(3).optional().describe("Lines around each match."),
-      max_object_bytes: z.number().int().min(1).optional().describe(`Skip larger objects (default ${DEFAULT_MAX_OBJECT_BYTES / 1024 / 1024} MiB).`),
+      max_object_bytes: z
+        .number()
+        .int()
+        .min(1)
+        .optional()
+        .describe(`Skip larger objects (default ${DEFAULT_MAX_OBJECT_BYTES / 1024 / 1024} MiB).`),
       continuation_token: z.string().min(1).max(4096).optional().describe("From a truncated result."),
     })
     .strict(),
   outputSchema: z.object({
     bucket: z.string(),
     prefix: z.string(),
-    matches: z.array(z.object({ key: z.string(), line: z.number(), text: z.string(), before: z.array(z.string()).optional(), after: z.array(z.string()).optional() })),
+    matches: z.array(
+      z.object({
+        key: z.string(),
+        line: z.number(),
+        text: z.string(),
+        before: z.array(z.string()).optional(),
+        after: z.array(z.string()).optional(),
+      }),
+    ),
     objects_with_matches: z.array(z.object({ key: z.string(), matching_lines: z.number() })),
     objects_searched: z.number(),
     objects_skipped: z.object({ binary: z.number(), too_large: z.number() }),
@@ -63,7 +85,12 @@ export const searchObjects = defineTool({
     try {
       find = finderFor(args.pattern, args.regex ?? false, args.ignore_case ?? false);
     } catch (err) {
-      throw new ActionableError({ resource: "pattern", code: "InvalidParameter", message: `pattern is not an RE2 regular expression: ${(err as Error).message}.`, hint: "fix the expression (RE2 has no lookaround or backreferences), or search for it as text with regex: false." });
+      throw new ActionableError({
+        resource: "pattern",
+        code: "InvalidParameter",
+        message: `pattern is not an RE2 regular expression: ${(err as Error).message}.`,
+        hint: "fix the expression (RE2 has no lookaround or backreferences), or search for it as text with regex: false.",
+      });
     }
     const maxMatches = args.max_matches ?? DEFAULT_MATCHES;
     const resume = resumeFrom(args.continuation_token);
@@ -72,7 +99,15 @@ export const searchObjects = defineTool({
     const done = new AbortController();
     const onAbort = () => done.abort(ctx.signal.reason);
     ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const search: ObjectSearch = { storage: ctx.storage, bucket: args.bucket_name, find, context: args.context_lines ?? 0, maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES, signal: done.signal, pace: memoryPacer(SEARCHED_BYTES_PER_COLLECTION) };
+    const search: ObjectSearch = {
+      storage: ctx.storage,
+      bucket: args.bucket_name,
+      find,
+      context: args.context_lines ?? 0,
+      maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES,
+      signal: done.signal,
+      pace: memoryPacer(SEARCHED_BYTES_PER_COLLECTION),
+    };
 
     const matches: Found[] = [];
     const withMatches: { key: string; matching_lines: number }[] = [];
@@ -89,7 +124,10 @@ export const searchObjects = defineTool({
     const start = (object: Pick<ObjectInfo, "key" | "size" | "etag">, afterLine = 0) => {
       const max = maxMatches - matches.length;
       const search1 = () => searchObject(search, object, max, afterLine);
-      const outcome = object.etag && object.size <= SMALL_OBJECT_BYTES ? smallBytes.use(search1, Math.max(1, Math.ceil(object.size / 1024))) : large.use(search1);
+      const outcome =
+        object.etag && object.size <= SMALL_OBJECT_BYTES
+          ? smallBytes.use(search1, Math.max(1, Math.ceil(object.size / 1024)))
+          : large.use(search1);
       outcome.catch(() => {});
       inFlight.push({ key: object.key, outcome });
     };
@@ -101,7 +139,11 @@ export const searchObjects = defineTool({
       if (got.kind !== "searched") return true;
       searched++;
       for (const m of got.matches) {
-        const size = m.text.length + (m.before ?? []).concat(m.after ?? []).reduce((n, l) => n + l.length, 0) + got.key.length + 40;
+        const size =
+          m.text.length +
+          (m.before ?? []).concat(m.after ?? []).reduce((n, l) => n + l.length, 0) +
+          got.key.length +
+          40;
         // Full, or the answer would pass what a client can read: the next call resumes at this line.
         if (matches.length >= maxMatches || textBytes + size > ctx.contentBudget / 2) {
           stoppedAt = { key: got.key, line: m.line - 1 };
@@ -113,7 +155,11 @@ export const searchObjects = defineTool({
       if (!stoppedAt && got.full) stoppedAt = { key: got.key, line: got.lastLine! };
       if (got.matchingLines > 0) withMatches.push({ key: got.key, matching_lines: got.matchingLines });
       if (!stoppedAt && matches.length >= maxMatches) stoppedAt = { key: got.key, line: Number.MAX_SAFE_INTEGER };
-      ctx.progress.report(searched, undefined, `search_objects: ${searched} object(s) searched, ${matches.length} match(es)`);
+      ctx.progress.report(
+        searched,
+        undefined,
+        `search_objects: ${searched} object(s) searched, ${matches.length} match(es)`,
+      );
       return stoppedAt === undefined;
     };
     try {
@@ -130,12 +176,16 @@ export const searchObjects = defineTool({
       done.abort();
     }
     const token = stoppedAt ? tokenFor(stoppedAt) : undefined;
-    const next = token ? `call search_objects again with the same arguments and continuation_token "${token}" for more matches.` : undefined;
+    const next = token
+      ? `call search_objects again with the same arguments and continuation_token "${token}" for more matches.`
+      : undefined;
     const where = s3Uri(args.bucket_name, prefix);
     const shown = matches.slice(0, 20).map((m) => `${m.key}:${m.line}: ${m.text.slice(0, 200)}`);
     const text =
       `${matches.length} matching line(s) in ${withMatches.length} of ${searched} object(s) searched under ${where}` +
-      (skipped.binary || skipped.too_large ? ` (skipped: ${skipped.binary} binary, ${skipped.too_large} over max_object_bytes)` : "") +
+      (skipped.binary || skipped.too_large
+        ? ` (skipped: ${skipped.binary} binary, ${skipped.too_large} over max_object_bytes)`
+        : "") +
       (shown.length ? `:\n${shown.join("\n")}${matches.length > 20 ? "\n…" : ""}` : ".") +
       (next ? `\nStopped early. Next: ${next}` : "");
     return textOutput(text, {
@@ -165,5 +215,10 @@ function resumeFrom(token: string | undefined): { key: string; line: number } | 
     const [key, line] = JSON.parse(text.slice(2)) as [unknown, unknown];
     if (text.startsWith("s:") && typeof key === "string" && typeof line === "number") return { key, line };
   } catch {}
-  throw new ActionableError({ resource: "continuation_token", code: "InvalidParameter", message: "This continuation_token was not made by search_objects.", hint: "pass the continuation_token of the previous result as it is, or leave it out to start over." });
+  throw new ActionableError({
+    resource: "continuation_token",
+    code: "InvalidParameter",
+    message: "This continuation_token was not made by search_objects.",
+    hint: "pass the continuation_token of the previous result as it is, or leave it out to start over.",
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { CorsRule } from "../storage/index.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
 import { defineTool } from "./types.ts";
 
 const names = () => z.array(z.string().min(1).max(256));
@@ -9,8 +9,7 @@ const names = () => z.array(z.string().min(1).max(256));
 export const setBucketCors = defineTool({
   name: "set_bucket_cors",
   title: "Set bucket CORS",
-  description:
-    "Replaces a bucket's CORS rules (which web origins may call it from a browser).",
+  description: "Replaces a bucket's CORS rules (which web origins may call it from a browser).",
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -33,12 +32,26 @@ export const setBucketCors = defineTool({
     .strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
-    const before = ((await ctx.storage.readBucketSetting(args.bucket_name, "cors", ctx.signal)) as CorsRule[] | null) ?? [];
+    const before =
+      ((await ctx.storage.readBucketSetting(args.bucket_name, "cors", ctx.signal)) as CorsRule[] | null) ?? [];
     const after: CorsRule[] = args.rules;
     const origins = [...new Set(after.flatMap((r) => r.allowed_origins))];
-    const decision = await decide(args.confirm, "cors", `${after.length ? `Let ${origins.join(", ")} call` : "Remove the CORS rules of"} s3://${args.bucket_name}?`, ctx);
+    const decision = await decide(
+      args.confirm,
+      "cors",
+      `${after.length ? `Let ${origins.join(", ")} call` : "Remove the CORS rules of"} s3://${args.bucket_name}?`,
+      ctx,
+    );
     if (applies(decision)) await ctx.storage.setBucketCors(args.bucket_name, after, ctx.signal);
-    const note = origins.includes("*") ? "Any web origin may call the bucket from a browser (\"*\")." : undefined;
-    return changeResult("set_bucket_cors", { bucket: args.bucket_name }, decision, `the CORS rules of s3://${args.bucket_name}`, before, after, note);
+    const note = origins.includes("*") ? 'Any web origin may call the bucket from a browser ("*").' : undefined;
+    return changeResult(
+      "set_bucket_cors",
+      { bucket: args.bucket_name },
+      decision,
+      `the CORS rules of s3://${args.bucket_name}`,
+      before,
+      after,
+      note,
+    );
   },
 });

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
-import { SETTINGS_CHANGE, changeResult, confirmArg, decide, sameSetting, applies } from "./settings-change.ts";
 import { bucketName } from "./schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE, sameSetting } from "./settings-change.ts";
 import { defineTool } from "./types.ts";
 
 export const setBucketPolicy = defineTool({
@@ -10,7 +10,14 @@ export const setBucketPolicy = defineTool({
   title: "Set bucket policy",
   description:
     'Replaces a bucket policy (JSON text). One granting anything to everyone (Principal "*") is refused unless allow_public: true.',
-  inputSchema: z.object({ bucket_name: bucketName, policy: z.string().min(2).describe("The policy document as JSON text."), allow_public: z.boolean().optional().describe("true: allow grants to everyone."), confirm: confirmArg }).strict(),
+  inputSchema: z
+    .object({
+      bucket_name: bucketName,
+      policy: z.string().min(2).describe("The policy document as JSON text."),
+      allow_public: z.boolean().optional().describe("true: allow grants to everyone."),
+      confirm: confirmArg,
+    })
+    .strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {
     const resource = `s3://${args.bucket_name}`;
@@ -26,10 +33,26 @@ export const setBucketPolicy = defineTool({
     }
     const stored = (await ctx.storage.readBucketSetting(args.bucket_name, "policy", ctx.signal)) as string | null;
     const before = stored === null ? null : safeJson(stored);
-    const publicNote = grants.length ? `PUBLIC: everyone gets ${grants.join("; ")}.` : "Nothing is public through this policy.";
-    const decision = await decide(args.confirm, "policy", `Replace the policy of ${resource}? ${publicNote}`, ctx, sameSetting(before, doc));
+    const publicNote = grants.length
+      ? `PUBLIC: everyone gets ${grants.join("; ")}.`
+      : "Nothing is public through this policy.";
+    const decision = await decide(
+      args.confirm,
+      "policy",
+      `Replace the policy of ${resource}? ${publicNote}`,
+      ctx,
+      sameSetting(before, doc),
+    );
     if (applies(decision)) await ctx.storage.setBucketPolicy(args.bucket_name, JSON.stringify(doc), ctx.signal);
-    return changeResult("set_bucket_policy", { bucket: args.bucket_name }, decision, `the policy of ${resource}`, before, doc, publicNote);
+    return changeResult(
+      "set_bucket_policy",
+      { bucket: args.bucket_name },
+      decision,
+      `the policy of ${resource}`,
+      before,
+      doc,
+      publicNote,
+    );
   },
 });
 

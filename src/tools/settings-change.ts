@@ -1,6 +1,12 @@
 /** What every settings change shares: a dry run unless confirm: true, the user asked where the client can, before → after in the result. */
 import { z } from "zod";
-import { CONFIRMATIONS, goesAhead, NOT_CONFIRMED, type ConfirmAction, type Confirmation } from "../runtime/confirmation.ts";
+import {
+  CONFIRMATIONS,
+  type ConfirmAction,
+  type Confirmation,
+  goesAhead,
+  NOT_CONFIRMED,
+} from "../runtime/confirmation.ts";
 import type { ToolContext } from "./types.ts";
 
 export const confirmArg = z.boolean().optional().describe("true: apply (else a dry run).");
@@ -30,18 +36,24 @@ export const SETTINGS_CHANGE = {
 export type Decision = Confirmation | "dry_run" | "unchanged";
 
 /** Whether the change is made: the user said yes, or (where the client cannot ask) the model's confirm: true stands. */
-export const applies = (decision: Decision) => decision !== "dry_run" && decision !== "unchanged" && goesAhead(decision);
+export const applies = (decision: Decision) =>
+  decision !== "dry_run" && decision !== "unchanged" && goesAhead(decision);
 
 /**
  * The user's answer when confirmed (asked with `action`'s form where the client can), else why not.
  * `unchanged`: the setting already is what was asked for, so nobody is asked and nothing is written.
  */
-export async function decide(confirm: boolean | undefined, action: ConfirmAction, question: string, ctx: ToolContext, unchanged = false): Promise<Decision> {
+export async function decide(
+  confirm: boolean | undefined,
+  action: ConfirmAction,
+  question: string,
+  ctx: ToolContext,
+  unchanged = false,
+): Promise<Decision> {
   if (unchanged) return "unchanged";
   if (confirm !== true) return "dry_run";
   return ctx.confirmWithUser(action, question);
 }
-
 
 /**
  * Whether a setting as read equals what a change would write: the same JSON,
@@ -54,14 +66,30 @@ export function sameSetting(before: unknown, after: unknown): boolean {
 }
 
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
+  );
 }
 
 /** The text and result of a change, applied or not. */
-export function changeResult(tool: string, base: { bucket: string; key?: string }, decision: Decision, what: string, before: unknown, after: unknown, note?: string) {
+export function changeResult(
+  tool: string,
+  base: { bucket: string; key?: string },
+  decision: Decision,
+  what: string,
+  before: unknown,
+  after: unknown,
+  note?: string,
+) {
   const applied = applies(decision);
   const next =
-    decision === "dry_run" ? `call ${tool} again with the same arguments and confirm: true to make the change.` : decision === "declined" || decision === "cancelled" ? NOT_CONFIRMED[decision].next : undefined;
+    decision === "dry_run"
+      ? `call ${tool} again with the same arguments and confirm: true to make the change.`
+      : decision === "declined" || decision === "cancelled"
+        ? NOT_CONFIRMED[decision].next
+        : undefined;
   const leads: Record<Decision, string> = {
     accepted: `Changed (the user confirmed): ${what}.`,
     not_asked: `Changed: ${what}.`,
@@ -73,6 +101,17 @@ export function changeResult(tool: string, base: { bucket: string; key?: string 
   const lead = leads[decision];
   // Who was asked, for models that see only structuredContent: a dry run or a setting already so asked nobody.
   const confirmation: Confirmation = decision === "dry_run" || decision === "unchanged" ? "not_asked" : decision;
-  const text = [lead, `Before: ${JSON.stringify(before)}`, `After: ${JSON.stringify(after)}`, note, next && `Next: ${next}`].filter(Boolean).join("\n");
-  return { content: [{ type: "text" as const, text }], structured: { ...base, applied, confirmation, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) } };
+  const text = [
+    lead,
+    `Before: ${JSON.stringify(before)}`,
+    `After: ${JSON.stringify(after)}`,
+    note,
+    next && `Next: ${next}`,
+  ]
+    .filter(Boolean)
+    .join("\n");
+  return {
+    content: [{ type: "text" as const, text }],
+    structured: { ...base, applied, confirmation, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) },
+  };
 }

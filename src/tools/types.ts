@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import type { LocalFiles } from "../local/index.ts";
+import type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Storage } from "../storage/index.ts";
-import type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
 import type { ToolAddresses } from "./addresses.ts";
 
 export type { ConfirmAction, Confirmation } from "../runtime/confirmation.ts";
@@ -61,7 +61,6 @@ export interface ToolAnnotations {
   idempotentHint: boolean;
   openWorldHint: boolean;
 }
-
 
 /** interrupted: its replica stopped before it ended (jobs shared across replicas, --state-url). */
 export type JobState = "running" | "done" | "failed" | "cancelled" | "interrupted";
@@ -165,7 +164,21 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
  * Built into the binary from the definitions (cards.macro.ts); a function
  * field of the definition is only said to exist here.
  */
-export interface ToolCard extends Pick<ToolDefinition, "name" | "title" | "description" | "annotations" | "group" | "writesToStore" | "needsAllowAdmin" | "remoteNote" | "aboutJobs" | "storeless" | "sourceStore"> {
+export interface ToolCard
+  extends Pick<
+    ToolDefinition,
+    | "name"
+    | "title"
+    | "description"
+    | "annotations"
+    | "group"
+    | "writesToStore"
+    | "needsAllowAdmin"
+    | "remoteNote"
+    | "aboutJobs"
+    | "storeless"
+    | "sourceStore"
+  > {
   /** Some (or every) call can be handed back as a job. */
   handsBack?: true;
   /** "always": every call uses local files; "sometimes": some do (the definition says which). */
@@ -178,7 +191,9 @@ export interface ToolCard extends Pick<ToolDefinition, "name" | "title" | "descr
 export type ToolFacts = ToolCard | ToolDefinition;
 
 /** Keeps each tool's argument and result types while typing the list loosely. */
-export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(tool: ToolDefinition<In, Out>): ToolDefinition {
+export function defineTool<In extends z.ZodObject, Out extends z.ZodObject>(
+  tool: ToolDefinition<In, Out>,
+): ToolDefinition {
   return tool as unknown as ToolDefinition;
 }
 

@@ -1,13 +1,21 @@
 import { z } from "zod";
-import { runJob, Slots, type Action } from "../bulk/engine.ts";
+import { type Action, runJob, Slots } from "../bulk/engine.ts";
 import { excludeList, globList, pathFilter } from "../bulk/filters.ts";
 import { folderPrefix, indexPrefix } from "../bulk/listing.ts";
 import { deleteExtraneous, deletesHeldBack } from "../bulk/mirror.ts";
 import { isDryRun, jobResultSchema, nextCall, summarize, Tally } from "../bulk/tally.ts";
-import { md5OfSource, mtimeMetadata, sameAsLocal, type ObjectState } from "../bulk/unchanged.ts";
-import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import { md5OfSource, mtimeMetadata, type ObjectState, sameAsLocal } from "../bulk/unchanged.ts";
 import type { WalkedFile } from "../local/index.ts";
-import { BULK_CONCURRENCY, BULK_HELD_BYTES, confirm, DEFAULT_BULK_OBJECTS, dryRun, maxObjects, skipUnchanged } from "./bulk-schemas.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
+import {
+  BULK_CONCURRENCY,
+  BULK_HELD_BYTES,
+  confirm,
+  DEFAULT_BULK_OBJECTS,
+  dryRun,
+  maxObjects,
+  skipUnchanged,
+} from "./bulk-schemas.ts";
 import { bucketName, cacheControl, contentType, keyPrefix, storageClass } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 import { detectContentType } from "./upload-file.ts";
@@ -27,7 +35,10 @@ export const uploadDirectory = defineTool({
       include: globList("directory").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks (--allow-delete)."),
+      delete_extraneous: z
+        .boolean()
+        .optional()
+        .describe("Mirror: delete objects the directory lacks (--allow-delete)."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       content_type: contentType.optional().describe("For every file (default: detected)."),
@@ -57,10 +68,18 @@ export const uploadDirectory = defineTool({
     const where = s3Uri(args.bucket_name, prefix);
     const localDir = await ctx.files.checkDirectory(args.local_dir); // refused here when outside the allowed directories
     if (!localDir.exists) {
-      throw new ActionableError({ resource: args.local_dir, code: "LocalDirectoryNotFound", message: "No directory exists at this path.", hint: "check local_dir; relative paths start from the first allowed directory." });
+      throw new ActionableError({
+        resource: args.local_dir,
+        code: "LocalDirectoryNotFound",
+        message: "No directory exists at this path.",
+        hint: "check local_dir; relative paths start from the first allowed directory.",
+      });
     }
     // What is there already: to skip unchanged files, and what a mirror deletes (whatever is left at the end).
-    const existing = args.skip_unchanged !== false || mirror ? await indexPrefix(ctx.storage, args.bucket_name, prefix, ctx.signal) : new Map<string, ObjectState>();
+    const existing =
+      args.skip_unchanged !== false || mirror
+        ? await indexPrefix(ctx.storage, args.bucket_name, prefix, ctx.signal)
+        : new Map<string, ObjectState>();
     const walk = ctx.files.walk(args.local_dir, {
       skipped: (s) => {
         existing.delete(s.rel);
@@ -85,10 +104,21 @@ export const uploadDirectory = defineTool({
         if (!inJob(file.rel)) return { kind: "ignored" };
         const key = prefix + file.rel;
         tally.know(file.size);
-        if (Buffer.byteLength(key) > 1024) return { kind: "unsafe", name: key, code: "KeyTooLong", message: "prefix + relative path is over S3's 1024-byte key limit; not uploaded." };
+        if (Buffer.byteLength(key) > 1024)
+          return {
+            kind: "unsafe",
+            name: key,
+            code: "KeyTooLong",
+            message: "prefix + relative path is over S3's 1024-byte key limit; not uploaded.",
+          };
         const md5 = () => md5OfSource(file.source.readAt, file.size);
-        const storedMtime = async () => (await ctx.storage.headObject({ bucket: args.bucket_name, key }, ctx.signal)).metadata.mtime;
-        if (object && args.skip_unchanged !== false && (await sameAsLocal(object, file.size, file.mtimeMs, md5, storedMtime))) {
+        const storedMtime = async () =>
+          (await ctx.storage.headObject({ bucket: args.bucket_name, key }, ctx.signal)).metadata.mtime;
+        if (
+          object &&
+          args.skip_unchanged !== false &&
+          (await sameAsLocal(object, file.size, file.mtimeMs, md5, storedMtime))
+        ) {
           return { kind: "unchanged", name: key, bytes: file.size };
         }
         const upload: Action = {
@@ -122,7 +152,9 @@ export const uploadDirectory = defineTool({
       },
     });
     // A mirror deletes what is left of the listing: keys the walk never met, within include/exclude (folder markers stay).
-    const extraneous = mirror ? [...existing.keys()].filter((rel) => inJob(rel) && !rel.endsWith("/") && rel !== "") : [];
+    const extraneous = mirror
+      ? [...existing.keys()].filter((rel) => inJob(rel) && !rel.endsWith("/") && rel !== "")
+      : [];
     const held = mirror ? deletesHeldBack(end, tally) : undefined;
     const declined = held
       ? undefined
@@ -132,11 +164,29 @@ export const uploadDirectory = defineTool({
           dryRun: dry,
           tally,
           confirmWithUser: ctx.confirmWithUser,
-          remove: async (keys) => (await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal)).failed.map((f) => ({ name: f.key, code: f.code, message: f.message })),
+          remove: async (keys) =>
+            (await ctx.storage.deleteObjects(args.bucket_name, keys, ctx.signal)).failed.map((f) => ({
+              name: f.key,
+              code: f.code,
+              message: f.message,
+            })),
         });
     const next = declined?.next ?? nextCall("upload_directory", end, dry, args.dry_run === true, "upload and delete");
-    const result = { ...tally.result(dry, end === "complete", next), bucket: args.bucket_name, prefix, local_dir: localDir.path };
-    const note = held && extraneous.length ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
-    return textOutput(summarize(result, { verb: "uploaded", where: `from ${localDir.path} to ${where}` }) + note, result);
+    const result = {
+      ...tally.result(dry, end === "complete", next),
+      bucket: args.bucket_name,
+      prefix,
+      local_dir: localDir.path,
+    };
+    const note =
+      held && extraneous.length
+        ? ` ${extraneous.length} extraneous object(s) not deleted: ${held}.`
+        : declined
+          ? ` ${declined.note}.`
+          : "";
+    return textOutput(
+      summarize(result, { verb: "uploaded", where: `from ${localDir.path} to ${where}` }) + note,
+      result,
+    );
   },
 });

@@ -9,7 +9,11 @@ export const uploadFile = defineTool({
     "Uploads one local file (allowed directories; relative paths start there) to s3://bucket_name/object_key. REPLACES an existing object.",
   inputSchema: z
     .object({
-      local_file_path: z.string().min(1, "local_file_path must not be empty").max(4096).describe('Local file, e.g. "./report.pdf".'),
+      local_file_path: z
+        .string()
+        .min(1, "local_file_path must not be empty")
+        .max(4096)
+        .describe('Local file, e.g. "./report.pdf".'),
       bucket_name: bucketName,
       object_key: objectKey.describe('Key to store it under, e.g. "reports/q1.pdf".'),
       content_type: contentType.optional(),
@@ -48,7 +52,10 @@ export const uploadFile = defineTool({
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
           ...(args.cache_control ? { cacheControl: args.cache_control } : {}),
-          onProgress: ctx.progress.start(source.size, `uploading ${args.local_file_path} to s3://${args.bucket_name}/${args.object_key}`),
+          onProgress: ctx.progress.start(
+            source.size,
+            `uploading ${args.local_file_path} to s3://${args.bucket_name}/${args.object_key}`,
+          ),
         },
         ctx.signal,
       );
@@ -62,7 +69,10 @@ export const uploadFile = defineTool({
         storage_class: args.storage_class ?? "STANDARD",
       };
       const version = result.version_id ? `, version ${result.version_id}` : "";
-      return textOutput(`Uploaded ${args.local_file_path} (${source.size} bytes, ${contentType}) to s3://${args.bucket_name}/${args.object_key}${version}.`, structured);
+      return textOutput(
+        `Uploaded ${args.local_file_path} (${source.size} bytes, ${contentType}) to s3://${args.bucket_name}/${args.object_key}${version}.`,
+        structured,
+      );
     } finally {
       await source.close();
     }

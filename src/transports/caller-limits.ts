@@ -45,9 +45,15 @@ export class CallerLimits {
       state.tokens = Math.min(burst, state.tokens + ((at - state.at) / 1000) * perSecond);
       state.at = at;
     }
-    if (inFlight > 0 && state.inFlight >= inFlight) return { ok: false, retryAfterS: 1, reason: `${inFlight} requests in flight` };
+    if (inFlight > 0 && state.inFlight >= inFlight)
+      return { ok: false, retryAfterS: 1, reason: `${inFlight} requests in flight` };
     if (perSecond > 0) {
-      if (state.tokens < 1) return { ok: false, retryAfterS: Math.max(1, Math.ceil((1 - state.tokens) / perSecond)), reason: `${perSecond} requests per second` };
+      if (state.tokens < 1)
+        return {
+          ok: false,
+          retryAfterS: Math.max(1, Math.ceil((1 - state.tokens) / perSecond)),
+          reason: `${perSecond} requests per second`,
+        };
       state.tokens -= 1;
     }
     state.inFlight++;

@@ -11,8 +11,8 @@
  * token is.
  */
 import { createHash } from "node:crypto";
-import type { HttpConfig } from "../config/http-config.ts";
 import pkg from "../../package.json" with { type: "json" };
+import type { HttpConfig } from "../config/http-config.ts";
 
 export const SERVER_CARD_TYPE = "application/mcp-server-card+json";
 export const CATALOG_PATH = "/.well-known/mcp/catalog.json";
@@ -21,7 +21,11 @@ const CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v2/server-ca
 export const REGISTRY_NAME = "io.github.store-mcp-server/store-mcp-server";
 const TITLE = "Object storage";
 const DESCRIPTION = "Browse, read, upload, download and copy objects in S3-compatible object stores.";
-const OPEN = { "access-control-allow-origin": "*", "access-control-allow-methods": "GET", "access-control-allow-headers": "Content-Type" };
+const OPEN = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET",
+  "access-control-allow-headers": "Content-Type",
+};
 
 interface Document {
   body: string;
@@ -50,11 +54,32 @@ export function discovery(resourceUrl: string, protocolVersions: readonly string
         type: "streamable-http",
         url: mcpUrl,
         supportedProtocolVersions: [...protocolVersions],
-        ...(tokenRequired ? { headers: [{ name: "Authorization", description: "Bearer token (a static token or an OAuth access token, as the operator set up).", isRequired: true, isSecret: true }] } : {}),
+        ...(tokenRequired
+          ? {
+              headers: [
+                {
+                  name: "Authorization",
+                  description: "Bearer token (a static token or an OAuth access token, as the operator set up).",
+                  isRequired: true,
+                  isSecret: true,
+                },
+              ],
+            }
+          : {}),
       },
     ],
   };
-  const catalog = { specVersion: "draft", entries: [{ identifier: `urn:air:${new URL(mcpUrl).hostname}:store-mcp-server`, displayName: TITLE, type: SERVER_CARD_TYPE, url: cardUrl }] };
+  const catalog = {
+    specVersion: "draft",
+    entries: [
+      {
+        identifier: `urn:air:${new URL(mcpUrl).hostname}:store-mcp-server`,
+        displayName: TITLE,
+        type: SERVER_CARD_TYPE,
+        url: cardUrl,
+      },
+    ],
+  };
   const documents = new Map<string, Document>([
     [new URL(cardUrl).pathname, documentOf(card, SERVER_CARD_TYPE)],
     [CATALOG_PATH, documentOf(catalog, "application/json")],
@@ -63,10 +88,18 @@ export function discovery(resourceUrl: string, protocolVersions: readonly string
     answer(path, req) {
       const doc = documents.get(path);
       if (!doc) return undefined;
-      if (req.method === "OPTIONS") return new Response(null, { status: 204, headers: { ...OPEN, "access-control-max-age": "600" } });
-      if (req.method !== "GET" && req.method !== "HEAD") return new Response(null, { status: 405, headers: { ...OPEN, allow: "GET, HEAD, OPTIONS" } });
+      if (req.method === "OPTIONS")
+        return new Response(null, { status: 204, headers: { ...OPEN, "access-control-max-age": "600" } });
+      if (req.method !== "GET" && req.method !== "HEAD")
+        return new Response(null, { status: 405, headers: { ...OPEN, allow: "GET, HEAD, OPTIONS" } });
       const headers = { ...OPEN, "content-type": doc.type, "cache-control": "public, max-age=3600", etag: doc.etag };
-      if (req.headers.get("if-none-match")?.split(",").some((tag) => tag.trim() === doc.etag)) return new Response(null, { status: 304, headers });
+      if (
+        req.headers
+          .get("if-none-match")
+          ?.split(",")
+          .some((tag) => tag.trim() === doc.etag)
+      )
+        return new Response(null, { status: 304, headers });
       return new Response(req.method === "HEAD" ? null : doc.body, { status: 200, headers });
     },
   };

@@ -24,7 +24,13 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from "@modelcont
  * The protocol versions the SDK (2.4) agrees to in `initialize`, newest first:
  * a client asking for one gets it, any other gets the first (test/e2e/early-answers.test.ts checks this against the SDK).
  */
-export const HANDSHAKE_VERSIONS: readonly string[] = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+export const HANDSHAKE_VERSIONS: readonly string[] = [
+  "2025-11-25",
+  "2025-06-18",
+  "2025-03-26",
+  "2024-11-05",
+  "2024-10-07",
+];
 /** The _meta key that makes a request a 2026-07-28 one. */
 const PROTOCOL_CLAIM = "io.modelcontextprotocol/protocolVersion";
 /** How long to wait for the next message the SDK is not needed for, before loading it anyway. */
@@ -89,7 +95,10 @@ export class EarlyAnswers implements Transport {
     const early = id === undefined ? undefined : this.#answered.get(id);
     if (early && ("result" in message || "error" in message)) {
       this.#answered.delete(id!);
-      const [ours, sdk] = [canonical(early.result), canonical("result" in message ? message.result : { error: message.error })];
+      const [ours, sdk] = [
+        canonical(early.result),
+        canonical("result" in message ? message.result : { error: message.error }),
+      ];
       if (ours !== sdk) this.differed(early.method, ours, sdk);
       return;
     }
@@ -111,17 +120,36 @@ export class EarlyAnswers implements Transport {
     if (this.#phase === "sdk") return;
     const request = message as Request;
     const params = request.params;
-    const claimsModern = params?._meta !== undefined && typeof params._meta === "object" && params._meta !== null && PROTOCOL_CLAIM in params._meta;
+    const claimsModern =
+      params?._meta !== undefined &&
+      typeof params._meta === "object" &&
+      params._meta !== null &&
+      PROTOCOL_CLAIM in params._meta;
     if (claimsModern) return this.#toSdk();
-    if (this.#phase === "opening" && request.method === "initialize" && request.id !== undefined && isHandshake(params)) {
+    if (
+      this.#phase === "opening" &&
+      request.method === "initialize" &&
+      request.id !== undefined &&
+      isHandshake(params)
+    ) {
       const requested = params!.protocolVersion as string;
       const protocolVersion = HANDSHAKE_VERSIONS.includes(requested) ? requested : HANDSHAKE_VERSIONS[0]!;
-      this.#answer(request.id, "initialize", { protocolVersion, capabilities: this.facts.capabilities, serverInfo: this.facts.serverInfo, instructions: this.facts.instructions });
+      this.#answer(request.id, "initialize", {
+        protocolVersion,
+        capabilities: this.facts.capabilities,
+        serverInfo: this.facts.serverInfo,
+        instructions: this.facts.instructions,
+      });
       this.#phase = "initialized";
       return this.#idle();
     }
     if (this.#phase === "initialized" && request.method === "notifications/initialized") return this.#idle();
-    if (this.#phase === "initialized" && request.method === "tools/list" && request.id !== undefined && params?.cursor === undefined) {
+    if (
+      this.#phase === "initialized" &&
+      request.method === "tools/list" &&
+      request.id !== undefined &&
+      params?.cursor === undefined
+    ) {
       this.#answer(request.id, "tools/list", { tools: this.facts.tools });
       return this.#toSdk();
     }
@@ -149,10 +177,20 @@ export class EarlyAnswers implements Transport {
 /** An `initialize` the SDK accepts as it stands (else it answers it, with its error). */
 function isHandshake(params: Record<string, unknown> | undefined): boolean {
   const info = params?.clientInfo as Record<string, unknown> | undefined;
-  return typeof params?.protocolVersion === "string" && typeof params.capabilities === "object" && params.capabilities !== null && typeof info?.name === "string" && typeof info.version === "string";
+  return (
+    typeof params?.protocolVersion === "string" &&
+    typeof params.capabilities === "object" &&
+    params.capabilities !== null &&
+    typeof info?.name === "string" &&
+    typeof info.version === "string"
+  );
 }
 
 /** JSON with sorted keys, for comparing two answers. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }

@@ -19,16 +19,22 @@
  * memory bound. So a request is one call, one answer, one log line, and the
  * call's memory reservation lasts until its answer is written (http-answer.ts).
  */
-import { createMcpHandler, PROTOCOL_VERSION_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, WebStandardStreamableHTTPServerTransport, type McpServer } from "@modelcontextprotocol/server";
+import {
+  createMcpHandler,
+  type McpServer,
+  PROTOCOL_VERSION_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 import type { Authenticator, Caller } from "../auth/index.ts";
-import { isLoopbackHostHeader, type HttpConfig, type Scope } from "../config/http-config.ts";
+import { type HttpConfig, isLoopbackHostHeader, type Scope } from "../config/http-config.ts";
 import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
-import { nextTurn } from "../runtime/turn.ts";
 import { logValue } from "../runtime/redact.ts";
-import { callerLimitsFor, SharedCallerLimits, type Limiter } from "./shared-limits.ts";
+import { nextTurn } from "../runtime/turn.ts";
 import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, GraceWaiters, SLICE_BYTES, sseMessage } from "./http-answer.ts";
+import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
 /** The 2026-era revisions served per request (the SDK's SUPPORTED_PROTOCOL_VERSIONS lists only those of the handshake). */
 export const MODERN_PROTOCOL_VERSIONS = ["2026-07-28"] as const;
@@ -64,7 +70,16 @@ export interface HttpServer {
 
 /** Told what outlives the handler: the call's reservations, the server to close after a stream (SSE), the request id. */
 type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMessage["id"] | undefined) => void;
-export type RpcMessage = { jsonrpc?: string; id?: string | number | null; method?: string; params?: { name?: string; arguments?: Record<string, unknown>; _meta?: { progressToken?: unknown; [PROTOCOL_VERSION_META_KEY]?: unknown } } };
+export type RpcMessage = {
+  jsonrpc?: string;
+  id?: string | number | null;
+  method?: string;
+  params?: {
+    name?: string;
+    arguments?: Record<string, unknown>;
+    _meta?: { progressToken?: unknown; [PROTOCOL_VERSION_META_KEY]?: unknown };
+  };
+};
 
 /** The request a server is asked for: its protocol era and JSON-RPC method. */
 export type ServedRequest = { era: "2025" | "2026"; method: string | undefined };
@@ -73,9 +88,15 @@ type ModernRequest = { caller: Caller; leases: SendLeases; method: string | unde
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const rpcError = (status: number, code: number, message: string, headers: Record<string, string> = {}, id: RpcMessage["id"] = null) =>
-  json(status, { jsonrpc: "2.0", error: { code, message }, id }, headers);
-const SHUTTING_DOWN = "The server is shutting down: this call was stopped before it finished (nothing partial is left in sight; a large transfer is kept to resume). Retry it; another replica or the restarted server will answer.";
+const rpcError = (
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+  id: RpcMessage["id"] = null,
+) => json(status, { jsonrpc: "2.0", error: { code, message }, id }, headers);
+const SHUTTING_DOWN =
+  "The server is shutting down: this call was stopped before it finished (nothing partial is left in sight; a large transfer is kept to resume). Retry it; another replica or the restarted server will answer.";
 /** A finished answer sits in memory until written: a reservation is held at most this long, whatever happens. */
 const MAX_LEASE_MS = 10 * 60_000;
 /** JSON answers up to this size are sent as bytes at once (the slice a streamed answer hands over per pull). */
@@ -90,58 +111,101 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const resource = new URL(config.resourceUrl);
   // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
   // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).
-  const modern = createMcpHandler((ctx) => {
-    const { caller, leases, method } = ctx.authInfo!.extra as ModernRequest;
-    return deps.serverFor(caller, leases, { era: "2026", method });
-  }, { legacy: "reject", onerror: (err) => log.debug(`http: ${logValue(err.message)}`) });
+  const modern = createMcpHandler(
+    (ctx) => {
+      const { caller, leases, method } = ctx.authInfo!.extra as ModernRequest;
+      return deps.serverFor(caller, leases, { era: "2026", method });
+    },
+    { legacy: "reject", onerror: (err) => log.debug(`http: ${logValue(err.message)}`) },
+  );
   // The Server Card and the catalog: public, before any token is asked for.
-  const discover = discovery(config.resourceUrl, [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS], config.tokens.length > 0 || config.oauth !== undefined);
+  const discover = discovery(
+    config.resourceUrl,
+    [...MODERN_PROTOCOL_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS],
+    config.tokens.length > 0 || config.oauth !== undefined,
+  );
   const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
   const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
-  const challenge = (extra = "") => `Bearer ${config.oauth ? `resource_metadata="${metadataUrl}"` : 'realm="store-mcp-server"'}${extra}`;
+  const challenge = (extra = "") =>
+    `Bearer ${config.oauth ? `resource_metadata="${metadataUrl}"` : 'realm="store-mcp-server"'}${extra}`;
   let inFlight = 0;
   let stopping = false;
   let drained: (() => void) | undefined;
   // Told when the shutdown grace is over, so calls still running are answered with SHUTTING_DOWN.
   const grace = new GraceWaiters();
 
-  const hostAllowed = (host: string | null) => !!host && (isLoopbackHostHeader(host) || config.allowedHosts.includes(host.toLowerCase()));
-  const originAllowed = (origin: string | null) => origin === null || config.allowedOrigins.includes(origin.toLowerCase());
+  const hostAllowed = (host: string | null) =>
+    !!host && (isLoopbackHostHeader(host) || config.allowedHosts.includes(host.toLowerCase()));
+  const originAllowed = (origin: string | null) =>
+    origin === null || config.allowedOrigins.includes(origin.toLowerCase());
   const cors = (origin: string | null): Record<string, string> =>
     origin && config.corsOrigins.includes(origin.toLowerCase())
-      ? { "access-control-allow-origin": origin, vary: "Origin", "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version" }
+      ? {
+          "access-control-allow-origin": origin,
+          vary: "Origin",
+          "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version",
+        }
       : {};
 
-  async function handleMcp(req: Request, server: Bun.Server<undefined>, note: (rpc: string, caller?: string) => void, answered: Answered, hold: (release: () => void) => void): Promise<Response> {
+  async function handleMcp(
+    req: Request,
+    server: Bun.Server<undefined>,
+    note: (rpc: string, caller?: string) => void,
+    answered: Answered,
+    hold: (release: () => void) => void,
+  ): Promise<Response> {
     const origin = req.headers.get("origin");
     // DNS rebinding: a browser page under another name that resolves here.
-    if (!hostAllowed(req.headers.get("host"))) return rpcError(403, -32000, "Forbidden: this Host is not allowed (--allowed-host / STORE_ALLOWED_HOSTS).");
-    if (!originAllowed(origin)) return rpcError(403, -32000, "Forbidden: this Origin is not allowed (--allowed-origin / STORE_ALLOWED_ORIGINS).");
+    if (!hostAllowed(req.headers.get("host")))
+      return rpcError(403, -32000, "Forbidden: this Host is not allowed (--allowed-host / STORE_ALLOWED_HOSTS).");
+    if (!originAllowed(origin))
+      return rpcError(403, -32000, "Forbidden: this Origin is not allowed (--allowed-origin / STORE_ALLOWED_ORIGINS).");
     const corsHeaders = cors(origin);
     if (req.method === "OPTIONS") {
       if (!corsHeaders["access-control-allow-origin"]) return new Response(null, { status: 405 });
       return new Response(null, {
         status: 204,
-        headers: { ...corsHeaders, "access-control-allow-methods": "POST, OPTIONS", "access-control-allow-headers": "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID", "access-control-max-age": "600" },
+        headers: {
+          ...corsHeaders,
+          "access-control-allow-methods": "POST, OPTIONS",
+          "access-control-allow-headers":
+            "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
+          "access-control-max-age": "600",
+        },
       });
     }
     const who = await auth.authenticate(req.headers.get("authorization"));
     if (!who.ok) {
       // A quoted-string may not carry quotes or control characters (RFC 9110).
-      const error = who.error ? `, error="${who.error}", error_description="${who.description.replace(/["\\\x00-\x1f]/g, "'")}"` : "";
-      return rpcError(401, -32001, `Unauthorized: ${who.description}.`, { ...corsHeaders, "www-authenticate": challenge(error) });
+      const error = who.error
+        ? `, error="${who.error}", error_description="${who.description.replace(/["\\\x00-\x1f]/g, "'")}"`
+        : "";
+      return rpcError(401, -32001, `Unauthorized: ${who.description}.`, {
+        ...corsHeaders,
+        "www-authenticate": challenge(error),
+      });
     }
     const caller = who.caller;
     // Per caller: over the rate or the requests in flight, 429 before any work (held until the answer is written).
     const admitted = await limits.admit(caller.id);
     if (!admitted.ok) {
       note("rate limited", caller.id);
-      return rpcError(429, -32000, `Too many requests: this caller is over its limit (${admitted.reason}). Retry after ${admitted.retryAfterS} s.`, { ...corsHeaders, "retry-after": String(admitted.retryAfterS) });
+      return rpcError(
+        429,
+        -32000,
+        `Too many requests: this caller is over its limit (${admitted.reason}). Retry after ${admitted.retryAfterS} s.`,
+        { ...corsHeaders, "retry-after": String(admitted.retryAfterS) },
+      );
     }
     hold(admitted.release);
     // Stateless: no standalone SSE stream to resume, no session to delete.
-    if (req.method !== "POST") return rpcError(405, -32000, "Method not allowed: this server is stateless; send JSON-RPC with POST.", { ...corsHeaders, allow: "POST" });
-    if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) return rpcError(413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, corsHeaders);
+    if (req.method !== "POST")
+      return rpcError(405, -32000, "Method not allowed: this server is stateless; send JSON-RPC with POST.", {
+        ...corsHeaders,
+        allow: "POST",
+      });
+    if (Number(req.headers.get("content-length") ?? 0) > MAX_BODY_BYTES)
+      return rpcError(413, -32600, `Request body larger than ${MAX_BODY_BYTES} bytes.`, corsHeaders);
     let body: unknown;
     try {
       body = JSON.parse(await req.text());
@@ -150,21 +214,47 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     }
     if (Array.isArray(body) && body.length !== 1) {
       note(`batch of ${body.length} refused`, caller.id);
-      return rpcError(400, -32600, "Invalid request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed them); send one message per POST.", corsHeaders);
+      return rpcError(
+        400,
+        -32600,
+        "Invalid request: JSON-RPC batches are not accepted (MCP 2025-06-18 removed them); send one message per POST.",
+        corsHeaders,
+      );
     }
     const message = (Array.isArray(body) ? body[0] : body) as RpcMessage | undefined;
-    note(message?.method === "tools/call" ? `tools/call ${message.params?.name ?? "?"}` : (message?.method ?? "response"), caller.id);
+    note(
+      message?.method === "tools/call" ? `tools/call ${message.params?.name ?? "?"}` : (message?.method ?? "response"),
+      caller.id,
+    );
     if (message?.method === "tools/call" && typeof message.params?.name === "string") {
       const missing = deps.missingScope(message.params.name, message.params.arguments ?? {}, caller);
       if (missing) {
-        deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "InsufficientScope", message.id);
+        deps.refusedCall?.(
+          caller,
+          message.params.name,
+          message.params.arguments ?? {},
+          "InsufficientScope",
+          message.id,
+        );
         const error = `, error="insufficient_scope", scope="${scopeName(missing)}", error_description="this call needs the ${scopeName(missing)} scope"`;
-        return rpcError(403, -32003, `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`, { ...corsHeaders, "www-authenticate": challenge(error) }, message.id);
+        return rpcError(
+          403,
+          -32003,
+          `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`,
+          { ...corsHeaders, "www-authenticate": challenge(error) },
+          message.id,
+        );
       }
       // A tool the caller's rules do not grant is not theirs to call: answered as the SDK answers an unknown tool (an error result), with our reason.
       const refused = deps.policyRefusal?.(message.params.name, caller);
-      if (refused) deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "PolicyDenied", message.id);
-      if (refused) return json(200, { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: refused }], isError: true } }, corsHeaders);
+      if (refused)
+        deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "PolicyDenied", message.id);
+      if (refused)
+        return json(
+          200,
+          { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: refused }], isError: true } },
+          corsHeaders,
+        );
     }
     // A long tool call sends nothing until it is done: no idle cut for an authenticated call.
     server.timeout(req, 0);
@@ -181,7 +271,10 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     } else {
       const mcp = deps.serverFor(caller, leases, { era: "2025", method: message?.method });
       close = () => void mcp.close().catch(() => {});
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: !wantsProgress });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: !wantsProgress,
+      });
       await mcp.connect(transport);
       // The client went away: closing the server cancels its calls (their clean-up still runs).
       req.signal.addEventListener("abort", close, { once: true });
@@ -245,10 +338,16 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
         path = new URL(req.url).pathname;
         const discovered = discover.answer(path, req);
         // The shared state store's status is shown, not judged: the server serves without it (limits fail open).
-        if (path === "/healthz" && req.method === "GET") res = json(stopping ? 503 : 200, { status: stopping ? "stopping" : "ok", ...(limits instanceof SharedCallerLimits ? { state_store: limits.stateStore() } : {}) });
-        else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`)) res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
+        if (path === "/healthz" && req.method === "GET")
+          res = json(stopping ? 503 : 200, {
+            status: stopping ? "stopping" : "ok",
+            ...(limits instanceof SharedCallerLimits ? { state_store: limits.stateStore() } : {}),
+          });
+        else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`))
+          res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
         else if (discovered) res = discovered;
-        else if (path === MCP_PATH || path === resource.pathname) res = await handleMcp(req, server, note, answered, (release) => (releaseSlot = release));
+        else if (path === MCP_PATH || path === resource.pathname)
+          res = await handleMcp(req, server, note, answered, (release) => (releaseSlot = release));
         else res = json(404, { error: "not found", hint: `MCP is served at ${MCP_PATH}` });
       } catch (err) {
         log.error(`http ${req.method} ${logValue(path)}: ${logValue(String((err as Error)?.message ?? err))}`);
@@ -262,7 +361,9 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
         leases?.settleAll();
         closeServer?.();
         const cut = how === "written" ? "" : ` (${how})`;
-        log.info(`http ${req.method} ${path}${rpc ? ` ${logValue(rpc)}` : ""} ${status}${cut} ${Math.round(performance.now() - started)}ms caller=${logValue(callerId)}`);
+        log.info(
+          `http ${req.method} ${path}${rpc ? ` ${logValue(rpc)}` : ""} ${status}${cut} ${Math.round(performance.now() - started)}ms caller=${logValue(callerId)}`,
+        );
       };
       if (fixedAnswers.has(res) || !res.body) {
         done("written");
@@ -276,9 +377,14 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       };
       req.signal.addEventListener("abort", () => end("gone"), { once: true });
       const waiting = sse ? grace.wait() : undefined;
-      const interrupt = waiting?.ended.then(() => sseMessage({ jsonrpc: "2.0", id: rpcId, error: { code: -32000, message: SHUTTING_DOWN } }));
+      const interrupt = waiting?.ended.then(() =>
+        sseMessage({ jsonrpc: "2.0", id: rpcId, error: { code: -32000, message: SHUTTING_DOWN } }),
+      );
       const onEnd = (how: string) => (waiting?.forget(), end(how));
-      return new Response(answerBody(res.body, { onEnd, ...(interrupt ? { interrupt } : {}) }), { status: res.status, headers: res.headers });
+      return new Response(answerBody(res.body, { onEnd, ...(interrupt ? { interrupt } : {}) }), {
+        status: res.status,
+        headers: res.headers,
+      });
     },
   });
 
@@ -288,7 +394,10 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       stopping = true;
       // Stop accepting: a load balancer's retry lands on another replica.
       void server.stop(false);
-      const settled = (ms: number) => (inFlight === 0 ? Promise.resolve() : Promise.race([new Promise<void>((resolve) => (drained = resolve)), Bun.sleep(ms)]));
+      const settled = (ms: number) =>
+        inFlight === 0
+          ? Promise.resolve()
+          : Promise.race([new Promise<void>((resolve) => (drained = resolve)), Bun.sleep(ms)]);
       await settled(graceMs);
       // What is still running gets its answer (and its log line), then is cancelled and cleaned up.
       grace.over();

@@ -5,33 +5,34 @@
  * HTTP transport in front, SIGTERM (SIGINT) that drains before exiting, and
  * SIGHUP that reopens the audit log.
  */
-import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
-import { refusedEntry, type AuditLog } from "../runtime/audit.ts";
+
+import { createHash, randomBytes } from "node:crypto";
+import type { McpServer } from "@modelcontextprotocol/server";
+import { CallerAccess } from "../access/caller-access.ts";
+import { callRefusal } from "../access/index.ts";
+import { PassThrough } from "../access/pass-through.ts";
+import { missingScope, TOOL_GROUPS } from "../access/policy.ts";
+import { loadPolicy } from "../access/policy-file.ts";
+import { PolicyHolder } from "../access/policy-holder.ts";
+import type { Caller } from "../auth/index.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
+import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
+import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
+import { createServer, READ_MEMORY_BUDGET, serverOptions } from "../mcp/server.ts";
+import { type AuditLog, refusedEntry } from "../runtime/audit.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
-import { createHash, randomBytes } from "node:crypto";
-import { CallerAccess } from "../access/caller-access.ts";
-import { callRefusal } from "../access/index.ts";
-import { loadPolicy } from "../access/policy-file.ts";
-import { PolicyHolder } from "../access/policy-holder.ts";
-import { PassThrough } from "../access/pass-through.ts";
-import { createStoreStorages } from "../storage/index.ts";
-import { TOOL_GROUPS, missingScope } from "../access/policy.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
-import { READ_MEMORY_BUDGET, createServer, serverOptions } from "../mcp/server.ts";
-import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
-import { SharedJobs } from "./shared-jobs.ts";
-import { callerLimitsFor } from "./shared-limits.ts";
 import type { Storage } from "../storage/index.ts";
+import { createStoreStorages } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
 import { startHttpServer } from "./http.ts";
 import { ServerPool } from "./server-pool.ts";
-import type { McpServer } from "@modelcontextprotocol/server";
-import type { Caller } from "../auth/index.ts";
+import { SharedJobs } from "./shared-jobs.ts";
+import { callerLimitsFor } from "./shared-limits.ts";
 
 /** Idle servers kept in all: a few megabytes together, room for the requests a busy replica has in flight at once. */
 const MAX_IDLE_SERVERS = 128;
@@ -39,7 +40,13 @@ const MAX_IDLE_SERVERS = 128;
 /** What of a caller their server is built from: the policy's view of them and their scopes (never the token). */
 const callerKey = (c: Caller) => JSON.stringify([c.id, [...c.scopes], c.label, c.sub, c.claims, c.tokenScopes]);
 
-export function startRemote(config: Config, allowedDirs: string[], storages: { storage: Storage; storageOf(name: string): Storage }, log: Logger, audit?: AuditLog): void {
+export function startRemote(
+  config: Config,
+  allowedDirs: string[],
+  storages: { storage: Storage; storageOf(name: string): Storage },
+  log: Logger,
+  audit?: AuditLog,
+): void {
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
@@ -55,7 +62,9 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     () => {
       if (share || performance.now() - hintedAt < 60_000) return;
       hintedAt = performance.now();
-      log.info("job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)");
+      log.info(
+        "job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)",
+      );
     },
     share,
     { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
@@ -69,7 +78,9 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     // Jobs follow the policy: on every change, those it would now refuse stop for good, on every replica.
     const FROM_PEER = "a policy change on another replica";
     policy.onChange = (why) => {
-      void jobs.recheckRunning().then((n) => n > 0 && log.info(`policy change: ${n} running job(s) it refuses were stopped`));
+      void jobs
+        .recheckRunning()
+        .then((n) => n > 0 && log.info(`policy change: ${n} running job(s) it refuses were stopped`));
       if (why !== FROM_PEER) share?.policyChanged();
     };
     share?.onPolicy(() => policy.reload(FROM_PEER));
@@ -77,7 +88,9 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   const defaultStore = config.stores[0]?.name ?? "default";
   const confirmationKey = sharedConfirmationKey(config);
   // Identity pass-through: each caller's own STS credentials on the default store.
-  const passThrough = config.passThrough ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages) : undefined;
+  const passThrough = config.passThrough
+    ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages)
+    : undefined;
   const server = startHttpServer({
     config: http,
     limits,
@@ -100,11 +113,27 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
               caller: caller.id,
               ...(rules ? { access: new CallerAccess(rules, caller) } : {}),
               // Judged by the policy in force when asked (a job's call, on a change and before its result is handed over).
-              ...(policy ? { recheck: (name: string, args: Record<string, unknown>) => recheckCall(new CallerAccess(policy.current, caller), name, args, defaultStore) } : {}),
+              ...(policy
+                ? {
+                    recheck: (name: string, args: Record<string, unknown>) =>
+                      recheckCall(new CallerAccess(policy.current, caller), name, args, defaultStore),
+                  }
+                : {}),
             },
           },
           // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
-          { ...callerStorages, log, calls, memory, leases: slot, jobs, jsonSchemaValidator, tools: TOOLS, confirmationKey, ...(audit ? { audit } : {}) },
+          {
+            ...callerStorages,
+            log,
+            calls,
+            memory,
+            leases: slot,
+            jobs,
+            jsonSchemaValidator,
+            tools: TOOLS,
+            confirmationKey,
+            ...(audit ? { audit } : {}),
+          },
         );
         return { slot, mcp };
       };
@@ -131,7 +160,10 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
     log,
   });
   log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);
-  if (allowedDirs.length === 0) log.info("local files are off (no --allowed-dir): upload_file and get_object download are not offered; presign_url moves bytes");
+  if (allowedDirs.length === 0)
+    log.info(
+      "local files are off (no --allowed-dir): upload_file and get_object download are not offered; presign_url moves bytes",
+    );
 
   let stopping = false;
   const stop = async (why: string) => {
@@ -154,9 +186,13 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
   process.on("SIGHUP", () => {
     audit?.reopen();
     policy?.reload("SIGHUP");
-    log.info(`SIGHUP: ${[audit ? "audit log reopened" : "", policy ? "policy read again" : ""].filter(Boolean).join(", ") || "nothing to reload"}`);
+    log.info(
+      `SIGHUP: ${[audit ? "audit log reopened" : "", policy ? "policy read again" : ""].filter(Boolean).join(", ") || "nothing to reload"}`,
+    );
   });
-  process.on("unhandledRejection", (reason) => log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`));
+  process.on("unhandledRejection", (reason) =>
+    log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`),
+  );
 }
 
 /**
@@ -165,7 +201,11 @@ export function startRemote(config: Config, allowedDirs: string[], storages: { s
  * of them (nothing secret to derive from), this process's own random key.
  */
 function sharedConfirmationKey(config: Config): Uint8Array {
-  const secrets = [config.credentials?.secretAccessKey, ...(config.http?.tokens ?? []).map((t) => t.token), config.http?.stateUrl].filter((s): s is string => !!s);
+  const secrets = [
+    config.credentials?.secretAccessKey,
+    ...(config.http?.tokens ?? []).map((t) => t.token),
+    config.http?.stateUrl,
+  ].filter((s): s is string => !!s);
   if (secrets.length === 0) return randomBytes(32);
   const hash = createHash("sha256").update("store-mcp-server/confirmation-state/v1");
   for (const secret of secrets) hash.update(`\0${secret}`);
@@ -183,7 +223,9 @@ function startPolicy(file: string, config: Config, log: Logger): PolicyHolder {
   const names = { tools: EVERY_TOOL.map((t) => t.name), groups: TOOL_GROUPS, stores: config.stores.map((s) => s.name) };
   const loaded = loadPolicy(file, names);
   if (!loaded.ok) {
-    process.stderr.write(`store-mcp-server: cannot start, the policy ${file} has ${loaded.errors.length} problem(s):\n${loaded.errors.map((e) => `  - ${e}`).join("\n")}\n`);
+    process.stderr.write(
+      `store-mcp-server: cannot start, the policy ${file} has ${loaded.errors.length} problem(s):\n${loaded.errors.map((e) => `  - ${e}`).join("\n")}\n`,
+    );
     process.exit(1);
   }
   log.info(`policy ${file}: ${loaded.policy.rules.length} rule(s); callers no rule names get no tool`);

@@ -53,4 +53,5 @@ export class ServerPool<S> {
   }
 }
 
-const sameBasis = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameBasis = (a: readonly unknown[], b: readonly unknown[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);

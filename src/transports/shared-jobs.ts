@@ -47,10 +47,20 @@ export class SharedJobs implements JobShare {
     private readonly keptMs: number,
     private readonly log: Logger,
   ) {
-    this.#client = new Bun.RedisClient(url, { connectionTimeout: 2_000, autoReconnect: true, enableOfflineQueue: false });
+    this.#client = new Bun.RedisClient(url, {
+      connectionTimeout: 2_000,
+      autoReconnect: true,
+      enableOfflineQueue: false,
+    });
     this.#subscriber = new Bun.RedisClient(url, { connectionTimeout: 2_000, autoReconnect: true });
     this.#client.connect().catch(() => {});
-    this.#subscriber.subscribe(CHANNEL, (message: string) => this.#heard(message)).catch((err: unknown) => this.log.warn(`state store (--state-url): cannot listen for job events (${(err as Error)?.message ?? err}); job_status waits by polling the store`));
+    this.#subscriber
+      .subscribe(CHANNEL, (message: string) => this.#heard(message))
+      .catch((err: unknown) =>
+        this.log.warn(
+          `state store (--state-url): cannot listen for job events (${(err as Error)?.message ?? err}); job_status waits by polling the store`,
+        ),
+      );
   }
 
   save(job: SharedJob): void {
@@ -58,14 +68,17 @@ export class SharedJobs implements JobShare {
     const key = `smcp:job:${job.view.id}`;
     const writes = [
       this.#client.send("SET", [key, JSON.stringify(job), "PX", String(running ? RUNNING_KEPT_MS : this.keptMs)]),
-      ...(running ? [this.#client.send("SET", [`${key}:alive`, this.replica, "PX", String(ALIVE_MS)])] : [this.#client.send("DEL", [`${key}:alive`])]),
+      ...(running
+        ? [this.#client.send("SET", [`${key}:alive`, this.replica, "PX", String(ALIVE_MS)])]
+        : [this.#client.send("DEL", [`${key}:alive`])]),
       this.#client.send("ZADD", [`smcp:jobs:${job.owner}`, String(Date.parse(job.view.started_at)), job.view.id]),
       this.#client.send("PEXPIRE", [`smcp:jobs:${job.owner}`, String(RUNNING_KEPT_MS)]),
     ];
     const written = Promise.all(writes).then(
       () => {
         this.#unwritten.delete(job.view.id);
-        if (!running) void this.#client.send("PUBLISH", [CHANNEL, JSON.stringify({ ended: job.view.id })]).catch(() => {});
+        if (!running)
+          void this.#client.send("PUBLISH", [CHANNEL, JSON.stringify({ ended: job.view.id })]).catch(() => {});
       },
       () => {
         // A running job's next write carries it all again; an ended one is kept to retry.
@@ -79,22 +92,33 @@ export class SharedJobs implements JobShare {
   /** Waits up to `ms` for the writes under way (a stopping replica's last words about its jobs). */
   async flush(ms: number): Promise<void> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    await Promise.race([Promise.allSettled([...this.#inFlight]), new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    await Promise.race([
+      Promise.allSettled([...this.#inFlight]),
+      new Promise((resolve) => (timer = setTimeout(resolve, ms))),
+    ]);
     clearTimeout(timer);
   }
 
   async load(id: string): Promise<SharedJob | undefined> {
-    const [record, alive] = (await this.#ask(() => Promise.all([this.#client.get(`smcp:job:${id}`), this.#client.get(`smcp:job:${id}:alive`)]))) as [string | null, string | null];
+    const [record, alive] = (await this.#ask(() =>
+      Promise.all([this.#client.get(`smcp:job:${id}`), this.#client.get(`smcp:job:${id}:alive`)]),
+    )) as [string | null, string | null];
     if (!record) return undefined;
     const job = JSON.parse(record) as SharedJob;
     return { ...job, alive: alive !== null };
   }
 
   async listOf(owner: string, max: number): Promise<SharedJob[]> {
-    const ids = (await this.#ask(() => this.#client.send("ZREVRANGE", [`smcp:jobs:${owner}`, "0", String(max - 1)]))) as string[];
+    const ids = (await this.#ask(() =>
+      this.#client.send("ZREVRANGE", [`smcp:jobs:${owner}`, "0", String(max - 1)]),
+    )) as string[];
     if (ids.length === 0) return [];
-    const found = (await this.#ask(() => this.#client.send("MGET", [...ids.map((id) => `smcp:job:${id}`), ...ids.map((id) => `smcp:job:${id}:alive`)]))) as (string | null)[];
-    return ids.flatMap((_, i) => (found[i] ? [{ ...(JSON.parse(found[i]!) as SharedJob), alive: found[ids.length + i] !== null }] : []));
+    const found = (await this.#ask(() =>
+      this.#client.send("MGET", [...ids.map((id) => `smcp:job:${id}`), ...ids.map((id) => `smcp:job:${id}:alive`)]),
+    )) as (string | null)[];
+    return ids.flatMap((_, i) =>
+      found[i] ? [{ ...(JSON.parse(found[i]!) as SharedJob), alive: found[ids.length + i] !== null }] : [],
+    );
   }
 
   async cancel(id: string): Promise<void> {
@@ -125,7 +149,10 @@ export class SharedJobs implements JobShare {
 
   drop(id: string, owner: string): void {
     this.#unwritten.delete(id);
-    void Promise.all([this.#client.send("DEL", [`smcp:job:${id}`, `smcp:job:${id}:alive`]), this.#client.send("ZREM", [`smcp:jobs:${owner}`, id])]).catch(() => {});
+    void Promise.all([
+      this.#client.send("DEL", [`smcp:job:${id}`, `smcp:job:${id}:alive`]),
+      this.#client.send("ZREM", [`smcp:jobs:${owner}`, id]),
+    ]).catch(() => {});
   }
 
   /** Tells every other replica that the policy changed (each reads its policy again and judges its running jobs). */
@@ -174,7 +201,9 @@ export class SharedJobs implements JobShare {
     if (!this.#client.connected) this.#client.connect().catch(() => {});
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_MS} ms`)), ANSWER_MS)));
+      const late = new Promise<never>(
+        (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ANSWER_MS} ms`)), ANSWER_MS)),
+      );
       const work = read();
       work.catch(() => {});
       return await Promise.race([work, late]);

@@ -12,10 +12,11 @@
  * judged by this replica's own count instead (fail open to the per-replica
  * limits), with one warning line a minute.
  */
+
+import { createHash, randomBytes } from "node:crypto";
 import type { RedisClient } from "bun";
 import type { Logger } from "../runtime/log.ts";
-import { createHash, randomBytes } from "node:crypto";
-import { CallerLimits, type Admission, type LimitSettings } from "./caller-limits.ts";
+import { type Admission, CallerLimits, type LimitSettings } from "./caller-limits.ts";
 
 /** Longest a request holds a shared in-flight slot (a longer one stops counting; a dead replica's lapse). */
 const SLOT_MS = 10 * 60_000;
@@ -69,8 +70,13 @@ export interface Limiter {
 }
 
 /** The limits the config asks for: shared through the state store when there is one, else this replica's own. */
-export function callerLimitsFor(config: { limits: LimitSettings; stateUrl?: string | undefined }, log: Logger): Limiter {
-  return config.stateUrl ? new SharedCallerLimits(config.limits, config.stateUrl, log) : new CallerLimits(config.limits);
+export function callerLimitsFor(
+  config: { limits: LimitSettings; stateUrl?: string | undefined },
+  log: Logger,
+): Limiter {
+  return config.stateUrl
+    ? new SharedCallerLimits(config.limits, config.stateUrl, log)
+    : new CallerLimits(config.limits);
 }
 
 export class SharedCallerLimits implements Limiter {
@@ -88,7 +94,11 @@ export class SharedCallerLimits implements Limiter {
     // piling up to be replayed, stale, when it is back. The client reconnects by itself once connected; a first
     // connection that failed (the store down at start) is tried again from #dial.
     // Bun's global, not an import of "bun": the bench's Node build of the server must still bundle.
-    this.#client = new Bun.RedisClient(url, { connectionTimeout: 2_000, autoReconnect: true, enableOfflineQueue: false });
+    this.#client = new Bun.RedisClient(url, {
+      connectionTimeout: 2_000,
+      autoReconnect: true,
+      enableOfflineQueue: false,
+    });
     this.#local = new CallerLimits(settings);
     this.#dial();
   }
@@ -103,7 +113,11 @@ export class SharedCallerLimits implements Limiter {
       const args = ["2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)];
       // By its SHA1 (the script is not sent with every request); sent whole once when the store does not have it yet.
       answer = await withTimeout(
-        this.#client.send("EVALSHA", [SCRIPT_SHA, ...args]).catch((err: Error) => (/NOSCRIPT/.test(String(err?.message)) ? this.#client.send("EVAL", [SCRIPT, ...args]) : Promise.reject(err))),
+        this.#client
+          .send("EVALSHA", [SCRIPT_SHA, ...args])
+          .catch((err: Error) =>
+            /NOSCRIPT/.test(String(err?.message)) ? this.#client.send("EVAL", [SCRIPT, ...args]) : Promise.reject(err),
+          ),
         ANSWER_MS,
       );
     } catch (err) {
@@ -112,7 +126,12 @@ export class SharedCallerLimits implements Limiter {
       return this.#local.admit(caller);
     }
     const [ok, retryAfterS, which] = answer as [number, number?, string?];
-    if (ok !== 1) return { ok: false, retryAfterS: Number(retryAfterS ?? 1), reason: which === "inflight" ? `${inFlight} requests in flight` : `${perSecond} requests per second` };
+    if (ok !== 1)
+      return {
+        ok: false,
+        retryAfterS: Number(retryAfterS ?? 1),
+        reason: which === "inflight" ? `${inFlight} requests in flight` : `${perSecond} requests per second`,
+      };
     let released = false;
     return {
       ok: true,
@@ -171,13 +190,17 @@ export class SharedCallerLimits implements Limiter {
     const now = performance.now();
     if (now - this.#warnedAt < WARN_EVERY_MS) return;
     this.#warnedAt = now;
-    this.log.warn(`state store (--state-url) not answering (${(err as Error)?.message ?? err}): per-caller limits are counted by this replica alone until it answers`);
+    this.log.warn(
+      `state store (--state-url) not answering (${(err as Error)?.message ?? err}): per-caller limits are counted by this replica alone until it answers`,
+    );
   }
 }
 
 function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms)),
+  );
   work.catch(() => {});
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }

@@ -94,12 +94,17 @@ export class StdioTransport implements Transport {
 
   private refuse(head: Buffer, bytes: number): void {
     const id = topLevelId(head.toString("utf8"));
-    this.log.warn(`refused a message of ${bytes} bytes from the client (the limit is ${this.maxBytes})${id === undefined ? "" : `; answered id ${JSON.stringify(id)} with an error`}`);
+    this.log.warn(
+      `refused a message of ${bytes} bytes from the client (the limit is ${this.maxBytes})${id === undefined ? "" : `; answered id ${JSON.stringify(id)} with an error`}`,
+    );
     if (id === undefined) return;
     void this.send({
       jsonrpc: "2.0",
       id,
-      error: { code: INVALID_REQUEST, message: `Request too large: ${bytes} bytes, over the server's limit of ${this.maxBytes} bytes per message. Send less data in one call.` },
+      error: {
+        code: INVALID_REQUEST,
+        message: `Request too large: ${bytes} bytes, over the server's limit of ${this.maxBytes} bytes per message. Send less data in one call.`,
+      },
     } as JSONRPCMessage);
   }
 
@@ -142,7 +147,8 @@ export function jsonRpcMessage(value: unknown): JSONRPCMessage {
   if ("method" in m) {
     if (typeof m.method !== "string") throw problem('"method" is not a string');
     if ("id" in m && !validId) throw problem('"id" is not a string or an integer');
-    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params))) throw problem('"params" is not an object');
+    if ("params" in m && (typeof m.params !== "object" || m.params === null || Array.isArray(m.params)))
+      throw problem('"params" is not an object');
     return m as JSONRPCMessage;
   }
   if ("result" in m) {
@@ -153,7 +159,13 @@ export function jsonRpcMessage(value: unknown): JSONRPCMessage {
   if ("error" in m) {
     const error = m.error as Record<string, unknown> | null;
     if (!validId && id !== null && id !== undefined) throw problem('"id" is not a string or an integer');
-    if (typeof error !== "object" || error === null || typeof error.code !== "number" || typeof error.message !== "string") throw problem('"error" has no code and message');
+    if (
+      typeof error !== "object" ||
+      error === null ||
+      typeof error.code !== "number" ||
+      typeof error.message !== "string"
+    )
+      throw problem('"error" has no code and message');
     return m as JSONRPCMessage;
   }
   throw problem("neither a request, a notification nor a response");

@@ -6,13 +6,18 @@
  * view's tool calls, resource reads and link requests to functions the test
  * runner exposes (they talk to the compiled binary over stdio).
  */
-import { AppBridge, PostMessageTransport, type McpUiHostContext } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { AppBridge, type McpUiHostContext, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 
 interface HostWindow {
   hostCallTool(params: unknown): Promise<any>;
   hostReadResource(params: unknown): Promise<any>;
   hostOpenLink(url: string): Promise<void>;
-  startView(options: { toolName: string; args: Record<string, unknown>; result: unknown; context: McpUiHostContext }): Promise<void>;
+  startView(options: {
+    toolName: string;
+    args: Record<string, unknown>;
+    result: unknown;
+    context: McpUiHostContext;
+  }): Promise<void>;
   setHostContext(context: McpUiHostContext): void;
 }
 const host = window as unknown as HostWindow & Window;
@@ -28,7 +33,12 @@ host.startView = async ({ toolName, args, result, context }) => {
   iframe.id = "view";
   iframe.style.cssText = "width: 1100px; height: 760px; border: 1px solid #999";
   document.body.append(iframe);
-  bridge = new AppBridge(null, { name: "store-mcp-test-host", version: "1.0.0" }, { openLinks: {}, serverTools: {}, logging: {} }, { hostContext: context });
+  bridge = new AppBridge(
+    null,
+    { name: "store-mcp-test-host", version: "1.0.0" },
+    { openLinks: {}, serverTools: {}, logging: {} },
+    { hostContext: context },
+  );
   bridge.oncalltool = (params) => host.hostCallTool(params);
   bridge.onreadresource = (params) => host.hostReadResource(params);
   // As hosts do: the frame takes the height the view reports (App autoResize).

@@ -9,12 +9,13 @@
  * table without anyone adding it, and one whose arguments do not use the
  * fragments fails the coverage check.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ALL_CARDS } from "../../src/tools/cards.ts";
 import { tempDir } from "../helpers/files.ts";
 import { requireBinary, textOf } from "../helpers/mcp.ts";
@@ -74,12 +75,21 @@ beforeAll(async () => {
   mkdirSync(join(dir, "out"));
   proxy = startRecordingProxy(s3().endpoint);
   client = new Client({ name: "allowlist-guard", version: "1" }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(ElicitRequestSchema, async () => (asked++, { action: "accept", content: { confirm: true } }));
+  client.setRequestHandler(
+    ElicitRequestSchema,
+    async () => (asked++, { action: "accept", content: { confirm: true } }),
+  );
   await client.connect(
     new StdioClientTransport({
       command: requireBinary(),
       args: ["--bucket", allowed, "--allow-delete", "--allow-admin", "--allowed-dir", dir],
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_CALL_BUDGET_SECONDS: "0" },
+      env: {
+        PATH: process.env.PATH ?? "/usr/bin:/bin",
+        HOME: process.env.HOME ?? "/root",
+        ...s3Env(),
+        STORE_ENDPOINT_URL: proxy.endpoint,
+        STORE_CALL_BUDGET_SECONDS: "0",
+      },
       cwd: dir,
       stderr: "ignore",
     }),
@@ -100,15 +110,26 @@ test("the cards name every tool with a bucket_name, and where a copy's source is
 
 for (const card of guarded) {
   // The allowed bucket is made once the suite starts: the arguments are built when each test runs.
-  const variants: [string, () => Record<string, unknown>, string][] = [["a bucket outside --bucket", () => argsFor(card.name, OUTSIDE, OUTSIDE), "BucketNotAllowed"]];
-  if (card.addresses!.sourceBucket.length > 0) variants.push(["a source bucket outside --bucket", () => argsFor(card.name, allowed, OUTSIDE), "BucketNotAllowed"]);
-  if (card.addresses!.key.length + card.addresses!.sourceKey.length > 0) variants.push(["a key or prefix with a '..' segment", () => argsFor(card.name, allowed, allowed, "a/../../elsewhere/k.csv", "x/../../"), "UnsafeKey"]);
+  const variants: [string, () => Record<string, unknown>, string][] = [
+    ["a bucket outside --bucket", () => argsFor(card.name, OUTSIDE, OUTSIDE), "BucketNotAllowed"],
+  ];
+  if (card.addresses!.sourceBucket.length > 0)
+    variants.push(["a source bucket outside --bucket", () => argsFor(card.name, allowed, OUTSIDE), "BucketNotAllowed"]);
+  if (card.addresses!.key.length + card.addresses!.sourceKey.length > 0)
+    variants.push([
+      "a key or prefix with a '..' segment",
+      () => argsFor(card.name, allowed, allowed, "a/../../elsewhere/k.csv", "x/../../"),
+      "UnsafeKey",
+    ]);
   for (const [what, args, code] of variants) {
     test(`${card.name}: ${what} is refused (${code}) before any request or question`, async () => {
       const given = args();
       const before = proxy.requests.length;
       const askedBefore = asked;
-      const r = (await client.callTool({ name: card.name, arguments: given })) as { isError?: boolean; content: { type: string; text?: string }[] };
+      const r = (await client.callTool({ name: card.name, arguments: given })) as {
+        isError?: boolean;
+        content: { type: string; text?: string }[];
+      };
       expect(r.isError, textOf(r as never)).toBe(true);
       expect(textOf(r as never)).toContain(code);
       expect(proxy.requests.length - before).toBe(0);

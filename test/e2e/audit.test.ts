@@ -10,7 +10,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDir } from "../helpers/files.ts";
-import { connectHttp, rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED, rawSession, runBinary } from "../helpers/raw-stdio.ts";
 import { freshBucket, s3, s3Env } from "../helpers/s3.ts";
@@ -21,7 +21,10 @@ const EVIL_KEY = 'evil\n{"caller":"root","action":"delete_bucket","outcome":"ok"
 function lines(file: string): Record<string, any>[] {
   const text = readFileSync(file, "utf8");
   expect(text.endsWith("\n")).toBe(true);
-  return text.trimEnd().split("\n").map((line) => JSON.parse(line));
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
 }
 
 describe("audit log, stdio", () => {
@@ -90,7 +93,9 @@ describe("audit log, remote", () => {
   beforeAll(async () => {
     bucket = await freshBucket("audit-http");
     file = join(tempDir("audit-http"), "audit.jsonl");
-    server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_AUDIT_LOG: file } });
+    server = await startHttpBinary({
+      env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_AUDIT_LOG: file },
+    });
   });
   afterAll(() => server.stop());
 
@@ -112,9 +117,15 @@ describe("audit log, remote", () => {
   test("a call refused before it reached a tool (one the policy does not give) still gets its line", async () => {
     const dir = tempDir("audit-policy");
     const policy = join(dir, "policy.yaml");
-    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: ["*"]\n`);
+    writeFileSync(
+      policy,
+      `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: ["*"]\n`,
+    );
     const other = join(dir, "audit.jsonl");
-    const guarded = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other }, args: ["--policy", policy] });
+    const guarded = await startHttpBinary({
+      env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other },
+      args: ["--policy", policy],
+    });
     try {
       const alice = await connectHttp(guarded.url, ALICE);
       const r = await call(alice, "put_object", { bucket_name: bucket, object_key: "nope.txt", content: "x" });
@@ -123,12 +134,16 @@ describe("audit log, remote", () => {
     } finally {
       await guarded.stop();
     }
-    expect(lines(other).map((l) => [l.caller, l.action, l.bucket, l.key, l.outcome])).toEqual([["alice", "put_object", bucket, "nope.txt", "PolicyDenied"]]);
+    expect(lines(other).map((l) => [l.caller, l.action, l.bucket, l.key, l.outcome])).toEqual([
+      ["alice", "put_object", bucket, "nope.txt", "PolicyDenied"],
+    ]);
   });
 
   test("arguments the tool's schema refuses get an InvalidParams line; a tool's own error is not taken for one", async () => {
     const other = join(tempDir("audit-invalid"), "audit.jsonl");
-    const plain = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other } });
+    const plain = await startHttpBinary({
+      env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_AUDIT_LOG: other },
+    });
     try {
       const alice = await connectHttp(plain.url, ALICE);
       expect((await call(alice, "head_object", { bucket_name: bucket, object_key: 42 })).isError).toBe(true);
@@ -169,9 +184,34 @@ describe("bounded lines, and an audit that must be written", () => {
     const file = join(tempDir("audit-bounded"), "audit.jsonl");
     const huge = (ch: string, n: number) => ch.repeat(n);
     const calls = [
-      { jsonrpc: "2.0", id: huge("i", 1_000_000), method: "tools/call", params: { name: "delete_object", arguments: { bucket_name: huge("b", 1_000_000), object_key: huge("k", 2_000_000) } } },
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: huge("t", 500_000), arguments: { prefix: huge("\u0001", 1_000_000) } } },
-      { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_objects", arguments: { bucket_name: huge("é", 300_000), source_bucket: huge("s", 900_000), source_prefix: huge("\u0002", 900_000) } } },
+      {
+        jsonrpc: "2.0",
+        id: huge("i", 1_000_000),
+        method: "tools/call",
+        params: {
+          name: "delete_object",
+          arguments: { bucket_name: huge("b", 1_000_000), object_key: huge("k", 2_000_000) },
+        },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: huge("t", 500_000), arguments: { prefix: huge("\u0001", 1_000_000) } },
+      },
+      {
+        jsonrpc: "2.0",
+        id: 3,
+        method: "tools/call",
+        params: {
+          name: "list_objects",
+          arguments: {
+            bucket_name: huge("é", 300_000),
+            source_bucket: huge("s", 900_000),
+            source_prefix: huge("\u0002", 900_000),
+          },
+        },
+      },
     ];
     const run = await rawSession(["--audit-log", file], s3Env(), [INITIALIZE, INITIALIZED, ...calls], 60_000);
     expect(run.exitCode).toBe(0);
@@ -193,7 +233,8 @@ describe("bounded lines, and an audit that must be written", () => {
     beforeAll(() => {
       mkdirSync(mount);
       const out = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", mount]);
-      if (out.status !== 0) throw new Error(`cannot mount a small tmpfs for the full-audit test (run as root): ${out.stderr}`);
+      if (out.status !== 0)
+        throw new Error(`cannot mount a small tmpfs for the full-audit test (run as root): ${out.stderr}`);
     });
     afterAll(() => {
       spawnSync("umount", [mount]);
@@ -201,7 +242,10 @@ describe("bounded lines, and an audit that must be written", () => {
 
     test("--audit-required refuses calls while the log cannot be written, and serves again once it can; without it calls go on", async () => {
       const file = join(mount, "audit.jsonl");
-      const required = await connectBinary({ env: { ...s3Env(), STORE_AUDIT_REQUIRED: "true" }, args: ["--audit-log", file] });
+      const required = await connectBinary({
+        env: { ...s3Env(), STORE_AUDIT_REQUIRED: "true" },
+        args: ["--audit-log", file],
+      });
       const lax = await connectBinary({ env: s3Env(), args: ["--audit-log", join(mount, "lax.jsonl")] });
       try {
         // Fill the disk to the last page while both logs are still empty (a line fits in a page the log already has).
@@ -211,7 +255,9 @@ describe("bounded lines, and an audit that must be written", () => {
         const refused = await call(required.client, "list_buckets", {});
         expect(refused.isError).toBe(true);
         expect(textOf(refused)).toContain("AuditUnavailable");
-        await expect(required.client.readResource({ uri: "s3://some-bucket/some-key" })).rejects.toThrow(/AuditUnavailable/);
+        await expect(required.client.readResource({ uri: "s3://some-bucket/some-key" })).rejects.toThrow(
+          /AuditUnavailable/,
+        );
         expect((await call(lax.client, "list_buckets", {})).isError).toBeFalsy();
         rmSync(join(mount, "filler"));
         // The next refused call's line is written: from then on calls run.
@@ -235,13 +281,34 @@ describe("bounded lines, and an audit that must be written", () => {
   test("refused calls count against the caller's limits", async () => {
     const dir = tempDir("audit-limits");
     const policy = join(dir, "policy.yaml");
-    writeFileSync(policy, `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: [list_buckets]\n`);
+    writeFileSync(
+      policy,
+      `rules:\n  - who: ["label:alice"]\n    access: read\n    buckets: ["*"]\n    prefixes: [""]\n    tools: [list_buckets]\n`,
+    );
     const TOKEN = "alice-limits-token-0123456789";
-    const limited = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${TOKEN}`, STORE_AUDIT_LOG: join(dir, "audit.jsonl"), STORE_CALLER_RATE: "2", STORE_CALLER_BURST: "3" }, args: ["--policy", policy] });
+    const limited = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_HTTP_TOKENS: `alice:${TOKEN}`,
+        STORE_AUDIT_LOG: join(dir, "audit.jsonl"),
+        STORE_CALLER_RATE: "2",
+        STORE_CALLER_BURST: "3",
+      },
+      args: ["--policy", policy],
+    });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 8; i++) {
-        const res = await rpc(limited.url, { jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "put_object", arguments: { bucket_name: "b", object_key: "x".repeat(5000), content: "x" } } }, { authorization: `Bearer ${TOKEN}` });
+        const res = await rpc(
+          limited.url,
+          {
+            jsonrpc: "2.0",
+            id: i,
+            method: "tools/call",
+            params: { name: "put_object", arguments: { bucket_name: "b", object_key: "x".repeat(5000), content: "x" } },
+          },
+          { authorization: `Bearer ${TOKEN}` },
+        );
         statuses.push(res.status);
       }
       expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(4);

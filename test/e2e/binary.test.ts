@@ -1,6 +1,7 @@
 /** The compiled binary as a client starts it: CLI behaviour, protocol, stdout purity, secrets. */
-import { CreateBucketCommand } from "@aws-sdk/client-s3";
+
 import { describe, expect, test } from "bun:test";
+import { CreateBucketCommand } from "@aws-sdk/client-s3";
 import pkg from "../../package.json" with { type: "json" };
 import { call, connectBinary } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED, rawSession, runBinary } from "../helpers/raw-stdio.ts";
@@ -12,7 +13,15 @@ describe("command line", () => {
   test("--help exits 0 and lists every option", () => {
     const { stdout, exitCode } = runBinary(["--help"]);
     expect(exitCode).toBe(0);
-    for (const option of [...SPEC_OPTIONS, "--session-token", "--allowed-dir", "--read-only", "--bucket", "--help", "--version"]) {
+    for (const option of [
+      ...SPEC_OPTIONS,
+      "--session-token",
+      "--allowed-dir",
+      "--read-only",
+      "--bucket",
+      "--help",
+      "--version",
+    ]) {
       expect(stdout).toContain(option);
     }
   });
@@ -24,7 +33,14 @@ describe("command line", () => {
   });
 
   test("a bad configuration exits 1, names every problem on stderr, prints nothing on stdout", () => {
-    const { stdout, stderr, exitCode } = runBinary(["--endpoint-url", "not a url", "--log-level", "loud", "--access-key-id", "AKIAONLYHALF"]);
+    const { stdout, stderr, exitCode } = runBinary([
+      "--endpoint-url",
+      "not a url",
+      "--log-level",
+      "loud",
+      "--access-key-id",
+      "AKIAONLYHALF",
+    ]);
     expect(exitCode).toBe(1);
     expect(stdout).toBe("");
     expect(stderr).toContain("3 problem(s)");
@@ -43,9 +59,20 @@ describe("command line", () => {
   test("a secret on the command line works and warns on stderr", async () => {
     const env = s3Env();
     const run = await rawSession(
-      ["--access-key-id", env.STORE_ACCESS_KEY_ID!, "--secret-access-key", env.STORE_SECRET_ACCESS_KEY!, "--endpoint-url", env.STORE_ENDPOINT_URL!],
+      [
+        "--access-key-id",
+        env.STORE_ACCESS_KEY_ID!,
+        "--secret-access-key",
+        env.STORE_SECRET_ACCESS_KEY!,
+        "--endpoint-url",
+        env.STORE_ENDPOINT_URL!,
+      ],
       {},
-      [INITIALIZE, INITIALIZED, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_buckets", arguments: {} } }],
+      [
+        INITIALIZE,
+        INITIALIZED,
+        { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "list_buckets", arguments: {} } },
+      ],
     );
     expect(run.stderr).toContain("process list");
     const answer = JSON.parse(run.stdoutLines.find((l) => l.includes('"id":2'))!);
@@ -62,7 +89,32 @@ describe("over stdio against Ceph RGW", () => {
     try {
       expect(client.getServerVersion()).toMatchObject({ name: "store-mcp-server", version: pkg.version });
       const tools = (await client.listTools()).tools.map((t) => t.name).sort();
-      expect(tools).toEqual(["cancel_job", "copy_object", "copy_prefix", "create_bucket", "delete_bucket", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "put_object", "query_objects", "search_objects", "storage_usage", "upload_directory", "upload_file"]);
+      expect(tools).toEqual([
+        "cancel_job",
+        "copy_object",
+        "copy_prefix",
+        "create_bucket",
+        "delete_bucket",
+        "download_prefix",
+        "find_objects",
+        "get_bucket_settings",
+        "get_object",
+        "get_object_tags",
+        "head_object",
+        "inspect_object",
+        "job_status",
+        "list_buckets",
+        "list_jobs",
+        "list_object_versions",
+        "list_objects",
+        "presign_url",
+        "put_object",
+        "query_objects",
+        "search_objects",
+        "storage_usage",
+        "upload_directory",
+        "upload_file",
+      ]);
       const result = await call(client, "list_buckets");
       expect(result.isError).toBeFalsy();
       expect(result.structuredContent!.buckets.map((b: { name: string }) => b.name)).toContain(bucket);
@@ -86,7 +138,12 @@ describe("over stdio against Ceph RGW", () => {
       INITIALIZED,
       { jsonrpc: "2.0", id: 2, method: "tools/list" },
       { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "list_buckets", arguments: {} } },
-      { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: "nope", object_key: "k" } } },
+      {
+        jsonrpc: "2.0",
+        id: 4,
+        method: "tools/call",
+        params: { name: "get_object", arguments: { bucket_name: "nope", object_key: "k" } },
+      },
     ];
     const good = await rawSession(["--log-level", "debug"], env, messages);
     const bad = await rawSession(["--log-level", "debug"], { ...env, STORE_SECRET_ACCESS_KEY: secret }, messages);

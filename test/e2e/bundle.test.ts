@@ -3,11 +3,12 @@
  * mcpb CLI: it validates, unpacks, and its command — run exactly as the
  * manifest says, with the user's settings filled in — answers an MCP client.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
 import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import pkg from "../../package.json" with { type: "json" };
 import { bundleInfo, packBundle, unpackBundle } from "../../scripts/lib/mcpb.ts";
 import { tempDir } from "../helpers/files.ts";
@@ -28,10 +29,27 @@ test("the bundle unpacks and its manifest's command, with the user's settings, s
 
   // What a desktop client does: fill ${__dirname} and ${user_config.*} in, then start the command.
   const allowed = tempDir("bundle-allowed");
-  const settings: Record<string, string> = { access_key_id: s3().accessKeyId, secret_access_key: s3().secretAccessKey, region: s3().region, endpoint_url: s3().endpoint, allowed_directory: allowed, read_only: "true" };
-  const fill = (v: string) => v.replaceAll("${__dirname}", dir).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => settings[k] ?? "");
-  const { command, args, env } = manifest.server.mcp_config as { command: string; args: string[]; env: Record<string, string> };
-  const transport = new StdioClientTransport({ command: fill(command), args: args.map(fill), env: { PATH: process.env.PATH ?? "", ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)])) }, stderr: "pipe" });
+  const settings: Record<string, string> = {
+    access_key_id: s3().accessKeyId,
+    secret_access_key: s3().secretAccessKey,
+    region: s3().region,
+    endpoint_url: s3().endpoint,
+    allowed_directory: allowed,
+    read_only: "true",
+  };
+  const fill = (v: string) =>
+    v.replaceAll("${__dirname}", dir).replace(/\$\{user_config\.(\w+)\}/g, (_, k: string) => settings[k] ?? "");
+  const { command, args, env } = manifest.server.mcp_config as {
+    command: string;
+    args: string[];
+    env: Record<string, string>;
+  };
+  const transport = new StdioClientTransport({
+    command: fill(command),
+    args: args.map(fill),
+    env: { PATH: process.env.PATH ?? "", ...Object.fromEntries(Object.entries(env).map(([k, v]) => [k, fill(v)])) },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "bundle-test", version: "1" });
   await client.connect(transport);
   try {

@@ -1,10 +1,11 @@
 /** Cancellation and shutdown through the compiled binary: work stops, nothing partial is left. */
-import { keptRecords } from "../helpers/kept.ts";
-import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { randomBytes, tempDir } from "../helpers/files.ts";
+import { keptRecords } from "../helpers/kept.ts";
 import { connectBinary, requireBinary } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -23,11 +24,17 @@ beforeAll(async () => {
 
 // With a state directory a cut download keeps its hidden temp file to resume (resume.test.ts); without one, nothing is left.
 test("a cancelled download stops, leaves nothing at local_path and (state directory off) no temp file", async () => {
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: "off" }, args: ["--allowed-dir", dir] });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_STATE_DIR: "off" },
+    args: ["--allowed-dir", dir],
+  });
   try {
     const controller = new AbortController();
     const pending = client.callTool(
-      { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "dl/huge.bin" } },
+      {
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "dl/huge.bin" },
+      },
       undefined,
       { signal: controller.signal },
     );
@@ -49,17 +56,28 @@ test("a cancelled multipart upload is kept to resume (no object at the key, reco
   for (const stateDir of [tempDir("cancel-state"), "off", "/proc/store-mcp-state"]) {
     const cleaned = stateDir === "off" || stateDir.startsWith("/proc");
     const key = stateDir === "off" ? "cancelled-off.bin" : cleaned ? "cancelled-unwritable.bin" : "cancelled.bin";
-    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: stateDir }, args: ["--allowed-dir", dir] });
+    const { client, close } = await connectBinary({
+      env: { ...s3Env(), STORE_STATE_DIR: stateDir },
+      args: ["--allowed-dir", dir],
+    });
     try {
       const controller = new AbortController();
-      const pending = client.callTool({ name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } }, undefined, { signal: controller.signal });
+      const pending = client.callTool(
+        { name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } },
+        undefined,
+        { signal: controller.signal },
+      );
       // Cancelled once the multipart upload exists (a loaded machine may take a while to start it).
-      const started = async () => ((await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).some((u) => u.Key === key);
+      const started = async () =>
+        ((await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? []).some(
+          (u) => u.Key === key,
+        );
       for (let i = 0; i < 100 && !(await started()); i++) await Bun.sleep(50);
       await Bun.sleep(100);
       controller.abort();
       await expect(pending).rejects.toThrow();
-      const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
+      const objects =
+        (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
       expect(objects).toEqual([]);
       if (cleaned) {
         expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
@@ -71,7 +89,10 @@ test("a cancelled multipart upload is kept to resume (no object at the key, reco
       const open = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
       expect(open.map((u) => u.UploadId)).toEqual([kept[0]!.upload_id]);
       // The same call finishes it; nothing is left.
-      const done = await client.callTool({ name: "upload_file", arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key } });
+      const done = await client.callTool({
+        name: "upload_file",
+        arguments: { local_file_path: "huge.bin", bucket_name: bucket, object_key: key },
+      });
       expect(done.isError).toBeFalsy();
       expect(await openUploadsAfterCleanUp(bucket)).toEqual([]);
     } finally {
@@ -83,13 +104,27 @@ test("a cancelled multipart upload is kept to resume (no object at the key, reco
 // Every signal the npm launcher forwards (and SIGHUP: a closing terminal) ends the server cleanly.
 for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
   test(`${signal} during a download: the process exits 0 and leaves no partial file (state directory off)`, async () => {
-    const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "pipe", env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off" } });
+    const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], {
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off" },
+    });
     const target = `sig-${signal}`;
-    const call = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: `${target}/huge.bin` } } };
+    const call = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: `${target}/huge.bin` },
+      },
+    };
     for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");
     proc.stdin.flush();
     // Signal once the download is under way (its temp file exists), or at the latest after 2 s.
-    for (let i = 0; i < 100 && !(readdirSync(dir).includes(target) && readdirSync(join(dir, target)).length > 0); i++) await Bun.sleep(20);
+    for (let i = 0; i < 100 && !(readdirSync(dir).includes(target) && readdirSync(join(dir, target)).length > 0); i++)
+      await Bun.sleep(20);
     proc.kill(signal);
     expect(await proc.exited).toBe(0);
     expect(await new Response(proc.stderr).text()).toContain(`shutting down (${signal})`);

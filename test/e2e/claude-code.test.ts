@@ -7,15 +7,16 @@
  * structuredContent, without the text blocks. So every next step must be in
  * structuredContent (`next`), and a binary read must not carry base64.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { tempDir } from "../helpers/files.ts";
 import { existsSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { tempDir } from "../helpers/files.ts";
+import { type HttpBinary, startHttpBinary } from "../helpers/http.ts";
 import { requireBinary } from "../helpers/mcp.ts";
-import { startStandInAnthropic } from "../helpers/stand-in-anthropic.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { startStandInAnthropic } from "../helpers/stand-in-anthropic.ts";
 
 const CLAUDE = resolve(import.meta.dir, "../../.tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
 const TOKEN = "claude-code-test-token-0123456789";
@@ -23,9 +24,11 @@ let bucket: string;
 let http: HttpBinary;
 
 beforeAll(async () => {
-  if (!existsSync(CLAUDE)) throw new Error(`${CLAUDE} is missing: bash scripts/provision.sh test installs Claude Code from npm`);
+  if (!existsSync(CLAUDE))
+    throw new Error(`${CLAUDE} is missing: bash scripts/provision.sh test installs Claude Code from npm`);
   bucket = await freshBucket("claude");
-  const put = (Key: string, Body: string | Uint8Array, ContentType: string) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
+  const put = (Key: string, Body: string | Uint8Array, ContentType: string) =>
+    sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
   await put("long.txt", "0123456789".repeat(50), "text/plain");
   await put("blob.bin", Uint8Array.from([0, 1, 2, 3, 255, 254]), "application/octet-stream");
   await put("second.txt", "two", "text/plain");
@@ -38,13 +41,24 @@ afterAll(async () => {
 /** A throwaway HOME, so nothing of the machine's own Claude Code settings takes part. */
 function claudeEnv(extra: Record<string, string> = {}): Record<string, string> {
   const home = tempDir("claude-home");
-  return { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, DISABLE_AUTOUPDATER: "1", DISABLE_TELEMETRY: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
+  return {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...extra,
+  };
 }
 
 async function run(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
   const proc = Bun.spawn([CLAUDE, ...args], { cwd: env.HOME, env, stdout: "pipe", stderr: "pipe" });
   const timer = setTimeout(() => proc.kill(), 90_000);
-  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
   clearTimeout(timer);
   return { code, out, err };
 }
@@ -54,8 +68,30 @@ test("claude mcp list connects over stdio and HTTP; a wrong token shows the serv
   const stdioEnv = Object.entries(s3Env()).flatMap(([k, v]) => ["-e", `${k}=${v}`]);
   for (const add of [
     ["mcp", "add", "-s", "user", "s3", ...stdioEnv, "--", requireBinary()],
-    ["mcp", "add", "-s", "user", "--transport", "http", "s3http", http.url, "--header", `Authorization: Bearer ${TOKEN}`],
-    ["mcp", "add", "-s", "user", "--transport", "http", "s3bad", http.url, "--header", "Authorization: Bearer not-the-token-0000000000"],
+    [
+      "mcp",
+      "add",
+      "-s",
+      "user",
+      "--transport",
+      "http",
+      "s3http",
+      http.url,
+      "--header",
+      `Authorization: Bearer ${TOKEN}`,
+    ],
+    [
+      "mcp",
+      "add",
+      "-s",
+      "user",
+      "--transport",
+      "http",
+      "s3bad",
+      http.url,
+      "--header",
+      "Authorization: Bearer not-the-token-0000000000",
+    ],
   ]) {
     const added = await run(add, env);
     expect(added.code, added.err).toBe(0);
@@ -70,10 +106,29 @@ test("claude mcp list connects over stdio and HTTP; a wrong token shows the serv
 async function modelReceives(tool: string, input: Record<string, unknown>): Promise<string> {
   const api = startStandInAnthropic({ tool: `mcp__s3__${tool}`, input });
   try {
-    const env = claudeEnv({ ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "sk-ant-stand-in-000000", ENABLE_TOOL_SEARCH: "false" });
+    const env = claudeEnv({
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: "sk-ant-stand-in-000000",
+      ENABLE_TOOL_SEARCH: "false",
+    });
     const config = join(env.HOME!, "mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { s3: { command: requireBinary(), args: [], env: s3Env() } } }));
-    const r = await run(["-p", "Use the object store.", "--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__s3", "--output-format", "json", "--model", "claude-sonnet-4-5"], env);
+    const r = await run(
+      [
+        "-p",
+        "Use the object store.",
+        "--mcp-config",
+        config,
+        "--strict-mcp-config",
+        "--allowedTools",
+        "mcp__s3",
+        "--output-format",
+        "json",
+        "--model",
+        "claude-sonnet-4-5",
+      ],
+      env,
+    );
     expect(r.code, r.err + r.out.slice(0, 500)).toBe(0);
     expect(api.offered.has(`mcp__s3__${tool}`)).toBe(true);
     expect(api.results.length, `no tool result reached the stand-in: ${r.out.slice(0, 500)}`).toBe(1);
@@ -85,10 +140,15 @@ async function modelReceives(tool: string, input: Record<string, unknown>): Prom
 }
 
 /** The structuredContent Claude Code passed on (it appends a system reminder after the JSON). */
-const structuredIn = (received: string) => JSON.parse(received.slice(0, received.lastIndexOf("}") + 1).replace(/\n\n<system-reminder>[\s\S]*$/, ""));
+const structuredIn = (received: string) =>
+  JSON.parse(received.slice(0, received.lastIndexOf("}") + 1).replace(/\n\n<system-reminder>[\s\S]*$/, ""));
 
 test("claude -p: a truncated read reaches the model as structuredContent only, and its next step is in it", async () => {
-  const received = await modelReceives("get_object", { bucket_name: bucket, object_key: "long.txt", max_content_size: 100 });
+  const received = await modelReceives("get_object", {
+    bucket_name: bucket,
+    object_key: "long.txt",
+    max_content_size: 100,
+  });
   // The text blocks are dropped (the summary with "TRUNCATED" is not there): only the JSON.
   expect(received).not.toContain("TRUNCATED");
   const structured = structuredIn(received);
@@ -111,13 +171,37 @@ test("claude -p: a listing page tells the model how to continue", async () => {
 }, 120_000);
 
 test("claude -p: a prompt picked as a slash command (/mcp__s3__share_file) reaches the model as its recipe, and the model's first step runs", async () => {
-  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "reports/q1.pdf", Body: "pdf", ContentType: "application/pdf" }));
-  const api = startStandInAnthropic({ tool: "mcp__s3__head_object", input: { bucket_name: bucket, object_key: "reports/q1.pdf" } });
+  await sdkClient().send(
+    new PutObjectCommand({ Bucket: bucket, Key: "reports/q1.pdf", Body: "pdf", ContentType: "application/pdf" }),
+  );
+  const api = startStandInAnthropic({
+    tool: "mcp__s3__head_object",
+    input: { bucket_name: bucket, object_key: "reports/q1.pdf" },
+  });
   try {
-    const env = claudeEnv({ ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: "sk-ant-stand-in-000000", ENABLE_TOOL_SEARCH: "false" });
+    const env = claudeEnv({
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: "sk-ant-stand-in-000000",
+      ENABLE_TOOL_SEARCH: "false",
+    });
     const config = join(env.HOME!, "mcp.json");
     writeFileSync(config, JSON.stringify({ mcpServers: { s3: { command: requireBinary(), args: [], env: s3Env() } } }));
-    const r = await run(["-p", `/mcp__s3__share_file ${bucket} reports/q1.pdf`, "--mcp-config", config, "--strict-mcp-config", "--allowedTools", "mcp__s3", "--output-format", "json", "--model", "claude-sonnet-4-5"], env);
+    const r = await run(
+      [
+        "-p",
+        `/mcp__s3__share_file ${bucket} reports/q1.pdf`,
+        "--mcp-config",
+        config,
+        "--strict-mcp-config",
+        "--allowedTools",
+        "mcp__s3",
+        "--output-format",
+        "json",
+        "--model",
+        "claude-sonnet-4-5",
+      ],
+      env,
+    );
     expect(r.code, r.err + r.out.slice(0, 500)).toBe(0);
     const recipe = api.userTexts.find((t) => t.includes("presign_url"));
     expect(recipe, api.userTexts.join("\n---\n").slice(0, 2000)).toBeDefined();
@@ -130,4 +214,3 @@ test("claude -p: a prompt picked as a slash command (/mcp__s3__share_file) reach
     api.stop();
   }
 }, 120_000);
-

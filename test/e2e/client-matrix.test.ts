@@ -6,10 +6,11 @@
  * read, an image, binary, a truncated read, a download and an error. The
  * README's Clients table states these results.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { driveClient } from "../helpers/client-matrix.ts";
 import { tempDir } from "../helpers/files.ts";
 import { freshBucket, sdkClient } from "../helpers/s3.ts";
@@ -24,7 +25,8 @@ beforeAll(async () => {
   bucket = await freshBucket("clients");
   dir = tempDir("clients");
   mkdirSync(join(dir, "down"));
-  const put = (Key: string, Body: string | Uint8Array, ContentType: string) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
+  const put = (Key: string, Body: string | Uint8Array, ContentType: string) =>
+    sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
   await put("notes.txt", TEXT, "text/plain");
   await put("dot.png", Buffer.from(PNG_BASE64, "base64"), "image/png");
   await put("blob.bin", Uint8Array.from([0, 1, 2, 3, 255, 254]), "application/octet-stream");
@@ -39,7 +41,11 @@ describe("Vercel AI SDK (@ai-sdk/mcp 2.0.99)", () => {
   test("automatic schemas: text and the image reach the model as text and a file part; errors as text", async () => {
     const r = await driveClient("ai-sdk", bucket, dir);
     expect(r.text.model).toMatchObject({ type: "content", value: [{ type: "text", text: TEXT }, { type: "text" }] });
-    expect(r.image.model.value[0]).toEqual({ type: "file", mediaType: "image/png", data: { type: "data", data: PNG_BASE64 } });
+    expect(r.image.model.value[0]).toEqual({
+      type: "file",
+      mediaType: "image/png",
+      data: { type: "data", data: PNG_BASE64 },
+    });
     expect(json(r.binary.model)).toContain("6 bytes, application/octet-stream");
     // Binary bytes only when asked: this client would put them into the model's context as base64 text.
     expect(json(r.binary.model)).not.toContain(BLOB_BASE64);
@@ -65,14 +71,22 @@ describe("Vercel AI SDK (@ai-sdk/mcp 2.0.99)", () => {
 
 describe("LangChain (@langchain/mcp-adapters 1.1.4) with its OpenAI and Anthropic chat models' message conversion", () => {
   test("text and image convert for both providers; binary and downloads as their summary; errors carry our text", async () => {
-    const r = await driveClient("langchain", bucket, dir, { options: { outputHandling: { resource_link: "artifact" } } });
+    const r = await driveClient("langchain", bucket, dir, {
+      options: { outputHandling: { resource_link: "artifact" } },
+    });
     for (const provider of ["openai", "anthropic"] as const) {
       expect(json(r.text.model.providers[provider]), provider).toContain(JSON.stringify(TEXT).slice(1, -1));
       expect(json(r.truncated.model.providers[provider]), provider).toContain(WINDOW);
       expect(r.truncated.model.providers[provider].error, provider).toBeUndefined();
     }
-    expect(r.image.model.providers.openai.content[0]).toEqual({ type: "image_url", image_url: { url: `data:image/png;base64,${PNG_BASE64}` } });
-    expect(r.image.model.providers.anthropic.content[0].content[0]).toEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_BASE64 } });
+    expect(r.image.model.providers.openai.content[0]).toEqual({
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${PNG_BASE64}` },
+    });
+    expect(r.image.model.providers.anthropic.content[0].content[0]).toEqual({
+      type: "image",
+      source: { type: "base64", media_type: "image/png", data: PNG_BASE64 },
+    });
     // By default no bytes at all; asked for, embedded binary goes to the artifact (LangChain's default): the model gets the summary.
     expect(json(r.binary.model.content)).toContain("6 bytes, application/octet-stream");
     expect(json(r.binary.model)).not.toContain(BLOB_BASE64);
@@ -84,7 +98,8 @@ describe("LangChain (@langchain/mcp-adapters 1.1.4) with its OpenAI and Anthropi
 
   test("by default (no resource_link) LangChain's chat models take every result; with STORE_RESOURCE_LINKS=true and no setting, it turns a link into a URL file block they refuse", async () => {
     const plain = await driveClient("langchain", bucket, dir);
-    for (const provider of ["openai", "anthropic"] as const) expect(json(plain.truncated.model.providers[provider])).toContain(WINDOW);
+    for (const provider of ["openai", "anthropic"] as const)
+      expect(json(plain.truncated.model.providers[provider])).toContain(WINDOW);
     const links = await driveClient("langchain", bucket, dir, { env: { STORE_RESOURCE_LINKS: "true" } });
     expect(links.truncated.model.providers.openai.error).toContain("URL file blocks");
   }, 120_000);
@@ -107,7 +122,10 @@ describe("Mastra (@mastra/mcp 2.0.0)", () => {
 describe("OpenAI Agents SDK (@openai/agents 0.20.0, MCPServerStdio)", () => {
   test("text and image reach the model as input_text and input_image; strict-mode nulls are accepted", async () => {
     const r = await driveClient("openai-agents", bucket, dir);
-    expect(r.text.model).toEqual([{ type: "input_text", text: TEXT }, { type: "input_text", text: expect.stringContaining("text/plain") }]);
+    expect(r.text.model).toEqual([
+      { type: "input_text", text: TEXT },
+      { type: "input_text", text: expect.stringContaining("text/plain") },
+    ]);
     expect(r.image.model[0]).toEqual({ type: "input_image", image: `data:image/png;base64,${PNG_BASE64}` });
     expect(json(r.binary.model)).toContain("6 bytes, application/octet-stream");
     expect(json(r.binary.model)).not.toContain(BLOB_BASE64);

@@ -2,10 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type FakeS3, fakeEnv, startFakeS3, xml } from "../helpers/fake-s3.ts";
 import { tempDir } from "../helpers/files.ts";
-import { fakeEnv, startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { rawSession, runBinary, INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
+import { INITIALIZE, INITIALIZED, rawSession, runBinary } from "../helpers/raw-stdio.ts";
 import { s3Env } from "../helpers/s3.ts";
 
 describe("allowed directories", () => {
@@ -20,7 +20,13 @@ describe("allowed directories", () => {
 
   test("/, the home directory, its ancestors and system directories are refused unless --allow-broad-dirs", () => {
     const home = tempDir("home");
-    for (const [args, cwd] of [[["--allowed-dir", "."], "/"], [["--allowed-dir", "/etc"], undefined], [["--allowed-dir", home], undefined], [["--allowed-dir", dirname(home)], undefined], [["--allowed-dir", "/usr"], undefined]] as const) {
+    for (const [args, cwd] of [
+      [["--allowed-dir", "."], "/"],
+      [["--allowed-dir", "/etc"], undefined],
+      [["--allowed-dir", home], undefined],
+      [["--allowed-dir", dirname(home)], undefined],
+      [["--allowed-dir", "/usr"], undefined],
+    ] as const) {
       const r = runBinary([...args], { ...s3Env(), HOME: home }, cwd);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain("too broad");
@@ -37,7 +43,11 @@ describe("allowed directories", () => {
     for (const cwd of [home, dirname(home), "/etc"]) {
       const { client, close } = await connectBinary({ env: { ...s3Env(), HOME: home }, cwd });
       try {
-        const r = await call(client, "upload_file", { local_file_path: join(home, ".aws", "credentials"), bucket_name: "any", object_key: "stolen" });
+        const r = await call(client, "upload_file", {
+          local_file_path: join(home, ".aws", "credentials"),
+          bucket_name: "any",
+          object_key: "stolen",
+        });
         expect(r.isError).toBe(true);
         expect(textOf(r)).toContain("LocalFilesDisabled");
         expect(textOf(r)).toContain("too broad");
@@ -57,7 +67,11 @@ describe("secrets", () => {
 
   test("configuration errors never echo a secret: URL userinfo (even unparseable), stray values", () => {
     const secret = "EndpointPassw0rd-do-not-print";
-    for (const url of [`http://user:${secret}@exa mple.com`, `ftp://user:${secret}@example.com`, `user:${secret}@example.com`]) {
+    for (const url of [
+      `http://user:${secret}@exa mple.com`,
+      `ftp://user:${secret}@example.com`,
+      `user:${secret}@example.com`,
+    ]) {
       const r = runBinary(["--endpoint-url", url], s3Env());
       expect(r.exitCode).toBe(1);
       expect(r.stderr).not.toContain(secret);
@@ -66,9 +80,19 @@ describe("secrets", () => {
     const awsLike = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
     const halves = awsLike.split("/");
     const variables = ["STORE_ENDPOINT_URL", "STORE_OAUTH_ISSUER", "STORE_RESOURCE_URL", "STORE_OAUTH_JWKS_URL"];
-    for (const url of [`http://AKIDEXAMPLE:${awsLike}@host:99999`, `https://AKIDEXAMPLE:${awsLike}@host:99999/path`, `http://AKIDEXAMPLE:${awsLike}@two@host:1`, `AKIDEXAMPLE:${awsLike}@host:9000`]) {
+    for (const url of [
+      `http://AKIDEXAMPLE:${awsLike}@host:99999`,
+      `https://AKIDEXAMPLE:${awsLike}@host:99999/path`,
+      `http://AKIDEXAMPLE:${awsLike}@two@host:1`,
+      `AKIDEXAMPLE:${awsLike}@host:9000`,
+    ]) {
       for (const name of variables) {
-        const env = { ...s3Env(), STORE_SECRET_ACCESS_KEY: s3Env().STORE_SECRET_ACCESS_KEY!, [name]: url, ...(name === "STORE_OAUTH_JWKS_URL" ? { STORE_OAUTH_ISSUER: "http://127.0.0.1:1" } : {}) };
+        const env = {
+          ...s3Env(),
+          STORE_SECRET_ACCESS_KEY: s3Env().STORE_SECRET_ACCESS_KEY!,
+          [name]: url,
+          ...(name === "STORE_OAUTH_JWKS_URL" ? { STORE_OAUTH_ISSUER: "http://127.0.0.1:1" } : {}),
+        };
         const r = runBinary(["--transport", "http"], env);
         expect(r.exitCode, `${name}=${url}`).toBe(1);
         for (const part of halves) expect(r.stderr, `${name}=${url}`).not.toContain(part);
@@ -82,7 +106,10 @@ describe("secrets", () => {
     const stray = runBinary(["--secret-acess-key", "TypoedSecretValue-123456"], s3Env());
     expect(stray.exitCode).toBe(1);
     expect(stray.stderr).not.toContain("TypoedSecretValue-123456");
-    const flagged = runBinary(["--secret-access-key", "RealSecretValue-987654", "--region", "not a region!"], { ...s3Env(), STORE_SECRET_ACCESS_KEY: "" });
+    const flagged = runBinary(["--secret-access-key", "RealSecretValue-987654", "--region", "not a region!"], {
+      ...s3Env(),
+      STORE_SECRET_ACCESS_KEY: "",
+    });
     expect(flagged.exitCode).toBe(1);
     expect(flagged.stderr).not.toContain("RealSecretValue-987654");
   });
@@ -94,7 +121,12 @@ describe("secrets", () => {
     const run = await rawSession(["--log-level", "debug"], env, [
       INITIALIZE,
       INITIALIZED,
-      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: "b", object_key: key } } },
+      {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "get_object", arguments: { bucket_name: "b", object_key: key } },
+      },
     ]);
     expect(run.stderr).toContain("get_object");
     expect(run.stderr).not.toContain(env.STORE_SECRET_ACCESS_KEY!);
@@ -106,13 +138,20 @@ describe("secrets", () => {
     const profileSecret = "ProfileOnlySecret/abc+def=ghi0123";
     const home = tempDir("profile");
     mkdirSync(join(home, ".aws"));
-    writeFileSync(join(home, ".aws", "credentials"), `[default]\naws_access_key_id = AKIAPROFILEKEY000042\naws_secret_access_key = ${profileSecret}\n`);
+    writeFileSync(
+      join(home, ".aws", "credentials"),
+      `[default]\naws_access_key_id = AKIAPROFILEKEY000042\naws_secret_access_key = ${profileSecret}\n`,
+    );
     fake.handle(() => ({
       status: 403,
       // A code the server does not know, so the store's message is echoed (known codes get our own wording).
-      body: xml(`<Error><Code>TokenTrouble</Code><Message>denied for ${encodeURIComponent(token)} ${encodeURIComponent(profileSecret)} ${profileSecret} key AKIAPROFILEKEY000042 AKIASTOREKEYID000042</Message></Error>`),
+      body: xml(
+        `<Error><Code>TokenTrouble</Code><Message>denied for ${encodeURIComponent(token)} ${encodeURIComponent(profileSecret)} ${profileSecret} key AKIAPROFILEKEY000042 AKIASTOREKEYID000042</Message></Error>`,
+      ),
     }));
-    const withToken = await connectBinary({ env: { ...fakeEnv(fake), STORE_ACCESS_KEY_ID: "AKIASTOREKEYID000042", STORE_SESSION_TOKEN: token } });
+    const withToken = await connectBinary({
+      env: { ...fakeEnv(fake), STORE_ACCESS_KEY_ID: "AKIASTOREKEYID000042", STORE_SESSION_TOKEN: token },
+    });
     try {
       const text = textOf(await call(withToken.client, "list_buckets"));
       expect(text).toContain("TokenTrouble");
@@ -122,12 +161,20 @@ describe("secrets", () => {
     } finally {
       await withToken.close();
     }
-    const fromProfile = await connectBinary({ env: { STORE_ENDPOINT_URL: fake.endpoint, STORE_REGION: "us-east-1", HOME: home, AWS_EC2_METADATA_DISABLED: "true" } });
+    const fromProfile = await connectBinary({
+      env: {
+        STORE_ENDPOINT_URL: fake.endpoint,
+        STORE_REGION: "us-east-1",
+        HOME: home,
+        AWS_EC2_METADATA_DISABLED: "true",
+      },
+    });
     try {
       const text = textOf(await call(fromProfile.client, "list_buckets"));
       expect(text).toContain("TokenTrouble");
       expect(text).toContain("denied for");
-      for (const leaked of [profileSecret, encodeURIComponent(profileSecret), "AKIAPROFILEKEY000042"]) expect(text).not.toContain(leaked);
+      for (const leaked of [profileSecret, encodeURIComponent(profileSecret), "AKIAPROFILEKEY000042"])
+        expect(text).not.toContain(leaked);
     } finally {
       await fromProfile.close();
     }

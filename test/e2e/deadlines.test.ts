@@ -5,7 +5,7 @@
  * below is every such tool, and the server keeps serving afterwards.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { fakeEnv, listObjectsXml, startFakeS3, type FakeS3 } from "../helpers/fake-s3.ts";
+import { type FakeS3, fakeEnv, listObjectsXml, startFakeS3 } from "../helpers/fake-s3.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 
 let fake: FakeS3;
@@ -14,14 +14,20 @@ const DEADLINE_MS = 2_000;
 
 beforeAll(async () => {
   fake = await startFakeS3();
-  session = await connectBinary({ env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: String(DEADLINE_MS) }), args: ["--allow-delete"] });
+  session = await connectBinary({
+    env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: String(DEADLINE_MS) }),
+    args: ["--allow-delete"],
+  });
 });
 afterAll(async () => {
   await session.close();
   await fake.stop();
 });
 
-const slowBody = listObjectsXml("b", Array.from({ length: 200 }, (_, i) => `k${i}`));
+const slowBody = listObjectsXml(
+  "b",
+  Array.from({ length: 200 }, (_, i) => `k${i}`),
+);
 const object = { bucket_name: "b", object_key: "k.txt" };
 const NOT_TRANSFERS: [string, Record<string, unknown>][] = [
   ["list_buckets", {}],
@@ -40,7 +46,11 @@ const NOT_TRANSFERS: [string, Record<string, unknown>][] = [
 for (const store of ["trickles", "never answers"] as const) {
   test(`every tool that is not a transfer ends at the operation deadline when the store ${store}`, async () => {
     // HEAD has no body to trickle: it never answers either way.
-    fake.handle((req) => (store === "never answers" || req.method === "HEAD" ? { silent: true } : { headers: { "content-type": "application/xml" }, body: slowBody, trickle: { bytes: 8, everyMs: 150 } }));
+    fake.handle((req) =>
+      store === "never answers" || req.method === "HEAD"
+        ? { silent: true }
+        : { headers: { "content-type": "application/xml" }, body: slowBody, trickle: { bytes: 8, everyMs: 150 } },
+    );
     const offered = new Set((await session.client.listTools()).tools.map((t) => t.name));
     for (const [name] of NOT_TRANSFERS) expect(offered.has(name), name).toBe(true);
     const outcomes = await Promise.all(
@@ -58,6 +68,8 @@ for (const store of ["trickles", "never answers"] as const) {
       expect(o.ms, o.name).toBeLessThan(4 * DEADLINE_MS + 5_000);
     }
     fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
-    expect((await call(session.client, "list_objects", { bucket_name: "b" })).structuredContent!.objects[0].key).toBe("alive");
+    expect((await call(session.client, "list_objects", { bucket_name: "b" })).structuredContent!.objects[0].key).toBe(
+      "alive",
+    );
   }, 60_000);
 }

@@ -4,13 +4,21 @@
  * against what goes wrong — a refused port, a blackholed one, a 403 clock-skew
  * answer, a wrong secret, a store whose Date header is far off.
  */
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+import { freePort, type S3Server, startFauxqs } from "../../scripts/s3/local-servers.ts";
+import {
+  type FakeResponse,
+  type FakeS3,
+  listBucketsXml,
+  listObjectsXml,
+  startFakeS3,
+  xml,
+} from "../helpers/fake-s3.ts";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { tempDir } from "../helpers/files.ts";
-import { freePort, startFauxqs, type S3Server } from "../../scripts/s3/local-servers.ts";
-import { listBucketsXml, listObjectsXml, startFakeS3, xml, type FakeResponse, type FakeS3 } from "../helpers/fake-s3.ts";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
 import { requireBinary } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -38,7 +46,11 @@ interface Outcome {
 }
 
 async function doctor(env: Record<string, string>, args: string[] = []): Promise<Outcome> {
-  const proc = Bun.spawn([requireBinary(), "doctor", "--json", ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([requireBinary(), "doctor", "--json", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
   return { code, stdout, checks: JSON.parse(stdout).checks };
 }
@@ -57,14 +69,21 @@ test("against Ceph RGW: every required check passes, the write test leaves nothi
   const left = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: ".store-mcp-doctor/" }));
   expect(left.KeyCount ?? 0).toBe(0);
   // The plain rendering: one line per check with its mark.
-  const plain = Bun.spawnSync([requireBinary(), "doctor", "--bucket", bucket], { env: { PATH: process.env.PATH ?? "", ...s3Env() } });
+  const plain = Bun.spawnSync([requireBinary(), "doctor", "--bucket", bucket], {
+    env: { PATH: process.env.PATH ?? "", ...s3Env() },
+  });
   expect(plain.exitCode).toBe(0);
   expect(plain.stdout.toString()).toMatch(/^✓ configuration: /m);
   expect(plain.stdout.toString()).toContain("All required checks passed.");
 }, 60_000);
 
 test("against fauxqs: passes, and reports that it accepts the SDK's default checksums", async () => {
-  const env = { STORE_ENDPOINT_URL: fauxqs.endpoint, STORE_ACCESS_KEY_ID: fauxqs.accessKeyId, STORE_SECRET_ACCESS_KEY: fauxqs.secretAccessKey, STORE_REGION: fauxqs.region };
+  const env = {
+    STORE_ENDPOINT_URL: fauxqs.endpoint,
+    STORE_ACCESS_KEY_ID: fauxqs.accessKeyId,
+    STORE_SECRET_ACCESS_KEY: fauxqs.secretAccessKey,
+    STORE_REGION: fauxqs.region,
+  };
   await fetch(`${fauxqs.endpoint}/doctor-bucket`, { method: "PUT" });
   const o = await doctor(env, ["--write-test", "doctor-bucket"]);
   expect(o.code, o.stdout).toBe(0);
@@ -99,23 +118,43 @@ test("a 403 RequestTimeTooSkewed: ✗ list buckets with the clock fix", async ()
   const o = await doctor({ ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint });
   proxy.set({ kind: "pass" });
   expect(o.code).toBe(1);
-  expect(find(o, "list buckets")).toMatchObject({ status: "fail", detail: expect.stringContaining("RequestTimeTooSkewed"), fix: expect.stringContaining("clock") });
+  expect(find(o, "list buckets")).toMatchObject({
+    status: "fail",
+    detail: expect.stringContaining("RequestTimeTooSkewed"),
+    fix: expect.stringContaining("clock"),
+  });
 }, 30_000);
 
 test("a wrong secret: ✗ list buckets naming SignatureDoesNotMatch, never the secret", async () => {
   const o = await doctor({ ...s3Env(), STORE_SECRET_ACCESS_KEY: "not-the-secret-0123456789abcdef" });
   expect(o.code).toBe(1);
-  expect(find(o, "list buckets")).toMatchObject({ status: "fail", detail: expect.stringContaining("SignatureDoesNotMatch") });
+  expect(find(o, "list buckets")).toMatchObject({
+    status: "fail",
+    detail: expect.stringContaining("SignatureDoesNotMatch"),
+  });
   expect(o.stdout).not.toContain("not-the-secret-0123456789abcdef");
 }, 30_000);
 
 test("a store whose Date is 10 minutes off: ! clock; 20 minutes: ✗ clock", async () => {
-  const env = { STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" };
-  for (const [minutes, status] of [[10, "warn"], [20, "fail"]] as const) {
+  const env = {
+    STORE_ENDPOINT_URL: fake.endpoint,
+    STORE_ACCESS_KEY_ID: "AKIAFAKE0000",
+    STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000",
+  };
+  for (const [minutes, status] of [
+    [10, "warn"],
+    [20, "fail"],
+  ] as const) {
     const date = new Date(Date.now() - minutes * 60_000).toUTCString();
-    fake.handle(() => ({ headers: { date }, body: xml("<ListAllMyBucketsResult><Buckets></Buckets></ListAllMyBucketsResult>") }));
+    fake.handle(() => ({
+      headers: { date },
+      body: xml("<ListAllMyBucketsResult><Buckets></Buckets></ListAllMyBucketsResult>"),
+    }));
     const o = await doctor(env);
-    expect(find(o, "clock"), `${minutes} min`).toMatchObject({ status, detail: expect.stringContaining("ahead of the store") });
+    expect(find(o, "clock"), `${minutes} min`).toMatchObject({
+      status,
+      detail: expect.stringContaining("ahead of the store"),
+    });
   }
 }, 30_000);
 
@@ -128,34 +167,84 @@ test("configuration problems are all reported at once, exit 1, nothing else trie
 
 test("a self-signed certificate: ✗ tls naming the problem and how to trust the CA", async () => {
   const dir = tempDir("doctor-tls");
-  const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost"], { stderr: "pipe" });
+  const made = Bun.spawnSync(
+    [
+      "openssl",
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "1",
+      "-subj",
+      "/CN=localhost",
+    ],
+    { stderr: "pipe" },
+  );
   expect(made.exitCode, made.stderr.toString()).toBe(0);
-  const server = Bun.serve({ port: 0, hostname: "127.0.0.1", tls: { key: Bun.file(join(dir, "key.pem")), cert: Bun.file(join(dir, "cert.pem")) }, fetch: () => new Response("") });
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    tls: { key: Bun.file(join(dir, "key.pem")), cert: Bun.file(join(dir, "cert.pem")) },
+    fetch: () => new Response(""),
+  });
   try {
-    const o = await doctor({ STORE_ENDPOINT_URL: `https://localhost:${server.port}`, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" });
+    const o = await doctor({
+      STORE_ENDPOINT_URL: `https://localhost:${server.port}`,
+      STORE_ACCESS_KEY_ID: "AKIAFAKE0000",
+      STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000",
+    });
     expect(o.code).toBe(1);
-    expect(find(o, "tls")).toMatchObject({ status: "fail", detail: expect.stringContaining("SELF_SIGNED"), fix: expect.stringContaining("NODE_EXTRA_CA_CERTS") });
+    expect(find(o, "tls")).toMatchObject({
+      status: "fail",
+      detail: expect.stringContaining("SELF_SIGNED"),
+      fix: expect.stringContaining("NODE_EXTRA_CA_CERTS"),
+    });
   } finally {
     server.stop(true);
   }
 }, 30_000);
 
 test("a bucket in another region: ✗ naming the region to set", async () => {
-  const env = { STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" };
+  const env = {
+    STORE_ENDPOINT_URL: fake.endpoint,
+    STORE_ACCESS_KEY_ID: "AKIAFAKE0000",
+    STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000",
+  };
   fake.handle((req) =>
     req.method === "HEAD"
       ? { status: 301, headers: { "x-amz-bucket-region": "eu-west-1" } }
-      : { body: xml("<ListAllMyBucketsResult><Buckets><Bucket><Name>far-away</Name></Bucket></Buckets></ListAllMyBucketsResult>") },
+      : {
+          body: xml(
+            "<ListAllMyBucketsResult><Buckets><Bucket><Name>far-away</Name></Bucket></Buckets></ListAllMyBucketsResult>",
+          ),
+        },
   );
   const o = await doctor(env, ["--bucket", "far-away"]);
   expect(o.code).toBe(1);
-  expect(find(o, "bucket far-away")).toMatchObject({ status: "fail", detail: expect.stringContaining("eu-west-1"), fix: "set STORE_REGION=eu-west-1" });
+  expect(find(o, "bucket far-away")).toMatchObject({
+    status: "fail",
+    detail: expect.stringContaining("eu-west-1"),
+    fix: "set STORE_REGION=eu-west-1",
+  });
 }, 30_000);
 
 /** The doctor's human output, read as it comes: each line with the time it arrived. */
-async function doctorLines(env: Record<string, string>, args: string[] = []): Promise<{ code: number; lines: { text: string; at: number }[]; ms: number }> {
+async function doctorLines(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ code: number; lines: { text: string; at: number }[]; ms: number }> {
   const started = performance.now();
-  const proc = Bun.spawn([requireBinary(), "doctor", ...args], { env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env }, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([requireBinary(), "doctor", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const lines: { text: string; at: number }[] = [];
   let buffer = "";
   for await (const chunk of proc.stdout) {
@@ -168,14 +257,19 @@ async function doctorLines(env: Record<string, string>, args: string[] = []): Pr
   return { code: await proc.exited, lines, ms: performance.now() - started };
 }
 
-const fakeStoreEnv = () => ({ STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "AKIAFAKE0000", STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000" });
+const fakeStoreEnv = () => ({
+  STORE_ENDPOINT_URL: fake.endpoint,
+  STORE_ACCESS_KEY_ID: "AKIAFAKE0000",
+  STORE_SECRET_ACCESS_KEY: "fake-secret-0000000000",
+});
 
 test("--write-test whose DELETE is refused: ✗ naming the key left behind, exit 1, never 'nothing left behind'", async () => {
   const stored = new Map<string, Buffer>();
   fake.handle((req): FakeResponse => {
     if (req.path === "/") return { body: listBucketsXml(["keep"]) };
-    if (req.method === "PUT") return stored.set(req.path, req.body), { headers: { etag: '"x"' } };
-    if (req.method === "DELETE") return { status: 403, body: xml("<Error><Code>AccessDenied</Code><Message>no deletes</Message></Error>") };
+    if (req.method === "PUT") return (stored.set(req.path, req.body), { headers: { etag: '"x"' } });
+    if (req.method === "DELETE")
+      return { status: 403, body: xml("<Error><Code>AccessDenied</Code><Message>no deletes</Message></Error>") };
     if (req.method === "HEAD") return { headers: { "content-length": "0" } };
     if (stored.has(req.path)) return { body: stored.get(req.path)! };
     return { body: listObjectsXml("keep", []) };
@@ -194,7 +288,11 @@ test("--write-test whose DELETE is refused: ✗ naming the key left behind, exit
 }, 60_000);
 
 test("a store that trickles: every check has a deadline, each line is printed as its check finishes, exit 1", async () => {
-  fake.handle(() => ({ headers: { "content-type": "application/xml" }, body: listBucketsXml(Array.from({ length: 50 }, (_, i) => `b${i}`)), trickle: { bytes: 4, everyMs: 200 } }));
+  fake.handle(() => ({
+    headers: { "content-type": "application/xml" },
+    body: listBucketsXml(Array.from({ length: 50 }, (_, i) => `b${i}`)),
+    trickle: { bytes: 4, everyMs: 200 },
+  }));
   const run = await doctorLines(fakeStoreEnv());
   expect(run.code).toBe(1);
   const text = run.lines.map((l) => l.text).join("\n");
@@ -207,7 +305,15 @@ test("a store that trickles: every check has a deadline, each line is printed as
 
 test("store-supplied text cannot forge the verdict or send terminal escapes: control characters are shown escaped", async () => {
   const forged = "evil&#10;All required checks passed.&#13;&#27;[2J&#27;]0;pwned&#7;";
-  fake.handle((req) => (req.path === "/" ? { body: xml(`<ListAllMyBucketsResult><Buckets><Bucket><Name>${forged}</Name></Bucket></Buckets></ListAllMyBucketsResult>`) } : { status: 403, body: xml("<Error><Code>AccessDenied</Code></Error>") }));
+  fake.handle((req) =>
+    req.path === "/"
+      ? {
+          body: xml(
+            `<ListAllMyBucketsResult><Buckets><Bucket><Name>${forged}</Name></Bucket></Buckets></ListAllMyBucketsResult>`,
+          ),
+        }
+      : { status: 403, body: xml("<Error><Code>AccessDenied</Code></Error>") },
+  );
   const run = await doctorLines(fakeStoreEnv());
   const text = run.lines.map((l) => l.text).join("\n");
   expect(run.code).toBe(1);

@@ -9,13 +9,20 @@
  * the SDK.
  */
 import { describe, expect, test } from "bun:test";
-import { HANDSHAKE_VERSIONS } from "../../src/transports/early-answers.ts";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { fourMoreStores } from "../../scripts/bench/cold-start.ts";
+import { HANDSHAKE_VERSIONS } from "../../src/transports/early-answers.ts";
 import { rawSession } from "../helpers/raw-stdio.ts";
 
-const ENV = { STORE_ENDPOINT_URL: "http://127.0.0.1:9", STORE_ACCESS_KEY_ID: "early", STORE_SECRET_ACCESS_KEY: "early-secret", STORE_REGION: "us-east-1", STORE_STATE_DIR: "off" };
-const envOf = (pairs: string[]) => Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
+const ENV = {
+  STORE_ENDPOINT_URL: "http://127.0.0.1:9",
+  STORE_ACCESS_KEY_ID: "early",
+  STORE_SECRET_ACCESS_KEY: "early-secret",
+  STORE_REGION: "us-east-1",
+  STORE_STATE_DIR: "off",
+};
+const envOf = (pairs: string[]) =>
+  Object.fromEntries(pairs.map((p) => [p.slice(0, p.indexOf("=")), p.slice(p.indexOf("=") + 1)]));
 
 const CONFIGS: { name: string; args: string[]; env?: Record<string, string> }[] = [
   { name: "default", args: [] },
@@ -27,7 +34,8 @@ const CONFIGS: { name: string; args: string[]; env?: Record<string, string> }[] 
   { name: "five stores", args: [], env: envOf(fourMoreStores("http://127.0.0.1:9")) },
 ];
 
-const answer = (lines: string[], id: number) => JSON.parse(lines.find((l) => JSON.parse(l).id === id)!) as { result?: Record<string, unknown>; error?: unknown };
+const answer = (lines: string[], id: number) =>
+  JSON.parse(lines.find((l) => JSON.parse(l).id === id)!) as { result?: Record<string, unknown>; error?: unknown };
 
 test("the versions answered early are the SDK's 2025 handshake versions, in its order", () => {
   expect([...HANDSHAKE_VERSIONS]).toEqual(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < "2026"));
@@ -36,8 +44,19 @@ test("the versions answered early are the SDK's 2025 handshake versions, in its 
 describe.each(CONFIGS)("$name", ({ args, env }) => {
   test("initialize and tools/list answered before the SDK loads are what the SDK answers, for any version asked", async () => {
     for (const version of ["2025-11-25", "2025-06-18", "2024-11-05", "1999-01-01"]) {
-      const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: { roots: {} }, clientInfo: { name: "early", version: "1" } } };
-      const run = await rawSession(args, { ...ENV, ...env }, [init, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }, { jsonrpc: "2.0", id: 3, method: "ping" }, { jsonrpc: "2.0", id: 4, method: "tools/list" }]);
+      const init = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: version, capabilities: { roots: {} }, clientInfo: { name: "early", version: "1" } },
+      };
+      const run = await rawSession(args, { ...ENV, ...env }, [
+        init,
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        { jsonrpc: "2.0", id: 2, method: "tools/list" },
+        { jsonrpc: "2.0", id: 3, method: "ping" },
+        { jsonrpc: "2.0", id: 4, method: "tools/list" },
+      ]);
       expect(run.stderr, `${version}: ${run.stderr.slice(-800)}`).not.toContain("differs from the SDK's");
       expect(run.stderr).not.toContain("[error]");
       const initialized = answer(run.stdoutLines, 1).result!;
@@ -47,7 +66,9 @@ describe.each(CONFIGS)("$name", ({ args, env }) => {
       expect(answer(run.stdoutLines, 2).result).toEqual(answer(run.stdoutLines, 4).result!);
       expect((answer(run.stdoutLines, 2).result!.tools as unknown[]).length).toBeGreaterThan(0);
       // Every request answered exactly once (the server's own roots/list request aside: the client declared roots).
-      const answered = run.stdoutLines.map((l) => JSON.parse(l) as { id?: number; method?: string }).filter((m) => m.method === undefined);
+      const answered = run.stdoutLines
+        .map((l) => JSON.parse(l) as { id?: number; method?: string })
+        .filter((m) => m.method === undefined);
       expect(answered.map((m) => m.id).sort()).toEqual([1, 2, 3, 4]);
       expect(run.stdoutLines.some((l) => JSON.parse(l).method === "roots/list")).toBe(true);
     }
@@ -55,12 +76,32 @@ describe.each(CONFIGS)("$name", ({ args, env }) => {
 });
 
 test("a 2026-07-28 opening, a malformed initialize and a paged tools/list are left to the SDK", async () => {
-  const modern = await rawSession([], ENV, [{ jsonrpc: "2.0", id: 1, method: "server/discover", params: { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "early", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} } } }]);
+  const modern = await rawSession([], ENV, [
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "server/discover",
+      params: {
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientInfo": { name: "early", version: "1" },
+          "io.modelcontextprotocol/clientCapabilities": {},
+        },
+      },
+    },
+  ]);
   expect(answer(modern.stdoutLines, 1).result).toMatchObject({ supportedVersions: ["2026-07-28"] });
-  const malformed = await rawSession([], ENV, [{ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } }]);
+  const malformed = await rawSession([], ENV, [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18" } },
+  ]);
   expect(answer(malformed.stdoutLines, 1).error).toBeDefined();
   const paged = await rawSession([], ENV, [
-    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "early", version: "1" } } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "early", version: "1" } },
+    },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 2, method: "tools/list", params: { cursor: "x" } },
   ]);

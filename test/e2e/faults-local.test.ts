@@ -3,11 +3,12 @@
  * stdin closed mid-transfer, a cancel that must get no answer, bad keys and
  * tokens. Each through the compiled binary.
  */
-import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ListMultipartUploadsCommand, ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
@@ -29,7 +30,12 @@ beforeAll(async () => {
 /** Lines a raw client reads from the binary, with a way to wait for one. */
 /** The binary on raw stdio; no state directory: a cut transfer is cleaned up here (kept to resume: resume.test.ts). */
 function rawBinary(args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([requireBinary(), ...args], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off", ...env } });
+  const proc = Bun.spawn([requireBinary(), ...args], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_STATE_DIR: "off", ...env },
+  });
   const lines: string[] = [];
   void (async () => {
     let buffer = "";
@@ -55,14 +61,20 @@ function rawBinary(args: string[], env: Record<string, string> = {}) {
   return { proc, lines, send, answerTo };
 }
 
-const toolCall = (id: number, name: string, args: object) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: object) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 describe("a full disk during a download", () => {
   const mount = join(tempDir("tmpfs"), "small");
   beforeAll(() => {
     mkdirSync(mount);
     const out = spawnSync("mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", mount]);
-    if (out.status !== 0) throw new Error(`cannot mount a 2 MiB tmpfs for the disk-full test (run as root): ${out.stderr}`);
+    if (out.status !== 0)
+      throw new Error(`cannot mount a 2 MiB tmpfs for the disk-full test (run as root): ${out.stderr}`);
   });
   afterAll(() => {
     spawnSync("umount", [mount]);
@@ -72,11 +84,22 @@ describe("a full disk during a download", () => {
     writeFileSync(join(mount, "keep.txt"), "the user's file\n");
     const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", mount] });
     try {
-      const fresh = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "new.bin" });
+      const fresh = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "eight.bin",
+        mode: "download",
+        local_path: "new.bin",
+      });
       expect(fresh.isError).toBe(true);
       expect(textOf(fresh)).toContain("LocalDiskFull");
       expect(textOf(fresh)).toContain("new.bin");
-      const over = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "keep.txt", overwrite: true });
+      const over = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "eight.bin",
+        mode: "download",
+        local_path: "keep.txt",
+        overwrite: true,
+      });
       expect(over.isError).toBe(true);
       expect(readdirSync(mount)).toEqual(["keep.txt"]);
       expect(readFileSync(join(mount, "keep.txt"), "utf8")).toBe("the user's file\n");
@@ -91,7 +114,16 @@ describe("a full disk during a download", () => {
 describe("the client goes away or changes its mind", () => {
   test("stdin closed during a download: exit 0, nothing partial", async () => {
     const { proc, send } = rawBinary(["--allowed-dir", dir]);
-    send(INITIALIZE, INITIALIZED, toolCall(2, "get_object", { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: "stdin-dl/huge.bin" }));
+    send(
+      INITIALIZE,
+      INITIALIZED,
+      toolCall(2, "get_object", {
+        bucket_name: bucket,
+        object_key: "huge.bin",
+        mode: "download",
+        local_path: "stdin-dl/huge.bin",
+      }),
+    );
     await Bun.sleep(300);
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
@@ -103,13 +135,18 @@ describe("the client goes away or changes its mind", () => {
 
   test("stdin closed during a multipart upload: exit 0, no object, no multipart upload", async () => {
     const { proc, send } = rawBinary(["--allowed-dir", dir]);
-    send(INITIALIZE, INITIALIZED, toolCall(2, "upload_file", { local_file_path: "huge.bin", bucket_name: bucket, object_key: "stdin-up.bin" }));
+    send(
+      INITIALIZE,
+      INITIALIZED,
+      toolCall(2, "upload_file", { local_file_path: "huge.bin", bucket_name: bucket, object_key: "stdin-up.bin" }),
+    );
     await Bun.sleep(400);
     proc.stdin.end();
     expect(await proc.exited).toBe(0);
     const uploads = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
     expect(uploads).toEqual([]);
-    const objects = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "stdin-up" }))).Contents ?? [];
+    const objects =
+      (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: "stdin-up" }))).Contents ?? [];
     expect(objects).toEqual([]);
   }, 60_000);
 
@@ -128,11 +165,23 @@ describe("the client goes away or changes its mind", () => {
             : { local_file_path: "huge.bin", bucket_name: bucket, object_key: "cancel-raw.bin" };
         send(toolCall(2, kind === "download" ? "get_object" : "upload_file", args));
         // Cancel only once the work is visibly under way: a temp file, or a multipart upload.
-        await waitUntil(async () => (kind === "download" ? leftIn("cancel-raw").length > 0 : (await uploadsFor("cancel-raw.bin")) > 0), 5000);
+        await waitUntil(
+          async () =>
+            kind === "download" ? leftIn("cancel-raw").length > 0 : (await uploadsFor("cancel-raw.bin")) > 0,
+          5000,
+        );
         await Bun.sleep(200);
-        send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2, reason: "the user stopped it" } });
+        send({
+          jsonrpc: "2.0",
+          method: "notifications/cancelled",
+          params: { requestId: 2, reason: "the user stopped it" },
+        });
         const cancelledAt = Date.now();
-        await waitUntil(async () => (kind === "download" ? leftIn("cancel-raw").length === 0 : (await uploadsFor("cancel-raw.bin")) === 0), 1000);
+        await waitUntil(
+          async () =>
+            kind === "download" ? leftIn("cancel-raw").length === 0 : (await uploadsFor("cancel-raw.bin")) === 0,
+          1000,
+        );
         expect(Date.now() - cancelledAt).toBeLessThanOrEqual(1500);
         send({ jsonrpc: "2.0", id: 3, method: "ping" });
         await answerTo(3);
@@ -181,7 +230,9 @@ describe("credentials the store refuses", () => {
   });
 
   test("a wrong secret: SignatureDoesNotMatch, naming STORE_SECRET_ACCESS_KEY", async () => {
-    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_SECRET_ACCESS_KEY: "not-the-secret-at-all" } });
+    const { client, close } = await connectBinary({
+      env: { ...s3Env(), STORE_SECRET_ACCESS_KEY: "not-the-secret-at-all" },
+    });
     try {
       const r = await call(client, "list_objects", { bucket_name: bucket });
       expect(r.isError).toBe(true);
@@ -196,7 +247,9 @@ describe("credentials the store refuses", () => {
   test("an expired session token: ExpiredToken, telling the user to refresh it (AWS's answer, injected: Ceph has no STS here)", async () => {
     const proxy = await startFaultProxy(s3().endpoint);
     proxy.set({ kind: "http-error", status: 400, code: "ExpiredToken", count: 100 });
-    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_SESSION_TOKEN: "FwoGZXIvYXdzEXPIRED" } });
+    const { client, close } = await connectBinary({
+      env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_SESSION_TOKEN: "FwoGZXIvYXdzEXPIRED" },
+    });
     try {
       const r = await call(client, "list_buckets");
       expect(r.isError).toBe(true);

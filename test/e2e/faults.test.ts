@@ -3,11 +3,12 @@
  * binary and Ceph RGW: each ends in a clear error or a success, never a hang,
  * a partial file, a clobbered file or a dangling multipart upload.
  */
-import { HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { HeadObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -38,7 +39,13 @@ afterAll(() => proxy.stop());
 /** The binary, pointed at the proxy, with short timeouts so faults show fast. */
 async function binaryThroughProxy(env: Record<string, string> = {}) {
   session = await connectBinary({
-    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_REQUEST_TIMEOUT_MS: "1500", STORE_CONNECT_TIMEOUT_MS: "1500", ...env },
+    env: {
+      ...s3Env(),
+      STORE_ENDPOINT_URL: proxy.endpoint,
+      STORE_REQUEST_TIMEOUT_MS: "1500",
+      STORE_CONNECT_TIMEOUT_MS: "1500",
+      ...env,
+    },
     args: ["--allowed-dir", dir],
   });
   return session.client;
@@ -58,7 +65,10 @@ async function noUploadsLeft(): Promise<void> {
 async function objectExists(key: string): Promise<boolean> {
   return sdkClient()
     .send(new HeadObjectCommand({ Bucket: bucket, Key: key }))
-    .then(() => true, () => false);
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 describe("unreachable or silent endpoint", () => {
@@ -88,7 +98,11 @@ describe("unreachable or silent endpoint", () => {
 
   test("a blackholed endpoint with the default attempts and idle timeout fails at the operation deadline", async () => {
     // Before the deadline existed: 3 attempts × 60 s idle = 189 s, long after any client gave up.
-    const client = await binaryThroughProxy({ STORE_OPERATION_TIMEOUT_MS: "4000", STORE_REQUEST_TIMEOUT_MS: "60000", STORE_CONNECT_TIMEOUT_MS: "5000" });
+    const client = await binaryThroughProxy({
+      STORE_OPERATION_TIMEOUT_MS: "4000",
+      STORE_REQUEST_TIMEOUT_MS: "60000",
+      STORE_CONNECT_TIMEOUT_MS: "5000",
+    });
     proxy.set({ kind: "blackhole" });
     const started = Date.now();
     const r = await call(client, "list_buckets");
@@ -104,7 +118,12 @@ describe("unreachable or silent endpoint", () => {
     const client = await binaryThroughProxy();
     proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
     const downloads = Array.from({ length: 20 }, (_, i) =>
-      call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: join(dir, `many-${i}.bin`) }),
+      call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "eight.bin",
+        mode: "download",
+        local_path: join(dir, `many-${i}.bin`),
+      }),
     );
     await Bun.sleep(500);
     const listed = await call(client, "list_objects", { bucket_name: bucket });
@@ -123,12 +142,19 @@ describe("unreachable or silent endpoint", () => {
 });
 
 describe("5xx bursts", () => {
-  for (const [status, code] of [[503, "SlowDown"], [500, "InternalError"]] as const) {
+  for (const [status, code] of [
+    [503, "SlowDown"],
+    [500, "InternalError"],
+  ] as const) {
     test(`${status} ${code} × 2 with 3 attempts: retried, the call succeeds`, async () => {
       const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "3" });
       proxy.set({ kind: "http-error", status, code, count: 2 });
       const before = proxy.stats.errorsAnswered;
-      const r = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", max_content_size: 16 });
+      const r = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "eight.bin",
+        max_content_size: 16,
+      });
       expect(r.isError).toBeFalsy();
       expect(proxy.stats.errorsAnswered - before).toBe(2);
     });
@@ -153,7 +179,12 @@ describe("connection cut mid-transfer", () => {
   test("mid-download to a new path: isError, nothing at local_path, no temp file", async () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "1" });
     proxy.set({ kind: "cut", direction: "response", afterBytes: 1 * MiB });
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "cut-new/eight.bin" });
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "eight.bin",
+      mode: "download",
+      local_path: "cut-new/eight.bin",
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain(`s3://${bucket}/eight.bin`);
     expect(readdirSync(dir).includes("cut-new") ? readdirSync(join(dir, "cut-new")) : []).toEqual([]);
@@ -163,7 +194,13 @@ describe("connection cut mid-transfer", () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "1" });
     writeFileSync(join(dir, "keep.txt"), "the user's file\n");
     proxy.set({ kind: "cut", direction: "response", afterBytes: 1 * MiB });
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "eight.bin", mode: "download", local_path: "keep.txt", overwrite: true });
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "eight.bin",
+      mode: "download",
+      local_path: "keep.txt",
+      overwrite: true,
+    });
     expect(r.isError).toBe(true);
     expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("the user's file\n");
     expect(readdirSync(dir).filter((f) => f.endsWith(".partial"))).toEqual([]);
@@ -172,7 +209,11 @@ describe("connection cut mid-transfer", () => {
   test("mid-upload of a single-part file: isError, no object, no multipart upload", async () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "2" });
     proxy.set({ kind: "cut", direction: "request", afterBytes: 256 * 1024 });
-    const r = await call(client, "upload_file", { local_file_path: "one.bin", bucket_name: bucket, object_key: "cut-single.bin" });
+    const r = await call(client, "upload_file", {
+      local_file_path: "one.bin",
+      bucket_name: bucket,
+      object_key: "cut-single.bin",
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain(`s3://${bucket}/cut-single.bin`);
     proxy.set({ kind: "pass" });
@@ -184,7 +225,11 @@ describe("connection cut mid-transfer", () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "2" });
     // Every connection dies after 3 MiB: no 8 MiB part can get through.
     proxy.set({ kind: "cut", direction: "request", afterBytes: 3 * MiB });
-    const r = await call(client, "upload_file", { local_file_path: "forty.bin", bucket_name: bucket, object_key: "cut-multi.bin" });
+    const r = await call(client, "upload_file", {
+      local_file_path: "forty.bin",
+      bucket_name: bucket,
+      object_key: "cut-multi.bin",
+    });
     expect(r.isError).toBe(true);
     proxy.set({ kind: "pass" });
     expect(await objectExists("cut-multi.bin")).toBe(false);
@@ -196,11 +241,20 @@ describe("connection cut mid-transfer", () => {
     // The first connection to carry 4 MiB dies halfway through a part; the SDK retries that part on a fresh one.
     proxy.set({ kind: "cut", direction: "request", afterBytes: 4 * MiB, once: true });
     const cutsBefore = proxy.stats.cuts;
-    const r = await call(client, "upload_file", { local_file_path: "forty.bin", bucket_name: bucket, object_key: "healed.bin" });
+    const r = await call(client, "upload_file", {
+      local_file_path: "forty.bin",
+      bucket_name: bucket,
+      object_key: "healed.bin",
+    });
     expect(r.isError).toBeFalsy();
     expect(proxy.stats.cuts).toBeGreaterThan(cutsBefore);
     proxy.set({ kind: "pass" });
-    const back = await call(client, "get_object", { bucket_name: bucket, object_key: "healed.bin", mode: "download", local_path: "healed.bin" });
+    const back = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "healed.bin",
+      mode: "download",
+      local_path: "healed.bin",
+    });
     expect(back.isError).toBeFalsy();
     expect(sha256(readFileSync(join(dir, "healed.bin")))).toBe(sha256(readFileSync(join(dir, "forty.bin"))));
     await noUploadsLeft();
@@ -210,7 +264,11 @@ describe("connection cut mid-transfer", () => {
     const client = await binaryThroughProxy({ STORE_MAX_ATTEMPTS: "3", STORE_REQUEST_TIMEOUT_MS: "30000" });
     // The store creates the upload, but its answer never arrives: the SDK retries and a second upload is created.
     proxy.set({ kind: "cut", direction: "response", afterBytes: 0, once: true });
-    const r = await call(client, "upload_file", { local_file_path: "forty.bin", bucket_name: bucket, object_key: "lost-answer.bin" });
+    const r = await call(client, "upload_file", {
+      local_file_path: "forty.bin",
+      bucket_name: bucket,
+      object_key: "lost-answer.bin",
+    });
     expect(r.isError).toBeFalsy();
     expect(proxy.stats.cuts).toBeGreaterThan(0);
     proxy.set({ kind: "pass" });

@@ -7,11 +7,12 @@
  * are refused by inspect_object and query_objects without allocating them.
  * The server's peak resident size stays flat through all of it.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { crc32, deflateRawSync, gzipSync } from "node:zlib";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -20,7 +21,8 @@ const MiB = 1024 * 1024;
 let bucket: string;
 let dir: string;
 let server: Awaited<ReturnType<typeof connectBinary>>;
-const put = (Key: string, Body: Uint8Array | string) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body }));
+const put = (Key: string, Body: Uint8Array | string) =>
+  sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body }));
 const peakMb = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1]) / 1024;
 
 /** A zip of one deflated member whose headers declare `declared` bytes (its data inflates to `data`'s length). */
@@ -81,7 +83,13 @@ describe("archives and gzip", () => {
   test("a zip member declaring 100 bytes stops at 100, in download and read mode: no file, no temp file", async () => {
     const path = join(dir, "member.txt");
     const started = performance.now();
-    const r = await call(server.client, "get_object", { bucket_name: bucket, object_key: "bomb.zip", archive_member: "small.txt", mode: "download", local_path: path });
+    const r = await call(server.client, "get_object", {
+      bucket_name: bucket,
+      object_key: "bomb.zip",
+      archive_member: "small.txt",
+      mode: "download",
+      local_path: path,
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain("UnreadableArchive");
     expect(textOf(r)).toContain("declares");
@@ -89,7 +97,12 @@ describe("archives and gzip", () => {
     expect(readdirSync(dir)).toEqual([]);
     // Stopped at the first inflated chunk past 100 bytes, not after 256 MiB.
     expect(performance.now() - started).toBeLessThan(3_000);
-    const read = await call(server.client, "get_object", { bucket_name: bucket, object_key: "bomb.zip", archive_member: "small.txt", max_content_size: 1000 });
+    const read = await call(server.client, "get_object", {
+      bucket_name: bucket,
+      object_key: "bomb.zip",
+      archive_member: "small.txt",
+      max_content_size: 1000,
+    });
     expect(read.isError).toBe(true);
     expect(textOf(read)).toContain("declares");
   }, 60_000);
@@ -97,12 +110,20 @@ describe("archives and gzip", () => {
   test("a gzip bomb: search_objects stops inflating it at its bound (too large) and finds the real match; inspect_object answers from a bounded sample", async () => {
     // A 1 MiB object bound: inflating stops at 20 MiB, not at the gigabyte.
     const started = performance.now();
-    const found = await call(server.client, "search_objects", { bucket_name: bucket, prefix: "logs/", pattern: "ERROR", max_object_bytes: 1024 * 1024 });
+    const found = await call(server.client, "search_objects", {
+      bucket_name: bucket,
+      prefix: "logs/",
+      pattern: "ERROR",
+      max_object_bytes: 1024 * 1024,
+    });
     expect(found.isError, textOf(found)).toBeFalsy();
     expect(found.structuredContent!.objects_with_matches).toEqual([{ key: "logs/real.log", matching_lines: 1 }]);
     expect(found.structuredContent!.objects_skipped.too_large).toBe(1);
     expect(performance.now() - started).toBeLessThan(10_000);
-    const inspected = await call(server.client, "inspect_object", { bucket_name: bucket, object_key: "logs/bomb.log.gz" });
+    const inspected = await call(server.client, "inspect_object", {
+      bucket_name: bucket,
+      object_key: "logs/bomb.log.gz",
+    });
     expect(inspected.isError, textOf(inspected)).toBeFalsy();
     expect(inspected.structuredContent!.compression).toBe("gzip");
     // A megabyte or two of the object read, not the gigabyte it inflates to.
@@ -117,7 +138,11 @@ describe("Parquet footers", () => {
       const inspected = await call(server.client, "inspect_object", { bucket_name: bucket, object_key: key });
       expect(inspected.isError).toBe(true);
       expect(textOf(inspected)).toContain("UnreadableObject");
-      const queried = await call(server.client, "query_objects", { bucket_name: bucket, keys: [key], sql: "SELECT count(*) FROM objects" });
+      const queried = await call(server.client, "query_objects", {
+        bucket_name: bucket,
+        keys: [key],
+        sql: "SELECT count(*) FROM objects",
+      });
       expect(queried.isError).toBe(true);
       expect(textOf(queried)).toMatch(/UnreadableObject|QueryFailed|QueryTooLarge/);
       expect(textOf(queried)).not.toContain("InternalError");

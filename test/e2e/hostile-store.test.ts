@@ -7,8 +7,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { type FakeS3, fakeEnv, listBucketsXml, listObjectsXml, peakRss, startFakeS3, xml } from "../helpers/fake-s3.ts";
 import { tempDir } from "../helpers/files.ts";
-import { fakeEnv, listBucketsXml, listObjectsXml, peakRss, startFakeS3, xml, type FakeS3 } from "../helpers/fake-s3.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 
 let fake: FakeS3;
@@ -20,7 +20,10 @@ beforeAll(async () => {
   dir = tempDir("hostile");
   mkdirSync(join(dir, "in"));
   await Bun.write(join(dir, "in", "up.txt"), "upload me");
-  session = await connectBinary({ env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "3000" }), args: ["--allowed-dir", dir] });
+  session = await connectBinary({
+    env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "3000" }),
+    args: ["--allowed-dir", dir],
+  });
 });
 afterAll(async () => {
   await session.close();
@@ -31,7 +34,10 @@ const md5 = (s: string | Uint8Array) => createHash("md5").update(s).digest("hex"
 const MiB = 1024 * 1024;
 
 test("a 32 MiB listing is refused unread, names the store, and memory stays under 200 MB", async () => {
-  const huge = listObjectsXml("b", Array.from({ length: 200_000 }, (_, i) => `key-${i}-${"x".repeat(100)}`));
+  const huge = listObjectsXml(
+    "b",
+    Array.from({ length: 200_000 }, (_, i) => `key-${i}-${"x".repeat(100)}`),
+  );
   expect(huge.length).toBeGreaterThan(32 * MiB);
   fake.handle(() => ({ body: huge }));
   const r = await call(session.client, "list_objects", { bucket_name: "b" });
@@ -40,7 +46,9 @@ test("a 32 MiB listing is refused unread, names the store, and memory stays unde
   expect(textOf(r)).toContain(fake.endpoint);
   expect(Buffer.byteLength(JSON.stringify(r))).toBeLessThan(10_000);
 
-  fake.handle(() => ({ body: listBucketsXml(Array.from({ length: 400_000 }, (_, i) => `bucket-${i}-${"y".repeat(60)}`)) }));
+  fake.handle(() => ({
+    body: listBucketsXml(Array.from({ length: 400_000 }, (_, i) => `bucket-${i}-${"y".repeat(60)}`)),
+  }));
   const b = await call(session.client, "list_buckets", {});
   expect(b.isError).toBe(true);
   expect(textOf(b)).toContain("ResponseTooLarge");
@@ -48,7 +56,12 @@ test("a 32 MiB listing is refused unread, names the store, and memory stays unde
 });
 
 test("results never exceed what was asked: max_keys, and a bucket-count limit", async () => {
-  fake.handle(() => ({ body: listObjectsXml("b", Array.from({ length: 50 }, (_, i) => `k${i}`)) }));
+  fake.handle(() => ({
+    body: listObjectsXml(
+      "b",
+      Array.from({ length: 50 }, (_, i) => `k${i}`),
+    ),
+  }));
   const r = await call(session.client, "list_objects", { bucket_name: "b", max_keys: 5 });
   expect(r.isError).toBeFalsy();
   expect(r.structuredContent!.objects.length).toBe(5);
@@ -76,7 +89,12 @@ test("a corrupted body of the right length is refused; nothing lands at local_pa
   const read = await call(session.client, "get_object", { bucket_name: "b", object_key: "k.txt" });
   expect(read.isError).toBe(true);
   expect(textOf(read)).toContain("IntegrityCheckFailed");
-  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "k.txt", mode: "download", local_path: "in/k.txt" });
+  const down = await call(session.client, "get_object", {
+    bucket_name: "b",
+    object_key: "k.txt",
+    mode: "download",
+    local_path: "in/k.txt",
+  });
   expect(down.isError).toBe(true);
   expect(textOf(down)).toContain("IntegrityCheckFailed");
   expect(readdirSync(join(dir, "in"))).toEqual(["up.txt"]);
@@ -86,7 +104,12 @@ test("a store checksum header that does not match is refused", async () => {
   const body = "checksummed body";
   const wrong = createHash("sha256").update("something else").digest("base64");
   fake.handle(() => ({ headers: { etag: `"abc-2"`, "x-amz-checksum-sha256": wrong }, body }));
-  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "c.bin", mode: "download", local_path: "in/c.bin" });
+  const down = await call(session.client, "get_object", {
+    bucket_name: "b",
+    object_key: "c.bin",
+    mode: "download",
+    local_path: "in/c.bin",
+  });
   expect(down.isError).toBe(true);
   expect(textOf(down)).toContain("IntegrityCheckFailed");
   expect(existsSync(join(dir, "in", "c.bin"))).toBe(false);
@@ -94,17 +117,31 @@ test("a store checksum header that does not match is refused", async () => {
 
 test("a short close-delimited body is not reported as an empty object", async () => {
   const whole = "0123456789".repeat(100);
-  fake.handle(() => ({ headers: { etag: `"${md5(whole)}"`, "content-type": "text/plain" }, body: whole.slice(0, 400), framing: "close" }));
+  fake.handle(() => ({
+    headers: { etag: `"${md5(whole)}"`, "content-type": "text/plain" },
+    body: whole.slice(0, 400),
+    framing: "close",
+  }));
   const read = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt" });
   expect(read.isError).toBe(true);
   expect(textOf(read)).toContain("UnverifiableBody");
   expect(read.structuredContent?.size).not.toBe(0);
-  const down = await call(session.client, "get_object", { bucket_name: "b", object_key: "short.txt", mode: "download", local_path: "in/short.txt" });
+  const down = await call(session.client, "get_object", {
+    bucket_name: "b",
+    object_key: "short.txt",
+    mode: "download",
+    local_path: "in/short.txt",
+  });
   expect(down.isError).toBe(true);
   expect(existsSync(join(dir, "in", "short.txt"))).toBe(false);
   // Without a length or chunked framing, a body cannot be verified: refused, not guessed.
   fake.handle(() => ({ headers: { etag: `"abc-3"`, "content-type": "text/plain" }, body: whole, framing: "close" }));
-  const unverifiable = await call(session.client, "get_object", { bucket_name: "b", object_key: "nolength.txt", mode: "download", local_path: "in/nolength.txt" });
+  const unverifiable = await call(session.client, "get_object", {
+    bucket_name: "b",
+    object_key: "nolength.txt",
+    mode: "download",
+    local_path: "in/nolength.txt",
+  });
   expect(unverifiable.isError).toBe(true);
   expect(textOf(unverifiable)).toContain("UnverifiableBody");
 });
@@ -122,8 +159,16 @@ test("a body cut before its Content-Length is reported as incomplete, not as an 
 });
 
 test("an upload whose returned ETag is not the MD5 of what was sent is an error", async () => {
-  fake.handle((req) => (req.method === "PUT" ? { headers: { etag: `"${md5("not what was sent")}"` } } : { status: 404, body: xml("<Error><Code>NoSuchKey</Code></Error>") }));
-  const r = await call(session.client, "upload_file", { local_file_path: "in/up.txt", bucket_name: "b", object_key: "up.txt" });
+  fake.handle((req) =>
+    req.method === "PUT"
+      ? { headers: { etag: `"${md5("not what was sent")}"` } }
+      : { status: 404, body: xml("<Error><Code>NoSuchKey</Code></Error>") },
+  );
+  const r = await call(session.client, "upload_file", {
+    local_file_path: "in/up.txt",
+    bucket_name: "b",
+    object_key: "up.txt",
+  });
   expect(r.isError).toBe(true);
   expect(textOf(r)).toContain("IntegrityCheckFailed");
   // What was sent carried its MD5, so a real store checks the body itself too.
@@ -132,7 +177,13 @@ test("an upload whose returned ETag is not the MD5 of what was sent is an error"
 });
 
 test("a listing that trickles fails at the operation deadline, and the server keeps serving", async () => {
-  fake.handle(() => ({ body: listObjectsXml("b", Array.from({ length: 100 }, (_, i) => `k${i}`)), trickle: { bytes: 10, everyMs: 200 } }));
+  fake.handle(() => ({
+    body: listObjectsXml(
+      "b",
+      Array.from({ length: 100 }, (_, i) => `k${i}`),
+    ),
+    trickle: { bytes: 10, everyMs: 200 },
+  }));
   const started = Date.now();
   const r = await call(session.client, "list_objects", { bucket_name: "b" });
   const took = Date.now() - started;
@@ -145,20 +196,34 @@ test("a listing that trickles fails at the operation deadline, and the server ke
 }, 20_000);
 
 test("a download whose store stops sending mid-body fails at the idle timeout: nothing kept, the server keeps serving", async () => {
-  const stalled = await connectBinary({ env: fakeEnv(fake, { STORE_REQUEST_TIMEOUT_MS: "1500" }), args: ["--allowed-dir", dir] });
+  const stalled = await connectBinary({
+    env: fakeEnv(fake, { STORE_REQUEST_TIMEOUT_MS: "1500" }),
+    args: ["--allowed-dir", dir],
+  });
   try {
     const whole = "s".repeat(200_000);
     // 50 KB, then nothing for far longer than the idle timeout.
-    fake.handle(() => ({ headers: { etag: `"${md5(whole)}"` }, body: whole, trickle: { bytes: 50_000, everyMs: 30_000 } }));
+    fake.handle(() => ({
+      headers: { etag: `"${md5(whole)}"` },
+      body: whole,
+      trickle: { bytes: 50_000, everyMs: 30_000 },
+    }));
     const started = Date.now();
-    const r = await call(stalled.client, "get_object", { bucket_name: "b", object_key: "stall.bin", mode: "download", local_path: "in/stall.bin" });
+    const r = await call(stalled.client, "get_object", {
+      bucket_name: "b",
+      object_key: "stall.bin",
+      mode: "download",
+      local_path: "in/stall.bin",
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain("IncompleteBody");
     expect(textOf(r)).toContain("stopped sending");
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(existsSync(join(dir, "in", "stall.bin"))).toBe(false);
     fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
-    expect((await call(stalled.client, "list_objects", { bucket_name: "b" })).structuredContent!.objects[0].key).toBe("alive");
+    expect((await call(stalled.client, "list_objects", { bucket_name: "b" })).structuredContent!.objects[0].key).toBe(
+      "alive",
+    );
   } finally {
     await stalled.close();
   }

@@ -6,16 +6,17 @@
  * Also: mcp-remote bridging a stdio client to the HTTP server with a bearer
  * header, as desktop clients without remote support use it.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";
-import { startNginx, type Nginx } from "../helpers/nginx.ts";
+import { type Nginx, startNginx } from "../helpers/nginx.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const TOKEN = "team-token-0123456789abcdef0123";
@@ -49,7 +50,10 @@ test("one client's calls alternate between the replicas and all succeed", async 
   try {
     const before = replicas.map(toolCalls);
     for (let i = 0; i < 10; i++) {
-      const r = await call(client, i % 2 ? "head_object" : "list_objects", { bucket_name: bucket, ...(i % 2 ? { object_key: "small.txt" } : {}) });
+      const r = await call(client, i % 2 ? "head_object" : "list_objects", {
+        bucket_name: bucket,
+        ...(i % 2 ? { object_key: "small.txt" } : {}),
+      });
       expect(r.isError, textOf(r)).toBeFalsy();
     }
     await Bun.sleep(50);
@@ -64,7 +68,12 @@ test("one client's calls alternate between the replicas and all succeed", async 
 
 test("under load (100 clients x 10 calls), SIGTERM to one replica fails no call: the proxy retries what the stopping replica never accepted", async () => {
   // Fresh replicas on the store directly (the shared ones stand behind a throttle, and one is stopped below).
-  const env = { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" };
+  const env = {
+    ...s3Env(),
+    STORE_HTTP_TOKENS: `team:${TOKEN}`,
+    STORE_CALLER_RATE: "off",
+    STORE_CALLER_IN_FLIGHT: "off",
+  };
   const pair = await Promise.all([startHttpBinary({ env }), startHttpBinary({ env })]);
   const front = await startNginx(pair.map((r) => r.port));
   try {
@@ -74,7 +83,10 @@ test("under load (100 clients x 10 calls), SIGTERM to one replica fails no call:
     await Promise.all(
       clients.map(async (client) => {
         for (let i = 0; i < 10; i++) {
-          const r = await call(client, i % 2 ? "head_object" : "list_objects", { bucket_name: bucket, ...(i % 2 ? { object_key: "small.txt" } : {}) }).catch((err: unknown) => ({ isError: true, content: [{ type: "text" as const, text: String(err) }] }));
+          const r = await call(client, i % 2 ? "head_object" : "list_objects", {
+            bucket_name: bucket,
+            ...(i % 2 ? { object_key: "small.txt" } : {}),
+          }).catch((err: unknown) => ({ isError: true, content: [{ type: "text" as const, text: String(err) }] }));
           if (r.isError) failures.push(textOf(r as never).slice(0, 200));
           if (++done === 300) pair[0]!.proc.kill("SIGTERM");
         }
@@ -104,7 +116,9 @@ test("SIGTERM to the replica serving a call: that call completes, calls not yet 
     doomed.proc.kill("SIGTERM");
     await Bun.sleep(100);
     const survivorBefore = toolCalls(survivor);
-    const later = await Promise.all(Array.from({ length: 6 }, () => call(client, "head_object", { bucket_name: bucket, object_key: "small.txt" })));
+    const later = await Promise.all(
+      Array.from({ length: 6 }, () => call(client, "head_object", { bucket_name: bucket, object_key: "small.txt" })),
+    );
     for (const r of later) expect(r.isError, textOf(r)).toBeFalsy();
     const inFlight = await slow;
     expect(inFlight.isError, textOf(inFlight)).toBeFalsy();
@@ -122,7 +136,14 @@ test("mcp-remote bridges a stdio client to the HTTP server with a bearer header"
   const home = tempDir("mcp-remote-home");
   const transport = new StdioClientTransport({
     command: "node",
-    args: [join(import.meta.dir, "../../node_modules/mcp-remote/dist/proxy.js"), direct.url, "--transport", "http-only", "--header", `Authorization:Bearer ${TOKEN}`],
+    args: [
+      join(import.meta.dir, "../../node_modules/mcp-remote/dist/proxy.js"),
+      direct.url,
+      "--transport",
+      "http-only",
+      "--header",
+      `Authorization:Bearer ${TOKEN}`,
+    ],
     env: { PATH: process.env.PATH ?? "", HOME: home, MCP_REMOTE_CONFIG_DIR: join(home, ".mcp-auth") },
     stderr: "pipe",
   });

@@ -6,14 +6,15 @@
  * read with a handful of ranged requests (counted at a recording proxy);
  * archive members inspected.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { DuckDBInstance } from "@duckdb/node-api";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
@@ -26,8 +27,16 @@ let client: Client;
 let close: () => Promise<void>;
 let proxy: ReturnType<typeof startRecordingProxy>;
 const dir = tempDir("inspect");
-const put = (Key: string, Body: string | Uint8Array) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body }));
-const csv = (rows: number) => "id,name,price,day,active\n" + Array.from({ length: rows }, (_, i) => `${i + 1},item ${i + 1},${(i * 1.5).toFixed(2)},2026-11-${String((i % 28) + 1).padStart(2, "0")},${i % 2 === 0}`).join("\n") + "\n";
+const put = (Key: string, Body: string | Uint8Array) =>
+  sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body }));
+const csv = (rows: number) =>
+  "id,name,price,day,active\n" +
+  Array.from(
+    { length: rows },
+    (_, i) =>
+      `${i + 1},item ${i + 1},${(i * 1.5).toFixed(2)},2026-11-${String((i % 28) + 1).padStart(2, "0")},${i % 2 === 0}`,
+  ).join("\n") +
+  "\n";
 const sh = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, stdio: "ignore" });
 
 beforeAll(async () => {
@@ -36,8 +45,19 @@ beforeAll(async () => {
   await put("small.csv", csv(20));
   await put("big.csv", csv(20_000));
   await put("data.tsv", "a\tb\n1\tx\n2\ty\n");
-  await put("events.jsonl", Array.from({ length: 30 }, (_, i) => JSON.stringify({ id: i, kind: i % 3 ? "click" : "view", at: `2026-11-0${(i % 9) + 1}` })).join("\n") + "\n");
-  await put("doc.json", JSON.stringify([{ a: 1, b: "x" }, { a: 2.5, b: null }]));
+  await put(
+    "events.jsonl",
+    Array.from({ length: 30 }, (_, i) =>
+      JSON.stringify({ id: i, kind: i % 3 ? "click" : "view", at: `2026-11-0${(i % 9) + 1}` }),
+    ).join("\n") + "\n",
+  );
+  await put(
+    "doc.json",
+    JSON.stringify([
+      { a: 1, b: "x" },
+      { a: 2.5, b: null },
+    ]),
+  );
   await put("config.json", JSON.stringify({ version: 3, servers: ["a"] }));
   // Parsed whole (under 8 MiB), but its first records alone are more than one answer may carry.
   await put("wide.json", JSON.stringify([0, 1, 2].map((i) => ({ id: i, blob: String(i).repeat(2_500_000) }))));
@@ -48,11 +68,17 @@ beforeAll(async () => {
   await put("blob.bin", new Uint8Array([0x25, 0x50, 0x44, 0x46, 0, 1, 2, 3]));
   // Parquet by DuckDB: a small one, and one large enough that reading it whole would be obvious.
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
-  await duck.run(`COPY (SELECT i AS id, 'name ' || i AS name, i * 0.5 AS score, DATE '2026-01-01' + (i % 300)::INTEGER AS day FROM range(1, 101) t(i)) TO '${join(dir, "small.parquet")}' (FORMAT parquet)`);
+  await duck.run(
+    `COPY (SELECT i AS id, 'name ' || i AS name, i * 0.5 AS score, DATE '2026-01-01' + (i % 300)::INTEGER AS day FROM range(1, 101) t(i)) TO '${join(dir, "small.parquet")}' (FORMAT parquet)`,
+  );
   // DuckDB writes each row group's column as one page (measured: a 3.3 MB page for 100,000 hashes): 300 row groups of
   // ~330 KB pages (pyarrow's 1 MiB pages are alike), and 6 row groups of 16 MB pages.
-  await duck.run(`COPY (SELECT i AS id, md5(i::VARCHAR) AS hash, random() AS r FROM range(0, 3000000) t(i)) TO '${join(dir, "large.parquet")}' (FORMAT parquet, ROW_GROUP_SIZE 10000)`);
-  await duck.run(`COPY (SELECT i AS id, md5(i::VARCHAR) AS hash, random() AS r FROM range(0, 3000000) t(i)) TO '${join(dir, "big-pages.parquet")}' (FORMAT parquet, ROW_GROUP_SIZE 500000)`);
+  await duck.run(
+    `COPY (SELECT i AS id, md5(i::VARCHAR) AS hash, random() AS r FROM range(0, 3000000) t(i)) TO '${join(dir, "large.parquet")}' (FORMAT parquet, ROW_GROUP_SIZE 10000)`,
+  );
+  await duck.run(
+    `COPY (SELECT i AS id, md5(i::VARCHAR) AS hash, random() AS r FROM range(0, 3000000) t(i)) TO '${join(dir, "big-pages.parquet")}' (FORMAT parquet, ROW_GROUP_SIZE 500000)`,
+  );
   await put("small.parquet", readFileSync(join(dir, "small.parquet")));
   await put("large.parquet", readFileSync(join(dir, "large.parquet")));
   await put("big-pages.parquet", readFileSync(join(dir, "big-pages.parquet")));
@@ -63,7 +89,8 @@ beforeAll(async () => {
   sh("zip", ["-q", "-fz", "archive64.zip", "a.csv", "b.txt"]);
   sh("tar", ["-cf", "archive.tar", "a.csv", "b.txt"]);
   sh("tar", ["-czf", "archive.tar.gz", "a.csv", "b.txt"]);
-  for (const f of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz"]) await put(f, readFileSync(join(dir, f)));
+  for (const f of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz"])
+    await put(f, readFileSync(join(dir, f)));
   // A stored member with one byte changed: its CRC-32 no longer holds.
   sh("zip", ["-q", "-0", "stored.zip", "b.txt"]);
   const damaged = readFileSync(join(dir, "stored.zip"));
@@ -86,7 +113,10 @@ beforeAll(async () => {
   sh("tar", ["-czf", "noise.tar.gz", "noise.bin", "a.csv"]);
   mkdirSync(join(dir, "out"));
   proxy = startRecordingProxy(s3().endpoint);
-  ({ client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] }));
+  ({ client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  }));
   for (const f of ["huge.zip", "big.tar", "noise.tar.gz"]) {
     const up = await call(client, "upload_file", { bucket_name: bucket, object_key: f, local_file_path: join(dir, f) });
     expect(up.isError, textOf(up)).toBeFalsy();
@@ -98,7 +128,11 @@ afterAll(async () => {
 });
 
 const inspect = async (key: string, member?: string) => {
-  const r = await call(client, "inspect_object", { bucket_name: bucket, object_key: key, ...(member ? { archive_member: member } : {}) });
+  const r = await call(client, "inspect_object", {
+    bucket_name: bucket,
+    object_key: key,
+    ...(member ? { archive_member: member } : {}),
+  });
   expect(r.isError, textOf(r)).toBeFalsy();
   return r;
 };
@@ -131,18 +165,44 @@ describe("inspect_object", () => {
     expect(Math.abs(big.structuredContent!.summary.rows - 20_000)).toBeLessThan(2_000);
     expect(reads("big.csv", from)).toEqual({ requests: 1, bytes: 256 * 1024 });
     expect(textOf(big)).toContain("| id | name | price | day | active |");
-    expect((await inspect("data.tsv")).structuredContent!.summary).toMatchObject({ format: "tsv", delimiter: "\t", rows: 2 });
+    expect((await inspect("data.tsv")).structuredContent!.summary).toMatchObject({
+      format: "tsv",
+      delimiter: "\t",
+      rows: 2,
+    });
   });
 
   test("JSON Lines, a JSON array, a JSON document; gzip'd CSV; an image; text; anything else", async () => {
     const lines = (await inspect("events.jsonl")).structuredContent!.summary;
     expect(lines).toMatchObject({ format: "jsonl", records: 30, records_exact: true });
-    expect(lines.fields).toEqual([{ name: "id", types: ["integer"] }, { name: "kind", types: ["string"] }, { name: "at", types: ["string"] }]);
-    expect((await inspect("doc.json")).structuredContent!.summary).toMatchObject({ format: "json", records: 2, fields: [{ name: "a", types: ["integer", "number"] }, { name: "b", types: ["null", "string"] }] });
-    expect((await inspect("config.json")).structuredContent!.summary.top_level).toEqual({ type: "object", keys: ["version", "servers"] });
+    expect(lines.fields).toEqual([
+      { name: "id", types: ["integer"] },
+      { name: "kind", types: ["string"] },
+      { name: "at", types: ["string"] },
+    ]);
+    expect((await inspect("doc.json")).structuredContent!.summary).toMatchObject({
+      format: "json",
+      records: 2,
+      fields: [
+        { name: "a", types: ["integer", "number"] },
+        { name: "b", types: ["null", "string"] },
+      ],
+    });
+    expect((await inspect("config.json")).structuredContent!.summary.top_level).toEqual({
+      type: "object",
+      keys: ["version", "servers"],
+    });
     // The response budget: the examples are cut to fit, the facts stay.
     const wide = await inspect("wide.json");
-    expect(wide.structuredContent!.summary).toMatchObject({ format: "json", records: 3, fields: [{ name: "id", types: ["integer"] }, { name: "blob", types: ["string"] }], cut_to_fit: true });
+    expect(wide.structuredContent!.summary).toMatchObject({
+      format: "json",
+      records: 3,
+      fields: [
+        { name: "id", types: ["integer"] },
+        { name: "blob", types: ["string"] },
+      ],
+      cut_to_fit: true,
+    });
     expect(JSON.stringify(wide).length).toBeLessThan(6 * 1024 * 1024);
     const gz = (await inspect("small.csv.gz")).structuredContent!;
     expect(gz).toMatchObject({ compression: "gzip", format: "csv", summary: { rows: 20, rows_exact: true } });
@@ -150,15 +210,31 @@ describe("inspect_object", () => {
     const bigGz = (await inspect("big.csv.gz")).structuredContent!.summary;
     expect(bigGz.rows_exact).toBe(false);
     expect(Math.abs(bigGz.rows - 200_000)).toBeLessThan(30_000);
-    expect((await inspect("pixel.png")).structuredContent!.summary).toEqual({ format: "image", image_format: "png", width: 7, height: 3 });
-    expect((await inspect("notes.txt")).structuredContent!.summary).toMatchObject({ format: "text", lines: ["hello", "world", ""] });
-    expect((await inspect("blob.bin")).structuredContent!.summary).toEqual({ format: "binary", detected_type: "application/pdf" });
+    expect((await inspect("pixel.png")).structuredContent!.summary).toEqual({
+      format: "image",
+      image_format: "png",
+      width: 7,
+      height: 3,
+    });
+    expect((await inspect("notes.txt")).structuredContent!.summary).toMatchObject({
+      format: "text",
+      lines: ["hello", "world", ""],
+    });
+    expect((await inspect("blob.bin")).structuredContent!.summary).toEqual({
+      format: "binary",
+      detected_type: "application/pdf",
+    });
   });
 
   test("Parquet: schema, row groups, rows, compression, statistics, first rows — a large file by a handful of ranged reads", async () => {
     const small = (await inspect("small.parquet")).structuredContent!.summary;
     expect(small.rows).toBe(100);
-    expect(small.columns.map((c: { name: string; type: string }) => [c.name, c.type])).toEqual([["id", "int64"], ["name", "string"], ["score", "decimal"], ["day", "date"]]);
+    expect(small.columns.map((c: { name: string; type: string }) => [c.name, c.type])).toEqual([
+      ["id", "int64"],
+      ["name", "string"],
+      ["score", "decimal"],
+      ["day", "date"],
+    ]);
     expect(small.columns[0]).toMatchObject({ min: 1, max: 100, compression: "SNAPPY" });
     expect(small.first_rows[0]).toMatchObject({ id: 1, name: "name 1" });
     const from = proxy.requests.length;
@@ -183,18 +259,29 @@ describe("inspect_object", () => {
     for (const key of ["archive.zip", "archive64.zip"]) {
       const s = (await inspect(key)).structuredContent!.summary;
       expect(s).toMatchObject({ format: "zip", total_entries: 2, listed_all: true });
-      expect(s.entries.map((e: { name: string; size: number }) => [e.name, e.size])).toEqual([["a.csv", csv(5).length], ["b.txt", 10_000]]);
+      expect(s.entries.map((e: { name: string; size: number }) => [e.name, e.size])).toEqual([
+        ["a.csv", csv(5).length],
+        ["b.txt", 10_000],
+      ]);
       expect(s.entries[1].method).toBe("deflate");
     }
     for (const key of ["archive.tar", "archive.tar.gz"]) {
       const r = (await inspect(key)).structuredContent!;
-      expect(r.summary.entries.map((e: { name: string; size: number; type: string }) => [e.name, e.size, e.type])).toEqual([["a.csv", csv(5).length, "file"], ["b.txt", 10_000, "file"]]);
+      expect(
+        r.summary.entries.map((e: { name: string; size: number; type: string }) => [e.name, e.size, e.type]),
+      ).toEqual([
+        ["a.csv", csv(5).length, "file"],
+        ["b.txt", 10_000, "file"],
+      ]);
       expect(r.compression).toBe(key.endsWith(".gz") ? "gzip" : null);
     }
     // A tar has no directory, but a large member is jumped over, not read past.
     const tarFrom = proxy.requests.length;
     const bigTar = (await inspect("big.tar")).structuredContent!.summary;
-    expect(bigTar.entries.map((e: { name: string; size: number }) => [e.name, e.size])).toEqual([["zeros64.bin", 64 * 1024 * 1024], ["a.csv", csv(5).length]]);
+    expect(bigTar.entries.map((e: { name: string; size: number }) => [e.name, e.size])).toEqual([
+      ["zeros64.bin", 64 * 1024 * 1024],
+      ["a.csv", csv(5).length],
+    ]);
     expect(reads("big.tar", tarFrom).bytes).toBeLessThanOrEqual(4 * 1024 * 1024);
     const memberFrom = proxy.requests.length;
     expect((await inspect("big.tar", "a.csv")).structuredContent!.summary).toMatchObject({ format: "csv", rows: 5 });
@@ -205,7 +292,16 @@ describe("inspect_object", () => {
     expect(reads("noise.tar.gz", noiseFrom).bytes).toBeLessThanOrEqual(12 * 1024 * 1024);
     const from = proxy.requests.length;
     const huge = await inspect("huge.zip");
-    expect(huge.structuredContent!.summary.entries.map((e: { name: string; size: number; method: string }) => [e.name, e.size, e.method])).toEqual([["zeros.bin", 1024 ** 3, "stored"], ["a.csv", csv(5).length, "stored"]]);
+    expect(
+      huge.structuredContent!.summary.entries.map((e: { name: string; size: number; method: string }) => [
+        e.name,
+        e.size,
+        e.method,
+      ]),
+    ).toEqual([
+      ["zeros.bin", 1024 ** 3, "stored"],
+      ["a.csv", csv(5).length, "stored"],
+    ]);
     const got = reads("huge.zip", from);
     expect(got.requests).toBeLessThanOrEqual(3);
     expect(got.bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
@@ -214,13 +310,25 @@ describe("inspect_object", () => {
   test("archive members: a CSV inside a zip (deflated and stored), a tar and a tar.gz; a missing member names the way on", async () => {
     for (const key of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz"]) {
       const r = (await inspect(key, "a.csv")).structuredContent!;
-      expect(r).toMatchObject({ archive_member: "a.csv", format: "csv", size: csv(5).length, summary: { rows: 5, rows_exact: true } });
+      expect(r).toMatchObject({
+        archive_member: "a.csv",
+        format: "csv",
+        size: csv(5).length,
+        summary: { rows: 5, rows_exact: true },
+      });
     }
-    expect((await inspect("archive.zip", "b.txt")).structuredContent!.summary).toMatchObject({ format: "text", lines: Array(20).fill("some text") });
+    expect((await inspect("archive.zip", "b.txt")).structuredContent!.summary).toMatchObject({
+      format: "text",
+      lines: Array(20).fill("some text"),
+    });
     const from = proxy.requests.length;
     expect((await inspect("huge.zip", "a.csv")).structuredContent!.summary).toMatchObject({ format: "csv", rows: 5 });
     expect(reads("huge.zip", from).bytes).toBeLessThanOrEqual(2 * 1024 * 1024);
-    const missing = await call(client, "inspect_object", { bucket_name: bucket, object_key: "archive.zip", archive_member: "nope.csv" });
+    const missing = await call(client, "inspect_object", {
+      bucket_name: bucket,
+      object_key: "archive.zip",
+      archive_member: "nope.csv",
+    });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain("NoSuchMember");
     expect(textOf(missing)).toContain("without archive_member");
@@ -228,16 +336,29 @@ describe("inspect_object", () => {
 });
 
 describe("get_object archive_member", () => {
-  const get = (key: string, args: Record<string, unknown>) => call(client, "get_object", { bucket_name: bucket, object_key: key, ...args });
+  const get = (key: string, args: Record<string, unknown>) =>
+    call(client, "get_object", { bucket_name: bucket, object_key: key, ...args });
 
   test("read mode: a member's text from a zip (deflated, stored), a tar and a tar.gz, in windows", async () => {
     for (const key of ["archive.zip", "archive64.zip", "archive.tar", "archive.tar.gz", "huge.zip"]) {
       const r = await get(key, { archive_member: "a.csv" });
       expect(r.isError, textOf(r)).toBeFalsy();
-      expect(r.structuredContent).toMatchObject({ key, archive_member: "a.csv", mode: "read", size: csv(5).length, truncated: false, text: csv(5) });
+      expect(r.structuredContent).toMatchObject({
+        key,
+        archive_member: "a.csv",
+        mode: "read",
+        size: csv(5).length,
+        truncated: false,
+        text: csv(5),
+      });
     }
     const first = await get("archive.zip", { archive_member: "b.txt", max_content_size: 25 });
-    expect(first.structuredContent).toMatchObject({ text: "some text\nsome text\nsome ", truncated: true, next_offset: 25, size: 10_000 });
+    expect(first.structuredContent).toMatchObject({
+      text: "some text\nsome text\nsome ",
+      truncated: true,
+      next_offset: 25,
+      size: 10_000,
+    });
     const second = await get("archive.zip", { archive_member: "b.txt", max_content_size: 25, offset: 25 });
     expect(second.structuredContent).toMatchObject({ text: "text\nsome text\nsome text\n", offset: 25 });
     const from = proxy.requests.length;
@@ -246,12 +367,21 @@ describe("get_object archive_member", () => {
   });
 
   test("download mode: members saved byte-exact; a damaged member is refused (CRC-32) and leaves no file", async () => {
-    for (const [key, member] of [["archive.zip", "b.txt"], ["stored.zip", "b.txt"], ["archive.tar.gz", "b.txt"], ["archive.tar", "a.csv"], ["huge.zip", "a.csv"]] as const) {
+    for (const [key, member] of [
+      ["archive.zip", "b.txt"],
+      ["stored.zip", "b.txt"],
+      ["archive.tar.gz", "b.txt"],
+      ["archive.tar", "a.csv"],
+      ["huge.zip", "a.csv"],
+    ] as const) {
       const path = join(dir, "out", `${key}-${member}`);
       const r = await get(key, { archive_member: member, mode: "download", local_path: path });
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(readFileSync(path, "utf8")).toBe(readFileSync(join(dir, member), "utf8"));
-      expect(r.structuredContent).toMatchObject({ archive_member: member, bytes: readFileSync(join(dir, member)).length });
+      expect(r.structuredContent).toMatchObject({
+        archive_member: member,
+        bytes: readFileSync(join(dir, member)).length,
+      });
     }
     const bad = join(dir, "out", "damaged.txt");
     const r = await get("damaged.zip", { archive_member: "b.txt", mode: "download", local_path: bad });

@@ -7,15 +7,16 @@
  * caller's job id is unknown, and a client that gives up before the transfer
  * ends still gets it by following `next`.
  */
-import { keptRecords } from "../helpers/kept.ts";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { GetObjectCommand, ListMultipartUploadsCommand } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GetObjectCommand, ListMultipartUploadsCommand } from "@aws-sdk/client-s3";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary } from "../helpers/http.ts";
+import { keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -38,7 +39,8 @@ beforeAll(async () => {
 afterAll(() => wan?.stop());
 
 const slowEnv = () => ({ ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint, STORE_CALL_BUDGET_SECONDS: "1" });
-const openUploads = async () => (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+const openUploads = async () =>
+  (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
 
 /** Follows `next` as a model would: job_status until the job is no longer running. */
 async function untilDone(client: Awaited<ReturnType<typeof connectBinary>>["client"], jobId: string) {
@@ -58,7 +60,11 @@ describe("past the call budget", () => {
       const tools = (await client.listTools()).tools.map((t) => t.name);
       for (const name of ["job_status", "cancel_job", "list_jobs"]) expect(tools).toContain(name);
       const started = performance.now();
-      const handed = await call(client, "upload_file", { local_file_path: "big.bin", bucket_name: bucket, object_key: "up/big.bin" });
+      const handed = await call(client, "upload_file", {
+        local_file_path: "big.bin",
+        bucket_name: bucket,
+        object_key: "up/big.bin",
+      });
       expect(performance.now() - started).toBeLessThan(5_000);
       expect(handed.isError, textOf(handed)).toBeFalsy();
       const job = handed.structuredContent!.job;
@@ -70,8 +76,15 @@ describe("past the call budget", () => {
       expect(job.progress).toMatchObject({ total_bytes: SIZE });
       expect(job.progress.done_bytes).toBeGreaterThanOrEqual(0);
       const done = await untilDone(client, job.id);
-      expect(done.structuredContent).toMatchObject({ job: { id: job.id, state: "done" }, bucket, key: "up/big.bin", size: SIZE });
-      const body = await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "up/big.bin" }))).Body!.transformToByteArray();
+      expect(done.structuredContent).toMatchObject({
+        job: { id: job.id, state: "done" },
+        bucket,
+        key: "up/big.bin",
+        size: SIZE,
+      });
+      const body = await (
+        await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "up/big.bin" }))
+      ).Body!.transformToByteArray();
       expect(md5(body)).toBe(md5(data));
       const listed = await call(client, "list_jobs", {});
       expect(listed.structuredContent!.jobs[0]).toMatchObject({ id: job.id, state: "done", tool: "upload_file" });
@@ -84,14 +97,24 @@ describe("past the call budget", () => {
   test("get_object download answers with a job; the file lands whole, no temp file left", async () => {
     const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
     try {
-      const handed = await call(client, "get_object", { bucket_name: bucket, object_key: "up/big.bin", mode: "download", local_path: "down.bin" });
+      const handed = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "up/big.bin",
+        mode: "download",
+        local_path: "down.bin",
+      });
       expect(handed.structuredContent!.job).toMatchObject({ state: "running", tool: "get_object" });
       const done = await untilDone(client, handed.structuredContent!.job.id);
       expect(done.structuredContent).toMatchObject({ job: { state: "done" }, mode: "download" });
       expect(md5(readFileSync(join(dir, "down.bin")))).toBe(md5(data));
       expect(readdirSync(dir).filter((n) => n.endsWith(".partial"))).toEqual([]);
       // A read is bounded by max_content_size: never handed back.
-      const read = await call(client, "get_object", { bucket_name: bucket, object_key: "up/big.bin", max_content_size: 1024, include_binary: true });
+      const read = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "up/big.bin",
+        max_content_size: 1024,
+        include_binary: true,
+      });
       expect(read.structuredContent!.job).toBeUndefined();
     } finally {
       await close();
@@ -101,13 +124,19 @@ describe("past the call budget", () => {
   test("cancel_job mid-upload: cancelled, nothing at the key, no multipart upload left; job_status says cancelled; an unknown id is NoSuchJob", async () => {
     const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
     try {
-      const handed = await call(client, "upload_file", { local_file_path: "big.bin", bucket_name: bucket, object_key: "cancelled/big.bin" });
+      const handed = await call(client, "upload_file", {
+        local_file_path: "big.bin",
+        bucket_name: bucket,
+        object_key: "cancelled/big.bin",
+      });
       const id = handed.structuredContent!.job.id;
       const cancelled = await call(client, "cancel_job", { job_id: id });
       expect(cancelled.structuredContent).toMatchObject({ job: { id, state: "cancelled" } });
       expect((await call(client, "job_status", { job_id: id })).structuredContent!.job.state).toBe("cancelled");
       expect(await openUploads()).toEqual([]);
-      await expect(sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "cancelled/big.bin" }))).rejects.toThrow();
+      await expect(
+        sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "cancelled/big.bin" })),
+      ).rejects.toThrow();
       const unknown = await call(client, "job_status", { job_id: "job_nope" });
       expect(unknown.isError).toBe(true);
       expect(textOf(unknown)).toContain("NoSuchJob");
@@ -119,7 +148,14 @@ describe("past the call budget", () => {
   test("a client that gives up after 3 s gets the job before then and the result by following next", async () => {
     const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
     try {
-      const handed = await client.callTool({ name: "upload_file", arguments: { local_file_path: "big.bin", bucket_name: bucket, object_key: "impatient/big.bin" } }, undefined, { timeout: 3_000 });
+      const handed = await client.callTool(
+        {
+          name: "upload_file",
+          arguments: { local_file_path: "big.bin", bucket_name: bucket, object_key: "impatient/big.bin" },
+        },
+        undefined,
+        { timeout: 3_000 },
+      );
       const done = await untilDone(client, (handed.structuredContent as { job: { id: string } }).job.id);
       expect(done.structuredContent).toMatchObject({ job: { state: "done" }, size: SIZE });
     } finally {
@@ -128,10 +164,17 @@ describe("past the call budget", () => {
   }, 120_000);
 
   test("with the budget off (0) there is no job: the call runs to its end, and the job tools are not offered", async () => {
-    const { client, close } = await connectBinary({ env: { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0" }, args: ["--allowed-dir", dir] });
+    const { client, close } = await connectBinary({
+      env: { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0" },
+      args: ["--allowed-dir", dir],
+    });
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("job_status");
-      const r = await call(client, "upload_file", { local_file_path: "big.bin", bucket_name: bucket, object_key: "nobudget/big.bin" });
+      const r = await call(client, "upload_file", {
+        local_file_path: "big.bin",
+        bucket_name: bucket,
+        object_key: "nobudget/big.bin",
+      });
       expect(r.structuredContent).toMatchObject({ size: SIZE });
       expect(r.structuredContent!.job).toBeUndefined();
     } finally {
@@ -142,11 +185,29 @@ describe("past the call budget", () => {
 
 test("100 jobs started and abandoned by one caller, three times: memory stays flat, at most 100 kept, the newest first", async () => {
   const { PutObjectCommand } = await import("@aws-sdk/client-s3");
-  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(8 * MiB, 71) }));
+  await sdkClient().send(
+    new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(8 * MiB, 71) }),
+  );
   const { client, close, pid } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
-  const rssMb = (field: "VmRSS" | "VmHWM") => Number(/(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8").split("\n").find((l) => l.startsWith(field))!)![1]) / 1024;
+  const rssMb = (field: "VmRSS" | "VmHWM") =>
+    Number(
+      /(\d+) kB/.exec(
+        readFileSync(`/proc/${pid}/status`, "utf8")
+          .split("\n")
+          .find((l) => l.startsWith(field))!,
+      )![1],
+    ) / 1024;
   const round = async (n: number) => {
-    const handed = await Promise.all(Array.from({ length: 100 }, (_, i) => call(client, "get_object", { bucket_name: bucket, object_key: "abandoned.bin", mode: "download", local_path: `abandoned/${n}-${i}.bin` })));
+    const handed = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        call(client, "get_object", {
+          bucket_name: bucket,
+          object_key: "abandoned.bin",
+          mode: "download",
+          local_path: `abandoned/${n}-${i}.bin`,
+        }),
+      ),
+    );
     const count = handed.filter((r) => r.structuredContent?.job?.state === "running").length;
     expect(count).toBeGreaterThan(50);
     // Never asked for: wait until none runs, as a model that went away would not.
@@ -191,11 +252,18 @@ test("100 jobs started and abandoned by one caller, three times: memory stays fl
 test("remote mode: a job belongs to its caller — another caller's job id is NoSuchJob; an id no job here has logs the hint about replicas", async () => {
   const ALICE = "alice-jobs-token-0123456789";
   const BOB = "bob-jobs-token-0123456789ab";
-  const server = await startHttpBinary({ env: { ...slowEnv(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}` }, args: ["--allowed-dir", dir] });
+  const server = await startHttpBinary({
+    env: { ...slowEnv(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}` },
+    args: ["--allowed-dir", dir],
+  });
   try {
     const alice = await connectHttp(server.url, ALICE);
     const bob = await connectHttp(server.url, BOB);
-    const handed = await call(alice, "upload_file", { local_file_path: "big.bin", bucket_name: bucket, object_key: "remote/big.bin" });
+    const handed = await call(alice, "upload_file", {
+      local_file_path: "big.bin",
+      bucket_name: bucket,
+      object_key: "remote/big.bin",
+    });
     const id = handed.structuredContent!.job.id;
     const theirs = await call(bob, "job_status", { job_id: id });
     expect(theirs.isError).toBe(true);
@@ -220,20 +288,33 @@ describe("bulk work and copies between stores past the call budget", () => {
     const tree = join(dir, "tree");
     const { mkdirSync } = await import("node:fs");
     mkdirSync(join(tree, "d"), { recursive: true });
-    for (let i = 0; i < 1000; i++) writeFileSync(join(tree, "d", `f${String(i).padStart(4, "0")}.txt`), `file ${i} `.repeat(40));
+    for (let i = 0; i < 1000; i++)
+      writeFileSync(join(tree, "d", `f${String(i).padStart(4, "0")}.txt`), `file ${i} `.repeat(40));
     const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
     try {
       const up = await call(client, "upload_directory", { local_dir: "tree", bucket_name: bucket, prefix: "tree" });
       expect(up.structuredContent!.job, textOf(up)).toMatchObject({ state: "running", tool: "upload_directory" });
       const uploaded = await untilDone(client, up.structuredContent!.job.id);
-      expect(uploaded.structuredContent).toMatchObject({ job: { state: "done" }, complete: true, counts: { done: 1000, failed: 0 } });
+      expect(uploaded.structuredContent).toMatchObject({
+        job: { state: "done" },
+        complete: true,
+        counts: { done: 1000, failed: 0 },
+      });
       const down = await call(client, "download_prefix", { bucket_name: bucket, prefix: "tree/", local_dir: "back" });
       expect(down.structuredContent!.job, textOf(down)).toMatchObject({ state: "running", tool: "download_prefix" });
       const downloaded = await untilDone(client, down.structuredContent!.job.id);
-      expect(downloaded.structuredContent).toMatchObject({ job: { state: "done" }, complete: true, counts: { done: 1000, failed: 0 } });
+      expect(downloaded.structuredContent).toMatchObject({
+        job: { state: "done" },
+        complete: true,
+        counts: { done: 1000, failed: 0 },
+      });
       expect(readdirSync(join(dir, "back", "d")).length).toBe(1000);
       expect(readFileSync(join(dir, "back", "d", "f0999.txt"), "utf8")).toBe("file 999 ".repeat(40));
-      expect(readdirSync(join(dir, "back"), { recursive: true }).map(String).filter((n) => n.endsWith(".partial"))).toEqual([]);
+      expect(
+        readdirSync(join(dir, "back"), { recursive: true })
+          .map(String)
+          .filter((n) => n.endsWith(".partial")),
+      ).toEqual([]);
       expect(await openUploads()).toEqual([]);
     } finally {
       await close();
@@ -242,17 +323,36 @@ describe("bulk work and copies between stores past the call budget", () => {
 
   test("a copy from a slow store to another hands back a job and lands byte-exact", async () => {
     const server = s3();
-    const env = { ...slowEnv(), STORE_STORES: "other", STORE_OTHER_ENDPOINT_URL: server.endpoint, STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId, STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey, STORE_OTHER_REGION: server.region };
+    const env = {
+      ...slowEnv(),
+      STORE_STORES: "other",
+      STORE_OTHER_ENDPOINT_URL: server.endpoint,
+      STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
+      STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
+      STORE_OTHER_REGION: server.region,
+    };
     const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
     try {
       const theirs = `t-jobs-other-${Date.now().toString(36)}`;
       expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
-      const copy = await call(client, "copy_object", { source_store: "default", source_bucket: bucket, source_key: "up/big.bin", store: "other", bucket_name: theirs, object_key: "big.bin" });
+      const copy = await call(client, "copy_object", {
+        source_store: "default",
+        source_bucket: bucket,
+        source_key: "up/big.bin",
+        store: "other",
+        bucket_name: theirs,
+        object_key: "big.bin",
+      });
       expect(copy.structuredContent!.job, textOf(copy)).toMatchObject({ state: "running", tool: "copy_object" });
       const done = await untilDone(client, copy.structuredContent!.job.id);
       expect(done.structuredContent).toMatchObject({ job: { state: "done" }, size: SIZE });
       const { S3Client, GetObjectCommand: Get } = await import("@aws-sdk/client-s3");
-      const other = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey } });
+      const other = new S3Client({
+        endpoint: server.endpoint,
+        region: server.region,
+        forcePathStyle: true,
+        credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey },
+      });
       const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
       expect(md5(body)).toBe(md5(data));
     } finally {
@@ -262,7 +362,12 @@ describe("bulk work and copies between stores past the call budget", () => {
 });
 
 /** A model whose host gives up after `timeoutMs` and that just calls again: the result once a call ends in time, and how many tries it took. */
-async function callAgainUntilDone(client: Awaited<ReturnType<typeof connectBinary>>["client"], name: string, args: Record<string, unknown>, timeoutMs: number) {
+async function callAgainUntilDone(
+  client: Awaited<ReturnType<typeof connectBinary>>["client"],
+  name: string,
+  args: Record<string, unknown>,
+  timeoutMs: number,
+) {
   for (let tries = 1; tries <= 40; tries++) {
     try {
       const result = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
@@ -279,22 +384,46 @@ describe("with the budget off, a model that calls again after each timeout", () 
     const tree = join(dir, "again");
     const { mkdirSync } = await import("node:fs");
     mkdirSync(join(tree, "d"), { recursive: true });
-    for (let i = 0; i < 1000; i++) writeFileSync(join(tree, "d", `g${String(i).padStart(4, "0")}.txt`), `again ${i} `.repeat(40));
+    for (let i = 0; i < 1000; i++)
+      writeFileSync(join(tree, "d", `g${String(i).padStart(4, "0")}.txt`), `again ${i} `.repeat(40));
     const state = tempDir("jobs-state");
-    const { client, close } = await connectBinary({ env: { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
+    const { client, close } = await connectBinary({
+      env: { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state },
+      args: ["--allowed-dir", dir],
+    });
     try {
-      const up = await callAgainUntilDone(client, "upload_directory", { local_dir: "again", bucket_name: bucket, prefix: "again" }, 1_500);
+      const up = await callAgainUntilDone(
+        client,
+        "upload_directory",
+        { local_dir: "again", bucket_name: bucket, prefix: "again" },
+        1_500,
+      );
       expect(up.tries).toBeGreaterThan(1);
       expect(up.result.structuredContent, textOf(up.result)).toMatchObject({ complete: true, counts: { failed: 0 } });
       // The last try did what the others left; together they did every file once.
       expect(up.result.structuredContent!.counts.done + up.result.structuredContent!.counts.unchanged).toBe(1000);
       expect(up.result.structuredContent!.counts.unchanged).toBeGreaterThan(0);
-      const down = await callAgainUntilDone(client, "download_prefix", { bucket_name: bucket, prefix: "again/", local_dir: "again-back" }, 1_500);
+      const down = await callAgainUntilDone(
+        client,
+        "download_prefix",
+        { bucket_name: bucket, prefix: "again/", local_dir: "again-back" },
+        1_500,
+      );
       expect(down.tries).toBeGreaterThan(1);
-      expect(down.result.structuredContent, textOf(down.result)).toMatchObject({ complete: true, counts: { failed: 0, conflicts: 0 } });
+      expect(down.result.structuredContent, textOf(down.result)).toMatchObject({
+        complete: true,
+        counts: { failed: 0, conflicts: 0 },
+      });
       expect(readdirSync(join(dir, "again-back", "d")).length).toBe(1000);
-      for (const i of [0, 499, 999]) expect(readFileSync(join(dir, "again-back", "d", `g${String(i).padStart(4, "0")}.txt`), "utf8")).toBe(`again ${i} `.repeat(40));
-      expect(readdirSync(join(dir, "again-back"), { recursive: true }).map(String).filter((n) => n.endsWith(".partial"))).toEqual([]);
+      for (const i of [0, 499, 999])
+        expect(readFileSync(join(dir, "again-back", "d", `g${String(i).padStart(4, "0")}.txt`), "utf8")).toBe(
+          `again ${i} `.repeat(40),
+        );
+      expect(
+        readdirSync(join(dir, "again-back"), { recursive: true })
+          .map(String)
+          .filter((n) => n.endsWith(".partial")),
+      ).toEqual([]);
       expect(await openUploads()).toEqual([]);
     } finally {
       await close();
@@ -302,26 +431,74 @@ describe("with the budget off, a model that calls again after each timeout", () 
   }, 240_000);
 
   test("a copy between stores from the slow store finishes, each try sending only the parts the destination lacks; nothing left behind", async () => {
-    const { CreateMultipartUploadCommand, UploadPartCommand, CompleteMultipartUploadCommand, S3Client, GetObjectCommand: Get, ListMultipartUploadsCommand: ListUploads } = await import("@aws-sdk/client-s3");
+    const {
+      CreateMultipartUploadCommand,
+      UploadPartCommand,
+      CompleteMultipartUploadCommand,
+      S3Client,
+      GetObjectCommand: Get,
+      ListMultipartUploadsCommand: ListUploads,
+    } = await import("@aws-sdk/client-s3");
     // A multipart source (13 parts, ~7 s through the slow link): its copy to a near store goes in parts, which a cut keeps.
     const BIG = 64 * MiB;
     const source = randomBytes(BIG, 61);
     const created = await sdkClient().send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin" }));
     const parts = [];
     for (let i = 0; i * 5 * MiB < BIG; i++) {
-      const out = await sdkClient().send(new UploadPartCommand({ Bucket: bucket, Key: "again/big.bin", UploadId: created.UploadId, PartNumber: i + 1, Body: source.subarray(i * 5 * MiB, Math.min(BIG, (i + 1) * 5 * MiB)) }));
+      const out = await sdkClient().send(
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key: "again/big.bin",
+          UploadId: created.UploadId,
+          PartNumber: i + 1,
+          Body: source.subarray(i * 5 * MiB, Math.min(BIG, (i + 1) * 5 * MiB)),
+        }),
+      );
       parts.push({ PartNumber: i + 1, ETag: out.ETag });
     }
-    await sdkClient().send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin", UploadId: created.UploadId, MultipartUpload: { Parts: parts } }));
+    await sdkClient().send(
+      new CompleteMultipartUploadCommand({
+        Bucket: bucket,
+        Key: "again/big.bin",
+        UploadId: created.UploadId,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
     const server = s3();
     const state = tempDir("jobs-state");
-    const env = { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state, STORE_STORES: "other", STORE_OTHER_ENDPOINT_URL: server.endpoint, STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId, STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey, STORE_OTHER_REGION: server.region };
+    const env = {
+      ...slowEnv(),
+      STORE_CALL_BUDGET_SECONDS: "0",
+      STORE_STATE_DIR: state,
+      STORE_STORES: "other",
+      STORE_OTHER_ENDPOINT_URL: server.endpoint,
+      STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
+      STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
+      STORE_OTHER_REGION: server.region,
+    };
     const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
-    const other = new S3Client({ endpoint: server.endpoint, region: server.region, forcePathStyle: true, credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey } });
+    const other = new S3Client({
+      endpoint: server.endpoint,
+      region: server.region,
+      forcePathStyle: true,
+      credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey },
+    });
     try {
       const theirs = `t-again-other-${Date.now().toString(36)}`;
       expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
-      const copy = await callAgainUntilDone(client, "copy_object", { source_store: "default", source_bucket: bucket, source_key: "again/big.bin", store: "other", bucket_name: theirs, object_key: "big.bin" }, 3_000);
+      const copy = await callAgainUntilDone(
+        client,
+        "copy_object",
+        {
+          source_store: "default",
+          source_bucket: bucket,
+          source_key: "again/big.bin",
+          store: "other",
+          bucket_name: theirs,
+          object_key: "big.bin",
+        },
+        3_000,
+      );
       expect(copy.tries).toBeGreaterThan(1);
       expect(copy.result.structuredContent, textOf(copy.result)).toMatchObject({ size: BIG, multipart: true });
       const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();

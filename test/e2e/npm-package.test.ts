@@ -5,11 +5,12 @@
  * way users run it — `npx store-mcp-server` — for --version and for a
  * tools/list over stdio through the launcher; SIGTERM reaches the binary.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
 import { expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import pkg from "../../package.json" with { type: "json" };
 import { npmPack, writeLauncherPackage, writePlatformPackage } from "../../scripts/lib/npm-packages.ts";
 import { tempDir } from "../helpers/files.ts";
@@ -26,15 +27,36 @@ test("npm pack, an offline install from the tarballs, then npx store-mcp-server:
   expect(launcherManifest.optionalDependencies["@store-mcp-server/linux-x64"]).toBe(pkg.version);
 
   const app = tempDir("npm-app");
-  const npmEnv = { PATH: process.env.PATH ?? "", HOME: app, npm_config_cache: join(app, ".npm-cache"), npm_config_update_notifier: "false" };
-  const install = Bun.spawnSync(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], { cwd: app, env: npmEnv, stdout: "pipe", stderr: "pipe" });
+  const npmEnv = {
+    PATH: process.env.PATH ?? "",
+    HOME: app,
+    npm_config_cache: join(app, ".npm-cache"),
+    npm_config_update_notifier: "false",
+  };
+  const install = Bun.spawnSync(["npm", "install", "--offline", "--no-audit", "--no-fund", ...tarballs], {
+    cwd: app,
+    env: npmEnv,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(install.exitCode, install.stderr.toString()).toBe(0);
   expect(existsSync(join(app, "node_modules/@store-mcp-server/linux-x64/bin/store-mcp-server"))).toBe(true);
 
-  const version = Bun.spawnSync(["npx", "--offline", "store-mcp-server", "--version"], { cwd: app, env: npmEnv, stdout: "pipe", stderr: "pipe" });
+  const version = Bun.spawnSync(["npx", "--offline", "store-mcp-server", "--version"], {
+    cwd: app,
+    env: npmEnv,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(version.stdout.toString().trim(), version.stderr.toString()).toBe(pkg.version);
 
-  const transport = new StdioClientTransport({ command: "npx", args: ["--offline", "store-mcp-server"], cwd: app, env: { ...npmEnv, ...s3Env() }, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: "npx",
+    args: ["--offline", "store-mcp-server"],
+    cwd: app,
+    env: { ...npmEnv, ...s3Env() },
+    stderr: "pipe",
+  });
   const client = new Client({ name: "npx-test", version: "1" });
   await client.connect(transport);
   try {
@@ -44,7 +66,13 @@ test("npm pack, an offline install from the tarballs, then npx store-mcp-server:
   }
 
   // Signals pass through the launcher: the server exits 0 on SIGTERM, and so does the launcher.
-  const launcher = Bun.spawn(["node", join(app, "node_modules/.bin/store-mcp-server")], { cwd: app, env: { ...npmEnv, ...s3Env() }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const launcher = Bun.spawn(["node", join(app, "node_modules/.bin/store-mcp-server")], {
+    cwd: app,
+    env: { ...npmEnv, ...s3Env() },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   await Bun.sleep(500);
   launcher.kill("SIGTERM");
   expect(await launcher.exited).toBe(0);

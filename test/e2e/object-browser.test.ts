@@ -6,10 +6,11 @@
  * and a person's clicks become the binary's tool calls against Ceph.
  * Screenshots land in .tmp/screenshots/.
  */
-import { CreateBucketCommand, DeleteBucketCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
-import { startAppHost, type AppHost } from "../helpers/app-host.ts";
+import { CreateBucketCommand, DeleteBucketCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { type AppHost, startAppHost } from "../helpers/app-host.ts";
 import { connectBinary } from "../helpers/mcp.ts";
 import { pngOf } from "../helpers/png.ts";
 import { freshBucket, keysUnder, s3Env, sdkClient, uniqueBucket } from "../helpers/s3.ts";
@@ -23,7 +24,15 @@ let host: AppHost;
 beforeAll(async () => {
   bucket = await freshBucket("browser");
   const put = (Key: string, Body: string | Uint8Array, ContentType?: string, Metadata?: Record<string, string>) =>
-    sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...(ContentType ? { ContentType } : {}), ...(Metadata ? { Metadata } : {}) }));
+    sdkClient().send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key,
+        Body,
+        ...(ContentType ? { ContentType } : {}),
+        ...(Metadata ? { Metadata } : {}),
+      }),
+    );
   await put("docs/notes.txt", TEXT, "text/plain", { owner: "finance-team" });
   await put("docs/a.txt", "a", "text/plain");
   await put("docs/b.txt", "b", "text/plain");
@@ -105,7 +114,9 @@ test("previews: a text object's text, an image decoded at its size, and the meta
   await image.waitFor();
   const size = await host.frame().waitForFunction(() => {
     const img = document.querySelector<HTMLImageElement>(".preview img");
-    return img?.complete && img.naturalWidth > 0 ? { width: img.naturalWidth, height: img.naturalHeight, src: img.src } : undefined;
+    return img?.complete && img.naturalWidth > 0
+      ? { width: img.naturalWidth, height: img.naturalHeight, src: img.src }
+      : undefined;
   });
   const decoded = (await size.jsonValue()) as { width: number; height: number; src: string };
   expect({ width: decoded.width, height: decoded.height }).toEqual(IMAGE);
@@ -118,7 +129,9 @@ test("previews: a text object's text, an image decoded at its size, and the meta
 test("a data file with no text preview shows what inspect_object says it holds", async () => {
   await host.open("list_objects", { bucket_name: bucket, prefix: "data/", delimiter: "/" });
   await rowButton("sales.csv.gz").click();
-  const summary = host.view.getByRole("complementary", { name: "Object details" }).getByLabel("Summary of data/sales.csv.gz");
+  const summary = host.view
+    .getByRole("complementary", { name: "Object details" })
+    .getByLabel("Summary of data/sales.csv.gz");
   await summary.waitFor();
   const text = await summary.textContent();
   expect(text).toContain("csv");
@@ -152,7 +165,9 @@ test("a share link (presign_url) that serves the object, and a download link the
 test("upload a small file from the person's machine: it is on the store", async () => {
   await host.open("list_objects", { bucket_name: bucket, prefix: "docs/", delimiter: "/" });
   await expect(host.view.getByRole("button", { name: "Upload…" }).isVisible()).resolves.toBe(true);
-  await host.view.locator("#upload-file").setInputFiles({ name: "from-browser.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });
+  await host.view
+    .locator("#upload-file")
+    .setInputFiles({ name: "from-browser.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });
   await rowButton("from-browser.csv").waitFor();
   const head = await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "docs/from-browser.csv" }));
   expect(head.ContentLength).toBe(8);
@@ -208,7 +223,10 @@ test("storage usage per folder as bars", async () => {
 
 test("follows the host's theme", async () => {
   await host.open("list_objects", { bucket_name: bucket, delimiter: "/" }, { theme: "dark" });
-  const dark = await host.frame().evaluate(() => ({ theme: document.documentElement.dataset.theme, background: getComputedStyle(document.documentElement).backgroundColor }));
+  const dark = await host.frame().evaluate(() => ({
+    theme: document.documentElement.dataset.theme,
+    background: getComputedStyle(document.documentElement).backgroundColor,
+  }));
   expect(dark.theme).toBe("dark");
   await host.setHostContext({ theme: "light" });
   await host.frame().waitForFunction(() => document.documentElement.dataset.theme === "light");
@@ -219,18 +237,24 @@ test("follows the host's theme", async () => {
 });
 
 test("a server that offers fewer tools gets fewer actions: read-only with three tools shows no upload, delete, usage or links, and images come inline", async () => {
-  const narrow = await connectBinary({ env: { ...s3Env(), STORE_READ_ONLY: "true" }, args: ["--tools", "list_buckets,list_objects,get_object"] });
+  const narrow = await connectBinary({
+    env: { ...s3Env(), STORE_READ_ONLY: "true" },
+    args: ["--tools", "list_buckets,list_objects,get_object"],
+  });
   const small = await startAppHost(narrow.client);
   try {
     await small.open("list_objects", { bucket_name: bucket, prefix: "img/", delimiter: "/" });
     await small.view.getByRole("button", { name: "chart.png", exact: true }).waitFor();
-    for (const name of ["Upload…", "Usage"]) expect(await small.view.getByRole("button", { name }).count(), name).toBe(0);
+    for (const name of ["Upload…", "Usage"])
+      expect(await small.view.getByRole("button", { name }).count(), name).toBe(0);
     expect(await small.view.getByRole("button", { name: /^Delete/ }).count()).toBe(0);
     expect(await small.view.getByRole("checkbox").count()).toBe(0);
     await small.view.getByRole("button", { name: "chart.png", exact: true }).click();
     const decoded = await small.frame().waitForFunction(() => {
       const img = document.querySelector<HTMLImageElement>(".preview img");
-      return img?.complete && img.naturalWidth > 0 ? { width: img.naturalWidth, height: img.naturalHeight, inline: img.src.startsWith("data:image/png;base64,") } : undefined;
+      return img?.complete && img.naturalWidth > 0
+        ? { width: img.naturalWidth, height: img.naturalHeight, inline: img.src.startsWith("data:image/png;base64,") }
+        : undefined;
     });
     expect(await decoded.jsonValue()).toEqual({ ...IMAGE, inline: true });
     expect(await small.view.getByRole("button", { name: "Make share link" }).count()).toBe(0);

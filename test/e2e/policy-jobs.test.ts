@@ -6,15 +6,16 @@
  * a running bulk copy it would now refuse are stopped for good; and with two
  * replicas sharing Redis, a reload on one stops the other's job.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";
-import { startRedis, type Redis } from "../helpers/redis.ts";
+import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const ALICE = "policy-jobs-alice-token-0123456789";
@@ -38,8 +39,10 @@ const policyFor = (prefixes: string[]) => `rules:
 beforeAll(async () => {
   bucket = await freshBucket("policyjobs");
   dir = tempDir("policy-jobs");
-  for (const key of ["a/t.csv", "b/t.csv"]) await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "n,v\n1,x\n2,y\n" }));
-  for (let i = 0; i < 8; i++) await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `src/${i}.bin`, Body: randomBytes(MiB, i) }));
+  for (const key of ["a/t.csv", "b/t.csv"])
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "n,v\n1,x\n2,y\n" }));
+  for (let i = 0; i < 8; i++)
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `src/${i}.bin`, Body: randomBytes(MiB, i) }));
   proxy = await startFaultProxy(s3().endpoint);
   // Each connection at 256 KiB/s: a download of eight 1 MiB objects takes seconds, whatever its concurrency.
   proxy.set({ kind: "throttle", bytesPerSecond: 256 * 1024 });
@@ -47,7 +50,16 @@ beforeAll(async () => {
 afterAll(() => proxy?.stop());
 
 async function startServer(policyFile: string, env: Record<string, string> = {}): Promise<HttpBinary> {
-  return startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE}`, STORE_CALLER_IN_FLIGHT: "off", STORE_CALLER_RATE: "off", ...env }, args: ["--policy", policyFile, "--call-budget", "1", "--allowed-dir", dir] });
+  return startHttpBinary({
+    env: {
+      ...s3Env(),
+      STORE_HTTP_TOKENS: `alice:${ALICE}`,
+      STORE_CALLER_IN_FLIGHT: "off",
+      STORE_CALLER_RATE: "off",
+      ...env,
+    },
+    args: ["--policy", policyFile, "--call-budget", "1", "--allowed-dir", dir],
+  });
 }
 
 /** Sends SIGHUP and waits for the reload's log line. */
@@ -57,7 +69,11 @@ async function reload(server: HttpBinary): Promise<void> {
   for (let i = 0; i < 100 && server.stderr().split("reloaded (SIGHUP)").length === before; i++) await Bun.sleep(20);
 }
 
-async function jobOf(client: Awaited<ReturnType<typeof connectHttp>>, name: string, args: Record<string, unknown>): Promise<string> {
+async function jobOf(
+  client: Awaited<ReturnType<typeof connectHttp>>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<string> {
   const r = await call(client, name, args);
   const id = r.structuredContent?.job?.id;
   if (!id) throw new Error(`not handed back as a job: ${textOf(r)}`);
@@ -72,14 +88,21 @@ describe("one replica", () => {
     const client = await connectHttp(server.url, ALICE);
     try {
       // 300 million hashes, a few seconds: past the 1 s budget, so a job.
-      const id = await jobOf(client, "query_objects", { bucket_name: bucket, keys: ["b/t.csv"], sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)" });
+      const id = await jobOf(client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["b/t.csv"],
+        sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)",
+      });
       let status = await call(client, "job_status", { job_id: id });
-      for (let i = 0; i < 60 && status.structuredContent?.job?.state === "running"; i++) status = await call(client, "job_status", { job_id: id });
+      for (let i = 0; i < 60 && status.structuredContent?.job?.state === "running"; i++)
+        status = await call(client, "job_status", { job_id: id });
       expect(status.structuredContent?.job?.state).toBe("done");
       // The rows are there under the policy that started it; now b/ is taken away.
       writeFileSync(policyFile, policyFor(["a/"]));
       await reload(server);
-      expect(textOf(await call(client, "get_object", { bucket_name: bucket, object_key: "b/t.csv" }))).toContain("PolicyDenied");
+      expect(textOf(await call(client, "get_object", { bucket_name: bucket, object_key: "b/t.csv" }))).toContain(
+        "PolicyDenied",
+      );
       const refused = await call(client, "job_status", { job_id: id });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)).toContain("PolicyDenied");
@@ -102,12 +125,17 @@ describe("one replica", () => {
       const query = await jobOf(client, "query_objects", { bucket_name: bucket, keys: ["b/t.csv"], sql: SLOW_SQL });
       // 1 MiB an object at 256 KiB/s: four seconds at least.
       const copy = await jobOf(client, "download_prefix", { bucket_name: bucket, prefix: "src/", local_dir: local });
-      const untouched = await jobOf(client, "query_objects", { bucket_name: bucket, keys: ["a/t.csv"], sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)" });
+      const untouched = await jobOf(client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["a/t.csv"],
+        sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)",
+      });
       writeFileSync(policyFile, policyFor(["a/"]));
       await reload(server);
       for (const id of [query, copy]) {
         let status = await call(client, "job_status", { job_id: id });
-        for (let i = 0; i < 30 && status.structuredContent?.job?.state === "running"; i++) status = await call(client, "job_status", { job_id: id });
+        for (let i = 0; i < 30 && status.structuredContent?.job?.state === "running"; i++)
+          status = await call(client, "job_status", { job_id: id });
         expect(status.structuredContent?.job?.state, textOf(status)).toBe("failed");
         expect(textOf(status)).toContain("PolicyDenied");
         expect(textOf(status)).toContain("stopped when the policy changed");
@@ -117,7 +145,8 @@ describe("one replica", () => {
       expect(existsSync(local) ? readdirSync(local).filter((n) => n.endsWith(".bin")).length : 0).toBeLessThan(8);
       // A job the new policy still grants goes on to its end.
       let status = await call(client, "job_status", { job_id: untouched });
-      for (let i = 0; i < 60 && status.structuredContent?.job?.state === "running"; i++) status = await call(client, "job_status", { job_id: untouched });
+      for (let i = 0; i < 60 && status.structuredContent?.job?.state === "running"; i++)
+        status = await call(client, "job_status", { job_id: untouched });
       expect(status.structuredContent?.job?.state, textOf(status)).toBe("done");
     } finally {
       await client.close();
@@ -136,7 +165,10 @@ describe("two replicas sharing Redis", () => {
   test("a reload on one replica stops a job the new policy refuses on the other", async () => {
     const policyFile = join(dir, "shared.yaml");
     writeFileSync(policyFile, policyFor(["a/", "b/"]));
-    const [one, two] = await Promise.all([startServer(policyFile, { STORE_STATE_URL: redis.url }), startServer(policyFile, { STORE_STATE_URL: redis.url })]);
+    const [one, two] = await Promise.all([
+      startServer(policyFile, { STORE_STATE_URL: redis.url }),
+      startServer(policyFile, { STORE_STATE_URL: redis.url }),
+    ]);
     const client = await connectHttp(one!.url, ALICE);
     const other = await connectHttp(two!.url, ALICE);
     try {
@@ -145,7 +177,8 @@ describe("two replicas sharing Redis", () => {
       // Only the other replica is told; the one running the job hears it through Redis.
       await reload(two!);
       let status = await call(other, "job_status", { job_id: id });
-      for (let i = 0; i < 30 && status.structuredContent?.job?.state === "running"; i++) status = await call(other, "job_status", { job_id: id });
+      for (let i = 0; i < 30 && status.structuredContent?.job?.state === "running"; i++)
+        status = await call(other, "job_status", { job_id: id });
       expect(status.isError).toBe(true);
       expect(textOf(status)).toContain("PolicyDenied");
       expect(one!.stderr()).toContain("a policy change on another replica");

@@ -5,11 +5,11 @@
  * request timeout from firing during a long transfer.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Progress } from "@modelcontextprotocol/sdk/types.js";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectBinary, requireBinary } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED } from "../helpers/raw-stdio.ts";
@@ -28,8 +28,10 @@ beforeAll(async () => {
   dir = tempDir("progress");
   writeFileSync(join(dir, "up.bin"), randomBytes(SIZE, 21));
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "down.bin", Body: randomBytes(SIZE, 22) }));
-  session = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
-
+  session = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
 }, 60_000);
 afterAll(async () => {
   await session.close();
@@ -37,9 +39,16 @@ afterAll(async () => {
 });
 
 /** Calls a tool with a progress handler; returns the result, the updates and those that came after the answer. */
-async function withProgress(name: string, args: Record<string, unknown>, options: { timeout?: number; resetTimeoutOnProgress?: boolean } = {}) {
+async function withProgress(
+  name: string,
+  args: Record<string, unknown>,
+  options: { timeout?: number; resetTimeoutOnProgress?: boolean } = {},
+) {
   const updates: (Progress & { at: number })[] = [];
-  const result = await session.client.callTool({ name, arguments: args }, undefined, { onprogress: (p) => updates.push({ ...p, at: performance.now() }), ...options });
+  const result = await session.client.callTool({ name, arguments: args }, undefined, {
+    onprogress: (p) => updates.push({ ...p, at: performance.now() }),
+    ...options,
+  });
   const answeredAt = performance.now();
   const seenAtAnswer = updates.length;
   await Bun.sleep(600);
@@ -65,7 +74,11 @@ function checkUpdates(updates: (Progress & { at: number })[]): void {
 test("upload_file reports bytes stored, then answers; nothing after the answer", async () => {
   // 8 MiB/s a connection, 3 parts in flight: ~1 s, a part (5 MiB) stored every ~0.6 s.
   proxy.set({ kind: "throttle", bytesPerSecond: 8 * MiB });
-  const { result, updates, late } = await withProgress("upload_file", { local_file_path: "up.bin", bucket_name: bucket, object_key: "up.bin" });
+  const { result, updates, late } = await withProgress("upload_file", {
+    local_file_path: "up.bin",
+    bucket_name: bucket,
+    object_key: "up.bin",
+  });
   expect(result.isError).toBeFalsy();
   checkUpdates(updates);
   expect(late).toBe(0);
@@ -88,7 +101,17 @@ test("get_object download reports bytes written; a 1.5 s client timeout is reset
 test("a cancelled download sends no progress after the cancel (raw protocol, as the server sends it)", async () => {
   proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
   // The SDK client drops progress for a request it cancelled, so this reads the server's stdout itself.
-  const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint } });
+  const proc = Bun.spawn([requireBinary(), "--allowed-dir", dir], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: {
+      PATH: process.env.PATH ?? "/usr/bin",
+      HOME: process.env.HOME ?? "/root",
+      ...s3Env(),
+      STORE_ENDPOINT_URL: proxy.endpoint,
+    },
+  });
   const send = (m: object) => proc.stdin.write(JSON.stringify(m) + "\n");
   const progressAt: number[] = [];
   let cancelledAt = Infinity;
@@ -111,7 +134,16 @@ test("a cancelled download sends no progress after the cancel (raw protocol, as 
   })();
   send(INITIALIZE);
   send(INITIALIZED);
-  send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "get_object", arguments: { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: "cancelled.bin" }, _meta: { progressToken: "dl" } } });
+  send({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "tools/call",
+    params: {
+      name: "get_object",
+      arguments: { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: "cancelled.bin" },
+      _meta: { progressToken: "dl" },
+    },
+  });
   await Bun.sleep(4_000);
   proc.stdin.end();
   await proc.exited;

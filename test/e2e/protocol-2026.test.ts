@@ -10,17 +10,18 @@
  * as `input_required` (the client asks the user and calls again), remote
  * mode included, with the same effect of a yes, a no and no answer.
  */
-import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { ANSWERS, type Answer } from "../helpers/elicitation.ts";
-import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
-import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { SkillsClient } from "@modelcontextprotocol/client/ext/skills";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { ANSWERS, type Answer } from "../helpers/elicitation.ts";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { type HttpBinary, startHttpBinary } from "../helpers/http.ts";
 import { requireBinary } from "../helpers/mcp.ts";
 import { freshBucket, keysUnder, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -32,7 +33,13 @@ const TOKEN = "protocol-2026-token-0123456789";
 /** A v2 client; with `asker`, it declares elicitation and answers each form as the asker says (recording the question). */
 function newClient(mode: Mode, asker?: { answer: Answer; asked: string[] }): Client {
   const versionNegotiation = { mode: mode === "pinned" ? { pin: "2026-07-28" } : mode } as const;
-  const client = new Client({ name: "protocol-2026-test", version: "1.0.0" }, { versionNegotiation: versionNegotiation as never, ...(asker ? { capabilities: { elicitation: { form: {} } } } : {}) });
+  const client = new Client(
+    { name: "protocol-2026-test", version: "1.0.0" },
+    {
+      versionNegotiation: versionNegotiation as never,
+      ...(asker ? { capabilities: { elicitation: { form: {} } } } : {}),
+    },
+  );
   if (asker)
     client.setRequestHandler("elicitation/create", async (request) => {
       asker.asked.push((request.params as { message: string }).message);
@@ -41,20 +48,35 @@ function newClient(mode: Mode, asker?: { answer: Answer; asked: string[] }): Cli
   return client;
 }
 
-async function overStdio(mode: Mode, args: string[], env: Record<string, string>, asker?: { answer: Answer; asked: string[] }): Promise<Client> {
+async function overStdio(
+  mode: Mode,
+  args: string[],
+  env: Record<string, string>,
+  asker?: { answer: Answer; asked: string[] },
+): Promise<Client> {
   const client = newClient(mode, asker);
-  await client.connect(new StdioClientTransport({ command: requireBinary(), args, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env }, stderr: "ignore" }));
+  await client.connect(
+    new StdioClientTransport({
+      command: requireBinary(),
+      args,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
+      stderr: "ignore",
+    }),
+  );
   return client;
 }
 
 async function overHttp(mode: Mode, url: string, asker?: { answer: Answer; asked: string[] }): Promise<Client> {
   const client = newClient(mode, asker);
-  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+  );
   return client;
 }
 
 const structured = (r: unknown) => (r as { structuredContent?: Record<string, unknown> }).structuredContent ?? {};
-const text = (r: unknown) => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
+const text = (r: unknown) =>
+  ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? "").join("\n");
 
 let bucket: string;
 let dir: string;
@@ -69,7 +91,10 @@ beforeAll(async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "docs/readme.md", Body: "# hello 2026" }));
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: randomBytes(24 * MiB, 26) }));
   auditFile = join(tempDir("proto26-audit"), "audit.log");
-  http = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}` }, args: ["--allow-delete", "--audit-log", auditFile] });
+  http = await startHttpBinary({
+    env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}` },
+    args: ["--allow-delete", "--audit-log", auditFile],
+  });
 }, 120_000);
 afterAll(async () => {
   await http?.stop();
@@ -77,7 +102,8 @@ afterAll(async () => {
 });
 
 describe.each(["stdio", "http"] as const)("over %s", (transport) => {
-  const connect = (mode: Mode, asker?: { answer: Answer; asked: string[] }) => (transport === "stdio" ? overStdio(mode, ["--allow-delete"], s3Env(), asker) : overHttp(mode, http.url, asker));
+  const connect = (mode: Mode, asker?: { answer: Answer; asked: string[] }) =>
+    transport === "stdio" ? overStdio(mode, ["--allow-delete"], s3Env(), asker) : overHttp(mode, http.url, asker);
 
   test("each mode settles on its protocol; tools/list, capabilities and answers are the same on both", async () => {
     const seen: Record<string, { tools: unknown; extensions: unknown; read: unknown; era: string | undefined }> = {};
@@ -87,8 +113,16 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
         const era = client.getProtocolEra();
         expect(era, mode).toBe(mode === "legacy" ? "legacy" : "modern");
         expect(client.getNegotiatedProtocolVersion(), mode).toBe(mode === "legacy" ? "2025-11-25" : "2026-07-28");
-        const tools = (await client.listTools()).tools.map((t) => ({ name: t.name, inputSchema: t.inputSchema, annotations: t.annotations, _meta: t._meta }));
-        const read = await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "docs/readme.md" } });
+        const tools = (await client.listTools()).tools.map((t) => ({
+          name: t.name,
+          inputSchema: t.inputSchema,
+          annotations: t.annotations,
+          _meta: t._meta,
+        }));
+        const read = await client.callTool({
+          name: "get_object",
+          arguments: { bucket_name: bucket, object_key: "docs/readme.md" },
+        });
         expect(read.isError, text(read)).toBeFalsy();
         expect(structured(read)).toMatchObject({ text: "# hello 2026", size: 12 });
         seen[mode] = { tools, extensions: client.getServerCapabilities()?.extensions, read: structured(read), era };
@@ -99,7 +133,11 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
     expect(seen.auto!.tools).toEqual(seen.legacy!.tools);
     expect(seen.pinned!.tools).toEqual(seen.legacy!.tools);
     expect(seen.pinned!.read).toEqual(seen.legacy!.read);
-    for (const mode of MODES) expect(seen[mode]!.extensions, mode).toEqual({ "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] }, "io.modelcontextprotocol/skills": {} });
+    for (const mode of MODES)
+      expect(seen[mode]!.extensions, mode).toEqual({
+        "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
+        "io.modelcontextprotocol/skills": {},
+      });
   }, 60_000);
 
   test("2026-07-28: resources, completions, prompts, lenient arguments and an unknown tool", async () => {
@@ -107,9 +145,14 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
     try {
       const resource = await client.readResource({ uri: `s3://${bucket}/docs/readme.md` });
       expect((resource.contents[0] as { text?: string }).text).toBe("# hello 2026");
-      const missing = await client.readResource({ uri: `s3://${bucket}/docs/nope.md` }).catch((e: { code: number; data?: { uri?: string } }) => e);
+      const missing = await client
+        .readResource({ uri: `s3://${bucket}/docs/nope.md` })
+        .catch((e: { code: number; data?: { uri?: string } }) => e);
       expect((missing as { code: number }).code).toBe(-32602);
-      const buckets = await client.complete({ ref: { type: "ref/prompt", name: "share_file" }, argument: { name: "bucket", value: bucket.slice(0, 12) } });
+      const buckets = await client.complete({
+        ref: { type: "ref/prompt", name: "share_file" },
+        argument: { name: "bucket", value: bucket.slice(0, 12) },
+      });
       expect(buckets.completion.values).toContain(bucket);
       const prompt = await client.getPrompt({ name: "share_file", arguments: { bucket, key: "docs/readme.md" } });
       expect(JSON.stringify(prompt.messages)).toContain("presign_url");
@@ -118,14 +161,23 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
       expect(skills.supported).toBe(true);
       const listed = await skills.list();
       // Remote mode without --allowed-dir has no upload_directory, so no upload-folder: the same offering rule as the prompts.
-      expect(listed.skills.map((k) => k.frontmatter.name).sort()).toEqual(["clean-up", "find-space", "review-exposure", "share-file", ...(transport === "stdio" ? ["upload-folder"] : [])]);
+      expect(listed.skills.map((k) => k.frontmatter.name).sort()).toEqual([
+        "clean-up",
+        "find-space",
+        "review-exposure",
+        "share-file",
+        ...(transport === "stdio" ? ["upload-folder"] : []),
+      ]);
       const share = listed.skills.find((k) => k.frontmatter.name === "share-file")!;
       const file = await skills.read(share);
       const markdown = new TextDecoder().decode((file as unknown as { bytes: Uint8Array }).bytes);
       expect(markdown).toContain("presign_url");
       expect(markdown).toContain("`<bucket>`");
       // A null and a parameter the tool does not take, as clients send them: ignored, and said so.
-      const lenient = await client.callTool({ name: "head_object", arguments: { bucket_name: bucket, object_key: "docs/readme.md", version_id: null, wait_for_previous: true } });
+      const lenient = await client.callTool({
+        name: "head_object",
+        arguments: { bucket_name: bucket, object_key: "docs/readme.md", version_id: null, wait_for_previous: true },
+      });
       expect(lenient.isError, text(lenient)).toBeFalsy();
       expect(structured(lenient).ignored_parameters).toEqual(["wait_for_previous"]);
       const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
@@ -140,14 +192,24 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
 describe("2026-07-28 over stdio: progress and cancellation", () => {
   let client: Client;
   beforeAll(async () => {
-    client = await overStdio("pinned", ["--allowed-dir", dir], { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_STATE_DIR: "off" });
+    client = await overStdio("pinned", ["--allowed-dir", dir], {
+      ...s3Env(),
+      STORE_ENDPOINT_URL: proxy.endpoint,
+      STORE_STATE_DIR: "off",
+    });
   });
   afterAll(() => client?.close());
 
   test("a download reports its bytes as it goes", async () => {
     proxy.set({ kind: "throttle", bytesPerSecond: 4 * MiB });
     const updates: { progress: number; total?: number }[] = [];
-    const r = await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "big.bin" } }, { onprogress: (p) => updates.push(p) });
+    const r = await client.callTool(
+      {
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "big.bin" },
+      },
+      { onprogress: (p) => updates.push(p) },
+    );
     proxy.set({ kind: "pass" });
     expect(r.isError, text(r)).toBeFalsy();
     expect(updates.length).toBeGreaterThanOrEqual(2);
@@ -158,7 +220,13 @@ describe("2026-07-28 over stdio: progress and cancellation", () => {
   test("a cancelled download stops and leaves nothing; the server goes on", async () => {
     proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
     const controller = new AbortController();
-    const pending = client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "cut/big.bin" } }, { signal: controller.signal });
+    const pending = client.callTool(
+      {
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "cut/big.bin" },
+      },
+      { signal: controller.signal },
+    );
     await Bun.sleep(700);
     controller.abort();
     await expect(pending).rejects.toThrow();
@@ -172,7 +240,13 @@ describe("2026-07-28 over stdio: progress and cancellation", () => {
 
 describe("2026-07-28 confirmations as input_required", () => {
   /** Calls `tool` with a client answering `answer`; returns the result and the questions asked. */
-  async function confirmed(client: Client, asker: { answer: Answer; asked: string[] }, answer: Answer, tool: string, args: Record<string, unknown>) {
+  async function confirmed(
+    client: Client,
+    asker: { answer: Answer; asked: string[] },
+    answer: Answer,
+    tool: string,
+    args: Record<string, unknown>,
+  ) {
     asker.answer = answer;
     const before = asker.asked.length;
     const result = await client.callTool({ name: tool, arguments: { ...args, confirm: true } });
@@ -183,14 +257,23 @@ describe("2026-07-28 confirmations as input_required", () => {
   for (const transport of ["stdio", "http"] as const) {
     test(`over ${transport}: delete_objects, put_object_tags and a move — no, unticked and dismissed change nothing; yes applies`, async () => {
       const asker = { answer: "decline" as Answer, asked: [] as string[] };
-      const client = transport === "stdio" ? await overStdio("pinned", ["--allow-delete", "--allow-admin"], s3Env(), asker) : await overHttp("pinned", http.url, asker);
+      const client =
+        transport === "stdio"
+          ? await overStdio("pinned", ["--allow-delete", "--allow-admin"], s3Env(), asker)
+          : await overHttp("pinned", http.url, asker);
       const prefix = `${transport}-del/`;
       try {
         await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `${prefix}1.txt`, Body: "1" }));
         for (const answer of ["decline", "unticked", "cancel"] as const) {
-          const { result, asked } = await confirmed(client, asker, answer, "delete_objects", { bucket_name: bucket, prefix });
+          const { result, asked } = await confirmed(client, asker, answer, "delete_objects", {
+            bucket_name: bucket,
+            prefix,
+          });
           expect(asked, answer).toBe(1);
-          expect(structured(result), answer).toMatchObject({ confirmation: answer === "cancel" ? "cancelled" : "declined", dry_run: false });
+          expect(structured(result), answer).toMatchObject({
+            confirmation: answer === "cancel" ? "cancelled" : "declined",
+            dry_run: false,
+          });
           expect(await keysUnder(bucket, prefix)).toEqual([`${prefix}1.txt`]);
         }
         expect(asker.asked.at(-1)).toContain("Delete 1 object(s)");
@@ -199,15 +282,35 @@ describe("2026-07-28 confirmations as input_required", () => {
         expect(await keysUnder(bucket, prefix)).toEqual([]);
         if (transport === "stdio") {
           await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "t.txt", Body: "t" }));
-          const no = await confirmed(client, asker, "decline", "put_object_tags", { bucket_name: bucket, object_key: "t.txt", tags: { team: "a" } });
+          const no = await confirmed(client, asker, "decline", "put_object_tags", {
+            bucket_name: bucket,
+            object_key: "t.txt",
+            tags: { team: "a" },
+          });
           expect(structured(no.result)).toMatchObject({ confirmation: "declined" });
-          const tagged = await confirmed(client, asker, "accept", "put_object_tags", { bucket_name: bucket, object_key: "t.txt", tags: { team: "a" } });
+          const tagged = await confirmed(client, asker, "accept", "put_object_tags", {
+            bucket_name: bucket,
+            object_key: "t.txt",
+            tags: { team: "a" },
+          });
           expect(structured(tagged.result)).toMatchObject({ confirmation: "accepted", applied: true });
           await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "mv/a.txt", Body: "a" }));
-          const kept = await confirmed(client, asker, "cancel", "copy_prefix", { source_bucket: bucket, source_prefix: "mv/", bucket_name: bucket, prefix: "moved/", move: true });
+          const kept = await confirmed(client, asker, "cancel", "copy_prefix", {
+            source_bucket: bucket,
+            source_prefix: "mv/",
+            bucket_name: bucket,
+            prefix: "moved/",
+            move: true,
+          });
           expect(structured(kept.result)).toMatchObject({ confirmation: "cancelled" });
           expect(await keysUnder(bucket, "moved/")).toEqual([]);
-          const moved = await confirmed(client, asker, "accept", "copy_prefix", { source_bucket: bucket, source_prefix: "mv/", bucket_name: bucket, prefix: "moved/", move: true });
+          const moved = await confirmed(client, asker, "accept", "copy_prefix", {
+            source_bucket: bucket,
+            source_prefix: "mv/",
+            bucket_name: bucket,
+            prefix: "moved/",
+            move: true,
+          });
           expect(structured(moved.result)).toMatchObject({ confirmation: "accepted" });
           expect(await keysUnder(bucket, "moved/")).toEqual(["moved/a.txt"]);
           expect(await keysUnder(bucket, "mv/")).toEqual([]);
@@ -220,10 +323,27 @@ describe("2026-07-28 confirmations as input_required", () => {
 
   test("no answer: the call ends at input_required and nothing changes; a 2025 remote call is not asked (not_asked)", async () => {
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "keep/1.txt", Body: "1" }));
-    const manual = new Client({ name: "no-answer", version: "1" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } as never, capabilities: { elicitation: { form: {} } }, inputRequired: { autoFulfill: false } });
-    await manual.connect(new StdioClientTransport({ command: requireBinary(), args: ["--allow-delete"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...s3Env() }, stderr: "ignore" }));
+    const manual = new Client(
+      { name: "no-answer", version: "1" },
+      {
+        versionNegotiation: { mode: { pin: "2026-07-28" } } as never,
+        capabilities: { elicitation: { form: {} } },
+        inputRequired: { autoFulfill: false },
+      },
+    );
+    await manual.connect(
+      new StdioClientTransport({
+        command: requireBinary(),
+        args: ["--allow-delete"],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...s3Env() },
+        stderr: "ignore",
+      }),
+    );
     try {
-      const pending = (await manual.callTool({ name: "delete_objects", arguments: { bucket_name: bucket, prefix: "keep/", confirm: true } }, { allowInputRequired: true } as never)) as unknown as { inputRequests?: Record<string, { method: string; params: { message: string } }> };
+      const pending = (await manual.callTool(
+        { name: "delete_objects", arguments: { bucket_name: bucket, prefix: "keep/", confirm: true } },
+        { allowInputRequired: true } as never,
+      )) as unknown as { inputRequests?: Record<string, { method: string; params: { message: string } }> };
       const requests = Object.values(pending.inputRequests ?? {});
       expect(requests.length).toBe(1);
       expect(requests[0]!.method).toBe("elicitation/create");
@@ -236,7 +356,10 @@ describe("2026-07-28 confirmations as input_required", () => {
     // The 2025 protocol in remote mode never asks (its answer could reach another replica): the model's confirm stands.
     const legacy = await overHttp("legacy", http.url, { answer: "decline", asked: [] });
     try {
-      const r = await legacy.callTool({ name: "delete_objects", arguments: { bucket_name: bucket, prefix: "keep/", confirm: true } });
+      const r = await legacy.callTool({
+        name: "delete_objects",
+        arguments: { bucket_name: bucket, prefix: "keep/", confirm: true },
+      });
       expect(structured(r)).toMatchObject({ confirmation: "not_asked", applied: true, deleted_count: 1 });
     } finally {
       await legacy.close();
@@ -244,7 +367,10 @@ describe("2026-07-28 confirmations as input_required", () => {
   }, 60_000);
 
   test("remote mode writes one audit line per call on either protocol, the asked round included", async () => {
-    const lines = readFileSync(auditFile, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { action: string; outcome: string });
+    const lines = readFileSync(auditFile, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { action: string; outcome: string });
     const deletes = lines.filter((l) => l.action === "delete_objects");
     expect(deletes.some((l) => l.outcome === "InputRequired")).toBe(true);
     expect(deletes.filter((l) => l.outcome === "ok").length).toBeGreaterThanOrEqual(5);
@@ -253,15 +379,28 @@ describe("2026-07-28 confirmations as input_required", () => {
 
 describe("remote mode on 2026-07-28: the edge and the long calls as on 2025", () => {
   test("a call past the budget answers a job handle; job_status waits for the result; a caller over its rate gets 429; Host and batches are checked first", async () => {
-    const slow = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_DIR: "off", STORE_CALLER_RATE: "off" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+    const slow = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_ENDPOINT_URL: proxy.endpoint,
+        STORE_HTTP_TOKENS: `team:${TOKEN}`,
+        STORE_STATE_DIR: "off",
+        STORE_CALLER_RATE: "off",
+      },
+      args: ["--allowed-dir", dir, "--call-budget", "1"],
+    });
     const client = await overHttp("pinned", slow.url);
     try {
       proxy.set({ kind: "throttle", bytesPerSecond: 6 * MiB });
-      const handed = await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "job/big.bin" } });
+      const handed = await client.callTool({
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "job/big.bin" },
+      });
       const job = structured(handed).job as { id: string } | undefined;
       expect(job?.id, text(handed)).toBeDefined();
       let status = await client.callTool({ name: "job_status", arguments: { job_id: job!.id, wait_seconds: 20 } });
-      for (let i = 0; i < 5 && (structured(status).job as { state: string }).state === "running"; i++) status = await client.callTool({ name: "job_status", arguments: { job_id: job!.id, wait_seconds: 20 } });
+      for (let i = 0; i < 5 && (structured(status).job as { state: string }).state === "running"; i++)
+        status = await client.callTool({ name: "job_status", arguments: { job_id: job!.id, wait_seconds: 20 } });
       proxy.set({ kind: "pass" });
       expect(structured(status).job).toMatchObject({ state: "done", tool: "get_object" });
       expect(readFileSync(join(dir, "job", "big.bin")).length).toBe(24 * MiB);
@@ -271,10 +410,32 @@ describe("remote mode on 2026-07-28: the edge and the long calls as on 2025", ()
       await slow.stop();
     }
     const OTHER = "protocol-2026-other-token-012345";
-    const limited = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN},other:${OTHER}`, STORE_CALLER_RATE: "2", STORE_CALLER_BURST: "2" } });
-    const envelope = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" }, "io.modelcontextprotocol/clientCapabilities": {} };
+    const limited = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_HTTP_TOKENS: `team:${TOKEN},other:${OTHER}`,
+        STORE_CALLER_RATE: "2",
+        STORE_CALLER_BURST: "2",
+      },
+    });
+    const envelope = {
+      "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+      "io.modelcontextprotocol/clientInfo": { name: "raw", version: "1" },
+      "io.modelcontextprotocol/clientCapabilities": {},
+    };
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(limited.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${TOKEN}`, "mcp-protocol-version": "2026-07-28", "mcp-method": "tools/list", ...headers }, body: JSON.stringify(body) });
+      fetch(limited.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${TOKEN}`,
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": "tools/list",
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
     try {
       const list = { jsonrpc: "2.0", id: 1, method: "tools/list", params: { _meta: envelope } };
       // Another caller's (each caller has its own rate): a foreign Host, then a batch.
@@ -290,14 +451,28 @@ describe("remote mode on 2026-07-28: the edge and the long calls as on 2025", ()
   }, 90_000);
 
   test("SIGTERM while a 2026-07-28 call runs: it is answered (done, or 'shutting down' after the grace), the process exits 0", async () => {
-    const server = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_DIR: "off", STORE_SHUTDOWN_GRACE_MS: "500" }, args: ["--allowed-dir", dir] });
+    const server = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_ENDPOINT_URL: proxy.endpoint,
+        STORE_HTTP_TOKENS: `team:${TOKEN}`,
+        STORE_STATE_DIR: "off",
+        STORE_SHUTDOWN_GRACE_MS: "500",
+      },
+      args: ["--allowed-dir", dir],
+    });
     const client = await overHttp("pinned", server.url);
     try {
       proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
-      const pending = client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "term/big.bin" } }).then(
-        (r) => text(r),
-        (e: Error) => e.message,
-      );
+      const pending = client
+        .callTool({
+          name: "get_object",
+          arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "term/big.bin" },
+        })
+        .then(
+          (r) => text(r),
+          (e: Error) => e.message,
+        );
       await Bun.sleep(700);
       const code = await server.stop();
       expect(code).toBe(0);

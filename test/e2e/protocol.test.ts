@@ -2,10 +2,11 @@
  * Protocol robustness and awkward keys, through the compiled binary: whatever
  * arrives on stdin, every valid request gets its right answer.
  */
-import { ListObjectsV2Command } from "@aws-sdk/client-s3";
+
 import { beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { INITIALIZE, INITIALIZED, rawSession } from "../helpers/raw-stdio.ts";
@@ -22,7 +23,12 @@ beforeAll(async () => {
 describe("what the client sends", () => {
   test("a malformed JSON line, an unknown method, an unknown tool, a huge payload: each answered or dropped, the valid ones answered", async () => {
     const hugePrefix = "p".repeat(8 * 1024 * 1024);
-    const toolCall = (id: number, name: string, args: object) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+    const toolCall = (id: number, name: string, args: object) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
     const run = await rawSession([], s3Env(), [
       INITIALIZE,
       INITIALIZED,
@@ -61,7 +67,12 @@ describe("what the client sends", () => {
       { jsonrpc: "2.0", id: 8, method: "tools/list" },
     ]);
     expect(run.exitCode).toBe(0);
-    const byId = Object.fromEntries(run.stdoutLines.map((l) => JSON.parse(l)).filter((m) => m.id !== undefined).map((m) => [m.id, m]));
+    const byId = Object.fromEntries(
+      run.stdoutLines
+        .map((l) => JSON.parse(l))
+        .filter((m) => m.id !== undefined)
+        .map((m) => [m.id, m]),
+    );
     expect(byId[7].error.code).toBe(-32600);
     expect(byId[7].error.message).toContain("too large");
     expect(byId[8].result.tools.length).toBeGreaterThan(0);
@@ -72,17 +83,40 @@ describe("what the client sends", () => {
     const { client, close } = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
     try {
       for (let i = 0; i < 20; i++) writeFileSync(join(dir, `c${i}.txt`), `content ${i}\n`.repeat(i + 1));
-      const uploads = Array.from({ length: 20 }, (_, i) => call(client, "upload_file", { local_file_path: `c${i}.txt`, bucket_name: bucket, object_key: `concurrent/c${i}.txt` }));
+      const uploads = Array.from({ length: 20 }, (_, i) =>
+        call(client, "upload_file", {
+          local_file_path: `c${i}.txt`,
+          bucket_name: bucket,
+          object_key: `concurrent/c${i}.txt`,
+        }),
+      );
       const listings = Array.from({ length: 10 }, () => call(client, "list_buckets"));
       const upResults = await Promise.all([...uploads, ...listings]);
       for (const r of upResults) expect(r.isError).toBeFalsy();
-      const reads = Array.from({ length: 10 }, (_, i) => call(client, "get_object", { bucket_name: bucket, object_key: `concurrent/c${i}.txt` }));
-      const downloads = Array.from({ length: 10 }, (_, i) =>
-        call(client, "get_object", { bucket_name: bucket, object_key: `concurrent/c${10 + i}.txt`, mode: "download", local_path: `back/c${10 + i}.txt` }),
+      const reads = Array.from({ length: 10 }, (_, i) =>
+        call(client, "get_object", { bucket_name: bucket, object_key: `concurrent/c${i}.txt` }),
       );
-      const lists = Array.from({ length: 10 }, () => call(client, "list_objects", { bucket_name: bucket, prefix: "concurrent/" }));
-      const more = Array.from({ length: 20 }, (_, i) => call(client, "upload_file", { local_file_path: `c${i}.txt`, bucket_name: bucket, object_key: `concurrent2/c${i}.txt` }));
-      const [readResults, downloadResults, listResults, moreResults] = await Promise.all([reads, downloads, lists, more].map((group) => Promise.all(group)));
+      const downloads = Array.from({ length: 10 }, (_, i) =>
+        call(client, "get_object", {
+          bucket_name: bucket,
+          object_key: `concurrent/c${10 + i}.txt`,
+          mode: "download",
+          local_path: `back/c${10 + i}.txt`,
+        }),
+      );
+      const lists = Array.from({ length: 10 }, () =>
+        call(client, "list_objects", { bucket_name: bucket, prefix: "concurrent/" }),
+      );
+      const more = Array.from({ length: 20 }, (_, i) =>
+        call(client, "upload_file", {
+          local_file_path: `c${i}.txt`,
+          bucket_name: bucket,
+          object_key: `concurrent2/c${i}.txt`,
+        }),
+      );
+      const [readResults, downloadResults, listResults, moreResults] = await Promise.all(
+        [reads, downloads, lists, more].map((group) => Promise.all(group)),
+      );
       readResults!.forEach((r, i) => expect(textOf(r)).toContain(`content ${i}\n`.repeat(i + 1)));
       downloadResults!.forEach((r, i) => {
         expect(r.isError).toBeFalsy();
@@ -126,7 +160,11 @@ describe("keys that are valid but awkward round-trip exactly", () => {
       for (const [i, key] of KEYS.entries()) {
         const body = `body of key ${i}: ${key}\n`;
         writeFileSync(join(dir, `awkward-${i}.txt`), body);
-        const up = await call(client, "upload_file", { local_file_path: `awkward-${i}.txt`, bucket_name: bucket, object_key: key });
+        const up = await call(client, "upload_file", {
+          local_file_path: `awkward-${i}.txt`,
+          bucket_name: bucket,
+          object_key: key,
+        });
         expect(up.isError, `${key}: ${textOf(up)}`).toBeFalsy();
         expect(up.structuredContent?.key).toBe(key);
 
@@ -137,12 +175,19 @@ describe("keys that are valid but awkward round-trip exactly", () => {
         expect(read.isError, `${key}: ${textOf(read)}`).toBeFalsy();
         expect(textOf(read)).toContain(body);
 
-        const down = await call(client, "get_object", { bucket_name: bucket, object_key: key, mode: "download", local_path: `awkward-back/${i}.txt` });
+        const down = await call(client, "get_object", {
+          bucket_name: bucket,
+          object_key: key,
+          mode: "download",
+          local_path: `awkward-back/${i}.txt`,
+        });
         expect(down.isError, `${key}: ${textOf(down)}`).toBeFalsy();
         expect(readFileSync(join(dir, `awkward-back/${i}.txt`), "utf8")).toBe(body);
       }
       // An independent client sees exactly these keys: nothing re-encoded, NFC and NFD kept apart.
-      const stored = (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }))).Contents!.map((o) => o.Key);
+      const stored = (
+        await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, MaxKeys: 1000 }))
+      ).Contents!.map((o) => o.Key);
       for (const key of KEYS) expect(stored).toContain(key);
     } finally {
       await close();

@@ -8,10 +8,11 @@
  * a worker killed mid-query (SIGSEGV, SIGKILL) costs that query a clear
  * error and nothing else; query directories a killed server left are swept.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { tempDir } from "../helpers/files.ts";
 import { rpc, startHttpBinary } from "../helpers/http.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
@@ -31,10 +32,29 @@ beforeAll(async () => {
 }, 60_000);
 
 /** A tools/call's JSON-RPC answer over HTTP (the SSE or JSON body), or "timeout" after `ms`. */
-async function callHttp(url: string, token: string, id: number, name: string, args: Record<string, unknown>, ms = 60_000): Promise<{ status: number; result?: any; text: string } | "timeout"> {
-  const answer = rpc(url, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } }, auth(token)).then(async (res) => {
+async function callHttp(
+  url: string,
+  token: string,
+  id: number,
+  name: string,
+  args: Record<string, unknown>,
+  ms = 60_000,
+): Promise<{ status: number; result?: any; text: string } | "timeout"> {
+  const answer = rpc(
+    url,
+    { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } },
+    auth(token),
+  ).then(async (res) => {
     const body = await res.text();
-    const json = body.includes("data: ") ? body.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6))).find((m) => m.id === id) : body ? JSON.parse(body) : undefined;
+    const json = body.includes("data: ")
+      ? body
+          .split("\n")
+          .filter((l) => l.startsWith("data: "))
+          .map((l) => JSON.parse(l.slice(6)))
+          .find((m) => m.id === id)
+      : body
+        ? JSON.parse(body)
+        : undefined;
     return { status: res.status, result: json?.result, text: body };
   });
   return Promise.race([answer, Bun.sleep(ms).then(() => "timeout" as const)]);
@@ -42,7 +62,11 @@ async function callHttp(url: string, token: string, id: number, name: string, ar
 
 /** The server's children that are query workers. */
 function workersOf(pid: number): number[] {
-  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8")
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map(Number);
   return children.filter((c) => {
     try {
       return readFileSync(`/proc/${c}/cmdline`, "utf8").includes("__query-worker");
@@ -52,26 +76,47 @@ function workersOf(pid: number): number[] {
   });
 }
 
-const statusKb = (pid: number, field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+const statusKb = (pid: number, field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 
 describe("queries do not hold what other calls need", () => {
   test("two slow queries by one caller: another caller's get_object answers at once, and a third query is QueryBusy", async () => {
-    const server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1" } });
+    const server = await startHttpBinary({
+      env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1" },
+    });
     try {
       const jobs: string[] = [];
       for (const id of [1, 2]) {
-        const handed = await callHttp(server.url, ALICE, id, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+        const handed = await callHttp(server.url, ALICE, id, "query_objects", {
+          bucket_name: bucket,
+          keys: ["tiny.csv"],
+          sql: SLOW_SQL,
+        });
         expect(handed).not.toBe("timeout");
         const job = (handed as { result: any }).result?.structuredContent?.job;
         expect(job?.state, (handed as { text: string }).text).toBe("running");
         jobs.push(job.id);
       }
       const started = performance.now();
-      const read = await callHttp(server.url, BOB, 3, "get_object", { bucket_name: bucket, object_key: "nine.txt" }, 10_000);
+      const read = await callHttp(
+        server.url,
+        BOB,
+        3,
+        "get_object",
+        { bucket_name: bucket, object_key: "nine.txt" },
+        10_000,
+      );
       expect(read).not.toBe("timeout");
       expect(JSON.stringify((read as { result: any }).result)).toContain("nine byte");
       expect(performance.now() - started).toBeLessThan(5_000);
-      const third = await callHttp(server.url, BOB, 4, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" }, 10_000);
+      const third = await callHttp(
+        server.url,
+        BOB,
+        4,
+        "query_objects",
+        { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" },
+        10_000,
+      );
       expect(third).not.toBe("timeout");
       const busy = (third as { result: any }).result;
       expect(busy.isError).toBe(true);
@@ -82,7 +127,11 @@ describe("queries do not hold what other calls need", () => {
         expect((cancelled as { result: any }).result.structuredContent.job.state).toBe("cancelled");
       }
       // The slots are free again.
-      const again = await callHttp(server.url, BOB, 20, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) AS n FROM objects" });
+      const again = await callHttp(server.url, BOB, 20, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n FROM objects",
+      });
       expect((again as { result: any }).result.structuredContent.rows).toEqual([[2]]);
     } finally {
       await server.stop();
@@ -90,14 +139,30 @@ describe("queries do not hold what other calls need", () => {
   }, 90_000);
 
   test("a caller's running jobs count against its in-flight limit", async () => {
-    const server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1", STORE_CALLER_IN_FLIGHT: "1" } });
+    const server = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+        STORE_CALL_BUDGET_SECONDS: "1",
+        STORE_CALLER_IN_FLIGHT: "1",
+      },
+    });
     try {
       // 300 million hashes: past the 1 s budget (a job), done within seconds.
-      const handed = await callHttp(server.url, ALICE, 1, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)" });
+      const handed = await callHttp(server.url, ALICE, 1, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)",
+      });
       const job = (handed as { result: any }).result.structuredContent.job;
       expect(job.state).toBe("running");
       // The job holds the caller's one slot while it runs: her next request is refused, another caller's is not.
-      const head = { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "head_object", arguments: { bucket_name: bucket, object_key: "nine.txt" } } };
+      const head = {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "head_object", arguments: { bucket_name: bucket, object_key: "nine.txt" } },
+      };
       const refused = await rpc(server.url, head, auth(ALICE));
       expect(refused.status).toBe(429);
       expect((await rpc(server.url, head, auth(BOB))).status).toBe(200);
@@ -114,7 +179,9 @@ describe("queries do not hold what other calls need", () => {
   }, 90_000);
 
   test("running jobs per caller are capped (STORE_MAX_RUNNING_JOBS): the next long call is refused with what to do", async () => {
-    const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_CALL_BUDGET_SECONDS: "1", STORE_MAX_RUNNING_JOBS: "1" } });
+    const { client, close } = await connectBinary({
+      env: { ...s3Env(), STORE_CALL_BUDGET_SECONDS: "1", STORE_MAX_RUNNING_JOBS: "1" },
+    });
     try {
       const first = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
       const job = first.structuredContent!.job;
@@ -126,7 +193,11 @@ describe("queries do not hold what other calls need", () => {
       // Quick calls are not jobs: still served.
       expect((await call(client, "head_object", { bucket_name: bucket, object_key: "nine.txt" })).isError).toBeFalsy();
       await call(client, "cancel_job", { job_id: job.id });
-      const third = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) AS n FROM objects" });
+      const third = await call(client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n FROM objects",
+      });
       expect(third.structuredContent!.rows).toEqual([[2]]);
     } finally {
       await close();
@@ -139,14 +210,28 @@ describe("the engine's memory is not the server's", () => {
   let tmp: string;
   beforeAll(async () => {
     tmp = tempDir("qiso-tmp");
-    client = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp, STORE_CALL_BUDGET_SECONDS: "0", STORE_SECRET_ACCESS_KEY_EXTRA: "x", AWS_SECRET_ACCESS_KEY: "should-not-reach-the-worker", MY_API_TOKEN: "neither" } });
+    client = await connectBinary({
+      env: {
+        ...s3Env(),
+        TMPDIR: tmp,
+        STORE_CALL_BUDGET_SECONDS: "0",
+        STORE_SECRET_ACCESS_KEY_EXTRA: "x",
+        AWS_SECRET_ACCESS_KEY: "should-not-reach-the-worker",
+        MY_API_TOKEN: "neither",
+      },
+    });
   });
   afterAll(() => client?.close());
-  const query = (sql: string, extra: Record<string, unknown> = {}) => call(client.client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql, ...extra });
+  const query = (sql: string, extra: Record<string, unknown> = {}) =>
+    call(client.client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql, ...extra });
 
   test("strings of 300 MB built by SQL end QueryTooLarge (or cut), and the server's resident size stays flat", async () => {
     const before = statusKb(client.pid, "VmRSS");
-    for (const sql of ["SELECT repeat('x', 300000000) FROM objects", "SELECT length(repeat('x', 300000000)) FROM objects", "SELECT string_agg(repeat(b, 100000000), ',') FROM objects"]) {
+    for (const sql of [
+      "SELECT repeat('x', 300000000) FROM objects",
+      "SELECT length(repeat('x', 300000000)) FROM objects",
+      "SELECT string_agg(repeat(b, 100000000), ',') FROM objects",
+    ]) {
       const r = await query(sql);
       expect(r.isError, `${sql}: ${textOf(r)}`).toBe(true);
       expect(textOf(r)).toContain("QueryTooLarge");
@@ -166,7 +251,10 @@ describe("the engine's memory is not the server's", () => {
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent!.cells_cut).toBe(2);
     expect(r.structuredContent!.rows[0][1].length).toBe(2001);
-    expect(r.structuredContent!.columns).toEqual([{ name: "a", type: "BIGINT" }, { name: "long", type: "VARCHAR" }]);
+    expect(r.structuredContent!.columns).toEqual([
+      { name: "a", type: "BIGINT" },
+      { name: "long", type: "VARCHAR" },
+    ]);
   }, 60_000);
 
   test("a worker's environment holds no credentials", async () => {
@@ -204,7 +292,9 @@ describe("the engine's memory is not the server's", () => {
       expect(textOf(r)).toContain(signal);
       const after = await query("SELECT count(*) AS n FROM objects");
       expect(after.structuredContent!.rows, textOf(after)).toEqual([[2]]);
-      expect((await call(client.client, "head_object", { bucket_name: bucket, object_key: "nine.txt" })).isError).toBeFalsy();
+      expect(
+        (await call(client.client, "head_object", { bucket_name: bucket, object_key: "nine.txt" })).isError,
+      ).toBeFalsy();
       expect(readdirSync(tmp).filter((n) => n.startsWith("store-mcp-query-"))).toEqual([]);
     }, 60_000);
   }
@@ -226,7 +316,11 @@ for (const when of ["at start", "by a first query"] as const) {
     const { client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } });
     try {
       if (when === "by a first query") {
-        const r = await call(client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" });
+        const r = await call(client, "query_objects", {
+          bucket_name: bucket,
+          keys: ["tiny.csv"],
+          sql: "SELECT count(*) FROM objects",
+        });
         expect(r.isError, textOf(r)).toBeFalsy();
       } else {
         for (let i = 0; i < 100 && existsSync(left); i++) await Bun.sleep(50);

@@ -7,29 +7,37 @@
  * made); a result larger than one answer cut and continued exactly; a
  * cancelled query stopped; the private directory gone after every query.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { DuckDBInstance } from "@duckdb/node-api";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 
 let bucket: string;
 let client: Client;
 let close: () => Promise<void>;
 /** The server's temp directory: every query's private directory is made (and must be removed) here. */
 let tmp: string;
-const put = (Key: string, Body: string | Uint8Array, extra: Record<string, string> = {}) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...extra }));
+const put = (Key: string, Body: string | Uint8Array, extra: Record<string, string> = {}) =>
+  sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...extra }));
 
 const REGIONS = ["north", "south", "east"];
 const PRODUCTS = ["apple", "pear", "plum", "fig"];
 type Sale = { region: string; product: string; amount: number };
-const salesOf = (month: number, n: number): Sale[] => Array.from({ length: n }, (_, i) => ({ region: REGIONS[(i + month) % 3]!, product: PRODUCTS[(i * 7 + month) % 4]!, amount: ((i * 13 + month * 5) % 97) + 1 }));
-const csvOf = (rows: Sale[], sep = ",") => `region${sep}product${sep}amount\n${rows.map((r) => [r.region, r.product, r.amount].join(sep)).join("\n")}\n`;
+const salesOf = (month: number, n: number): Sale[] =>
+  Array.from({ length: n }, (_, i) => ({
+    region: REGIONS[(i + month) % 3]!,
+    product: PRODUCTS[(i * 7 + month) % 4]!,
+    amount: ((i * 13 + month * 5) % 97) + 1,
+  }));
+const csvOf = (rows: Sale[], sep = ",") =>
+  `region${sep}product${sep}amount\n${rows.map((r) => [r.region, r.product, r.amount].join(sep)).join("\n")}\n`;
 const jan = salesOf(1, 500);
 const feb = salesOf(2, 400);
 const mar = salesOf(3, 300);
@@ -47,16 +55,28 @@ beforeAll(async () => {
   // A folder marker, as consoles make them, and an empty CSV: no rows, no columns.
   await put("sales/", "");
   await put("sales/empty.csv", "");
-  await put("events.jsonl", Array.from({ length: 50 }, (_, i) => JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] })).join("\n") + "\n");
+  await put(
+    "events.jsonl",
+    Array.from({ length: 50 }, (_, i) =>
+      JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] }),
+    ).join("\n") + "\n",
+  );
   await put("ref/customers.tsv", "name\tregion\nada\tnorth\nbob\tsouth\n");
   // A key that would end a SQL string literal and start another statement, were it pasted unescaped.
   await put("odd/it's'); COPY (SELECT 1) TO ('x.csv.gz", "a,b\n1,2\n");
   const dir = tempDir("query-fixtures");
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
-  await duck.run(`COPY (SELECT * FROM (VALUES ${Object.entries(CATEGORY).map(([p, c]) => `('${p}', '${c}')`).join(", ")}) t(product, category)) TO '${join(dir, "products.parquet")}' (FORMAT parquet)`);
+  await duck.run(
+    `COPY (SELECT * FROM (VALUES ${Object.entries(CATEGORY)
+      .map(([p, c]) => `('${p}', '${c}')`)
+      .join(", ")}) t(product, category)) TO '${join(dir, "products.parquet")}' (FORMAT parquet)`,
+  );
   await put("ref/products.parquet", readFileSync(join(dir, "products.parquet")));
   // Rows of 2,000 characters each: 6 MB, more than one answer holds.
-  await put("wide/big.csv", `n,text\n${Array.from({ length: WIDE_ROWS }, (_, i) => `${i + 1},${String(i + 1).padStart(6, "0")}${"x".repeat(1994)}`).join("\n")}\n`);
+  await put(
+    "wide/big.csv",
+    `n,text\n${Array.from({ length: WIDE_ROWS }, (_, i) => `${i + 1},${String(i + 1).padStart(6, "0")}${"x".repeat(1994)}`).join("\n")}\n`,
+  );
   tmp = tempDir("query-tmp");
   ({ client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } }));
 }, 120_000);
@@ -80,10 +100,18 @@ const noQueryDirectories = () => expect(readdirSync(tmp).filter((n) => n.startsW
 
 describe("query_objects", () => {
   test("an aggregate over a prefix: plain, .gz and Content-Encoding: gzip CSVs as one table, with typed columns", async () => {
-    const r = await query({ prefix: "sales/", include: ["*.csv", "*.csv.gz"], sql: "SELECT region, count(*) AS n, sum(amount) AS total FROM objects GROUP BY region ORDER BY region" });
+    const r = await query({
+      prefix: "sales/",
+      include: ["*.csv", "*.csv.gz"],
+      sql: "SELECT region, count(*) AS n, sum(amount) AS total FROM objects GROUP BY region ORDER BY region",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     const s = r.structuredContent!;
-    expect(s.columns).toEqual([{ name: "region", type: "VARCHAR" }, { name: "n", type: "BIGINT" }, { name: "total", type: "HUGEINT" }]);
+    expect(s.columns).toEqual([
+      { name: "region", type: "VARCHAR" },
+      { name: "n", type: "BIGINT" },
+      { name: "total", type: "HUGEINT" },
+    ]);
     expect(s.rows).toEqual(sum([...jan, ...feb, ...mar], (x) => x.region));
     expect(s).toMatchObject({ objects: 3, rows_total: 3, first_row: 1, truncated: false });
     expect(s.bytes_read).toBeGreaterThan(csvOf(jan).length);
@@ -92,10 +120,18 @@ describe("query_objects", () => {
   });
 
   test("filters and _key: which object each row came from", async () => {
-    const r = await query({ prefix: "sales/", include: ["2026-*"], sql: "SELECT _key, count(*) AS big FROM objects WHERE amount > 50 AND product = 'fig' GROUP BY _key ORDER BY _key" });
+    const r = await query({
+      prefix: "sales/",
+      include: ["2026-*"],
+      sql: "SELECT _key, count(*) AS big FROM objects WHERE amount > 50 AND product = 'fig' GROUP BY _key ORDER BY _key",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     const big = (rows: Sale[]) => rows.filter((x) => x.amount > 50 && x.product === "fig").length;
-    expect(r.structuredContent!.rows).toEqual([["sales/2026-01.csv", big(jan)], ["sales/2026-02.csv.gz", big(feb)], ["sales/2026-03.csv", big(mar)]]);
+    expect(r.structuredContent!.rows).toEqual([
+      ["sales/2026-01.csv", big(jan)],
+      ["sales/2026-02.csv.gz", big(feb)],
+      ["sales/2026-03.csv", big(mar)],
+    ]);
   });
 
   test("a join of two objects (CSV sales and a Parquet table) by their _key", async () => {
@@ -108,9 +144,15 @@ describe("query_objects", () => {
   });
 
   test("JSON Lines (nested values as JSON) and a TSV", async () => {
-    const ev = await query({ keys: ["events.jsonl"], sql: "SELECT kind, count(*) AS n, max(ms) AS max_ms, any_value(tags) AS tags FROM objects WHERE id < 10 GROUP BY kind ORDER BY kind" });
+    const ev = await query({
+      keys: ["events.jsonl"],
+      sql: "SELECT kind, count(*) AS n, max(ms) AS max_ms, any_value(tags) AS tags FROM objects WHERE id < 10 GROUP BY kind ORDER BY kind",
+    });
     expect(ev.isError, textOf(ev)).toBeFalsy();
-    expect(ev.structuredContent!.rows.map((row: unknown[]) => row.slice(0, 3))).toEqual([["error", 2, 10], ["info", 8, 18]]);
+    expect(ev.structuredContent!.rows.map((row: unknown[]) => row.slice(0, 3))).toEqual([
+      ["error", 2, 10],
+      ["info", 8, 18],
+    ]);
     expect(ev.structuredContent!.rows[0][3]).toHaveLength(2);
     const tsv = await query({ keys: ["ref/customers.tsv"], sql: "SELECT name FROM objects WHERE region = 'south'" });
     expect(tsv.structuredContent!.rows).toEqual([["bob"]]);
@@ -183,7 +225,12 @@ describe("query_objects", () => {
     let token: string | undefined;
     let calls = 0;
     do {
-      const r = await query({ keys: ["wide/big.csv"], sql, max_rows: 10_000, ...(token ? { continuation_token: token } : {}) });
+      const r = await query({
+        keys: ["wide/big.csv"],
+        sql,
+        max_rows: 10_000,
+        ...(token ? { continuation_token: token } : {}),
+      });
       expect(r.isError, textOf(r)).toBeFalsy();
       const s = r.structuredContent!;
       expect(s.rows_total).toBe(WIDE_ROWS);
@@ -203,14 +250,29 @@ describe("query_objects", () => {
     // max_rows cuts too; a token is bound to its query.
     const two = await query({ keys: ["wide/big.csv"], sql: "SELECT n FROM objects ORDER BY n", max_rows: 2 });
     expect(two.structuredContent).toMatchObject({ rows: [[1], [2]], truncated: true });
-    const other = await query({ keys: ["wide/big.csv"], sql: "SELECT n FROM objects ORDER BY n DESC", continuation_token: two.structuredContent!.continuation_token });
+    const other = await query({
+      keys: ["wide/big.csv"],
+      sql: "SELECT n FROM objects ORDER BY n DESC",
+      continuation_token: two.structuredContent!.continuation_token,
+    });
     expect(textOf(other)).toContain("InvalidParameter");
   });
 
   test("a cancelled query stops, leaves nothing behind, and the server keeps serving", async () => {
     const cancel = new AbortController();
     const started = performance.now();
-    const running = client.callTool({ name: "query_objects", arguments: { bucket_name: bucket, keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects, range(100000000000) t(i)" } }, undefined, { signal: cancel.signal });
+    const running = client.callTool(
+      {
+        name: "query_objects",
+        arguments: {
+          bucket_name: bucket,
+          keys: ["sales/2026-01.csv"],
+          sql: "SELECT count(*) FROM objects, range(100000000000) t(i)",
+        },
+      },
+      undefined,
+      { signal: cancel.signal },
+    );
     setTimeout(() => cancel.abort(), 1500);
     await expect(running).rejects.toThrow();
     const after = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects" });
@@ -227,15 +289,31 @@ describe("query_objects", () => {
     try {
       // ~3 s of hashing on 2 threads here.
       const sql = "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(1000000) t(i)";
-      const handed = await call(slow.client, "query_objects", { bucket_name: bucket, keys: ["sales/2026-03.csv"], sql });
+      const handed = await call(slow.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["sales/2026-03.csv"],
+        sql,
+      });
       expect(handed.isError, textOf(handed)).toBeFalsy();
       const job = handed.structuredContent!.job;
       expect(job).toMatchObject({ state: "running", tool: "query_objects" });
       let status = handed;
-      for (let i = 0; i < 60 && status.structuredContent!.job?.state !== "done"; i++) status = await call(slow.client, "job_status", { job_id: job.id });
-      expect(status.structuredContent).toMatchObject({ job: { state: "done" }, rows_total: 1, columns: [{ name: "n", type: "BIGINT" }, { name: "h", type: "HUGEINT" }] });
+      for (let i = 0; i < 60 && status.structuredContent!.job?.state !== "done"; i++)
+        status = await call(slow.client, "job_status", { job_id: job.id });
+      expect(status.structuredContent).toMatchObject({
+        job: { state: "done" },
+        rows_total: 1,
+        columns: [
+          { name: "n", type: "BIGINT" },
+          { name: "h", type: "HUGEINT" },
+        ],
+      });
       expect(status.structuredContent!.rows[0][0]).toBe(mar.length * 1_000_000);
-      const other = await call(slow.client, "query_objects", { bucket_name: bucket, keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects, range(100000000000) t(i)" });
+      const other = await call(slow.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["sales/2026-01.csv"],
+        sql: "SELECT count(*) FROM objects, range(100000000000) t(i)",
+      });
       const cancelled = await call(slow.client, "cancel_job", { job_id: other.structuredContent!.job.id });
       expect(cancelled.isError, textOf(cancelled)).toBeFalsy();
       expect(cancelled.structuredContent!.job.state).toBe("cancelled");
@@ -261,7 +339,15 @@ describe("query_objects", () => {
     const good = tempDir("engine-cache");
     const first = await connectBinary({ env: { ...s3Env(), XDG_CACHE_HOME: good } });
     try {
-      expect((await call(first.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" })).structuredContent!.rows).toEqual([[50]]);
+      expect(
+        (
+          await call(first.client, "query_objects", {
+            bucket_name: bucket,
+            keys: ["events.jsonl"],
+            sql: "SELECT count(*) FROM objects",
+          })
+        ).structuredContent!.rows,
+      ).toEqual([[50]]);
     } finally {
       await first.close();
     }
@@ -279,7 +365,11 @@ describe("query_objects", () => {
     const ownTmp = tempDir("engine-tmp");
     const second = await connectBinary({ env: { ...s3Env(), XDG_CACHE_HOME: planted, TMPDIR: ownTmp } });
     try {
-      const r = await call(second.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      const r = await call(second.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["events.jsonl"],
+        sql: "SELECT count(*) FROM objects",
+      });
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(r.structuredContent!.rows).toEqual([[50]]);
       // Loaded from the user's own folder in the temp directory instead.
@@ -290,7 +380,10 @@ describe("query_objects", () => {
   });
 
   test("a query needing more than its memory limit is stopped with an actionable error", async () => {
-    const r = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)" });
+    const r = await query({
+      keys: ["sales/2026-01.csv"],
+      sql: "SELECT string_agg(repeat('x', 1000) || i::VARCHAR, ',') FROM range(300000) t(i)",
+    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toContain("QueryTooLarge");
     expect(textOf(r)).toContain("Out of Memory");
@@ -298,7 +391,11 @@ describe("query_objects", () => {
   });
 
   test("DELETE, UPDATE and INSERT on the table are refused as what they are (QueryRefused), not as bad SQL", async () => {
-    for (const sql of ["DELETE FROM objects", "UPDATE objects SET amount = 0", "  -- a comment\n insert into objects VALUES (1)"]) {
+    for (const sql of [
+      "DELETE FROM objects",
+      "UPDATE objects SET amount = 0",
+      "  -- a comment\n insert into objects VALUES (1)",
+    ]) {
       const r = await query({ keys: ["sales/2026-01.csv"], sql });
       expect(r.isError, sql).toBe(true);
       expect(textOf(r), sql).toContain("QueryRefused");
@@ -308,12 +405,24 @@ describe("query_objects", () => {
 
   test("keys or prefix, one of them; an empty choice; a missing key", async () => {
     expect(textOf(await query({ sql: "SELECT 1" }))).toContain("InvalidParameter");
-    expect(textOf(await query({ keys: ["events.jsonl"], prefix: "sales/", sql: "SELECT 1" }))).toContain("InvalidParameter");
+    expect(textOf(await query({ keys: ["events.jsonl"], prefix: "sales/", sql: "SELECT 1" }))).toContain(
+      "InvalidParameter",
+    );
     expect(textOf(await query({ prefix: "nothing-here/", sql: "SELECT 1" }))).toContain("NoObjects");
     // What strict-mode clients send (every field filled): keys [] with a prefix, and keys with prefix "" and include [].
-    const filled = await query({ keys: [], prefix: "sales/", include: ["*.csv", "*.csv.gz"], sql: "SELECT count(*) AS n FROM objects" });
+    const filled = await query({
+      keys: [],
+      prefix: "sales/",
+      include: ["*.csv", "*.csv.gz"],
+      sql: "SELECT count(*) AS n FROM objects",
+    });
     expect(filled.structuredContent?.rows, textOf(filled)).toEqual([[jan.length + feb.length + mar.length]]);
-    const named = await query({ keys: ["events.jsonl"], prefix: "", include: [], sql: "SELECT count(*) AS n FROM objects" });
+    const named = await query({
+      keys: ["events.jsonl"],
+      prefix: "",
+      include: [],
+      sql: "SELECT count(*) AS n FROM objects",
+    });
     expect(named.structuredContent?.rows, textOf(named)).toEqual([[50]]);
     const missing = await query({ keys: ["sales/none.csv"], sql: "SELECT 1" });
     expect(textOf(missing)).toContain("NoSuchKey");
@@ -325,23 +434,43 @@ describe("query_objects", () => {
     const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
     try {
       expect((await ro.client.listTools()).tools.map((t) => t.name)).toContain("query_objects");
-      const r = await call(ro.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      const r = await call(ro.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["events.jsonl"],
+        sql: "SELECT count(*) FROM objects",
+      });
       expect(r.structuredContent!.rows).toEqual([[50]]);
     } finally {
       await ro.close();
     }
     const only = await connectBinary({ env: s3Env(), args: ["--bucket", bucket] });
     try {
-      const r = await call(only.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl", "ref/../../other-bucket/secret.csv"], sql: "SELECT count(*) FROM objects" });
+      const r = await call(only.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["events.jsonl", "ref/../../other-bucket/secret.csv"],
+        sql: "SELECT count(*) FROM objects",
+      });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toContain("UnsafeKey");
-      expect((await call(only.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" })).structuredContent!.rows).toEqual([[50]]);
+      expect(
+        (
+          await call(only.client, "query_objects", {
+            bucket_name: bucket,
+            keys: ["events.jsonl"],
+            sql: "SELECT count(*) FROM objects",
+          })
+        ).structuredContent!.rows,
+      ).toEqual([[50]]);
     } finally {
       await only.close();
     }
     const other = await connectBinary({ env: s3Env(), args: ["--bucket", "some-other-bucket"] });
     try {
-      const r = await call(other.client, "query_objects", { bucket_name: bucket, keys: ["events.jsonl"], sql: "SELECT count(*) FROM objects" });
+      const r = await call(other.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["events.jsonl"],
+        sql: "SELECT count(*) FROM objects",
+      });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toContain("BucketNotAllowed");
     } finally {

@@ -4,16 +4,17 @@
  * recording proxy in front of Ceph), with the same rows as DuckDB on the whole
  * file; a query that names every column reads the whole file.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { DuckDBInstance } from "@duckdb/node-api";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { DuckDBInstance } from "@duckdb/node-api";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 
 let bucket: string;
 let client: Client;
@@ -31,7 +32,9 @@ beforeAll(async () => {
   local = join(dir, KEY);
   // A wide column of hashes (most of the bytes) beside two narrow ones, in 8 row groups.
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
-  await duck.run(`COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS payload, i % 10 AS small FROM range(${ROWS}) t(i)) TO '${local}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`);
+  await duck.run(
+    `COPY (SELECT i AS id, md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS payload, i % 10 AS small FROM range(${ROWS}) t(i)) TO '${local}' (FORMAT parquet, ROW_GROUP_SIZE 50000)`,
+  );
   size = statSync(local).size;
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: KEY, Body: readFileSync(local) }));
   proxy = startRecordingProxy(s3().endpoint);
@@ -43,7 +46,8 @@ afterAll(async () => {
 });
 
 /** The GETs of the object since `from`. */
-const getsSince = (from: number) => proxy.requests.slice(from).filter((q) => q.method === "GET" && q.path.endsWith(`/${KEY}`)).length;
+const getsSince = (from: number) =>
+  proxy.requests.slice(from).filter((q) => q.method === "GET" && q.path.endsWith(`/${KEY}`)).length;
 
 /** The bytes the GETs of the object asked for since `from` (a GET without a range: the whole object). */
 const bytesAskedSince = (from: number) =>
@@ -86,7 +90,11 @@ describe("query_objects over Parquet", () => {
 
   test("a count answered from the footer fetches no column; SELECT * fetches them all", async () => {
     let from = proxy.requests.length;
-    const count = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql: "SELECT count(*) FROM objects" });
+    const count = await call(client, "query_objects", {
+      bucket_name: bucket,
+      keys: [KEY],
+      sql: "SELECT count(*) FROM objects",
+    });
     expect(count.structuredContent!.rows).toEqual([[ROWS]]);
     expect(bytesAskedSince(from)).toBeLessThan(256 * 1024);
     // Its first bytes (size and magic), then its tail with the footer: each read once.

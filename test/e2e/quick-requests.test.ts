@@ -10,20 +10,29 @@
  * checksums of its own; a directory upload that stores each small file with
  * one such PUT.
  */
-import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CopyObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { copySource } from "../../src/storage/copy.ts";
+import { createS3Storage } from "../../src/storage/index.ts";
+import { lazyS3Client } from "../../src/storage/requests/client.ts";
+import {
+  QUICK_MAX_BYTES,
+  quickCopy,
+  quickCopyFits,
+  quickGet,
+  quickGetFits,
+  quickPut,
+  quickPutFits,
+} from "../../src/storage/requests/quick-requests.ts";
+import { startFakeS3 } from "../helpers/fake-s3.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
-import { startFakeS3 } from "../helpers/fake-s3.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { lazyS3Client } from "../../src/storage/requests/client.ts";
-import { createS3Storage } from "../../src/storage/index.ts";
-import { copySource } from "../../src/storage/copy.ts";
-import { QUICK_MAX_BYTES, quickCopy, quickCopyFits, quickGet, quickGetFits, quickPut, quickPutFits } from "../../src/storage/requests/quick-requests.ts";
 
 const KEYS = ["plain.txt", "with space/and ü ñ 漢字.bin", "odd!'()*chars+plus%25=eq&amp~.dat", "empty"];
 let bucket: string;
@@ -34,7 +43,16 @@ beforeAll(async () => {
   bucket = await freshBucket("quick");
   for (const [i, key] of KEYS.entries()) {
     const body = key === "empty" ? new Uint8Array(0) : randomBytes(1000 + i * 7000, i + 3);
-    const out = await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: "application/x-test", CacheControl: "max-age=60", Metadata: { origin: "quick-test" } }));
+    const out = await sdkClient().send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: body,
+        ContentType: "application/x-test",
+        CacheControl: "max-age=60",
+        Metadata: { origin: "quick-test" },
+      }),
+    );
     bodies.set(key, body);
     etags.set(key, out.ETag!);
   }
@@ -51,7 +69,10 @@ async function bytesOf(out: { Body?: unknown }): Promise<Uint8Array> {
 
 for (const style of ["path", "virtual-host"] as const) {
   test(`quick GET (${style} style) gives each object's bytes and headers, whatever its key`, async () => {
-    const config = style === "path" ? testConfig() : testConfig({ forcePathStyle: false, endpointUrl: s3().endpoint.replace("127.0.0.1", "localhost") });
+    const config =
+      style === "path"
+        ? testConfig()
+        : testConfig({ forcePathStyle: false, endpointUrl: s3().endpoint.replace("127.0.0.1", "localhost") });
     const handle = await lazyS3Client(config)();
     for (const key of KEYS) {
       const body = bodies.get(key)!;
@@ -75,16 +96,30 @@ test("quick GET answers undefined, never a wrong body, for a changed, missing or
   const key = "plain.txt";
   const body = bodies.get(key)!;
   // The listing showed another ETag (the object was replaced since): If-Match refuses it.
-  expect(await quickGet(handle, bucket, key, { size: body.length, etag: `"${"0".repeat(32)}"` }, stop(), 10_000)).toBeUndefined();
+  expect(
+    await quickGet(handle, bucket, key, { size: body.length, etag: `"${"0".repeat(32)}"` }, stop(), 10_000),
+  ).toBeUndefined();
   // The listing showed another size.
-  expect(await quickGet(handle, bucket, key, { size: body.length + 1, etag: etags.get(key)! }, stop(), 10_000)).toBeUndefined();
-  expect(await quickGet(handle, bucket, "no-such-key", { size: 10, etag: etags.get(key)! }, stop(), 10_000)).toBeUndefined();
-  const wrong = await lazyS3Client(testConfig({ credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" } }))();
-  expect(await quickGet(wrong, bucket, key, { size: body.length, etag: etags.get(key)! }, stop(), 10_000)).toBeUndefined();
+  expect(
+    await quickGet(handle, bucket, key, { size: body.length + 1, etag: etags.get(key)! }, stop(), 10_000),
+  ).toBeUndefined();
+  expect(
+    await quickGet(handle, bucket, "no-such-key", { size: 10, etag: etags.get(key)! }, stop(), 10_000),
+  ).toBeUndefined();
+  const wrong = await lazyS3Client(
+    testConfig({
+      credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" },
+    }),
+  )();
+  expect(
+    await quickGet(wrong, bucket, key, { size: body.length, etag: etags.get(key)! }, stop(), 10_000),
+  ).toBeUndefined();
   // Cancelled before it starts.
   const cancelled = new AbortController();
   cancelled.abort();
-  expect(await quickGet(handle, bucket, key, { size: body.length, etag: etags.get(key)! }, cancelled.signal, 10_000)).toBeUndefined();
+  expect(
+    await quickGet(handle, bucket, key, { size: body.length, etag: etags.get(key)! }, cancelled.signal, 10_000),
+  ).toBeUndefined();
 });
 
 test("quick GET is only tried for small single-part objects, without a version, without dot segments", () => {
@@ -103,7 +138,9 @@ test("a download whose quick GET is refused still comes back through the SDK, or
   const key = "plain.txt";
   const body = bodies.get(key)!;
   // Listed with a stale ETag: the quick GET is refused (412), the SDK's GET fetches the object as it is now.
-  const download = await storage.openObjectDownload({ bucket, key }, undefined, { listed: { size: body.length, etag: `"${"0".repeat(32)}"` } });
+  const download = await storage.openObjectDownload({ bucket, key }, undefined, {
+    listed: { size: body.length, etag: `"${"0".repeat(32)}"` },
+  });
   const chunks: Uint8Array[] = [];
   await download.deliver(async (_offset, pieces) => {
     for (const piece of pieces) download.check?.update(piece);
@@ -111,8 +148,14 @@ test("a download whose quick GET is refused still comes back through the SDK, or
   });
   download.check?.finish();
   expect(md5(new Uint8Array(Buffer.concat(chunks)))).toBe(md5(body));
-  const refused = createS3Storage(testConfig({ credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" } }));
-  const err = await refused.openObjectDownload({ bucket, key }, undefined, { listed: { size: body.length, etag: etags.get(key)! } }).catch((e: unknown) => e);
+  const refused = createS3Storage(
+    testConfig({
+      credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" },
+    }),
+  );
+  const err = await refused
+    .openObjectDownload({ bucket, key }, undefined, { listed: { size: body.length, etag: etags.get(key)! } })
+    .catch((e: unknown) => e);
   expect((err as { code?: string }).code).toBe("SignatureDoesNotMatch");
   expect(String((err as Error).message)).toContain("signature was rejected");
 });
@@ -122,12 +165,20 @@ test("download_prefix fetches each small object with one GET pinned to its liste
   const small = Array.from({ length: 30 }, (_, i) => [`p/s${i}.bin`, randomBytes(500 + i * 100, 50 + i)] as const);
   const large = randomBytes(QUICK_MAX_BYTES + 4096, 99);
   const tags = new Map<string, string>();
-  for (const [key, body] of [...small, ["p/large.bin", large] as const]) tags.set(key, (await sdkClient().send(new PutObjectCommand({ Bucket: prefixBucket, Key: key, Body: body }))).ETag!);
+  for (const [key, body] of [...small, ["p/large.bin", large] as const])
+    tags.set(key, (await sdkClient().send(new PutObjectCommand({ Bucket: prefixBucket, Key: key, Body: body }))).ETag!);
   const proxy = startRecordingProxy(s3().endpoint);
   const dir = tempDir("quickdl");
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   try {
-    const r = await call(client, "download_prefix", { bucket_name: prefixBucket, prefix: "p/", local_dir: join(dir, "out") });
+    const r = await call(client, "download_prefix", {
+      bucket_name: prefixBucket,
+      prefix: "p/",
+      local_dir: join(dir, "out"),
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent!.counts.done).toBe(31);
     for (const [key, body] of small) {
@@ -178,8 +229,16 @@ test("quick PUT answers undefined for a body that breaks its MD5, refused creden
   const body = randomBytes(3000, 80);
   // The store checks Content-MD5 and refuses: nothing stored.
   expect(await quickPut(handle, putOf("bad-md5", body, randomBytes(3000, 81)), undefined, 10_000)).toBeUndefined();
-  expect(await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "put/bad-md5" })).catch((e: { $metadata?: { httpStatusCode?: number } }) => e.$metadata?.httpStatusCode)).toBe(404);
-  const wrong = await lazyS3Client(testConfig({ credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" } }))();
+  expect(
+    await sdkClient()
+      .send(new HeadObjectCommand({ Bucket: bucket, Key: "put/bad-md5" }))
+      .catch((e: { $metadata?: { httpStatusCode?: number } }) => e.$metadata?.httpStatusCode),
+  ).toBe(404);
+  const wrong = await lazyS3Client(
+    testConfig({
+      credentials: { accessKeyId: s3().accessKeyId, secretAccessKey: "wrong-secret-0000000000000000000000000" },
+    }),
+  )();
   expect(await quickPut(wrong, putOf("wrong-creds", body), undefined, 10_000)).toBeUndefined();
   // AWS: the SDK adds a CRC32 of its own; such a client always sends its own PutObject.
   const checksummed = await lazyS3Client(testConfig({ checksums: "WHEN_SUPPORTED" }))();
@@ -199,7 +258,10 @@ test("upload_directory stores each small file with one quick PUT", async () => {
   const files = Array.from({ length: 20 }, (_, i) => [`sub ü/f${i}.txt`, randomBytes(300 + i * 50, 90 + i)] as const);
   for (const [rel, body] of files) writeFileSync(join(tree, rel), body);
   const proxy = startRecordingProxy(s3().endpoint);
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   try {
     const r = await call(client, "upload_directory", { local_dir: tree, bucket_name: upBucket, prefix: "up/" });
     expect(r.isError, textOf(r)).toBeFalsy();
@@ -230,12 +292,22 @@ test("under KMS (an ETag that is no MD5) a quick GET's object is not held to its
   });
   try {
     const config = testConfig({ endpointUrl: fake.endpoint });
-    const download = await createS3Storage(config).openObjectDownload({ bucket: "b", key: "secret.txt" }, undefined, { listed: { size: body.length, etag: kmsEtag } });
+    const download = await createS3Storage(config).openObjectDownload({ bucket: "b", key: "secret.txt" }, undefined, {
+      listed: { size: body.length, etag: kmsEtag },
+    });
     expect(download.check).toBeUndefined(); // nothing to hold it to, as the SDK's GET would say
     expect(fake.requests.filter((r) => r.method === "GET").map((r) => r.query.has("x-id"))).toEqual([false]); // the quick GET answered
     const put = await quickPut(await lazyS3Client(config)(), { ...putOf("kms", body), bucket: "b" }, undefined, 10_000);
     expect(put).toMatchObject({ ETag: kmsEtag, ServerSideEncryption: "aws:kms" });
-    const stored = await createS3Storage(config).uploadObject({ bucket: "b", key: "kms.txt", size: body.length, contentType: "text/plain", readAt: async (into, at) => (into.set(body.subarray(at, at + into.length)), Math.min(into.length, body.length - at)) });
+    const stored = await createS3Storage(config).uploadObject({
+      bucket: "b",
+      key: "kms.txt",
+      size: body.length,
+      contentType: "text/plain",
+      readAt: async (into, at) => (
+        into.set(body.subarray(at, at + into.length)), Math.min(into.length, body.length - at)
+      ),
+    });
     expect(stored.etag).toBe(kmsEtag);
   } finally {
     await fake.stop();
@@ -250,7 +322,12 @@ test("quick copy within a store keeps the headers, answers undefined for a chang
   expect(quickCopyFits({ key }, "copies/x", listed, false, false)).toBe(false); // REPLACE or a storage class: the SDK's
   expect(quickCopyFits({ key }, "copies/x", listed, true, true)).toBe(false); // if_absent
   expect(quickCopyFits({ key, versionId: "v" }, "copies/x", listed, true, false)).toBe(false);
-  const out = await quickCopy(handle, { copySource: copySource({ bucket, key }), etag: listed.etag, bucket, key: `copies/${key}` }, undefined, 10_000);
+  const out = await quickCopy(
+    handle,
+    { copySource: copySource({ bucket, key }), etag: listed.etag, bucket, key: `copies/${key}` },
+    undefined,
+    10_000,
+  );
   // As the store wrote it in the CopyObjectResult (Ceph leaves the quotes off; the SDK passes it on the same way).
   expect(out?.CopyObjectResult?.ETag?.replaceAll('"', "")).toBe(etags.get(key)!.replaceAll('"', ""));
   const got = await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: `copies/${key}` }));
@@ -260,14 +337,37 @@ test("quick copy within a store keeps the headers, answers undefined for a chang
   // Pinned to the listed ETag as the SDK's CopyObject is (x-amz-copy-source-if-match); Ceph RGW 16 ignores that header on
   // a copy (either way), so what a replaced source does is the store's: here the two paths must agree.
   const staleEtag = `"${"0".repeat(32)}"`;
-  const quickStale = await quickCopy(handle, { copySource: copySource({ bucket, key }), etag: staleEtag, bucket, key: "copies/stale-quick" }, undefined, 10_000);
-  const sdkStale = await sdkClient().send(new CopyObjectCommand({ Bucket: bucket, Key: "copies/stale-sdk", CopySource: copySource({ bucket, key }), CopySourceIfMatch: staleEtag, MetadataDirective: "COPY" })).then(() => "copied", () => "refused");
+  const quickStale = await quickCopy(
+    handle,
+    { copySource: copySource({ bucket, key }), etag: staleEtag, bucket, key: "copies/stale-quick" },
+    undefined,
+    10_000,
+  );
+  const sdkStale = await sdkClient()
+    .send(
+      new CopyObjectCommand({
+        Bucket: bucket,
+        Key: "copies/stale-sdk",
+        CopySource: copySource({ bucket, key }),
+        CopySourceIfMatch: staleEtag,
+        MetadataDirective: "COPY",
+      }),
+    )
+    .then(
+      () => "copied",
+      () => "refused",
+    );
   expect(quickStale === undefined ? "refused" : "copied").toBe(sdkStale);
 
   const proxy = startRecordingProxy(s3().endpoint);
   const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint } });
   try {
-    const r = await call(client, "copy_prefix", { source_bucket: bucket, source_prefix: "put/", bucket_name: bucket, prefix: "copied/" });
+    const r = await call(client, "copy_prefix", {
+      source_bucket: bucket,
+      source_prefix: "put/",
+      bucket_name: bucket,
+      prefix: "copied/",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent!.counts.done).toBe(KEYS.length);
     for (const k of KEYS) {

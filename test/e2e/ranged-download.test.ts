@@ -6,18 +6,19 @@
  * instead of mixing versions. A copy to another store takes even a near
  * source a range at a time.
  */
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
+import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
+import { createS3Storage } from "../../src/storage/index.ts";
+import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
-import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
-import { createS3Storage } from "../../src/storage/index.ts";
-import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 
 const MiB = 1024 * 1024;
 const SIZE = 45 * MiB + 123; // not a multiple of the range size
@@ -34,15 +35,29 @@ beforeAll(async () => {
 /** Downloads big.bin through `endpoint`; returns the byte ranges the server asked for, in order. */
 async function rangesOfDownload(endpoint: string, localPath: string): Promise<[number, number][]> {
   const proxy = startRecordingProxy(endpoint);
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   try {
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: localPath });
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "big.bin",
+      mode: "download",
+      local_path: localPath,
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(sha256(readFileSync(join(dir, localPath)))).toBe(sha256(original));
     expect((r.structuredContent as { sha256?: string }).sha256).toBe(sha256(original));
     return proxy.requests
       .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
-      .map((q) => q.range!.match(/^bytes=(\d+)-(\d+)$/)!.slice(1).map(Number) as [number, number])
+      .map(
+        (q) =>
+          q
+            .range!.match(/^bytes=(\d+)-(\d+)$/)!
+            .slice(1)
+            .map(Number) as [number, number],
+      )
       .sort((a, b) => a[0] - b[0]);
   } finally {
     await close();
@@ -83,15 +98,34 @@ test("a copy to another store reads even a near source a range at a time (its by
   const target = await freshBucket("paced");
   const server = s3();
   const { client, close } = await connectBinary({
-    env: { ...s3Env(), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: proxy.endpoint, STORE_SRC_ACCESS_KEY_ID: server.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey, STORE_SRC_REGION: server.region },
+    env: {
+      ...s3Env(),
+      STORE_STORES: "src",
+      STORE_SRC_ENDPOINT_URL: proxy.endpoint,
+      STORE_SRC_ACCESS_KEY_ID: server.accessKeyId,
+      STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey,
+      STORE_SRC_REGION: server.region,
+    },
     args: ["--allowed-dir", dir],
   });
   try {
-    const r = await call(client, "copy_object", { source_store: "src", source_bucket: bucket, source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
+    const r = await call(client, "copy_object", {
+      source_store: "src",
+      source_bucket: bucket,
+      source_key: "big.bin",
+      bucket_name: target,
+      object_key: "copy.bin",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     const ranges = proxy.requests
       .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
-      .map((q) => q.range!.match(/^bytes=(\d+)-(\d+)$/)!.slice(1).map(Number) as [number, number])
+      .map(
+        (q) =>
+          q
+            .range!.match(/^bytes=(\d+)-(\d+)$/)!
+            .slice(1)
+            .map(Number) as [number, number],
+      )
       .sort((a, b) => a[0] - b[0]);
     expect(ranges[0]).toEqual([0, FIRST_RANGE_SIZE - 1]);
     // Not one stream for the rest: no range longer than RANGE_SIZE.
@@ -117,7 +151,12 @@ test("a copy whose source's first range comes slowly (a busy machine) but which 
       const url = new URL(req.url);
       const ranged = req.method === "GET" && url.pathname.endsWith("/big.bin");
       if (ranged) most = Math.max(most, ++inFlight);
-      const answer = await fetch(new URL(url.pathname + url.search, upstream), { method: req.method, headers: req.headers, redirect: "manual", decompress: false } as RequestInit);
+      const answer = await fetch(new URL(url.pathname + url.search, upstream), {
+        method: req.method,
+        headers: req.headers,
+        redirect: "manual",
+        decompress: false,
+      } as RequestInit);
       if (!ranged) return answer;
       const bytes = new Uint8Array(await answer.arrayBuffer());
       const first = req.headers.get("range") === `bytes=0-${FIRST_RANGE_SIZE - 1}`;
@@ -137,11 +176,24 @@ test("a copy whose source's first range comes slowly (a busy machine) but which 
   const target = await freshBucket("busy");
   const server = s3();
   const { client, close } = await connectBinary({
-    env: { ...s3Env(), STORE_STORES: "src", STORE_SRC_ENDPOINT_URL: `http://127.0.0.1:${proxy.port}`, STORE_SRC_ACCESS_KEY_ID: server.accessKeyId, STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey, STORE_SRC_REGION: server.region },
+    env: {
+      ...s3Env(),
+      STORE_STORES: "src",
+      STORE_SRC_ENDPOINT_URL: `http://127.0.0.1:${proxy.port}`,
+      STORE_SRC_ACCESS_KEY_ID: server.accessKeyId,
+      STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey,
+      STORE_SRC_REGION: server.region,
+    },
     args: ["--allowed-dir", dir],
   });
   try {
-    const r = await call(client, "copy_object", { source_store: "src", source_bucket: bucket, source_key: "big.bin", bucket_name: target, object_key: "copy.bin" });
+    const r = await call(client, "copy_object", {
+      source_store: "src",
+      source_bucket: bucket,
+      source_key: "big.bin",
+      bucket_name: target,
+      object_key: "copy.bin",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     // Timed alone, the first range says far (two ranges at once to start); the store's fast HEAD says near.
     expect(most).toBe(1);
@@ -157,17 +209,29 @@ const REPLACED = 24 * MiB;
 
 test("an object replaced mid-download (far store): ObjectChanged, nothing written", async () => {
   const replacedBucket = await freshBucket("replaced");
-  await sdkClient().send(new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: randomBytes(REPLACED, 12) }));
+  await sdkClient().send(
+    new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: randomBytes(REPLACED, 12) }),
+  );
   const replacement = randomBytes(REPLACED, 13);
   // Every GET after the first waits until the object has been replaced: the ranges are asked for after it, always.
   let replaced!: () => void;
   const stored = new Promise<void>((resolve) => (replaced = resolve));
   const gets = () => proxy.requests.filter((q) => q.method === "GET" && q.path.endsWith("/moving.bin"));
   const wan = await startWanProxy(s3().endpoint);
-  const proxy = startRecordingProxy(wan.endpoint, (q) => (q.method === "GET" && q.path.endsWith("/moving.bin") && gets().length > 1 ? stored : undefined));
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--allowed-dir", dir] });
+  const proxy = startRecordingProxy(wan.endpoint, (q) =>
+    q.method === "GET" && q.path.endsWith("/moving.bin") && gets().length > 1 ? stored : undefined,
+  );
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   try {
-    const pending = call(client, "get_object", { bucket_name: replacedBucket, object_key: "moving.bin", mode: "download", local_path: "moving/moving.bin" });
+    const pending = call(client, "get_object", {
+      bucket_name: replacedBucket,
+      object_key: "moving.bin",
+      mode: "download",
+      local_path: "moving/moving.bin",
+    });
     while (gets().length < 2) await Bun.sleep(10);
     await sdkClient().send(new PutObjectCommand({ Bucket: replacedBucket, Key: "moving.bin", Body: replacement }));
     replaced();
@@ -193,14 +257,29 @@ test("objects past HASH_THREAD_MIN_BYTES (hashed on the binary's second thread),
   writeFileSync(join(dir, "large-source.bin"), data);
   const wan = await startWanProxy(s3().endpoint);
   const near = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
-  const far = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint }, args: ["--allowed-dir", dir] });
+  const far = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   try {
-    const up = await call(near.client, "upload_file", { local_file_path: join(dir, "large-source.bin"), bucket_name: large, object_key: "multi.bin" });
+    const up = await call(near.client, "upload_file", {
+      local_file_path: join(dir, "large-source.bin"),
+      bucket_name: large,
+      object_key: "multi.bin",
+    });
     expect(up.structuredContent!.etag).toMatch(/-\d+"$/);
-    for (const [name, session] of [["near", near], ["far", far]] as const) {
+    for (const [name, session] of [
+      ["near", near],
+      ["far", far],
+    ] as const) {
       for (const key of ["single.bin", "multi.bin"]) {
         const localPath = `large/${name}-${key}`;
-        const r = await call(session.client, "get_object", { bucket_name: large, object_key: key, mode: "download", local_path: localPath });
+        const r = await call(session.client, "get_object", {
+          bucket_name: large,
+          object_key: key,
+          mode: "download",
+          local_path: localPath,
+        });
         expect(r.isError, textOf(r)).toBeFalsy();
         expect(r.structuredContent).toMatchObject({ bytes: size, sha256: sha256(data) });
         expect(sha256(readFileSync(join(dir, localPath)))).toBe(sha256(data));

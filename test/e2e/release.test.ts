@@ -23,15 +23,29 @@ function freshCopy(): string {
   const stash = Bun.spawnSync(["git", "stash", "create"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   expect(stash.exitCode, stash.stderr.toString()).toBe(0);
   const tree = stash.stdout.toString().trim() || "HEAD";
-  const archive = Bun.spawnSync(["bash", "-c", `git archive ${tree} | tar -x -C "${dir}"`], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  const archive = Bun.spawnSync(["bash", "-c", `git archive ${tree} | tar -x -C "${dir}"`], {
+    cwd: ROOT,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(archive.exitCode, archive.stderr.toString()).toBe(0);
   return dir;
 }
 
 function checkRelease(out: string): void {
   const v = pkg.version;
-  const expected = [`store-mcp-server-${v}-linux-x64.tar.gz`, `store-mcp-server-${v}-linux-x64.mcpb`, `npm/store-mcp-server-${v}.tgz`, `npm/store-mcp-server-linux-x64-${v}.tgz`];
-  const sums = new Map(readFileSync(join(out, "sha256sums.txt"), "utf8").trim().split("\n").map((l) => l.split(/\s+/).reverse() as [string, string]));
+  const expected = [
+    `store-mcp-server-${v}-linux-x64.tar.gz`,
+    `store-mcp-server-${v}-linux-x64.mcpb`,
+    `npm/store-mcp-server-${v}.tgz`,
+    `npm/store-mcp-server-linux-x64-${v}.tgz`,
+  ];
+  const sums = new Map(
+    readFileSync(join(out, "sha256sums.txt"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => l.split(/\s+/).reverse() as [string, string]),
+  );
   expect([...sums.keys()].sort()).toEqual(expected.sort());
   for (const [file, digest] of sums) {
     expect(new Bun.CryptoHasher("sha256").update(readFileSync(join(out, file))).digest("hex"), file).toBe(digest);
@@ -39,16 +53,27 @@ function checkRelease(out: string): void {
   const registry = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
   expect(serverJsonProblems(registry)).toEqual([]);
   expect(registry.version).toBe(v);
-  expect(registry.packages[0]).toMatchObject({ registryType: "mcpb", fileSha256: sums.get(`store-mcp-server-${v}-linux-x64.mcpb`) });
+  expect(registry.packages[0]).toMatchObject({
+    registryType: "mcpb",
+    fileSha256: sums.get(`store-mcp-server-${v}-linux-x64.mcpb`),
+  });
 }
 
 test("`npm run release` in a fresh copy, into the default release/ folder", () => {
   const dir = freshCopy();
-  const run = Bun.spawnSync(["npm", "run", "release", "--", "--only", "linux-x64"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const run = Bun.spawnSync(["npm", "run", "release", "--", "--only", "linux-x64"], {
+    cwd: dir,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(run.exitCode, run.stderr.toString().slice(-3000)).toBe(0);
   checkRelease(join(dir, "release"));
   // What the workflow runs after its own provisioning: the same relative folder, given explicitly.
-  const workflow = Bun.spawnSync([process.execPath, "scripts/build.ts", "--out", "release", "--only", "linux-x64"], { cwd: dir, stdout: "pipe", stderr: "pipe" });
+  const workflow = Bun.spawnSync([process.execPath, "scripts/build.ts", "--out", "release", "--only", "linux-x64"], {
+    cwd: dir,
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   expect(workflow.exitCode, workflow.stderr.toString().slice(-3000)).toBe(0);
   checkRelease(join(dir, "release"));
 }, 300_000);

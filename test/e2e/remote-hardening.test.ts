@@ -8,10 +8,10 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { connectHttp, rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
-import { startFakeS3, listObjectsXml, fakeEnv, type FakeS3 } from "../helpers/fake-s3.ts";
-import { call, textOf } from "../helpers/mcp.ts";
+import { type FakeS3, fakeEnv, listObjectsXml, startFakeS3 } from "../helpers/fake-s3.ts";
 import { randomBytes } from "../helpers/files.ts";
+import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
+import { call, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const TOKEN = "remote-hardening-token-0123456789";
@@ -26,15 +26,28 @@ beforeAll(async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.txt", Body: text }));
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "small.txt", Body: "small" }));
   // Off: the memory test below hammers with one token on purpose (limits: remote-limits.test.ts).
-  server = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" } });
+  server = await startHttpBinary({
+    env: { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" },
+  });
 }, 60_000);
 afterAll(async () => {
   await server.stop();
 });
 
-const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
-const bigRead = (id: number) => toolCall(id, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 10 * 1024 * 1024 });
-const accessLines = (from: number) => server.stderr().slice(from).split("\n").filter((l) => l.includes("http POST /mcp"));
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
+const bigRead = (id: number) =>
+  toolCall(id, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 10 * 1024 * 1024 });
+const accessLines = (from: number) =>
+  server
+    .stderr()
+    .slice(from)
+    .split("\n")
+    .filter((l) => l.includes("http POST /mcp"));
 
 test("a JSON-RPC batch is refused whole (one call per POST); a batch of one is served", async () => {
   const from = server.stderr().length;
@@ -44,7 +57,11 @@ test("a JSON-RPC batch is refused whole (one call per POST); a batch of one is s
   const body = (await res.json()) as any;
   expect(body.error.code).toBe(-32600);
   expect(body.error.message).toContain("batches are not accepted");
-  const one = await rpc(server.url, [toolCall(9, "head_object", { bucket_name: bucket, object_key: "small.txt" })], auth);
+  const one = await rpc(
+    server.url,
+    [toolCall(9, "head_object", { bucket_name: bucket, object_key: "small.txt" })],
+    auth,
+  );
   expect(one.status).toBe(200);
   // The SDK answers a batch of one with the answer itself.
   const answer = (await one.json()) as any;
@@ -84,7 +101,11 @@ for _ in range(${count}):
 print("sent", flush=True)
 sys.stdin.read()
 `;
-  const proc = Bun.spawn(["python3", "-c", script, head + body], { stdin: "pipe", stdout: "ignore", stderr: "inherit" });
+  const proc = Bun.spawn(["python3", "-c", script, head + body], {
+    stdin: "pipe",
+    stdout: "ignore",
+    stderr: "inherit",
+  });
   return { close: () => proc.kill() };
 }
 
@@ -95,7 +116,11 @@ test("a call's memory is held until its answer is written: stalled readers hold 
   try {
     await Bun.sleep(2_000);
     const started = performance.now();
-    const fourth = rpc(server.url, bigRead(2), auth).then(async (r) => ({ status: r.status, body: await r.json(), at: performance.now() - started }));
+    const fourth = rpc(server.url, bigRead(2), auth).then(async (r) => ({
+      status: r.status,
+      body: await r.json(),
+      at: performance.now() - started,
+    }));
     // While the three answers sit unwritten, the fourth waits for their memory.
     const early = await Promise.race([fourth.then(() => "answered"), Bun.sleep(5_000).then(() => "waiting")]);
     expect(early).toBe("waiting");
@@ -104,7 +129,8 @@ test("a call's memory is held until its answer is written: stalled readers hold 
     expect(done.status).toBe(200);
     expect((done.body as any).result.structuredContent.truncated).toBe(true);
     // The readers stalled at about the same time, but each is cut off on its own clock (one freed answer is enough for the fourth): wait for all three.
-    const cut = () => accessLines(from).filter((l) => l.includes("tools/call get_object") && l.includes("(slow reader)")).length;
+    const cut = () =>
+      accessLines(from).filter((l) => l.includes("tools/call get_object") && l.includes("(slow reader)")).length;
     for (let waited = 0; cut() < 3 && waited < 10_000; waited += 100) await Bun.sleep(100);
     expect(cut()).toBe(3);
   } finally {
@@ -136,14 +162,17 @@ function raw(bytes: string): Promise<string> {
 
 test("no request, however malformed, gets source, paths or a stack: a short JSON error (or Bun's bare status line)", async () => {
   const requests = {
-    "no Host, HTTP/1.1": "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
+    "no Host, HTTP/1.1":
+      "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}",
     "no Host, HTTP/1.0": "GET /mcp HTTP/1.0\r\n\r\n",
     "empty Host": "GET /healthz HTTP/1.1\r\nHost:\r\nConnection: close\r\n\r\n",
-    "absolute URL of another host": "GET http://elsewhere.example/mcp HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n",
+    "absolute URL of another host":
+      "GET http://elsewhere.example/mcp HTTP/1.1\r\nHost: elsewhere.example\r\nConnection: close\r\n\r\n",
     "garbage request line": "NOT HTTP AT ALL\r\n\r\n",
     "bad header": "GET /mcp HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",
     "huge header": `GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\nConnection: close\r\n\r\n`,
-    "bad content-length": "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: banana\r\nConnection: close\r\n\r\n",
+    "bad content-length":
+      "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: banana\r\nConnection: close\r\n\r\n",
   };
   for (const [what, request] of Object.entries(requests)) {
     const answer = await raw(request);
@@ -158,12 +187,30 @@ test("no request, however malformed, gets source, paths or a stack: a short JSON
 
 test("SIGTERM: a call still running when the grace period ends is answered with a JSON-RPC 'shutting down' error and logged", async () => {
   const fake: FakeS3 = await startFakeS3();
-  const slow = await startHttpBinary({ env: { ...fakeEnv(fake), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_SHUTDOWN_GRACE_MS: "1000", STORE_OPERATION_TIMEOUT_MS: "60000", STORE_REQUEST_TIMEOUT_MS: "60000" } });
+  const slow = await startHttpBinary({
+    env: {
+      ...fakeEnv(fake),
+      STORE_HTTP_TOKENS: `team:${TOKEN}`,
+      STORE_SHUTDOWN_GRACE_MS: "1000",
+      STORE_OPERATION_TIMEOUT_MS: "60000",
+      STORE_REQUEST_TIMEOUT_MS: "60000",
+    },
+  });
   try {
     fake.handle(() => ({ silent: true }));
-    const plain = rpc(slow.url, toolCall(5, "list_objects", { bucket_name: "b" }), auth).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+    const plain = rpc(slow.url, toolCall(5, "list_objects", { bucket_name: "b" }), auth).then(async (r) => ({
+      status: r.status,
+      body: (await r.json()) as any,
+    }));
     // The same through an SSE stream (a call that asked for progress).
-    const streamed = rpc(slow.url, { ...toolCall(6, "list_objects", { bucket_name: "b" }), params: { name: "list_objects", arguments: { bucket_name: "b" }, _meta: { progressToken: "p" } } }, auth).then(async (r) => ({ status: r.status, text: await r.text() }));
+    const streamed = rpc(
+      slow.url,
+      {
+        ...toolCall(6, "list_objects", { bucket_name: "b" }),
+        params: { name: "list_objects", arguments: { bucket_name: "b" }, _meta: { progressToken: "p" } },
+      },
+      auth,
+    ).then(async (r) => ({ status: r.status, text: await r.text() }));
     await Bun.sleep(500);
     const exited = slow.stop();
     const answer = await plain;
@@ -172,7 +219,10 @@ test("SIGTERM: a call still running when the grace period ends is answered with 
     expect(answer.body.error.message).toContain("shutting down");
     const sse = await streamed;
     expect(sse.status).toBe(200);
-    const events = sse.text.split("\n").filter((l) => l.startsWith("data: ")).map((l) => JSON.parse(l.slice(6)));
+    const events = sse.text
+      .split("\n")
+      .filter((l) => l.startsWith("data: "))
+      .map((l) => JSON.parse(l.slice(6)));
     expect(events.at(-1)).toMatchObject({ jsonrpc: "2.0", id: 6, error: { code: -32000 } });
     expect(await exited).toBe(0);
     const lines = slow.stderr().split("\n");
@@ -185,14 +235,17 @@ test("SIGTERM: a call still running when the grace period ends is answered with 
 }, 30_000);
 
 /** The server's resident memory now (VmRSS), in MB. */
-const rssMb = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+const rssMb = (pid: number) =>
+  Number(/VmRSS:\s+(\d+) kB/.exec(require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 
 test("answered requests leave nothing behind: 2,000 reads of 100 KB keep the server's memory flat", async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "100k.txt", Body: "y".repeat(100_000) }));
   const read = toolCall(1, "get_object", { bucket_name: bucket, object_key: "100k.txt" });
   const batch = async (n: number) => {
     for (let i = 0; i < n; i += 20) {
-      await Promise.all(Array.from({ length: 20 }, async () => expect((await rpc(server.url, read, auth)).status).toBe(200)));
+      await Promise.all(
+        Array.from({ length: 20 }, async () => expect((await rpc(server.url, read, auth)).status).toBe(200)),
+      );
     }
   };
   await batch(200);

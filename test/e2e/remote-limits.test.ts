@@ -5,16 +5,21 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes } from "../helpers/files.ts";
-import { rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const ALICE = "alice-limits-token-0123456789";
 const BOB = "bob-limits-token-0123456789ab";
 const MiB = 1024 * 1024;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
-const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: Record<string, unknown>) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "tools/call",
+  params: { name, arguments: args },
+});
 
 let bucket: string;
 let store: FaultProxy;
@@ -28,7 +33,14 @@ beforeAll(async () => {
 afterAll(() => store.stop());
 
 test("over its rate a caller gets 429 with Retry-After; another caller is served meanwhile", async () => {
-  const server: HttpBinary = await startHttpBinary({ env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALLER_RATE: "2", STORE_CALLER_BURST: "3" } });
+  const server: HttpBinary = await startHttpBinary({
+    env: {
+      ...s3Env(),
+      STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+      STORE_CALLER_RATE: "2",
+      STORE_CALLER_BURST: "3",
+    },
+  });
   try {
     const head = toolCall(1, "head_object", { bucket_name: bucket, object_key: "small.txt" });
     const statuses: number[] = [];
@@ -57,9 +69,20 @@ test("over its rate a caller gets 429 with Retry-After; another caller is served
 }, 30_000);
 
 test("over its requests in flight a caller gets 429 until its slow call is answered; another caller is served", async () => {
-  const server = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: store.endpoint, STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALLER_IN_FLIGHT: "1" } });
+  const server = await startHttpBinary({
+    env: {
+      ...s3Env(),
+      STORE_ENDPOINT_URL: store.endpoint,
+      STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+      STORE_CALLER_IN_FLIGHT: "1",
+    },
+  });
   try {
-    const slow = rpc(server.url, toolCall(1, "get_object", { bucket_name: bucket, object_key: "slow.bin", max_content_size: 3 * MiB }), auth(ALICE));
+    const slow = rpc(
+      server.url,
+      toolCall(1, "get_object", { bucket_name: bucket, object_key: "slow.bin", max_content_size: 3 * MiB }),
+      auth(ALICE),
+    );
     await Bun.sleep(300);
     const head = toolCall(2, "head_object", { bucket_name: bucket, object_key: "small.txt" });
     const refused = await rpc(server.url, head, auth(ALICE));

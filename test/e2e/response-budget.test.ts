@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { randomBytes } from "../helpers/files.ts";
 import { peakRss } from "../helpers/fake-s3.ts";
+import { randomBytes } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -18,10 +18,38 @@ let session: Awaited<ReturnType<typeof connectBinary>>;
 beforeAll(async () => {
   bucket = await freshBucket("budget");
   const s3 = sdkClient();
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "eight.bin", Body: randomBytes(8_000_000, 9), ContentType: "application/octet-stream" }));
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "controls.txt", Body: Buffer.alloc(2_000_000, 1), ContentType: "text/plain" }));
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "four.bin", Body: randomBytes(4 * MiB, 8), ContentType: "application/octet-stream" }));
-  await s3.send(new PutObjectCommand({ Bucket: bucket, Key: "ten.txt", Body: Buffer.alloc(10 * MiB, "a"), ContentType: "text/plain" }));
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: "eight.bin",
+      Body: randomBytes(8_000_000, 9),
+      ContentType: "application/octet-stream",
+    }),
+  );
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: "controls.txt",
+      Body: Buffer.alloc(2_000_000, 1),
+      ContentType: "text/plain",
+    }),
+  );
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: "four.bin",
+      Body: randomBytes(4 * MiB, 8),
+      ContentType: "application/octet-stream",
+    }),
+  );
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: bucket,
+      Key: "ten.txt",
+      Body: Buffer.alloc(10 * MiB, "a"),
+      ContentType: "text/plain",
+    }),
+  );
   session = await connectBinary({ env: s3Env() });
 }, 60_000);
 afterAll(() => session.close());
@@ -29,7 +57,12 @@ afterAll(() => session.close());
 const size = (r: unknown) => Buffer.byteLength(JSON.stringify(r));
 
 test("an 8 MB binary read (11 MB as base64) is omitted with truncated and a hint; the session survives", async () => {
-  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "eight.bin", max_content_size: 10 * MiB, include_binary: true });
+  const r = await call(session.client, "get_object", {
+    bucket_name: bucket,
+    object_key: "eight.bin",
+    max_content_size: 10 * MiB,
+    include_binary: true,
+  });
   expect(r.isError).toBeFalsy();
   expect(size(r)).toBeLessThan(CLIENT_LIMIT);
   expect(r.structuredContent!.truncated).toBe(true);
@@ -39,14 +72,23 @@ test("an 8 MB binary read (11 MB as base64) is omitted with truncated and a hint
 });
 
 test("a 4 MiB binary read (5.6 MB as base64) fits the budget whole: only text is sent twice, so only text gets half", async () => {
-  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "four.bin", max_content_size: 10 * MiB, include_binary: true });
+  const r = await call(session.client, "get_object", {
+    bucket_name: bucket,
+    object_key: "four.bin",
+    max_content_size: 10 * MiB,
+    include_binary: true,
+  });
   expect(r.structuredContent).toMatchObject({ truncated: false, encoding: "base64", returned_bytes: 4 * MiB });
   expect(r.content.some((c) => c.type === "resource")).toBe(true);
   expect(size(r)).toBeLessThan(CLIENT_LIMIT);
 });
 
 test("2 MB of control characters (12 MB of JSON escapes) is cut to fit, on a character boundary", async () => {
-  const r = await call(session.client, "get_object", { bucket_name: bucket, object_key: "controls.txt", max_content_size: 10 * MiB });
+  const r = await call(session.client, "get_object", {
+    bucket_name: bucket,
+    object_key: "controls.txt",
+    max_content_size: 10 * MiB,
+  });
   expect(r.isError).toBeFalsy();
   expect(size(r)).toBeLessThan(CLIENT_LIMIT);
   expect(r.structuredContent!.truncated).toBe(true);
@@ -57,7 +99,9 @@ test("2 MB of control characters (12 MB of JSON escapes) is cut to fit, on a cha
 });
 
 test("50 parallel maximum-size reads: every one answered, peak memory under 512 MB", async () => {
-  const reads = Array.from({ length: 50 }, () => call(session.client, "get_object", { bucket_name: bucket, object_key: "ten.txt", max_content_size: 10 * MiB }));
+  const reads = Array.from({ length: 50 }, () =>
+    call(session.client, "get_object", { bucket_name: bucket, object_key: "ten.txt", max_content_size: 10 * MiB }),
+  );
   const results = await Promise.all(reads);
   for (const r of results) {
     expect(r.isError).toBeFalsy();

@@ -9,16 +9,20 @@
  * Nothing is visible at the key before the end, nothing is left after it.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { GetObjectCommand, ListMultipartUploadsCommand, ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  GetObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+} from "@aws-sdk/client-s3";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { ageRecords, keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { startRecordingProxy, type Recorded } from "../helpers/recording-proxy.ts";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { type Recorded, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
@@ -33,31 +37,59 @@ let proxy: ReturnType<typeof startRecordingProxy>;
 /** While set, UploadPart requests for part 3 and on are held (never reach the store). */
 let holding = false;
 
-const partNumber = (r: Recorded) => (r.method === "PUT" ? Number(new URLSearchParams(r.search).get("partNumber") ?? NaN) : NaN);
+const partNumber = (r: Recorded) =>
+  r.method === "PUT" ? Number(new URLSearchParams(r.search).get("partNumber") ?? NaN) : NaN;
 const partsSent = (from: number) => proxy.requests.slice(from).filter((r) => !Number.isNaN(partNumber(r)));
-const uploadsOpen = async () => (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
-const objectsAt = async (key: string) => (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
-const stored = async (key: string) => md5(await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
+const uploadsOpen = async () =>
+  (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+const objectsAt = async (key: string) =>
+  (await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: key }))).Contents ?? [];
+const stored = async (key: string) =>
+  md5(await (await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))).Body!.transformToByteArray());
 
 beforeAll(async () => {
   bucket = await freshBucket("resume");
   dir = tempDir("resume");
-  proxy = startRecordingProxy(s3().endpoint, (r) => (holding && partNumber(r) >= 3 ? new Promise<void>(() => {}) : undefined));
+  proxy = startRecordingProxy(s3().endpoint, (r) =>
+    holding && partNumber(r) >= 3 ? new Promise<void>(() => {}) : undefined,
+  );
 }, 60_000);
 afterAll(() => proxy?.stop());
 
 /** A server through the proxy, budget off (a host that gives up is the only thing between the call and its end), its own state directory. */
 function serve(state: string) {
-  return connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
+  return connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state },
+    args: ["--allowed-dir", dir],
+  });
 }
 
 /** Waits until parts 3, 4 and 5 are held: parts 1 and 2 are then stored (their workers moved on). */
 async function untilHeld(from: number) {
-  for (let i = 0; i < 400 && new Set(partsSent(from).map(partNumber).filter((n) => n >= 3)).size < 3; i++) await Bun.sleep(25);
-  expect(new Set(partsSent(from).map(partNumber).filter((n) => n >= 3)).size).toBe(3);
+  for (
+    let i = 0;
+    i < 400 &&
+    new Set(
+      partsSent(from)
+        .map(partNumber)
+        .filter((n) => n >= 3),
+    ).size < 3;
+    i++
+  )
+    await Bun.sleep(25);
+  expect(
+    new Set(
+      partsSent(from)
+        .map(partNumber)
+        .filter((n) => n >= 3),
+    ).size,
+  ).toBe(3);
 }
 
-const upload = (key: string, name: string) => ({ name: "upload_file", arguments: { local_file_path: name, bucket_name: bucket, object_key: key } });
+const upload = (key: string, name: string) => ({
+  name: "upload_file",
+  arguments: { local_file_path: name, bucket_name: bucket, object_key: key },
+});
 
 /**
  * One upload_file of `name` cut by the client's own timeout (the TypeScript SDK then sends notifications/cancelled,
@@ -191,17 +223,33 @@ describe("get_object download resumes", () => {
     await slow?.stop();
   });
 
-  const serveSlow = (state: string) => connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: recorder.endpoint, STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state }, args: ["--allowed-dir", dir] });
-  const download = (to: string) => ({ name: "get_object", arguments: { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: to } });
+  const serveSlow = (state: string) =>
+    connectBinary({
+      env: {
+        ...s3Env(),
+        STORE_ENDPOINT_URL: recorder.endpoint,
+        STORE_CALL_BUDGET_SECONDS: "0",
+        STORE_STATE_DIR: state,
+      },
+      args: ["--allowed-dir", dir],
+    });
+  const download = (to: string) => ({
+    name: "get_object",
+    arguments: { bucket_name: bucket, object_key: "down.bin", mode: "download", local_path: to },
+  });
   const keptDownloads = (state: string) => keptRecords(state).downloads;
   /** Bytes the GETs since `from` asked for. */
   const bytesAsked = (from: number) =>
-    recorder.requests.slice(from).filter((r) => r.method === "GET" && r.range).reduce((sum, r) => {
-      const [, a, b] = /bytes=(\d+)-(\d+)/.exec(r.range!)!;
-      return sum + Number(b) - Number(a) + 1;
-    }, 0);
+    recorder.requests
+      .slice(from)
+      .filter((r) => r.method === "GET" && r.range)
+      .reduce((sum, r) => {
+        const [, a, b] = /bytes=(\d+)-(\d+)/.exec(r.range!)!;
+        return sum + Number(b) - Number(a) + 1;
+      }, 0);
   const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
-  const hiddenIn = (sub: string) => (existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.startsWith(".")) : []);
+  const hiddenIn = (sub: string) =>
+    existsSync(join(dir, sub)) ? readdirSync(join(dir, sub)).filter((f) => f.startsWith(".")) : [];
 
   for (const cut of ["a host that gives up (budget off)", "kill -9", "SIGTERM (a restart)"] as const) {
     test(`after ${cut}: the temp file is kept hidden and recorded; the same call fetches only what it lacks; the file is byte-exact`, async () => {
@@ -233,7 +281,12 @@ describe("get_object download resumes", () => {
         expect(result.structuredContent!.sha256).toBe(sha256(data));
         expect(sha256(readFileSync(join(dir, sub, "down.bin")))).toBe(sha256(data));
         // Every GET pinned to the object (If-Match), and fewer bytes asked for than the object has: what was kept is not fetched again.
-        expect(recorder.requests.slice(from).filter((r) => r.method === "GET" && r.range && r.range !== "bytes=0-2097151").every((r) => r.ifMatch !== null)).toBe(true);
+        expect(
+          recorder.requests
+            .slice(from)
+            .filter((r) => r.method === "GET" && r.range && r.range !== "bytes=0-2097151")
+            .every((r) => r.ifMatch !== null),
+        ).toBe(true);
         expect(bytesAsked(from)).toBeLessThanOrEqual(SIZE - had + 2 * MiB);
         expect(hiddenIn(sub)).toEqual([]);
         expect(keptDownloads(state)).toEqual([]);
@@ -314,4 +367,3 @@ describe("get_object download resumes", () => {
     }
   }, 120_000);
 });
-

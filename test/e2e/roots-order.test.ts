@@ -13,7 +13,12 @@ import { freshBucket, s3Env } from "../helpers/s3.ts";
 
 /** A line-by-line JSON-RPC peer on the binary's stdio. */
 function peer(args: string[], env: Record<string, string>) {
-  const proc = Bun.spawn([requireBinary(), ...args], { stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...env } });
+  const proc = Bun.spawn([requireBinary(), ...args], {
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "ignore",
+    env: { PATH: process.env.PATH ?? "/usr/bin", HOME: process.env.HOME ?? "/root", ...env },
+  });
   const queue: Record<string, any>[] = [];
   let wake: (() => void) | undefined;
   void (async () => {
@@ -56,9 +61,26 @@ test("a local call before notifications/initialized waits for the roots and is c
   const bucket = await freshBucket("rootsorder");
   const p = peer(["--allowed-dir", base], s3Env());
   try {
-    p.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: { roots: { listChanged: true } }, clientInfo: { name: "t", version: "1" } } });
+    p.send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: { roots: { listChanged: true } },
+        clientInfo: { name: "t", version: "1" },
+      },
+    });
     expect(await p.next((m) => m.id === 1)).toBeDefined();
-    p.send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "upload_file", arguments: { local_file_path: join(base, "private.txt"), bucket_name: bucket, object_key: "leak" } } });
+    p.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: {
+        name: "upload_file",
+        arguments: { local_file_path: join(base, "private.txt"), bucket_name: bucket, object_key: "leak" },
+      },
+    });
     // Not answered on a guess while the roots are unknown.
     expect(await p.next((m) => m.id === 2, 500)).toBeUndefined();
     p.send({ jsonrpc: "2.0", method: "notifications/initialized" });

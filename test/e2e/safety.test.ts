@@ -1,11 +1,11 @@
 /** The path fence and read-only mode through the compiled binary, as a client would meet them. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { lstatSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -48,8 +48,20 @@ test("uploads from outside the allowed directory are refused", async () => {
 });
 
 test("downloads cannot land outside; nothing is written there", async () => {
-  for (const path of ["../planted.txt", join(base, "planted.txt"), join(base, "allowed-evil", "planted.txt"), "out-link.txt", "~/.bashrc-planted"]) {
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "obj.txt", mode: "download", local_path: path, overwrite: true });
+  for (const path of [
+    "../planted.txt",
+    join(base, "planted.txt"),
+    join(base, "allowed-evil", "planted.txt"),
+    "out-link.txt",
+    "~/.bashrc-planted",
+  ]) {
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "obj.txt",
+      mode: "download",
+      local_path: path,
+      overwrite: true,
+    });
     expect(r.isError).toBe(true);
   }
   expect(readdirSync(base).sort()).toEqual(["allowed", "allowed-evil", "outside.txt"]);
@@ -57,7 +69,13 @@ test("downloads cannot land outside; nothing is written there", async () => {
 });
 
 test("overwrite over a symlink replaces the link, never its target", async () => {
-  const r = await call(client, "get_object", { bucket_name: bucket, object_key: "obj.txt", mode: "download", local_path: "link.txt", overwrite: true });
+  const r = await call(client, "get_object", {
+    bucket_name: bucket,
+    object_key: "obj.txt",
+    mode: "download",
+    local_path: "link.txt",
+    overwrite: true,
+  });
   expect(r.isError).toBeFalsy();
   expect(lstatSync(join(allowed, "link.txt")).isSymbolicLink()).toBe(false);
   expect(readFileSync(join(allowed, "link.txt"), "utf8")).toBe("inside");
@@ -68,7 +86,25 @@ test("--read-only hides the writing tools from tools/list", async () => {
   const ro = await connectBinary({ env: s3Env(), args: ["--read-only"] });
   try {
     // The job tools stay: read-only mode keeps long reads (downloads, usage, searches).
-    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual(["cancel_job", "download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "job_status", "list_buckets", "list_jobs", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
+    expect((await ro.client.listTools()).tools.map((t) => t.name).sort()).toEqual([
+      "cancel_job",
+      "download_prefix",
+      "find_objects",
+      "get_bucket_settings",
+      "get_object",
+      "get_object_tags",
+      "head_object",
+      "inspect_object",
+      "job_status",
+      "list_buckets",
+      "list_jobs",
+      "list_object_versions",
+      "list_objects",
+      "presign_url",
+      "query_objects",
+      "search_objects",
+      "storage_usage",
+    ]);
   } finally {
     await ro.close();
   }
@@ -84,7 +120,10 @@ test("with a bucket allowlist, keys with '.' or '..' segments are refused before
   const other = await freshBucket("e2esafe-other");
   await sdkClient().send(new PutObjectCommand({ Bucket: other, Key: "secret.txt", Body: "another bucket's secret" }));
   const proxy = startRecordingProxy(s3().endpoint);
-  const fenced = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint }, args: ["--bucket", bucket, "--allow-delete"] });
+  const fenced = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--bucket", bucket, "--allow-delete"],
+  });
   try {
     const sneaky = `x/../../${other}/secret.txt`;
     const calls: [string, Record<string, unknown>][] = [
@@ -102,10 +141,15 @@ test("with a bucket allowlist, keys with '.' or '..' segments are refused before
       expect(textOf(r), name).not.toContain("another bucket's secret");
     }
     // A resource URI's segments are percent-decoded into the key (URL parsing resolves plain ".." segments first, within the bucket): "%2F.." hides one.
-    await expect(fenced.client.readResource({ uri: `s3://${bucket}/x%2F..%2F..%2F${other}%2Fsecret.txt` })).rejects.toThrow(/UnsafeKey/);
+    await expect(
+      fenced.client.readResource({ uri: `s3://${bucket}/x%2F..%2F..%2F${other}%2Fsecret.txt` }),
+    ).rejects.toThrow(/UnsafeKey/);
     expect(proxy.requests.filter((r) => r.path.includes("secret") || r.path.includes("copy.txt"))).toEqual([]);
     // Dots inside a segment are ordinary keys.
-    expect((await call(fenced.client, "put_object", { bucket_name: bucket, object_key: "v1..2/.hidden/a.b", content: "ok" })).isError).toBeFalsy();
+    expect(
+      (await call(fenced.client, "put_object", { bucket_name: bucket, object_key: "v1..2/.hidden/a.b", content: "ok" }))
+        .isError,
+    ).toBeFalsy();
   } finally {
     await fenced.close();
     proxy.stop();

@@ -5,9 +5,9 @@
  * binary never read, create, replace or leave a file outside.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary } from "../helpers/mcp.ts";
 import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -47,7 +47,11 @@ test("uploads under a directory/symlink swapper never ship a file from outside",
   let uploaded = 0;
   try {
     for (let i = 0; i < CALLS; i++) {
-      const r = await call(client, "upload_file", { local_file_path: "sub/secret.txt", bucket_name: bucket, object_key: `up/${i}` });
+      const r = await call(client, "upload_file", {
+        local_file_path: "sub/secret.txt",
+        bucket_name: bucket,
+        object_key: `up/${i}`,
+      });
       if (!r.isError) uploaded++;
     }
   } finally {
@@ -56,7 +60,10 @@ test("uploads under a directory/symlink swapper never ship a file from outside",
   }
   const s3 = sdkClient();
   for (let i = 0; i < CALLS; i++) {
-    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `up/${i}` })).then((o) => o.Body!.transformToString(), () => undefined);
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: `up/${i}` })).then(
+      (o) => o.Body!.transformToString(),
+      () => undefined,
+    );
     expect(got === undefined || got === "inside").toBe(true);
   }
   expect(uploaded).toBeGreaterThan(0);
@@ -69,8 +76,19 @@ test("downloads under the swapper never create, replace or leave a file outside"
   let written = 0;
   try {
     for (let i = 0; i < CALLS; i++) {
-      const [path, overwrite] = i % 3 === 0 ? ["sub/victim.txt", true] : i % 3 === 1 ? [`sub/new-${i}.txt`, false] : [`sub/deep-${i}/new.txt`, false];
-      const r = await call(client, "get_object", { bucket_name: bucket, object_key: "payload.txt", mode: "download", local_path: path, overwrite });
+      const [path, overwrite] =
+        i % 3 === 0
+          ? ["sub/victim.txt", true]
+          : i % 3 === 1
+            ? [`sub/new-${i}.txt`, false]
+            : [`sub/deep-${i}/new.txt`, false];
+      const r = await call(client, "get_object", {
+        bucket_name: bucket,
+        object_key: "payload.txt",
+        mode: "download",
+        local_path: path,
+        overwrite,
+      });
       if (!r.isError) written++;
     }
   } finally {
@@ -80,6 +98,8 @@ test("downloads under the swapper never create, replace or leave a file outside"
   expect(written).toBeGreaterThan(0);
   outsideUntouched();
   // Nothing half-written stays behind inside either.
-  const leftovers = readdirSync(allowed, { recursive: true }).map(String).filter((n) => n.endsWith(".partial"));
+  const leftovers = readdirSync(allowed, { recursive: true })
+    .map(String)
+    .filter((n) => n.endsWith(".partial"));
   expect(leftovers).toEqual([]);
 }, 120_000);

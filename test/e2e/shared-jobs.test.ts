@@ -5,15 +5,16 @@
  * interrupted on the other, whose `next` (the same call again) resumes it and
  * finishes the file byte-exact; another caller sees none of it.
  */
-import { PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFaultProxy, type FaultProxy } from "../helpers/fault-proxy.ts";
+import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
-import { connectHttp, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";
 import { startNginx } from "../helpers/nginx.ts";
-import { startRedis, type Redis } from "../helpers/redis.ts";
+import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
@@ -29,7 +30,19 @@ let replicas: HttpBinary[];
 type Result = { isError?: boolean; structuredContent?: Record<string, unknown>; content?: { text?: string }[] };
 const text = (r: Result) => (r.content ?? []).map((c) => c.text ?? "").join("\n");
 
-const start = () => startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_STATE_URL: redis.url, STORE_STATE_DIR: join(dir, ".state"), STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+const start = () =>
+  startHttpBinary({
+    env: {
+      ...s3Env(),
+      STORE_ENDPOINT_URL: proxy.endpoint,
+      STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+      STORE_STATE_URL: redis.url,
+      STORE_STATE_DIR: join(dir, ".state"),
+      STORE_CALLER_RATE: "off",
+      STORE_CALLER_IN_FLIGHT: "off",
+    },
+    args: ["--allowed-dir", dir, "--call-budget", "1"],
+  });
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -49,7 +62,10 @@ afterAll(async () => {
 async function startJob(replica: HttpBinary | string, path: string): Promise<string> {
   const client = await connectHttp(typeof replica === "string" ? replica : replica.url, ALICE);
   try {
-    const r = (await client.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: path } })) as Result;
+    const r = (await client.callTool({
+      name: "get_object",
+      arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: path },
+    })) as Result;
     const id = (r.structuredContent?.job as { id?: string } | undefined)?.id;
     if (!id) throw new Error(`not handed back: ${text(r)}`);
     return id;
@@ -74,11 +90,14 @@ test("a job started through nginx is known to both replicas; its status, the wai
   const bob = await connectHttp(replicas[1]!.url, BOB);
   try {
     const listed = (await other.callTool({ name: "list_jobs", arguments: {} })) as Result;
-    expect((listed.structuredContent!.jobs as { id: string; state: string }[]).find((j) => j.id === id)?.state).toBe("running");
+    expect((listed.structuredContent!.jobs as { id: string; state: string }[]).find((j) => j.id === id)?.state).toBe(
+      "running",
+    );
     expect(((await bob.callTool({ name: "job_status", arguments: { job_id: id } })) as Result).isError).toBe(true);
     expect(((await bob.callTool({ name: "list_jobs", arguments: {} })) as Result).structuredContent!.jobs).toEqual([]);
     let status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 30 } })) as Result;
-    for (let i = 0; i < 5 && (status.structuredContent!.job as { state: string }).state === "running"; i++) status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 30 } })) as Result;
+    for (let i = 0; i < 5 && (status.structuredContent!.job as { state: string }).state === "running"; i++)
+      status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 30 } })) as Result;
     expect(status.structuredContent!.job).toMatchObject({ id, state: "done", tool: "get_object" });
     expect(status.structuredContent).toMatchObject({ local_path: join(dir, "one/big.bin") });
     expect(sha256(readFileSync(join(dir, "one/big.bin")))).toBe(sha256(DATA));
@@ -115,13 +134,20 @@ test("the replica running a job is killed (kill -9): the other reports it interr
     let status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 20 } })) as Result;
     // Each wait is the call budget here (1 s); a silent replica's job is seen interrupted within ~6 s of its last word.
     const killedAt = performance.now();
-    while ((status.structuredContent!.job as { state: string }).state === "running" && performance.now() - killedAt < 15_000) status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 20 } })) as Result;
+    while (
+      (status.structuredContent!.job as { state: string }).state === "running" &&
+      performance.now() - killedAt < 15_000
+    )
+      status = (await other.callTool({ name: "job_status", arguments: { job_id: id, wait_seconds: 20 } })) as Result;
     expect(status.structuredContent!.job).toMatchObject({ id, state: "interrupted" });
     expect(performance.now() - killedAt).toBeLessThan(10_000);
     expect(text(status)).toContain("JobInterrupted");
     expect(String(status.structuredContent!.next)).toContain("call get_object again with the same arguments");
     proxy.set({ kind: "pass" });
-    const again = (await other.callTool({ name: "get_object", arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "three/big.bin" } })) as Result;
+    const again = (await other.callTool({
+      name: "get_object",
+      arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "three/big.bin" },
+    })) as Result;
     expect(again.isError, text(again)).toBeFalsy();
     expect(sha256(readFileSync(join(dir, "three/big.bin")))).toBe(sha256(DATA));
   } finally {
@@ -131,7 +157,19 @@ test("the replica running a job is killed (kill -9): the other reports it interr
 }, 90_000);
 
 test("a replica stopped (SIGTERM) past its grace marks its jobs interrupted at once; the other reports it without waiting for the heartbeat", async () => {
-  const stopping = await startHttpBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_STATE_URL: redis.url, STORE_STATE_DIR: join(dir, ".state"), STORE_CALLER_RATE: "off", STORE_CALLER_IN_FLIGHT: "off", STORE_SHUTDOWN_GRACE_MS: "300" }, args: ["--allowed-dir", dir, "--call-budget", "1"] });
+  const stopping = await startHttpBinary({
+    env: {
+      ...s3Env(),
+      STORE_ENDPOINT_URL: proxy.endpoint,
+      STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+      STORE_STATE_URL: redis.url,
+      STORE_STATE_DIR: join(dir, ".state"),
+      STORE_CALLER_RATE: "off",
+      STORE_CALLER_IN_FLIGHT: "off",
+      STORE_SHUTDOWN_GRACE_MS: "300",
+    },
+    args: ["--allowed-dir", dir, "--call-budget", "1"],
+  });
   proxy.set({ kind: "throttle", bytesPerSecond: 1 * MiB });
   const other = await connectHttp(replicas[1]!.url, ALICE);
   try {

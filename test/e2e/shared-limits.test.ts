@@ -5,14 +5,15 @@
  * served (each replica counts alone, one warning a minute) and the shared
  * limit is back once the store is; the store's password is in no log line.
  */
-import { RedisClient } from "bun";
+
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { rpc, startHttpBinary, type HttpBinary } from "../helpers/http.ts";
-import { startNginx, type Nginx } from "../helpers/nginx.ts";
-import { startRedis, type Redis } from "../helpers/redis.ts";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
+import { RedisClient } from "bun";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes } from "../helpers/files.ts";
+import { type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
+import { type Nginx, startNginx } from "../helpers/nginx.ts";
+import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 const TOKEN = "shared-limits-token-0123456789abcdef";
@@ -23,7 +24,14 @@ let proxy: Nginx;
 beforeAll(async () => {
   redis = await startRedis();
   // 4 a second, a burst of 4, nothing else limited: a quick run of calls meets the bucket, not the clock.
-  const env = { ...s3Env(), STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_URL: redis.url, STORE_CALLER_RATE: "4", STORE_CALLER_BURST: "4", STORE_CALLER_IN_FLIGHT: "0" };
+  const env = {
+    ...s3Env(),
+    STORE_HTTP_TOKENS: `team:${TOKEN}`,
+    STORE_STATE_URL: redis.url,
+    STORE_CALLER_RATE: "4",
+    STORE_CALLER_BURST: "4",
+    STORE_CALLER_IN_FLIGHT: "0",
+  };
   replicas = await Promise.all([startHttpBinary({ env }), startHttpBinary({ env })]);
   proxy = await startNginx(replicas.map((r) => r.port));
 }, 60_000);
@@ -33,7 +41,8 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const ping = (id: number) => rpc(proxy.url, { jsonrpc: "2.0", id, method: "ping" }, { authorization: `Bearer ${TOKEN}` });
+const ping = (id: number) =>
+  rpc(proxy.url, { jsonrpc: "2.0", id, method: "ping" }, { authorization: `Bearer ${TOKEN}` });
 
 /** Twelve pings at once through the proxy (six to each replica): how many were served, and the 429s' Retry-After. */
 async function burst(): Promise<{ served: number; limited: Response[] }> {
@@ -54,7 +63,10 @@ test("a caller over its limit through both replicas is refused at the single lim
 }, 30_000);
 
 test("the state store stopped: calls are still served, each replica counting alone, with a warning (health stays OK and says so); back once it is", async () => {
-  expect(await (await fetch(`http://127.0.0.1:${replicas[0]!.port}/healthz`)).json()).toEqual({ status: "ok", state_store: "connected" });
+  expect(await (await fetch(`http://127.0.0.1:${replicas[0]!.port}/healthz`)).json()).toEqual({
+    status: "ok",
+    state_store: "connected",
+  });
   await redis.stop();
   await Bun.sleep(200);
   const { served } = await burst();
@@ -79,17 +91,35 @@ test("the store's password appears in no log line", () => {
 
 test("requests in flight are counted across replicas too: a slow call on one makes the other refuse the caller's next, until it is answered", async () => {
   const bucket = await freshBucket("sharedflight");
-  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "slow.bin", Body: randomBytes(3 * 1024 * 1024, 7) }));
+  await sdkClient().send(
+    new PutObjectCommand({ Bucket: bucket, Key: "slow.bin", Body: randomBytes(3 * 1024 * 1024, 7) }),
+  );
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "small.txt", Body: "small" }));
   // The store behind a throttle, so the slow call is surely in flight while the other replica is asked.
   const store = await startFaultProxy(s3().endpoint);
   store.set({ kind: "throttle", bytesPerSecond: 1024 * 1024 });
-  const env = { ...s3Env(), STORE_ENDPOINT_URL: store.endpoint, STORE_HTTP_TOKENS: `team:${TOKEN}`, STORE_STATE_URL: redis.url, STORE_CALLER_RATE: "0", STORE_CALLER_IN_FLIGHT: "1" };
+  const env = {
+    ...s3Env(),
+    STORE_ENDPOINT_URL: store.endpoint,
+    STORE_HTTP_TOKENS: `team:${TOKEN}`,
+    STORE_STATE_URL: redis.url,
+    STORE_CALLER_RATE: "0",
+    STORE_CALLER_IN_FLIGHT: "1",
+  };
   const [a, b] = await Promise.all([startHttpBinary({ env }), startHttpBinary({ env })]);
-  const call = (id: number, name: string, args: Record<string, unknown>) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } });
+  const call = (id: number, name: string, args: Record<string, unknown>) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
   const auth = { authorization: `Bearer ${TOKEN}` };
   try {
-    const slow = rpc(a!.url, call(1, "get_object", { bucket_name: bucket, object_key: "slow.bin", max_content_size: 3 * 1024 * 1024 }), auth);
+    const slow = rpc(
+      a!.url,
+      call(1, "get_object", { bucket_name: bucket, object_key: "slow.bin", max_content_size: 3 * 1024 * 1024 }),
+      auth,
+    );
     // The other replica is asked once the slow call holds its slot in the store (a fixed wait raced it under CI's load,
     // and a first ask sent at once can even take the slot before it). It then runs ~3 s.
     const counts = new RedisClient(redis.url);
@@ -108,4 +138,3 @@ test("requests in flight are counted across replicas too: a slow call on one mak
     await store.stop();
   }
 }, 60_000);
-

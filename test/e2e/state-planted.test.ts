@@ -8,10 +8,16 @@
  * versions kept (which this version takes in), so each test fails on a build
  * that trusted them.
  */
-import { CreateMultipartUploadCommand, ListMultipartUploadsCommand, AbortMultipartUploadCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { beforeAll, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  ListMultipartUploadsCommand,
+  PutObjectCommand,
+} from "@aws-sdk/client-s3";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -29,7 +35,10 @@ beforeAll(async () => {
 function plant(state: string, records: { uploads?: unknown[]; downloads?: unknown[] }, mode = 0o700): void {
   mkdirSync(state, { recursive: true });
   chmodSync(state, mode);
-  writeFileSync(join(state, "kept-transfers.json"), JSON.stringify({ uploads: records.uploads ?? [], downloads: records.downloads ?? [] }));
+  writeFileSync(
+    join(state, "kept-transfers.json"),
+    JSON.stringify({ uploads: records.uploads ?? [], downloads: records.downloads ?? [] }),
+  );
 }
 
 test("an expired download record never makes a download unlink a file outside its own directory", async () => {
@@ -38,10 +47,32 @@ test("an expired download record never makes a download unlink a file outside it
   const victim = join(elsewhere, ".precious.0123456789ab.partial");
   writeFileSync(victim, "not the server's");
   const state = join(tempDir("planted-state"), "state");
-  plant(state, { downloads: [{ store: s3().endpoint, bucket, key: "x", etag: "e", size: 1, target: join(elsewhere, "precious"), temp: victim, have: [], created_at: Date.now() - 2 * DAY }] });
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: state }, args: ["--allowed-dir", work] });
+  plant(state, {
+    downloads: [
+      {
+        store: s3().endpoint,
+        bucket,
+        key: "x",
+        etag: "e",
+        size: 1,
+        target: join(elsewhere, "precious"),
+        temp: victim,
+        have: [],
+        created_at: Date.now() - 2 * DAY,
+      },
+    ],
+  });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_STATE_DIR: state },
+    args: ["--allowed-dir", work],
+  });
   try {
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "small.txt", mode: "download", local_path: join(work, "small.txt") });
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "small.txt",
+      mode: "download",
+      local_path: join(work, "small.txt"),
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(existsSync(victim)).toBe(true);
   } finally {
@@ -55,16 +86,38 @@ test("an expired upload record for a bucket outside --bucket is never aborted", 
   // Large enough to go in parts: the expired records are looked at when a multipart upload starts.
   writeFileSync(join(work, "mine.bin"), randomBytes(24 * 1024 * 1024, 7));
   const state = join(tempDir("planted-state"), "state");
-  plant(state, { uploads: [{ store: s3().endpoint, bucket: other, key: "theirs.bin", upload_id: UploadId, source: { id: "x", size: 1, version: "1" }, part_size: 5242880, params: "", created_at: Date.now() - 2 * DAY }] });
-  const { client, close } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: state }, args: ["--allowed-dir", work, "--bucket", bucket] });
+  plant(state, {
+    uploads: [
+      {
+        store: s3().endpoint,
+        bucket: other,
+        key: "theirs.bin",
+        upload_id: UploadId,
+        source: { id: "x", size: 1, version: "1" },
+        part_size: 5242880,
+        params: "",
+        created_at: Date.now() - 2 * DAY,
+      },
+    ],
+  });
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_STATE_DIR: state },
+    args: ["--allowed-dir", work, "--bucket", bucket],
+  });
   try {
-    const r = await call(client, "upload_file", { local_file_path: "mine.bin", bucket_name: bucket, object_key: "mine.bin" });
+    const r = await call(client, "upload_file", {
+      local_file_path: "mine.bin",
+      bucket_name: bucket,
+      object_key: "mine.bin",
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     const open = (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: other }))).Uploads ?? [];
     expect(open.map((u) => u.UploadId)).toContain(UploadId);
   } finally {
     await close();
-    await sdkClient().send(new AbortMultipartUploadCommand({ Bucket: other, Key: "theirs.bin", UploadId })).catch(() => {});
+    await sdkClient()
+      .send(new AbortMultipartUploadCommand({ Bucket: other, Key: "theirs.bin", UploadId }))
+      .catch(() => {});
   }
 }, 60_000);
 
@@ -73,10 +126,36 @@ test("a state directory others can write to is not used: a warning, and its reco
   const victim = join(work, ".small.txt.0123456789ab.partial");
   writeFileSync(victim, "planted");
   const state = join(tempDir("planted-state"), "state");
-  plant(state, { downloads: [{ store: s3().endpoint, bucket, key: "small.txt", etag: "e", size: 1, target: join(work, "small.txt"), temp: victim, have: [], created_at: Date.now() - 2 * DAY }] }, 0o777);
-  const { client, close, stderr } = await connectBinary({ env: { ...s3Env(), STORE_STATE_DIR: state }, args: ["--allowed-dir", work] });
+  plant(
+    state,
+    {
+      downloads: [
+        {
+          store: s3().endpoint,
+          bucket,
+          key: "small.txt",
+          etag: "e",
+          size: 1,
+          target: join(work, "small.txt"),
+          temp: victim,
+          have: [],
+          created_at: Date.now() - 2 * DAY,
+        },
+      ],
+    },
+    0o777,
+  );
+  const { client, close, stderr } = await connectBinary({
+    env: { ...s3Env(), STORE_STATE_DIR: state },
+    args: ["--allowed-dir", work],
+  });
   try {
-    const r = await call(client, "get_object", { bucket_name: bucket, object_key: "small.txt", mode: "download", local_path: join(work, "got.txt") });
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "small.txt",
+      mode: "download",
+      local_path: join(work, "got.txt"),
+    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(stderr()).toContain("is not used (others can write to it)");
     expect(existsSync(victim)).toBe(true);

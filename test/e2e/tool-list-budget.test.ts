@@ -8,9 +8,19 @@
 import { expect, test } from "bun:test";
 import { connectBinary } from "../helpers/mcp.ts";
 
-const STORE = { STORE_ENDPOINT_URL: "http://127.0.0.1:9", AWS_ACCESS_KEY_ID: "budgetkey", AWS_SECRET_ACCESS_KEY: "budgetsecret", AWS_REGION: "us-east-1" };
+const STORE = {
+  STORE_ENDPOINT_URL: "http://127.0.0.1:9",
+  AWS_ACCESS_KEY_ID: "budgetkey",
+  AWS_SECRET_ACCESS_KEY: "budgetsecret",
+  AWS_REGION: "us-east-1",
+};
 const EVERY_TOOL = { STORE_ALLOW_ADMIN: "true", STORE_ALLOW_DELETE: "true" };
-const SECOND_STORE = { STORE_STORES: "far", STORE_FAR_ENDPOINT_URL: "http://127.0.0.1:9", STORE_FAR_ACCESS_KEY_ID: "farkey", STORE_FAR_SECRET_ACCESS_KEY: "farsecret" };
+const SECOND_STORE = {
+  STORE_STORES: "far",
+  STORE_FAR_ENDPOINT_URL: "http://127.0.0.1:9",
+  STORE_FAR_ACCESS_KEY_ID: "farkey",
+  STORE_FAR_SECRET_ACCESS_KEY: "farsecret",
+};
 
 for (const { what, env, tools: count, kb } of [
   { what: "by default", env: {}, tools: 24, kb: 20 },

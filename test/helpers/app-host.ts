@@ -6,10 +6,11 @@
  * The view's tool calls go through the official AppBridge to the compiled
  * binary over stdio (the runner's MCP client).
  */
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+
 import { existsSync, mkdirSync } from "node:fs";
 import { resolve } from "node:path";
-import { chromium, type Browser, type Frame, type FrameLocator, type Page } from "playwright-core";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { type Browser, chromium, type Frame, type FrameLocator, type Page } from "playwright-core";
 import { APP_MIME_TYPE, BROWSER_URI } from "../../src/mcp/object-browser.ts";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/lib/chromium/chromium-headless-shell";
@@ -61,13 +62,21 @@ export interface AppHost {
 }
 
 export async function startAppHost(client: Client): Promise<AppHost> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium-headless-shell (scripts/provision.sh test does) or set CHROMIUM_PATH.`);
-  const built = await Bun.build({ entrypoints: [resolve(import.meta.dir, "../browser/host.ts")], target: "browser", format: "esm" });
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's chromium-headless-shell (scripts/provision.sh test does) or set CHROMIUM_PATH.`,
+    );
+  const built = await Bun.build({
+    entrypoints: [resolve(import.meta.dir, "../browser/host.ts")],
+    target: "browser",
+    format: "esm",
+  });
   if (!built.success || !built.outputs[0]) throw new Error(`the test host did not build: ${built.logs.join("\n")}`);
   const hostScript = (await built.outputs[0].text()).replaceAll("</script", "<\\/script");
   const read = await client.readResource({ uri: BROWSER_URI });
   const content = read.contents[0] as { text?: string; mimeType?: string; _meta?: { ui?: { csp?: UiCsp } } };
-  if (content?.mimeType !== APP_MIME_TYPE || typeof content.text !== "string") throw new Error(`${BROWSER_URI} is not an MCP App view: ${JSON.stringify(content).slice(0, 200)}`);
+  if (content?.mimeType !== APP_MIME_TYPE || typeof content.text !== "string")
+    throw new Error(`${BROWSER_URI} is not an MCP App view: ${JSON.stringify(content).slice(0, 200)}`);
   const html = content.text;
   const csp = cspFor(content._meta?.ui?.csp);
   const server = Bun.serve({
@@ -75,8 +84,15 @@ export async function startAppHost(client: Client): Promise<AppHost> {
     port: 0,
     fetch(request) {
       const { pathname } = new URL(request.url);
-      if (pathname === "/view") return new Response(html, { headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": csp } });
-      if (pathname === "/") return new Response(`<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><script type="module">${hostScript}</script></body></html>`, { headers: { "content-type": "text/html; charset=utf-8" } });
+      if (pathname === "/view")
+        return new Response(html, {
+          headers: { "content-type": "text/html; charset=utf-8", "content-security-policy": csp },
+        });
+      if (pathname === "/")
+        return new Response(
+          `<!doctype html><html><head><meta charset="utf-8"><title>test host</title></head><body><script type="module">${hostScript}</script></body></html>`,
+          { headers: { "content-type": "text/html; charset=utf-8" } },
+        );
       return new Response("not found", { status: 404 });
     },
   });
@@ -90,7 +106,9 @@ export async function startAppHost(client: Client): Promise<AppHost> {
       if (message.type() === "error") pageErrors.push(message.text());
     });
     page.on("pageerror", (err) => pageErrors.push(String(err)));
-    await page.exposeFunction("hostCallTool", (params: { name: string; arguments?: Record<string, unknown> }) => client.callTool(params));
+    await page.exposeFunction("hostCallTool", (params: { name: string; arguments?: Record<string, unknown> }) =>
+      client.callTool(params),
+    );
     await page.exposeFunction("hostReadResource", (params: { uri: string }) => client.readResource(params));
     await page.exposeFunction("hostOpenLink", (url: string) => void openedLinks.push(url));
     await page.goto(`http://127.0.0.1:${server.port}/`);
@@ -112,7 +130,12 @@ export async function startAppHost(client: Client): Promise<AppHost> {
       csp,
       async open(toolName, args, extra = {}) {
         const result = await client.callTool({ name: toolName, arguments: args });
-        await page.evaluate((options) => (window as any).startView(options), { toolName, args, result, context: { ...context, ...extra } });
+        await page.evaluate((options) => (window as any).startView(options), {
+          toolName,
+          args,
+          result,
+          context: { ...context, ...extra },
+        });
       },
       async setHostContext(next) {
         await page.evaluate((c) => (window as any).setHostContext(c), { ...context, ...next });

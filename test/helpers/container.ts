@@ -15,14 +15,24 @@ export function podmanEnv(): Record<string, string> {
   const dir = tempDir("podman-conf");
   writeFileSync(
     join(dir, "containers.conf"),
-    ['[containers]', 'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]', "", "[engine]", 'runtime = "runc"', 'cgroup_manager = "cgroupfs"', 'events_logger = "file"', ""].join("\n"),
+    [
+      "[containers]",
+      'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]',
+      "",
+      "[engine]",
+      'runtime = "runc"',
+      'cgroup_manager = "cgroupfs"',
+      'events_logger = "file"',
+      "",
+    ].join("\n"),
   );
   return { CONTAINERS_CONF: join(dir, "containers.conf") };
 }
 
 function run(cmd: string[], env: Record<string, string>): string {
   const out = Bun.spawnSync(cmd, { env: { ...process.env, ...env }, stderr: "pipe", stdout: "pipe" });
-  if (out.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${out.exitCode}): ${out.stderr.toString().slice(-2000)}`);
+  if (out.exitCode !== 0)
+    throw new Error(`${cmd.join(" ")} failed (${out.exitCode}): ${out.stderr.toString().slice(-2000)}`);
   return out.stdout.toString();
 }
 
@@ -42,7 +52,10 @@ export function buildImage(env: Record<string, string>): void {
     if (lib) place(lib);
   }
   mkdirSync(join(rootfs, "etc"), { recursive: true });
-  writeFileSync(join(rootfs, "etc/passwd"), "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n");
+  writeFileSync(
+    join(rootfs, "etc/passwd"),
+    "root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n",
+  );
   writeFileSync(join(rootfs, "etc/group"), "root:x:0:\nnonroot:x:65532:\n");
   for (const d of ["tmp", "data", "home/nonroot"]) mkdirSync(join(rootfs, d), { recursive: true, mode: 0o1777 });
   copyFileSync(resolve(import.meta.dir, "../container/Containerfile"), join(context, "Containerfile"));

@@ -40,13 +40,22 @@ export interface FakeS3 {
 export const xml = (inner: string) => `<?xml version="1.0" encoding="UTF-8"?>\n${inner}`;
 
 export function listBucketsXml(names: string[]): string {
-  const buckets = names.map((n) => `<Bucket><Name>${n}</Name><CreationDate>2024-01-01T00:00:00.000Z</CreationDate></Bucket>`).join("");
+  const buckets = names
+    .map((n) => `<Bucket><Name>${n}</Name><CreationDate>2024-01-01T00:00:00.000Z</CreationDate></Bucket>`)
+    .join("");
   return xml(`<ListAllMyBucketsResult><Owner><ID>x</ID></Owner><Buckets>${buckets}</Buckets></ListAllMyBucketsResult>`);
 }
 
 export function listObjectsXml(bucket: string, keys: string[], truncated = false): string {
-  const contents = keys.map((k) => `<Contents><Key>${k}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>"d41d8cd98f00b204e9800998ecf8427e"</ETag><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents>`).join("");
-  return xml(`<ListBucketResult><Name>${bucket}</Name><Prefix></Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>${truncated}</IsTruncated>${truncated ? "<NextContinuationToken>next</NextContinuationToken>" : ""}${contents}</ListBucketResult>`);
+  const contents = keys
+    .map(
+      (k) =>
+        `<Contents><Key>${k}</Key><LastModified>2024-01-01T00:00:00.000Z</LastModified><ETag>"d41d8cd98f00b204e9800998ecf8427e"</ETag><Size>1</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+    )
+    .join("");
+  return xml(
+    `<ListBucketResult><Name>${bucket}</Name><Prefix></Prefix><KeyCount>${keys.length}</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>${truncated}</IsTruncated>${truncated ? "<NextContinuationToken>next</NextContinuationToken>" : ""}${contents}</ListBucketResult>`,
+  );
 }
 
 function parseHead(head: string): Omit<FakeRequest, "body"> {
@@ -67,9 +76,12 @@ async function answer(socket: Socket, res: FakeResponse): Promise<void> {
   const status = res.status ?? 200;
   const headers: Record<string, string> = { "content-type": "application/xml", ...res.headers };
   // A HEAD answer may give the length of the body it does not send.
-  if ((res.framing ?? "length") === "length" && !(res.headers?.["content-length"] !== undefined && body.length === 0)) headers["content-length"] = String(body.length);
+  if ((res.framing ?? "length") === "length" && !(res.headers?.["content-length"] !== undefined && body.length === 0))
+    headers["content-length"] = String(body.length);
   if (res.framing === "close") headers.connection = "close";
-  const head = `HTTP/1.1 ${status} X\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join("\r\n")}\r\n\r\n`;
+  const head = `HTTP/1.1 ${status} X\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join("\r\n")}\r\n\r\n`;
   socket.write(head);
   const payload = res.cutAfter !== undefined ? body.subarray(0, res.cutAfter) : body;
   if (res.trickle) {
@@ -135,7 +147,14 @@ export async function startFakeS3(): Promise<FakeS3> {
 
 /** The environment for the binary to talk to the fake store. */
 export function fakeEnv(fake: FakeS3, extra: Record<string, string> = {}): Record<string, string> {
-  return { STORE_ENDPOINT_URL: fake.endpoint, STORE_ACCESS_KEY_ID: "FAKEACCESSKEY0000001", STORE_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001", STORE_REGION: "us-east-1", STORE_MAX_ATTEMPTS: "1", ...extra };
+  return {
+    STORE_ENDPOINT_URL: fake.endpoint,
+    STORE_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+    STORE_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+    STORE_REGION: "us-east-1",
+    STORE_MAX_ATTEMPTS: "1",
+    ...extra,
+  };
 }
 
 /** The binary's peak resident memory (VmHWM), in bytes. */

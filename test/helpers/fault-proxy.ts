@@ -93,7 +93,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     client.resume();
   }
 
-  function pipe(from: Socket, to: Socket, { limit, armed, rate }: { limit: number; armed: () => boolean; rate: number }): void {
+  function pipe(
+    from: Socket,
+    to: Socket,
+    { limit, armed, rate }: { limit: number; armed: () => boolean; rate: number },
+  ): void {
     let sent = 0;
     let reached = false;
     from.on("data", (chunk: Buffer) => {
@@ -154,7 +158,9 @@ function answerWithError(client: Socket, status: number, code: string, counted: 
     client.off("data", onData);
     counted();
     const isHead = head.startsWith("HEAD ");
-    const body = isHead ? "" : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Injected by the fault proxy.</Message></Error>`;
+    const body = isHead
+      ? ""
+      : `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>Injected by the fault proxy.</Message></Error>`;
     client.end(
       `HTTP/1.1 ${status} ${code}\r\nContent-Type: application/xml\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );

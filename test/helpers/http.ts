@@ -15,21 +15,27 @@ export interface HttpBinary {
 }
 
 /** Starts the binary with --transport http on a free loopback port and waits until it is ready. */
-export async function startHttpBinary(opts: { env?: Record<string, string>; args?: string[]; port?: number } = {}): Promise<HttpBinary> {
+export async function startHttpBinary(
+  opts: { env?: Record<string, string>; args?: string[]; port?: number } = {},
+): Promise<HttpBinary> {
   const port = opts.port ?? freePort();
-  const proc = Bun.spawn([requireBinary(), "--transport", "http", "--listen", `127.0.0.1:${port}`, ...(opts.args ?? [])], {
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = Bun.spawn(
+    [requireBinary(), "--transport", "http", "--listen", `127.0.0.1:${port}`, ...(opts.args ?? [])],
+    {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
   let stderr = "";
   void (async () => {
     for await (const chunk of proc.stderr as ReadableStream<Uint8Array>) stderr += new TextDecoder().decode(chunk);
   })();
   const deadline = Date.now() + 10_000;
   while (!stderr.includes("ready on")) {
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`the HTTP server did not start (exit ${proc.exitCode}): ${stderr}`);
+    if (proc.exitCode !== null || Date.now() > deadline)
+      throw new Error(`the HTTP server did not start (exit ${proc.exitCode}): ${stderr}`);
     await Bun.sleep(20);
   }
   return {
@@ -46,7 +52,9 @@ export async function startHttpBinary(opts: { env?: Record<string, string>; args
 
 /** An MCP client over Streamable HTTP (the SDK's transport), with a bearer token if given. */
 export async function connectHttp(url: string, token?: string, headers: Record<string, string> = {}): Promise<Client> {
-  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } } });
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers } },
+  });
   const client = new Client({ name: "store-mcp-http-test", version: "1.0.0" });
   await client.connect(transport);
   return client;

@@ -17,7 +17,10 @@ export function keptRecords(state: string): KeptRecords {
   const db = open(state);
   if (!db) return { uploads: [], downloads: [] };
   try {
-    const rows = (table: string) => (db.query(`SELECT record FROM ${table} ORDER BY created_at`).all() as { record: string }[]).map((r) => JSON.parse(r.record));
+    const rows = (table: string) =>
+      (db.query(`SELECT record FROM ${table} ORDER BY created_at`).all() as { record: string }[]).map((r) =>
+        JSON.parse(r.record),
+      );
     return { uploads: rows("uploads"), downloads: rows("downloads") };
   } finally {
     db.close();
@@ -29,7 +32,9 @@ export function ageRecords(state: string, table: "uploads" | "downloads", ms: nu
   const db = open(state);
   if (!db) throw new Error(`no state database in ${state}`);
   try {
-    db.query(`UPDATE ${table} SET created_at = created_at - ?, record = json_set(record, '$.created_at', json_extract(record, '$.created_at') - ?)`).run(ms, ms);
+    db.query(
+      `UPDATE ${table} SET created_at = created_at - ?, record = json_set(record, '$.created_at', json_extract(record, '$.created_at') - ?)`,
+    ).run(ms, ms);
   } finally {
     db.close();
   }

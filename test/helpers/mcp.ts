@@ -1,13 +1,14 @@
 /** MCP clients for tests: over stdio to the compiled binary, or in memory to createServer. */
+
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
 import type { Config } from "../../src/config/config.ts";
-import { createLogger } from "../../src/runtime/log.ts";
 import { createServer, type ServerOptions } from "../../src/mcp/server.ts";
+import { createLogger } from "../../src/runtime/log.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { s3 } from "./s3.ts";
 
@@ -20,7 +21,9 @@ export function requireBinary(): string {
 }
 
 /** Starts the compiled binary as an MCP client would, and connects to it. */
-export async function connectBinary(opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {}): Promise<{ client: Client; stderr: () => string; close: () => Promise<void>; pid: number }> {
+export async function connectBinary(
+  opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ client: Client; stderr: () => string; close: () => Promise<void>; pid: number }> {
   const transport = new StdioClientTransport({
     command: requireBinary(),
     args: opts.args ?? [],
@@ -70,7 +73,10 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
 }
 
 /** createServer wired to the test S3 server, connected to a Client in memory. */
-export async function connectInMemory(options: Partial<ServerOptions> = {}, config: Partial<Config> = {}): Promise<Client> {
+export async function connectInMemory(
+  options: Partial<ServerOptions> = {},
+  config: Partial<Config> = {},
+): Promise<Client> {
   const cfg = testConfig(config);
   const server = createServer(
     { region: cfg.region, allowedDirs: [], cwd: process.cwd(), readOnly: false, buckets: [], ...options },
@@ -83,8 +89,14 @@ export async function connectInMemory(options: Partial<ServerOptions> = {}, conf
 }
 
 /** Calls a tool and returns its result typed loosely for assertions. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult & { structuredContent?: Record<string, any> }> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent?: Record<string, any> };
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<CallToolResult & { structuredContent?: Record<string, any> }> {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult & {
+    structuredContent?: Record<string, any>;
+  };
 }
 
 /** All text blocks of a result, joined. */

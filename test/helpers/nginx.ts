@@ -53,12 +53,19 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=3
 }
 `;
   writeFileSync(join(prefix, "nginx.conf"), conf);
-  const proc = Bun.spawn([NGINX, "-p", prefix, "-c", join(prefix, "nginx.conf"), "-g", "daemon off;"], { stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([NGINX, "-p", prefix, "-c", join(prefix, "nginx.conf"), "-g", "daemon off;"], {
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   const deadline = Date.now() + 10_000;
   for (;;) {
-    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+    const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (up) break;
-    if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`nginx did not start: ${await new Response(proc.stderr).text()}`);
+    if (proc.exitCode !== null || Date.now() > deadline)
+      throw new Error(`nginx did not start: ${await new Response(proc.stderr).text()}`);
     await Bun.sleep(50);
   }
   return {

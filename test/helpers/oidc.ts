@@ -5,13 +5,14 @@
  * scopes asked for. Its signing key is generated here, so tests can also
  * mint tokens the provider would never issue (expired, another issuer).
  */
-import { createServer, type Server } from "node:http";
+
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { exportJWK, importPKCS8, SignJWT, type JWK } from "jose";
+import { exportJWK, importPKCS8, type JWK, SignJWT } from "jose";
 import Provider from "oidc-provider";
 import { freePort } from "../../scripts/s3/local-servers.ts";
 
@@ -24,7 +25,10 @@ export interface TestIssuer {
   /** A token from the provider's token endpoint (client credentials) for `resource` with `scope`. */
   token(resource: string, scope: string): Promise<string>;
   /** A JWT signed with the provider's own key, with whatever claims a test needs. */
-  mint(claims: Record<string, unknown>, options?: { expiresIn?: string | number | null; issuer?: string; audience?: string; typ?: string | null }): Promise<string>;
+  mint(
+    claims: Record<string, unknown>,
+    options?: { expiresIn?: string | number | null; issuer?: string; audience?: string; typ?: string | null },
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -34,15 +38,48 @@ export async function startIssuer(): Promise<TestIssuer> {
   // The signing key comes with a self-signed certificate in the JWKS (x5c): Ceph RGW's STS verifies tokens
   // against that certificate and checks its SHA-1 thumbprint against the one registered for the provider.
   const dir = mkdtempSync(join(tmpdir(), "test-issuer-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem"), "-out", join(dir, "cert.pem"), "-days", "2", "-subj", "/CN=store-mcp-test-issuer"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+      "-days",
+      "2",
+      "-subj",
+      "/CN=store-mcp-test-issuer",
+    ],
+    { stdio: "ignore" },
+  );
   const der = Buffer.from(readFileSync(join(dir, "cert.pem"), "utf8").replace(/-----[^-]+-----|\s/g, ""), "base64");
   const privateKey = await importPKCS8(readFileSync(join(dir, "key.pem"), "utf8"), "RS256", { extractable: true });
   rmSync(dir, { recursive: true, force: true });
-  const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "test-key", alg: "RS256", use: "sig", x5c: [der.toString("base64")] };
+  const jwk: JWK = {
+    ...(await exportJWK(privateKey)),
+    kid: "test-key",
+    alg: "RS256",
+    use: "sig",
+    x5c: [der.toString("base64")],
+  };
   const clientId = "mcp-test-client";
   const clientSecret = "a-client-secret-for-tests-only-0123456789";
   const provider = new Provider(issuer, {
-    clients: [{ client_id: clientId, client_secret: clientSecret, grant_types: ["client_credentials"], redirect_uris: [], response_types: [], scope: "s3:read s3:write s3:delete" }],
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        grant_types: ["client_credentials"],
+        redirect_uris: [],
+        response_types: [],
+        scope: "s3:read s3:write s3:delete",
+      },
+    ],
     jwks: { keys: [jwk] },
     scopes: ["s3:read", "s3:write", "s3:delete"],
     features: {
@@ -52,7 +89,13 @@ export async function startIssuer(): Promise<TestIssuer> {
         enabled: true,
         defaultResource: async () => undefined,
         useGrantedResource: async () => true,
-        getResourceServerInfo: async (_ctx: unknown, resource: string) => ({ scope: "s3:read s3:write s3:delete", audience: resource, accessTokenTTL: 300, accessTokenFormat: "jwt", jwt: { sign: { alg: "RS256" } } }),
+        getResourceServerInfo: async (_ctx: unknown, resource: string) => ({
+          scope: "s3:read s3:write s3:delete",
+          audience: resource,
+          accessTokenTTL: 300,
+          accessTokenFormat: "jwt",
+          jwt: { sign: { alg: "RS256" } },
+        }),
       },
     },
   });
@@ -66,7 +109,10 @@ export async function startIssuer(): Promise<TestIssuer> {
     async token(resource, scope) {
       const res = await fetch(`${issuer}/token`, {
         method: "POST",
-        headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}` },
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          authorization: `Basic ${btoa(`${clientId}:${clientSecret}`)}`,
+        },
         body: new URLSearchParams({ grant_type: "client_credentials", scope, resource }),
       });
       const body = (await res.json()) as { access_token?: string; error?: string; error_description?: string };

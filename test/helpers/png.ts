@@ -21,5 +21,12 @@ export function pngOf(width: number, height: number): Uint8Array {
     for (let x = 0; x < width; x++) rows.set([(x * 255) / width, (y * 255) / height, 128], row + 1 + x * 3);
   }
   const signature = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
-  return new Uint8Array(Buffer.concat([signature, chunk("IHDR", header), chunk("IDAT", deflateSync(rows)), chunk("IEND", new Uint8Array())]));
+  return new Uint8Array(
+    Buffer.concat([
+      signature,
+      chunk("IHDR", header),
+      chunk("IDAT", deflateSync(rows)),
+      chunk("IEND", new Uint8Array()),
+    ]),
+  );
 }

@@ -19,14 +19,21 @@ export const INITIALIZED = { jsonrpc: "2.0", method: "notifications/initialized"
  * Sends `messages` one per line (a string goes out as it is, for malformed input), waits until every request (a message with an
  * id) is answered, then closes stdin and waits for the process to exit.
  */
-export async function rawSession(args: string[], env: Record<string, string>, messages: (object | string)[], timeoutMs = 30_000): Promise<RawRun> {
+export async function rawSession(
+  args: string[],
+  env: Record<string, string>,
+  messages: (object | string)[],
+  timeoutMs = 30_000,
+): Promise<RawRun> {
   const proc = Bun.spawn([requireBinary(), ...args], {
     stdin: "pipe",
     stdout: "pipe",
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
   });
-  const expected = new Set(messages.filter((m) => typeof m === "object" && "id" in m).map((m) => (m as { id: unknown }).id));
+  const expected = new Set(
+    messages.filter((m) => typeof m === "object" && "id" in m).map((m) => (m as { id: unknown }).id),
+  );
   const lines: string[] = [];
   const stderrText = new Response(proc.stderr).text();
   const reader = (async () => {
@@ -59,7 +66,11 @@ export async function rawSession(args: string[], env: Record<string, string>, me
 }
 
 /** Runs the binary with arguments and no stdin traffic (for --help, --version, config errors). */
-export function runBinary(args: string[], env: Record<string, string> = {}, cwd?: string): { stdout: string; stderr: string; exitCode: number | null } {
+export function runBinary(
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): { stdout: string; stderr: string; exitCode: number | null } {
   const out = Bun.spawnSync([requireBinary(), ...args], {
     stdin: "ignore",
     cwd,

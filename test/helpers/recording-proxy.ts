@@ -31,7 +31,15 @@ export function startRecordingProxy(
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      const recorded = { method: req.method, path: decodeURIComponent(url.pathname), range: req.headers.get("range"), ifMatch: req.headers.get("if-match"), search: url.search, payloadHash: req.headers.get("x-amz-content-sha256"), contentMd5: req.headers.get("content-md5") };
+      const recorded = {
+        method: req.method,
+        path: decodeURIComponent(url.pathname),
+        range: req.headers.get("range"),
+        ifMatch: req.headers.get("if-match"),
+        search: url.search,
+        payloadHash: req.headers.get("x-amz-content-sha256"),
+        contentMd5: req.headers.get("content-md5"),
+      };
       requests.push(recorded);
       await hold?.(recorded);
       const own = answer?.(recorded);
@@ -45,7 +53,12 @@ export function startRecordingProxy(
       return fetch(upstream, {
         method: req.method,
         headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : alter ? alter(recorded, new Uint8Array(await req.arrayBuffer())) : await req.arrayBuffer(),
+        body:
+          req.method === "GET" || req.method === "HEAD"
+            ? undefined
+            : alter
+              ? alter(recorded, new Uint8Array(await req.arrayBuffer()))
+              : await req.arrayBuffer(),
         redirect: "manual",
         decompress: false,
       } as RequestInit);

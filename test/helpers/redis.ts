@@ -16,14 +16,35 @@ export interface Redis {
 }
 
 export async function startRedis(password = `redis-pass-${Math.random().toString(36).slice(2, 12)}`): Promise<Redis> {
-  if (!existsSync(REDIS_SERVER)) throw new Error(`${REDIS_SERVER} is missing: bash scripts/provision.sh test installs redis-server`);
+  if (!existsSync(REDIS_SERVER))
+    throw new Error(`${REDIS_SERVER} is missing: bash scripts/provision.sh test installs redis-server`);
   const port = freePort();
   let proc: ReturnType<typeof Bun.spawn> | undefined;
   const start = async () => {
-    proc = Bun.spawn([REDIS_SERVER, "--port", String(port), "--bind", "127.0.0.1", "--requirepass", password, "--save", "", "--appendonly", "no", "--protected-mode", "yes"], { stdout: "ignore", stderr: "ignore" });
+    proc = Bun.spawn(
+      [
+        REDIS_SERVER,
+        "--port",
+        String(port),
+        "--bind",
+        "127.0.0.1",
+        "--requirepass",
+        password,
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--protected-mode",
+        "yes",
+      ],
+      { stdout: "ignore", stderr: "ignore" },
+    );
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const up = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then((s) => (s.end(), true), () => false);
+      const up = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(
+        (s) => (s.end(), true),
+        () => false,
+      );
       if (up) return;
       if (Date.now() > deadline) throw new Error("redis-server did not start");
       await Bun.sleep(25);

@@ -59,7 +59,9 @@ export async function objectsUnder(bucket: string, prefix = ""): Promise<Map<str
   const out = new Map<string, number>();
   let token: string | undefined;
   do {
-    const page = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
+    const page = await sdkClient().send(
+      new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }),
+    );
     for (const o of page.Contents ?? []) out.set(o.Key!, o.Size!);
     token = page.NextContinuationToken;
   } while (token);

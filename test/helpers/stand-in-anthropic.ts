@@ -24,10 +24,18 @@ export interface StandInAnthropic {
   stop(): void;
 }
 
-type Message = { role: string; content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[] };
+type Message = {
+  role: string;
+  content: string | { type: string; text?: string; tool_use_id?: string; content?: unknown; is_error?: boolean }[];
+};
 
 export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic {
-  const state = { results: [] as StandInAnthropic["results"], offered: new Set<string>(), userTexts: [] as string[], requests: 0 };
+  const state = {
+    results: [] as StandInAnthropic["results"],
+    offered: new Set<string>(),
+    userTexts: [] as string[],
+    requests: 0,
+  };
   let called = false;
   const server = Bun.serve({
     hostname: "127.0.0.1",
@@ -40,44 +48,85 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
         return Response.json({});
       }
       state.requests++;
-      const body = (await req.json()) as { model?: string; stream?: boolean; tools?: { name: string }[]; messages?: Message[] };
+      const body = (await req.json()) as {
+        model?: string;
+        stream?: boolean;
+        tools?: { name: string }[];
+        messages?: Message[];
+      };
       for (const t of body.tools ?? []) state.offered.add(t.name);
       for (const m of body.messages ?? []) {
         if (m.role !== "user") continue;
-        for (const text of typeof m.content === "string" ? [m.content] : m.content.filter((b) => b.type === "text").map((b) => b.text ?? "")) if (!state.userTexts.includes(text)) state.userTexts.push(text);
+        for (const text of typeof m.content === "string"
+          ? [m.content]
+          : m.content.filter((b) => b.type === "text").map((b) => b.text ?? ""))
+          if (!state.userTexts.includes(text)) state.userTexts.push(text);
       }
       const last = body.messages?.at(-1);
       const toolResults = Array.isArray(last?.content) ? last.content.filter((b) => b.type === "tool_result") : [];
-      for (const r of toolResults) state.results.push({ tool_use_id: r.tool_use_id ?? "", content: r.content, ...(r.is_error ? { is_error: true } : {}) });
+      for (const r of toolResults)
+        state.results.push({
+          tool_use_id: r.tool_use_id ?? "",
+          content: r.content,
+          ...(r.is_error ? { is_error: true } : {}),
+        });
       const offersTool = (body.tools ?? []).some((t) => t.name === script.tool);
       const blocks: Record<string, unknown>[] =
         offersTool && !called && toolResults.length === 0
           ? ((called = true), [{ type: "tool_use", id: "toolu_standin_1", name: script.tool, input: script.input }])
           : [{ type: "text", text: "Done." }];
       const stopReason = blocks[0]!.type === "tool_use" ? "tool_use" : "end_turn";
-      const message = { id: `msg_standin_${state.requests}`, type: "message", role: "assistant", model: body.model ?? "claude-stand-in", content: blocks, stop_reason: stopReason, stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
+      const message = {
+        id: `msg_standin_${state.requests}`,
+        type: "message",
+        role: "assistant",
+        model: body.model ?? "claude-stand-in",
+        content: blocks,
+        stop_reason: stopReason,
+        stop_sequence: null,
+        usage: { input_tokens: 10, output_tokens: 5 },
+      };
       if (!body.stream) return Response.json(message);
       return new Response(sse(message, blocks, stopReason), { headers: { "content-type": "text/event-stream" } });
     },
   });
-  return { url: `http://127.0.0.1:${server.port}`, ...state, get requests() { return state.requests; }, results: state.results, offered: state.offered, userTexts: state.userTexts, stop: () => server.stop(true) };
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    ...state,
+    get requests() {
+      return state.requests;
+    },
+    results: state.results,
+    offered: state.offered,
+    userTexts: state.userTexts,
+    stop: () => server.stop(true),
+  };
 }
 
 /** The Messages API's event stream for one message. */
 function sse(message: Record<string, unknown>, blocks: Record<string, unknown>[], stopReason: string): string {
-  const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  let out = event("message_start", { message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } });
+  const event = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  let out = event("message_start", {
+    message: { ...message, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } },
+  });
   blocks.forEach((block, index) => {
     if (block.type === "tool_use") {
       out += event("content_block_start", { index, content_block: { ...block, input: {} } });
-      out += event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) } });
+      out += event("content_block_delta", {
+        index,
+        delta: { type: "input_json_delta", partial_json: JSON.stringify(block.input) },
+      });
     } else {
       out += event("content_block_start", { index, content_block: { type: "text", text: "" } });
       out += event("content_block_delta", { index, delta: { type: "text_delta", text: block.text } });
     }
     out += event("content_block_stop", { index });
   });
-  out += event("message_delta", { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 5 } });
+  out += event("message_delta", {
+    delta: { stop_reason: stopReason, stop_sequence: null },
+    usage: { output_tokens: 5 },
+  });
   out += event("message_stop", {});
   return out;
 }

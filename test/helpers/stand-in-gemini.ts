@@ -26,14 +26,26 @@ export function startStandInGemini(call: { name: string; args: Record<string, un
     async fetch(req) {
       const url = new URL(req.url);
       if (req.method !== "POST" || !/:(stream)?[gG]enerateContent$/.test(url.pathname)) return Response.json({});
-      const body = (await req.json()) as { tools?: { functionDeclarations?: { name: string }[] }[]; contents?: { role: string; parts: Part[] }[] };
+      const body = (await req.json()) as {
+        tools?: { functionDeclarations?: { name: string }[] }[];
+        contents?: { role: string; parts: Part[] }[];
+      };
       for (const tool of body.tools ?? []) for (const f of tool.functionDeclarations ?? []) declared.add(f.name);
       const last = body.contents?.at(-1);
       const answered = (last?.parts ?? []).filter((p) => p.functionResponse).map((p) => p.functionResponse!);
       responses.push(...answered);
-      const part: Part = declared.has(call.name) && !called && answered.length === 0 ? ((called = true), { functionCall: { name: call.name, args: call.args } }) : { text: "Done." };
-      const answer = { candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }], usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 } };
-      if (url.searchParams.get("alt") === "sse") return new Response(`data: ${JSON.stringify(answer)}\n\n`, { headers: { "content-type": "text/event-stream" } });
+      const part: Part =
+        declared.has(call.name) && !called && answered.length === 0
+          ? ((called = true), { functionCall: { name: call.name, args: call.args } })
+          : { text: "Done." };
+      const answer = {
+        candidates: [{ content: { role: "model", parts: [part] }, finishReason: "STOP", index: 0 }],
+        usageMetadata: { promptTokenCount: 10, candidatesTokenCount: 5, totalTokenCount: 15 },
+      };
+      if (url.searchParams.get("alt") === "sse")
+        return new Response(`data: ${JSON.stringify(answer)}\n\n`, {
+          headers: { "content-type": "text/event-stream" },
+        });
       return Response.json(answer);
     },
   });

@@ -40,10 +40,17 @@ export function startStandInOpenAI(script: ScriptedCall[]): StandInOpenAI {
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
-      if (req.method === "GET" && url.pathname.endsWith("/models")) return Response.json({ object: "list", data: [{ id: "gpt-stand-in", object: "model" }] });
-      if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions")) return Response.json({ error: { message: `not served: ${url.pathname}` } }, { status: 404 });
+      if (req.method === "GET" && url.pathname.endsWith("/models"))
+        return Response.json({ object: "list", data: [{ id: "gpt-stand-in", object: "model" }] });
+      if (req.method !== "POST" || !url.pathname.endsWith("/chat/completions"))
+        return Response.json({ error: { message: `not served: ${url.pathname}` } }, { status: 404 });
       requests++;
-      const body = (await req.json()) as { model?: string; stream?: boolean; tools?: ChatTool[]; messages?: ChatMessage[] };
+      const body = (await req.json()) as {
+        model?: string;
+        stream?: boolean;
+        tools?: ChatTool[];
+        messages?: ChatMessage[];
+      };
       for (const t of body.tools ?? []) if (t.function) offered.set(t.function.name, t.function.parameters);
       transcript = JSON.stringify(body.messages ?? []);
       // Each request carries the whole conversation: the tool messages not seen yet are what the model reads of the last calls.
@@ -51,17 +58,37 @@ export function startStandInOpenAI(script: ScriptedCall[]): StandInOpenAI {
       results.push(...told.slice(results.length));
       const step = script[next];
       const name = step && [...offered.keys()].find((n) => n === step.tool || n.endsWith(step.tool));
-      const call = step && name && (body.tools ?? []).length > 0 ? { id: `call_standin_${next + 1}`, type: "function", function: { name, arguments: JSON.stringify(step.arguments) } } : undefined;
+      const call =
+        step && name && (body.tools ?? []).length > 0
+          ? {
+              id: `call_standin_${next + 1}`,
+              type: "function",
+              function: { name, arguments: JSON.stringify(step.arguments) },
+            }
+          : undefined;
       if (call) next++;
-      const message = call ? { role: "assistant", content: null, tool_calls: [call] } : { role: "assistant", content: "Done." };
+      const message = call
+        ? { role: "assistant", content: null, tool_calls: [call] }
+        : { role: "assistant", content: "Done." };
       const finish = call ? "tool_calls" : "stop";
       const id = `chatcmpl-standin-${requests}`;
       const created = Math.floor(Date.now() / 1000);
       const model = body.model ?? "gpt-stand-in";
       const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
-      if (!body.stream) return Response.json({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: finish }], usage });
-      const chunk = (delta: unknown, finish_reason: string | null, extra: object = {}) => `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`;
-      const delta = call ? { role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] } : { role: "assistant", content: "Done." };
+      if (!body.stream)
+        return Response.json({
+          id,
+          object: "chat.completion",
+          created,
+          model,
+          choices: [{ index: 0, message, finish_reason: finish }],
+          usage,
+        });
+      const chunk = (delta: unknown, finish_reason: string | null, extra: object = {}) =>
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`;
+      const delta = call
+        ? { role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] }
+        : { role: "assistant", content: "Done." };
       const text = chunk(delta, null) + chunk({}, finish, { usage }) + "data: [DONE]\n\n";
       return new Response(text, { headers: { "content-type": "text/event-stream" } });
     },

@@ -27,7 +27,10 @@ export interface Swapper {
 
 export async function startSwapper(a: string, b: string, maxSeconds = 120): Promise<Swapper> {
   const stopFile = `${a}.stop-${process.pid}`;
-  const proc = Bun.spawn(["python3", "-c", SCRIPT, a, b, String(maxSeconds), stopFile], { stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn(["python3", "-c", SCRIPT, a, b, String(maxSeconds), stopFile], {
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("ready")) {

@@ -8,7 +8,7 @@
  */
 import { afterAll } from "bun:test";
 import { readFileSync } from "node:fs";
-import { startCephRgw, type S3Server } from "../../scripts/s3/local-servers.ts";
+import { type S3Server, startCephRgw } from "../../scripts/s3/local-servers.ts";
 import { removeTempDirs } from "../helpers/files.ts";
 import { setS3Server } from "../helpers/s3.ts";
 
@@ -22,7 +22,17 @@ function unitFilesOnly(): boolean {
   }
   const at = args.indexOf("test");
   if (at < 0) return false;
-  const paths = args.slice(at + 1).filter((a, i, all) => !a.startsWith("-") && !(all[i - 1]?.startsWith("--") && !all[i - 1]!.includes("=") && /^--(timeout|preload|test-name-pattern|rerun-each|bail|seed)$/.test(all[i - 1]!)));
+  const paths = args
+    .slice(at + 1)
+    .filter(
+      (a, i, all) =>
+        !a.startsWith("-") &&
+        !(
+          all[i - 1]?.startsWith("--") &&
+          !all[i - 1]!.includes("=") &&
+          /^--(timeout|preload|test-name-pattern|rerun-each|bail|seed)$/.test(all[i - 1]!)
+        ),
+    );
   return paths.length > 0 && paths.every((p) => /(^|\/)test\/unit(\/|$)/.test(p));
 }
 

@@ -3,9 +3,9 @@
  * that names the parameter or the resource, and the server must keep serving.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 import { freshBucket } from "../helpers/s3.ts";
@@ -59,9 +59,17 @@ const CASES: (() => Case)[] = [
   () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k".repeat(2000) }, "object_key"],
   // local paths
   () => ["upload_file", { local_file_path: "", bucket_name: B(), object_key: "k" }, "local_file_path"],
-  () => ["upload_file", { local_file_path: "../../etc/passwd", bucket_name: B(), object_key: "k" }, "LocalPathNotAllowed"],
+  () => [
+    "upload_file",
+    { local_file_path: "../../etc/passwd", bucket_name: B(), object_key: "k" },
+    "LocalPathNotAllowed",
+  ],
   () => ["upload_file", { local_file_path: "/etc/passwd", bucket_name: B(), object_key: "k" }, "LocalPathNotAllowed"],
-  () => ["upload_file", { local_file_path: "~/.aws/credentials", bucket_name: B(), object_key: "k" }, "LocalPathNotAllowed"],
+  () => [
+    "upload_file",
+    { local_file_path: "~/.aws/credentials", bucket_name: B(), object_key: "k" },
+    "LocalPathNotAllowed",
+  ],
   () => ["upload_file", { local_file_path: "f.txt\u0000.png", bucket_name: B(), object_key: "k" }, "NUL"],
   () => ["upload_file", { local_file_path: "missing.txt", bucket_name: B(), object_key: "k" }, "missing.txt"],
   () => ["upload_file", { local_file_path: ".", bucket_name: B(), object_key: "k" }, "LocalPathIsDirectory"],
@@ -69,8 +77,16 @@ const CASES: (() => Case)[] = [
   () => ["upload_file", { local_file_path: ["f.txt"], bucket_name: B(), object_key: "k" }, "local_file_path"],
   () => ["upload_file", { bucket_name: B(), object_key: "k" }, "local_file_path"],
   () => ["get_object", { bucket_name: B(), object_key: "k", mode: "download", local_path: "" }, "local_path"],
-  () => ["get_object", { bucket_name: B(), object_key: "k", mode: "download", local_path: "/etc/cron.d/x" }, "LocalPathNotAllowed"],
-  () => ["get_object", { bucket_name: B(), object_key: "k", mode: "download", local_path: "../x" }, "LocalPathNotAllowed"],
+  () => [
+    "get_object",
+    { bucket_name: B(), object_key: "k", mode: "download", local_path: "/etc/cron.d/x" },
+    "LocalPathNotAllowed",
+  ],
+  () => [
+    "get_object",
+    { bucket_name: B(), object_key: "k", mode: "download", local_path: "../x" },
+    "LocalPathNotAllowed",
+  ],
   () => ["get_object", { bucket_name: B(), object_key: "k", mode: "download", local_path: "a\u0000b" }, "NUL"],
   // modes
   () => ["get_object", { bucket_name: B(), object_key: "k", mode: "bogus" }, "mode"],
@@ -92,15 +108,50 @@ const CASES: (() => Case)[] = [
   () => ["list_objects", { bucket_name: B(), max_keys: "10" }, "max_keys"],
   () => ["list_objects", { bucket_name: B(), prefix: long }, "prefix"],
   // upload options
-  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "not a type" }, "content_type"],
-  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "text/plain\r\nX-Evil: 1" }, "content_type"],
-  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "a\nb" }, "cache_control"],
+  () => [
+    "upload_file",
+    { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "not a type" },
+    "content_type",
+  ],
+  () => [
+    "upload_file",
+    { local_file_path: "f.txt", bucket_name: B(), object_key: "k", content_type: "text/plain\r\nX-Evil: 1" },
+    "content_type",
+  ],
+  () => [
+    "upload_file",
+    { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "a\nb" },
+    "cache_control",
+  ],
   // Sent as HTTP headers, which the store's signature check reads as bytes the SDK did not sign: printable ASCII only.
   () => ["put_object", { bucket_name: B(), object_key: "k", content: "x", metadata: { note: "café" } }, "metadata"],
-  () => ["put_object", { bucket_name: B(), object_key: "k", content: "x", content_type: "text/plain; name=ü" }, "content_type"],
-  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "max-age=60 ✓" }, "cache_control"],
-  () => ["copy_object", { source_bucket: B(), source_key: "f.txt", bucket_name: B(), object_key: "k2", metadata_directive: "REPLACE", metadata: { note: "naïve" } }, "metadata"],
-  () => ["upload_file", { local_file_path: "f.txt", bucket_name: B(), object_key: "k", storage_class: "standard" }, "storage_class"],
+  () => [
+    "put_object",
+    { bucket_name: B(), object_key: "k", content: "x", content_type: "text/plain; name=ü" },
+    "content_type",
+  ],
+  () => [
+    "upload_file",
+    { local_file_path: "f.txt", bucket_name: B(), object_key: "k", cache_control: "max-age=60 ✓" },
+    "cache_control",
+  ],
+  () => [
+    "copy_object",
+    {
+      source_bucket: B(),
+      source_key: "f.txt",
+      bucket_name: B(),
+      object_key: "k2",
+      metadata_directive: "REPLACE",
+      metadata: { note: "naïve" },
+    },
+    "metadata",
+  ],
+  () => [
+    "upload_file",
+    { local_file_path: "f.txt", bucket_name: B(), object_key: "k", storage_class: "standard" },
+    "storage_class",
+  ],
   // (unknown extra parameters are not errors: they are ignored and named, test/tools/lenient-arguments.test.ts)
 ];
 
@@ -111,7 +162,10 @@ test(`a corpus of ${CASES.length} bad inputs: each an isError naming the paramet
     const [tool, args, mentions] = make();
     const r = await call(client, tool, args);
     const text = textOf(r);
-    if (r.isError !== true || !text.includes(mentions)) misses.push(`${tool} ${JSON.stringify(args).slice(0, 120)} → ${r.isError ? "" : "NOT AN ERROR "}${text.slice(0, 200)}`);
+    if (r.isError !== true || !text.includes(mentions))
+      misses.push(
+        `${tool} ${JSON.stringify(args).slice(0, 120)} → ${r.isError ? "" : "NOT AN ERROR "}${text.slice(0, 200)}`,
+      );
     const alive = await call(client, "list_buckets");
     if (alive.isError) misses.push(`server stopped answering after ${tool}`);
   }

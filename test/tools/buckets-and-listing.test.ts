@@ -1,8 +1,9 @@
 /** list_buckets, list_objects, create_bucket and delete_bucket through an in-memory client against Ceph RGW. */
-import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parseListObjectsV2 } from "../../src/storage/requests/list-xml.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient, uniqueBucket } from "../helpers/s3.ts";
@@ -38,7 +39,12 @@ describe("create_bucket and delete_bucket", () => {
   });
 
   test("a name breaking a rule is refused locally, saying which rule", async () => {
-    for (const [name, rule] of [["My_Bucket", "uppercase"], ["ab", "3 to 63"], ["10.0.0.1", "IP address"], ["bad..name", "adjacent dots"]]) {
+    for (const [name, rule] of [
+      ["My_Bucket", "uppercase"],
+      ["ab", "3 to 63"],
+      ["10.0.0.1", "IP address"],
+      ["bad..name", "adjacent dots"],
+    ]) {
       const r = await call(client, "create_bucket", { bucket_name: name });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toContain("InvalidBucketName");
@@ -96,7 +102,11 @@ describe("list_objects", () => {
     let token: string | undefined;
     let pages = 0;
     do {
-      const r = await call(client, "list_objects", { bucket_name: bucket, max_keys: 2, ...(token ? { continuation_token: token } : {}) });
+      const r = await call(client, "list_objects", {
+        bucket_name: bucket,
+        max_keys: 2,
+        ...(token ? { continuation_token: token } : {}),
+      });
       seen.push(...r.structuredContent!.objects.map((o: { key: string }) => o.key));
       token = r.structuredContent!.next_continuation_token ?? undefined;
       if (token) expect(textOf(r)).toContain(`continuation_token "${token}"`);
@@ -107,7 +117,11 @@ describe("list_objects", () => {
   });
 
   test("max_keys outside 1-1000 is refused naming the bound", async () => {
-    for (const [max, text] of [[0, "at least 1"], [1001, "at most 1000"], [2.5, "whole number"]] as const) {
+    for (const [max, text] of [
+      [0, "at least 1"],
+      [1001, "at most 1000"],
+      [2.5, "whole number"],
+    ] as const) {
       const r = await call(client, "list_objects", { bucket_name: bucket, max_keys: max });
       expect(r.isError).toBe(true);
       expect(textOf(r)).toContain(text);
@@ -119,13 +133,22 @@ describe("list_objects", () => {
     const s3c = sdkClient();
     const all = Array.from({ length: 10_000 }, (_, i) => `k/${String(i).padStart(5, "0")}`);
     for (let i = 0; i < all.length; i += 100) {
-      await Promise.all(all.slice(i, i + 100).map((Key) => s3c.send(new PutObjectCommand({ Bucket: big, Key, Body: new Uint8Array(0), ContentLength: 0 }))));
+      await Promise.all(
+        all
+          .slice(i, i + 100)
+          .map((Key) =>
+            s3c.send(new PutObjectCommand({ Bucket: big, Key, Body: new Uint8Array(0), ContentLength: 0 })),
+          ),
+      );
     }
     const seen = new Set<string>();
     let token: string | undefined;
     let pages = 0;
     do {
-      const r = await call(client, "list_objects", { bucket_name: big, ...(token ? { continuation_token: token } : {}) });
+      const r = await call(client, "list_objects", {
+        bucket_name: big,
+        ...(token ? { continuation_token: token } : {}),
+      });
       for (const o of r.structuredContent!.objects) seen.add(o.key);
       token = r.structuredContent!.next_continuation_token ?? undefined;
       pages++;
@@ -138,17 +161,42 @@ describe("list_objects", () => {
 describe("listing pages read without the SDK's parser (storage/list-xml.ts)", () => {
   test("give exactly what the SDK reads from the same store: XML-special, unicode and spaced keys, folders, every field", async () => {
     const bucket = await freshBucket("xmlkeys");
-    const keys = ["a&b.txt", "<angle>.txt", 'quote"s', "apos'", "é café/ünï.txt", "😀/x", " lead and trail ", "tab\there", "amp;lt;", "dir/sub/deep.txt", "dir/one.txt"];
-    await Promise.all(keys.map((Key, i) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body: "x".repeat(i + 1) }))));
+    const keys = [
+      "a&b.txt",
+      "<angle>.txt",
+      'quote"s',
+      "apos'",
+      "é café/ünï.txt",
+      "😀/x",
+      " lead and trail ",
+      "tab\there",
+      "amp;lt;",
+      "dir/sub/deep.txt",
+      "dir/one.txt",
+    ];
+    await Promise.all(
+      keys.map((Key, i) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body: "x".repeat(i + 1) }))),
+    );
     for (const delimiter of [undefined, "/"]) {
       const ours = await call(client, "list_objects", { bucket_name: bucket, ...(delimiter ? { delimiter } : {}) });
-      const sdk = await sdkClient().send(new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }));
-      const expected = (sdk.Contents ?? []).map((o) => ({ key: o.Key, size: o.Size, last_modified: o.LastModified?.toISOString(), etag: o.ETag, storage_class: o.StorageClass }));
+      const sdk = await sdkClient().send(
+        new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }),
+      );
+      const expected = (sdk.Contents ?? []).map((o) => ({
+        key: o.Key,
+        size: o.Size,
+        last_modified: o.LastModified?.toISOString(),
+        etag: o.ETag,
+        storage_class: o.StorageClass,
+      }));
       expect(expected.length).toBeGreaterThan(delimiter ? 5 : 10);
       expect(ours.structuredContent!.objects).toEqual(expected);
       expect(ours.structuredContent!.common_prefixes).toEqual((sdk.CommonPrefixes ?? []).map((p) => p.Prefix));
       // And the store's own answer is one the reader takes (not handed back to the SDK's parser).
-      const url = await getSignedUrl(sdkClient(), new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }));
+      const url = await getSignedUrl(
+        sdkClient(),
+        new ListObjectsV2Command({ Bucket: bucket, ...(delimiter ? { Delimiter: delimiter } : {}) }),
+      );
       const raw = parseListObjectsV2(await (await fetch(url)).text());
       expect(raw?.contents.map((o) => o.key)).toEqual(expected.map((o) => o.key!));
     }

@@ -23,20 +23,96 @@ const SPEC_PARAMETERS: Record<string, string[]> = {
 /** The object toolkit (issue #13): every tool with every parameter it names. */
 const TOOLKIT_PARAMETERS: Record<string, string[]> = {
   head_object: ["bucket_name", "object_key", "version_id"],
-  put_object: ["bucket_name", "object_key", "content", "encoding", "content_type", "cache_control", "storage_class", "metadata", "if_absent"],
-  copy_object: ["source_bucket", "source_key", "source_version_id", "bucket_name", "object_key", "metadata_directive", "content_type", "cache_control", "storage_class", "if_absent"],
+  put_object: [
+    "bucket_name",
+    "object_key",
+    "content",
+    "encoding",
+    "content_type",
+    "cache_control",
+    "storage_class",
+    "metadata",
+    "if_absent",
+  ],
+  copy_object: [
+    "source_bucket",
+    "source_key",
+    "source_version_id",
+    "bucket_name",
+    "object_key",
+    "metadata_directive",
+    "content_type",
+    "cache_control",
+    "storage_class",
+    "if_absent",
+  ],
   delete_object: ["bucket_name", "object_key", "version_id"],
   delete_objects: ["bucket_name", "keys", "prefix", "dry_run", "confirm", "max_objects"],
-  presign_url: ["bucket_name", "object_key", "method", "expires_in", "version_id", "content_type", "response_content_disposition"],
+  presign_url: [
+    "bucket_name",
+    "object_key",
+    "method",
+    "expires_in",
+    "version_id",
+    "content_type",
+    "response_content_disposition",
+  ],
   list_object_versions: ["bucket_name", "prefix", "max_keys", "key_marker", "version_id_marker"],
 };
 /** The bulk tools (issue #25), with the parameters the issue names. */
 const BULK_PARAMETERS: Record<string, string[]> = {
-  upload_directory: ["local_dir", "bucket_name", "prefix", "include", "exclude", "skip_unchanged", "delete_extraneous", "dry_run", "content_type", "cache_control", "storage_class", "max_objects"],
-  download_prefix: ["bucket_name", "prefix", "local_dir", "include", "exclude", "skip_unchanged", "overwrite", "delete_extraneous", "dry_run", "max_objects"],
-  copy_prefix: ["source_bucket", "source_prefix", "bucket_name", "prefix", "include", "exclude", "skip_unchanged", "move", "dry_run", "max_objects"],
+  upload_directory: [
+    "local_dir",
+    "bucket_name",
+    "prefix",
+    "include",
+    "exclude",
+    "skip_unchanged",
+    "delete_extraneous",
+    "dry_run",
+    "content_type",
+    "cache_control",
+    "storage_class",
+    "max_objects",
+  ],
+  download_prefix: [
+    "bucket_name",
+    "prefix",
+    "local_dir",
+    "include",
+    "exclude",
+    "skip_unchanged",
+    "overwrite",
+    "delete_extraneous",
+    "dry_run",
+    "max_objects",
+  ],
+  copy_prefix: [
+    "source_bucket",
+    "source_prefix",
+    "bucket_name",
+    "prefix",
+    "include",
+    "exclude",
+    "skip_unchanged",
+    "move",
+    "dry_run",
+    "max_objects",
+  ],
   storage_usage: ["bucket_name", "prefix", "depth", "top", "max_keys_scanned"],
-  find_objects: ["bucket_name", "prefix", "glob", "min_size", "max_size", "modified_after", "modified_before", "storage_class", "max_results", "max_keys_scanned", "continuation_token"],
+  find_objects: [
+    "bucket_name",
+    "prefix",
+    "glob",
+    "min_size",
+    "max_size",
+    "modified_after",
+    "modified_before",
+    "storage_class",
+    "max_results",
+    "max_keys_scanned",
+    "continuation_token",
+  ],
 };
 /** Bucket settings and tags (issue #29). */
 const SETTINGS_PARAMETERS: Record<string, string[]> = {
@@ -51,7 +127,19 @@ const SETTINGS_PARAMETERS: Record<string, string[]> = {
 };
 /** Looking inside objects (issue #47), with the parameters the issue names (get_object gains archive_member). */
 const LOOK_PARAMETERS: Record<string, string[]> = {
-  search_objects: ["bucket_name", "prefix", "pattern", "regex", "ignore_case", "include", "exclude", "max_matches", "context_lines", "max_object_bytes", "continuation_token"],
+  search_objects: [
+    "bucket_name",
+    "prefix",
+    "pattern",
+    "regex",
+    "ignore_case",
+    "include",
+    "exclude",
+    "max_matches",
+    "context_lines",
+    "max_object_bytes",
+    "continuation_token",
+  ],
   inspect_object: ["bucket_name", "object_key", "archive_member"],
   query_objects: ["bucket_name", "keys", "prefix", "include", "sql", "max_rows", "continuation_token"],
 };
@@ -89,15 +177,25 @@ const REQUIRED: Record<string, string[]> = {
 
 test("every tool of the spec is listed with the spec's parameters and required fields; the toolkit with its own", async () => {
   const { tools } = await client.listTools();
-  const expected = { ...SPEC_PARAMETERS, ...TOOLKIT_PARAMETERS, ...BULK_PARAMETERS, ...SETTINGS_PARAMETERS, ...LOOK_PARAMETERS };
-  expect(Object.keys(tools.find((t) => t.name === "get_object")!.inputSchema.properties ?? {})).toContain("archive_member");
+  const expected = {
+    ...SPEC_PARAMETERS,
+    ...TOOLKIT_PARAMETERS,
+    ...BULK_PARAMETERS,
+    ...SETTINGS_PARAMETERS,
+    ...LOOK_PARAMETERS,
+  };
+  expect(Object.keys(tools.find((t) => t.name === "get_object")!.inputSchema.properties ?? {})).toContain(
+    "archive_member",
+  );
   expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(expected).sort());
   for (const tool of tools) {
     const props = Object.keys(tool.inputSchema.properties ?? {});
     for (const p of expected[tool.name]!) expect(props).toContain(p);
     expect((tool.inputSchema.required ?? []).sort()).toEqual(REQUIRED[tool.name]!.sort());
     // Unknown top-level parameters are ignored with a note in the result (protocol tests), so the schema does not claim they are refused.
-    expect(tool.inputSchema.additionalProperties).toBe(Object.keys(tool.inputSchema.properties ?? {}).length === 0 ? false : undefined);
+    expect(tool.inputSchema.additionalProperties).toBe(
+      Object.keys(tool.inputSchema.properties ?? {}).length === 0 ? false : undefined,
+    );
   }
 });
 
@@ -109,9 +207,22 @@ test("every tool's annotations say what differs from the spec's defaults (destru
   for (const tool of tools) {
     const hints = tool.annotations ?? {};
     // Only what the spec's defaults do not already say; a read-only tool's destructive/idempotent hints mean nothing.
-    expect({ tool: tool.name, readOnlyFalse: hints.readOnlyHint === false, openWorldTrue: hints.openWorldHint === true }).toEqual({ tool: tool.name, readOnlyFalse: false, openWorldTrue: false });
-    if (hints.readOnlyHint) expect({ tool: tool.name, destructive: hints.destructiveHint, idempotent: hints.idempotentHint }).toEqual({ tool: tool.name, destructive: undefined, idempotent: undefined });
-    else expect({ tool: tool.name, destructive: typeof hints.destructiveHint }).toEqual({ tool: tool.name, destructive: "boolean" });
+    expect({
+      tool: tool.name,
+      readOnlyFalse: hints.readOnlyHint === false,
+      openWorldTrue: hints.openWorldHint === true,
+    }).toEqual({ tool: tool.name, readOnlyFalse: false, openWorldTrue: false });
+    if (hints.readOnlyHint)
+      expect({ tool: tool.name, destructive: hints.destructiveHint, idempotent: hints.idempotentHint }).toEqual({
+        tool: tool.name,
+        destructive: undefined,
+        idempotent: undefined,
+      });
+    else
+      expect({ tool: tool.name, destructive: typeof hints.destructiveHint }).toEqual({
+        tool: tool.name,
+        destructive: "boolean",
+      });
     expect(tool.title ?? tool.annotations?.title).toBeTruthy();
     expect(tool.outputSchema?.type).toBe("object");
   }
@@ -121,21 +232,44 @@ test("every tool's annotations say what differs from the spec's defaults (destru
   expect(by.get_object!.readOnlyHint).toBe(false);
   expect(by.upload_file!.destructiveHint).toBe(true);
   expect(by.delete_bucket!.destructiveHint).toBe(true);
-  expect(by.create_bucket!).toMatchObject({ readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true });
+  expect(by.create_bucket!).toMatchObject({
+    readOnlyHint: false,
+    destructiveHint: false,
+    idempotentHint: false,
+    openWorldHint: true,
+  });
   // The job tools (offered where a call budget is set; not in this server) as advertised.
   expect(advertisedAnnotations(jobStatus.annotations)).toEqual({ readOnlyHint: true, openWorldHint: false });
-  expect(advertisedAnnotations(cancelJob.annotations)).toEqual({ destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  expect(advertisedAnnotations(cancelJob.annotations)).toEqual({
+    destructiveHint: false,
+    idempotentHint: true,
+    openWorldHint: false,
+  });
 });
 
 /** Fields whose name says it all, shared by most tools: left without a description to keep tools/list within 24 KB (issue #29). */
-const SELF_DESCRIBING = new Set(["bucket_name", "object_key", "version_id", "source_bucket", "source_key", "source_version_id", "storage_class", "cache_control", "job_id"]);
+const SELF_DESCRIBING = new Set([
+  "bucket_name",
+  "object_key",
+  "version_id",
+  "source_bucket",
+  "source_key",
+  "source_version_id",
+  "storage_class",
+  "cache_control",
+  "job_id",
+]);
 
 test("every input field carries a description, but the few whose name says it all", async () => {
   const { tools } = await client.listTools();
   for (const tool of tools) {
     for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
       if (SELF_DESCRIBING.has(name)) continue;
-      expect({ tool: tool.name, name, description: typeof (schema as { description?: unknown }).description }).toEqual({ tool: tool.name, name, description: "string" });
+      expect({ tool: tool.name, name, description: typeof (schema as { description?: unknown }).description }).toEqual({
+        tool: tool.name,
+        name,
+        description: "string",
+      });
     }
   }
 });
@@ -154,7 +288,11 @@ test("optional parameters, and only those, say nullable (smolagents requires eve
   for (const tool of tools) {
     const required = new Set(tool.inputSchema.required ?? []);
     for (const [name, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
-      expect([tool.name, name, (schema as { nullable?: boolean }).nullable === true]).toEqual([tool.name, name, !required.has(name)]);
+      expect([tool.name, name, (schema as { nullable?: boolean }).nullable === true]).toEqual([
+        tool.name,
+        name,
+        !required.has(name),
+      ]);
     }
   }
 });
@@ -172,6 +310,9 @@ test("the object browser costs tools/list at most 1 KB, and only list_buckets / 
   expect(withView - without).toBeLessThanOrEqual(1024);
   const listed = await client.callTool({ name: "list_buckets", arguments: {} });
   expect((listed._meta as Record<string, string[]>)["store-mcp-server/tools"]).toEqual(tools.map((t) => t.name));
-  const other = await client.callTool({ name: "head_object", arguments: { bucket_name: "no-such-bucket-here", object_key: "k" } });
+  const other = await client.callTool({
+    name: "head_object",
+    arguments: { bucket_name: "no-such-bucket-here", object_key: "k" },
+  });
   expect(other._meta).toBeUndefined();
 });

@@ -1,10 +1,11 @@
 /** get_object read mode through an in-memory client against Ceph RGW: ranges, truncation, content kinds, versions. */
-import { PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { randomBytes } from "../helpers/files.ts";
 import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
-import { randomBytes } from "../helpers/files.ts";
 import { freshBucket, s3, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
@@ -27,7 +28,12 @@ describe("get_object read", () => {
       let joined = "";
       for (let calls = 0; ; calls++) {
         expect(calls, `max ${max}`).toBeLessThan(20);
-        const r = await call(client, "get_object", { bucket_name: bucket, object_key: "paging/chars.txt", max_content_size: max, offset });
+        const r = await call(client, "get_object", {
+          bucket_name: bucket,
+          object_key: "paging/chars.txt",
+          max_content_size: max,
+          offset,
+        });
         expect(r.isError, textOf(r)).toBeFalsy();
         const page = r.structuredContent!;
         joined += page.text;
@@ -65,7 +71,11 @@ describe("get_object read", () => {
     const proxy = startRecordingProxy(s3().endpoint);
     const viaProxy = await connectInMemory({}, { endpointUrl: proxy.endpoint });
     try {
-      const r = await call(viaProxy, "get_object", { bucket_name: bucket, object_key: "big.txt", max_content_size: 1000 });
+      const r = await call(viaProxy, "get_object", {
+        bucket_name: bucket,
+        object_key: "big.txt",
+        max_content_size: 1000,
+      });
       expect(r.isError).toBeFalsy();
       expect(r.structuredContent).toMatchObject({ size: big.length, returned_bytes: 1000, truncated: true });
       expect((r.content[0] as { text: string }).text).toBe("x".repeat(1000));
@@ -100,32 +110,65 @@ describe("get_object read", () => {
     const meta = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin" });
     expect(meta.isError).toBeFalsy();
     expect(meta.content.map((c) => c.type)).toEqual(["text"]);
-    expect(meta.structuredContent).toMatchObject({ size: 300, content_type: "application/octet-stream", encoding: "none", returned_bytes: 0, truncated: true });
+    expect(meta.structuredContent).toMatchObject({
+      size: 300,
+      content_type: "application/octet-stream",
+      encoding: "none",
+      returned_bytes: 0,
+      truncated: true,
+    });
     expect(meta.structuredContent!.next).toContain("include_binary: true");
     expect(textOf(meta)).toContain("Binary content not included");
     expect(JSON.stringify(meta)).not.toContain(Buffer.from(blob).toString("base64").slice(0, 40));
-    const bin = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin", include_binary: true });
+    const bin = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "data/blob.bin",
+      include_binary: true,
+    });
     expect(bin.content[0]).toEqual({
       type: "resource",
-      resource: { uri: `s3://${bucket}/data/blob.bin`, mimeType: "application/octet-stream", blob: Buffer.from(blob).toString("base64") },
+      resource: {
+        uri: `s3://${bucket}/data/blob.bin`,
+        mimeType: "application/octet-stream",
+        blob: Buffer.from(blob).toString("base64"),
+      },
     });
     expect(bin.structuredContent).toMatchObject({ encoding: "base64", returned_bytes: 300 });
-    const cut = await call(client, "get_object", { bucket_name: bucket, object_key: "data/blob.bin", max_content_size: 10, include_binary: true });
+    const cut = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "data/blob.bin",
+      max_content_size: 10,
+      include_binary: true,
+    });
     expect(cut.structuredContent).toMatchObject({ encoding: "none", returned_bytes: 0, truncated: true });
     expect(textOf(cut)).toContain("binary content omitted");
   });
 
   test("version_id reads that exact version; an unknown version is a clear error", async () => {
     const vbucket = await freshBucket("versions");
-    await sdkClient().send(new PutBucketVersioningCommand({ Bucket: vbucket, VersioningConfiguration: { Status: "Enabled" } }));
-    const v1 = await sdkClient().send(new PutObjectCommand({ Bucket: vbucket, Key: "doc.txt", Body: "first", ContentType: "text/plain" }));
-    await sdkClient().send(new PutObjectCommand({ Bucket: vbucket, Key: "doc.txt", Body: "second", ContentType: "text/plain" }));
+    await sdkClient().send(
+      new PutBucketVersioningCommand({ Bucket: vbucket, VersioningConfiguration: { Status: "Enabled" } }),
+    );
+    const v1 = await sdkClient().send(
+      new PutObjectCommand({ Bucket: vbucket, Key: "doc.txt", Body: "first", ContentType: "text/plain" }),
+    );
+    await sdkClient().send(
+      new PutObjectCommand({ Bucket: vbucket, Key: "doc.txt", Body: "second", ContentType: "text/plain" }),
+    );
     const latest = await call(client, "get_object", { bucket_name: vbucket, object_key: "doc.txt" });
     expect((latest.content[0] as { text: string }).text).toBe("second");
-    const old = await call(client, "get_object", { bucket_name: vbucket, object_key: "doc.txt", version_id: v1.VersionId });
+    const old = await call(client, "get_object", {
+      bucket_name: vbucket,
+      object_key: "doc.txt",
+      version_id: v1.VersionId,
+    });
     expect((old.content[0] as { text: string }).text).toBe("first");
     expect(old.structuredContent!.version_id).toBe(v1.VersionId);
-    const missing = await call(client, "get_object", { bucket_name: vbucket, object_key: "doc.txt", version_id: "no-such-version-id" });
+    const missing = await call(client, "get_object", {
+      bucket_name: vbucket,
+      object_key: "doc.txt",
+      version_id: "no-such-version-id",
+    });
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain(`s3://${vbucket}/doc.txt`);
     expect(textOf(missing)).toContain("no-such-version-id");

@@ -1,13 +1,14 @@
 /** Read-only mode, bucket allowlist and client roots, through a real MCP Client in memory. */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+
 import { beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { createLogger } from "../../src/runtime/log.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createServer } from "../../src/mcp/server.ts";
+import { createLogger } from "../../src/runtime/log.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectInMemory, testConfig, textOf } from "../helpers/mcp.ts";
@@ -17,7 +18,22 @@ describe("read-only mode", () => {
   test("tools that write to the store are absent from tools/list and cannot be called", async () => {
     const client = await connectInMemory({ readOnly: true });
     const names = (await client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual(["download_prefix", "find_objects", "get_bucket_settings", "get_object", "get_object_tags", "head_object", "inspect_object", "list_buckets", "list_object_versions", "list_objects", "presign_url", "query_objects", "search_objects", "storage_usage"]);
+    expect(names).toEqual([
+      "download_prefix",
+      "find_objects",
+      "get_bucket_settings",
+      "get_object",
+      "get_object_tags",
+      "head_object",
+      "inspect_object",
+      "list_buckets",
+      "list_object_versions",
+      "list_objects",
+      "presign_url",
+      "query_objects",
+      "search_objects",
+      "storage_usage",
+    ]);
     for (const [tool, args] of [
       ["upload_file", { local_file_path: "x", bucket_name: "b", object_key: "k" }],
       ["put_object", { bucket_name: "b", object_key: "k", content: "x" }],
@@ -86,7 +102,9 @@ async function clientWithRoots(allowedDirs: string[], roots: { current: string[]
     { storage: createS3Storage(cfg), log: createLogger("off") },
   );
   const client = new Client({ name: "roots-client", version: "1" }, { capabilities: { roots: { listChanged: true } } });
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: roots.current.map((d) => ({ uri: pathToFileURL(d).href, name: d })) }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({
+    roots: roots.current.map((d) => ({ uri: pathToFileURL(d).href, name: d })),
+  }));
   const [a, b] = InMemoryTransport.createLinkedPair();
   await Promise.all([server.connect(b), client.connect(a)]);
   return client;
@@ -101,10 +119,13 @@ describe("client roots", () => {
     for (const d of ["op/project", "op/other", "elsewhere"]) mkdirSync(join(base, d), { recursive: true });
     for (const f of ["op/project/a.txt", "op/other/b.txt", "elsewhere/c.txt"]) writeFileSync(join(base, f), f);
   });
-  const upload = (client: Client, path: string) => call(client, "upload_file", { local_file_path: path, bucket_name: bucket, object_key: "k" });
+  const upload = (client: Client, path: string) =>
+    call(client, "upload_file", { local_file_path: path, bucket_name: bucket, object_key: "k" });
 
   test("roots narrow the operator's directories", async () => {
-    const client = await clientWithRoots([join(base, "op")], { current: [join(base, "op/project"), join(base, "elsewhere")] });
+    const client = await clientWithRoots([join(base, "op")], {
+      current: [join(base, "op/project"), join(base, "elsewhere")],
+    });
     expect((await upload(client, join(base, "op/project/a.txt"))).isError).toBeFalsy();
     expect(textOf(await upload(client, join(base, "op/other/b.txt")))).toContain("LocalPathNotAllowed");
     expect(textOf(await upload(client, join(base, "elsewhere/c.txt")))).toContain("LocalPathNotAllowed");

@@ -5,9 +5,9 @@
  * dropped constraints itself.
  */
 import { expect, test } from "bun:test";
-import { DROPPED_KEYWORDS, PORTABLE_KEYWORDS, toolJsonSchemas } from "../../src/tools/json-schemas.ts";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
-import { connectInMemory, call, textOf } from "../helpers/mcp.ts";
+import { DROPPED_KEYWORDS, PORTABLE_KEYWORDS, toolJsonSchemas } from "../../src/tools/json-schemas.ts";
+import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
 
 /** Every keyword used in a schema, with where: property names under `properties` are names, not keywords. */
 function keywords(node: unknown, path: string, out: Map<string, string>): void {
@@ -15,7 +15,8 @@ function keywords(node: unknown, path: string, out: Map<string, string>): void {
   if (typeof node !== "object" || node === null) return;
   for (const [key, value] of Object.entries(node)) {
     out.set(key, `${path}.${key}`);
-    if (key === "properties") for (const [name, sub] of Object.entries(value as object)) keywords(sub, `${path}.properties.${name}`, out);
+    if (key === "properties")
+      for (const [name, sub] of Object.entries(value as object)) keywords(sub, `${path}.properties.${name}`, out);
     else if (typeof value === "object") keywords(value, `${path}.${key}`, out);
   }
 }
@@ -29,7 +30,9 @@ test("every input schema uses only the portable keywords", () => {
     // (strict-mode conversions, the OpenAI Agents SDK's and LangChain's, close it themselves: python-frameworks.test.ts).
     // A tool without parameters stays closed: the OpenAI Agents SDK's strict conversion refuses an open empty object.
     expect(inputSchema.type).toBe("object");
-    expect(inputSchema.additionalProperties).toBe(Object.keys(inputSchema.properties ?? {}).length === 0 ? false : undefined);
+    expect(inputSchema.additionalProperties).toBe(
+      Object.keys(inputSchema.properties ?? {}).length === 0 ? false : undefined,
+    );
   }
 });
 
@@ -40,7 +43,12 @@ test("the constraints left out of the advertised schemas are still enforced by t
     const tooLong = await call(client, "list_objects", { bucket_name: "b".repeat(300) });
     expect(tooLong.isError).toBe(true);
     expect(textOf(tooLong)).toContain("bucket_name");
-    const badMetadata = await call(client, "put_object", { bucket_name: "bucket", object_key: "k", content: "x", metadata: { "bad key!": "v" } });
+    const badMetadata = await call(client, "put_object", {
+      bucket_name: "bucket",
+      object_key: "k",
+      content: "x",
+      metadata: { "bad key!": "v" },
+    });
     expect(badMetadata.isError).toBe(true);
   } finally {
     await client.close();

@@ -6,19 +6,22 @@
  * would hand its model.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { randomBytes } from "../helpers/files.ts";
 import { call, connectInMemory } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;
 let bucket: string;
-const put = (Key: string, Body: string | Uint8Array, ContentType: string) => sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
+const put = (Key: string, Body: string | Uint8Array, ContentType: string) =>
+  sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ContentType }));
 
 beforeAll(async () => {
   bucket = await freshBucket("next");
-  await sdkClient().send(new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: "Enabled" } }));
+  await sdkClient().send(
+    new PutBucketVersioningCommand({ Bucket: bucket, VersioningConfiguration: { Status: "Enabled" } }),
+  );
   await put("a.txt", "alpha beta gamma", "text/plain");
   await put("b.bin", randomBytes(100, 2), "application/octet-stream");
   await put("huge.bin", randomBytes(11 * 1024 * 1024, 3), "application/octet-stream");
@@ -27,7 +30,10 @@ beforeAll(async () => {
 afterAll(() => client.close());
 
 /** What Claude Code hands its model for a tool with an output schema. */
-async function modelSees(name: string, args: Record<string, unknown>): Promise<{ next?: string } & Record<string, unknown>> {
+async function modelSees(
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ next?: string } & Record<string, unknown>> {
   const r = await call(client, name, args);
   expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
   return JSON.parse(JSON.stringify(r.structuredContent));
@@ -45,9 +51,19 @@ test("paging: list_objects, list_object_versions and a truncated text read say w
 });
 
 test("a truncated binary read names what can help: a larger max_content_size only when one could hold it, else download or presign_url", async () => {
-  const small = await modelSees("get_object", { bucket_name: bucket, object_key: "b.bin", max_content_size: 10, include_binary: true });
+  const small = await modelSees("get_object", {
+    bucket_name: bucket,
+    object_key: "b.bin",
+    max_content_size: 10,
+    include_binary: true,
+  });
   expect(small.next).toContain("max_content_size 100");
-  const huge = await modelSees("get_object", { bucket_name: bucket, object_key: "huge.bin", max_content_size: 10 * 1024 * 1024, include_binary: true });
+  const huge = await modelSees("get_object", {
+    bucket_name: bucket,
+    object_key: "huge.bin",
+    max_content_size: 10 * 1024 * 1024,
+    include_binary: true,
+  });
   expect(huge.next).not.toContain("max_content_size");
   expect(huge.next).toContain('mode "download"');
   expect(huge.next).toContain("presign_url");

@@ -12,7 +12,12 @@ import { ARGS } from "../../src/config/cli-options.ts";
 import { EVERY_TOOL } from "../../src/tools/index.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`)];
+const PAGES = [
+  "README.md",
+  ...readdirSync(join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`),
+];
 const read = (page: string) => readFileSync(join(ROOT, page), "utf8");
 
 /** Text outside fenced code blocks (a `#` comment in a shell block is not a heading, a `[x](y)` in code not a link). */
@@ -31,7 +36,11 @@ export function anchorsOf(markdown: string): Set<string> {
   for (const line of prose(markdown)) {
     const heading = /^#{1,6} (.+)$/.exec(line)?.[1];
     if (!heading) continue;
-    const base = heading.trim().toLowerCase().replace(/[^\p{L}\p{N}\- _]/gu, "").replaceAll(" ", "-");
+    const base = heading
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\- _]/gu, "")
+      .replaceAll(" ", "-");
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);
@@ -50,7 +59,8 @@ test("every link in the README and docs/ reaches its file and heading", () => {
         const [path, anchor] = target!.split("#") as [string, string | undefined];
         const file = path ? join(dirname(join(ROOT, page)), path) : join(ROOT, page);
         if (!existsSync(file)) broken.push(`${page}: ${target} (no such file)`);
-        else if (anchor !== undefined && file.endsWith(".md") && !anchorsOf(readFileSync(file, "utf8")).has(anchor)) broken.push(`${page}: ${target} (no such heading)`);
+        else if (anchor !== undefined && file.endsWith(".md") && !anchorsOf(readFileSync(file, "utf8")).has(anchor))
+          broken.push(`${page}: ${target} (no such heading)`);
       }
     }
   }
@@ -59,14 +69,19 @@ test("every link in the README and docs/ reaches its file and heading", () => {
 });
 
 test("the check can fail: a heading's anchor is GitHub's, a missing one is not there", () => {
-  const anchors = anchorsOf("# Identity pass-through: the store's own permissions, per person\n## Tools\n## Tools\n```sh\n# not a heading\n```");
+  const anchors = anchorsOf(
+    "# Identity pass-through: the store's own permissions, per person\n## Tools\n## Tools\n```sh\n# not a heading\n```",
+  );
   expect([...anchors]).toEqual(["identity-pass-through-the-stores-own-permissions-per-person", "tools", "tools-1"]);
 });
 
 test("the configuration reference names every option and every STORE_* variable the code reads", () => {
   const reference = read("docs/configuration.md");
   const missing = Object.keys(ARGS).filter((name) => !reference.includes(`--${name}`));
-  const source = readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts")).map((f) => readFileSync(join(ROOT, "src", f), "utf8")).join("\n");
+  const source = readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => readFileSync(join(ROOT, "src", f), "utf8"))
+    .join("\n");
   const variables = new Set([...source.matchAll(/["`](STORE_[A-Z0-9_]+[A-Z0-9])["`]/g)].map((m) => m[1]!));
   expect(variables.size).toBeGreaterThan(30);
   for (const variable of variables) if (!reference.includes(variable)) missing.push(variable);

@@ -30,13 +30,20 @@ test("each platform block points at its archive with that archive's sha256", () 
     expect(sha).toBe(digests.get(url.split("/").pop()!)!);
   }
   // Blocks nest as Homebrew expects: on_macos/on_linux, each with on_arm/on_intel.
-  expect(formula).toMatch(/on_macos do\n\s+on_arm do[\s\S]+?on_intel do[\s\S]+?on_linux do\n\s+on_arm do[\s\S]+?on_intel do/);
+  expect(formula).toMatch(
+    /on_macos do\n\s+on_arm do[\s\S]+?on_intel do[\s\S]+?on_linux do\n\s+on_arm do[\s\S]+?on_intel do/,
+  );
   expect(formula).toContain('assert_match version.to_s, shell_output("#{bin}/store-mcp-server --version")');
   expect(formula).toContain('bin.install "store-mcp-server"');
 });
 
 test("a missing archive or a malformed repo is refused, not rendered", () => {
-  const withoutArm = sums.split("\n").filter((l) => !l.includes("darwin-arm64")).join("\n");
-  expect(() => renderFormula({ version: "1.2.3", repo: "acme/store-mcp-server", sums: withoutArm })).toThrow("darwin-arm64");
+  const withoutArm = sums
+    .split("\n")
+    .filter((l) => !l.includes("darwin-arm64"))
+    .join("\n");
+  expect(() => renderFormula({ version: "1.2.3", repo: "acme/store-mcp-server", sums: withoutArm })).toThrow(
+    "darwin-arm64",
+  );
   expect(() => renderFormula({ version: "1.2.3", repo: "not a repo", sums })).toThrow("owner/name");
 });

@@ -33,7 +33,9 @@ const rankOf = (file: string) => {
 };
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sources(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+  );
 }
 
 /** Each source file (relative to src/) and the src/ files it imports. */
@@ -41,16 +43,24 @@ export function importGraph(root = SRC): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const path of sources(root)) {
     const text = readFileSync(path, "utf8");
-    const named = [...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms), ...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g)];
+    const named = [
+      ...text.matchAll(/^\s*(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms),
+      ...text.matchAll(/\bimport\(\s*"(\.[^"]+)"\s*\)/g),
+    ];
     const targets = named.map((m) => relative(root, resolve(dirname(path), m[1]!)));
     // Files outside src/ (the view's build, package.json) are not layers of the server.
-    graph.set(relative(root, path), targets.filter((t) => t.endsWith(".ts") && !t.startsWith("..")));
+    graph.set(
+      relative(root, path),
+      targets.filter((t) => t.endsWith(".ts") && !t.startsWith("..")),
+    );
   }
   return graph;
 }
 
 export function upwardImports(graph: Map<string, string[]>): string[] {
-  return [...graph].flatMap(([file, targets]) => targets.filter((t) => rankOf(t) < rankOf(file)).map((t) => `${file} → ${t}`));
+  return [...graph].flatMap(([file, targets]) =>
+    targets.filter((t) => rankOf(t) < rankOf(file)).map((t) => `${file} → ${t}`),
+  );
 }
 
 export function cycles(graph: Map<string, string[]>): string[][] {

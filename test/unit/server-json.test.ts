@@ -10,7 +10,10 @@ test("server.json names every bundle with its digest, the npm package and the im
   expect(serverJsonProblems(doc)).toEqual([]);
   expect(doc.version).toBe(pkg.version);
   expect(doc.packages.map((p: any) => p.registryType)).toEqual(["mcpb", "npm", "oci"]);
-  expect(doc.packages[0]).toMatchObject({ identifier: expect.stringContaining(`/releases/download/v${pkg.version}/`), fileSha256: sha });
+  expect(doc.packages[0]).toMatchObject({
+    identifier: expect.stringContaining(`/releases/download/v${pkg.version}/`),
+    fileSha256: sha,
+  });
   for (const p of doc.packages) expect(p.version).toBe(pkg.version);
   const secret = doc.packages[1].environmentVariables.find((e: any) => e.name === "STORE_SECRET_ACCESS_KEY");
   expect(secret.isSecret).toBe(true);

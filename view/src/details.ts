@@ -1,7 +1,15 @@
 /** The panel beside the listing: one object's metadata, its preview, and links (each only when the server offers its tool). */
 import type { App } from "@modelcontextprotocol/ext-apps";
 import { h } from "./dom.ts";
-import { attachmentOf, formatDate, formatSize, INLINE_IMAGE_MAX_BYTES, previewKind, TEXT_PREVIEW_BYTES, type Entry } from "./model.ts";
+import {
+  attachmentOf,
+  type Entry,
+  formatDate,
+  formatSize,
+  INLINE_IMAGE_MAX_BYTES,
+  previewKind,
+  TEXT_PREVIEW_BYTES,
+} from "./model.ts";
 import type { Server } from "./server.ts";
 
 export interface DetailsDeps {
@@ -46,7 +54,10 @@ export async function showDetails(deps: DetailsDeps, bucket: string, entry: Entr
   const mine = shown;
   panel.hidden = false;
   const close = h("button", { type: "button", "aria-label": "Close details", onclick: () => closeDetails(deps) }, "×");
-  panel.replaceChildren(h("div", { class: "row" }, h("h2", { text: entry.name }), close), h("p", { class: "note", text: "Loading…" }));
+  panel.replaceChildren(
+    h("div", { class: "row" }, h("h2", { text: entry.name }), close),
+    h("p", { class: "note", text: "Loading…" }),
+  );
   let meta: Meta = { size: entry.size, last_modified: entry.modified, storage_class: entry.storageClass };
   if (server.offers("head_object")) {
     try {
@@ -57,7 +68,12 @@ export async function showDetails(deps: DetailsDeps, bucket: string, entry: Entr
   }
   if (shown !== mine) return;
   const preview = h("div", { class: "preview", "aria-label": "Preview", "aria-live": "polite" });
-  panel.replaceChildren(h("div", { class: "row" }, h("h2", { text: entry.name }), close), preview, metadataList(meta, deps), actions(deps, bucket, key));
+  panel.replaceChildren(
+    h("div", { class: "row" }, h("h2", { text: entry.name }), close),
+    preview,
+    metadataList(meta, deps),
+    actions(deps, bucket, key),
+  );
   await renderPreview(deps, bucket, key, meta, preview).catch((err) => {
     if (shown !== mine) return;
     preview.replaceChildren(h("p", { class: "note", text: "No preview." }));
@@ -81,7 +97,13 @@ function metadataList(meta: Meta, deps: DetailsDeps): HTMLElement {
   return dl;
 }
 
-async function renderPreview(deps: DetailsDeps, bucket: string, key: string, meta: Meta, box: HTMLElement): Promise<void> {
+async function renderPreview(
+  deps: DetailsDeps,
+  bucket: string,
+  key: string,
+  meta: Meta,
+  box: HTMLElement,
+): Promise<void> {
   const { server } = deps;
   const size = meta.size ?? 0;
   const kind = previewKind(meta.content_type, key);
@@ -90,8 +112,13 @@ async function renderPreview(deps: DetailsDeps, bucket: string, key: string, met
     const img = h("img", { alt: `Preview of ${key}` });
     // Inline (base64 through the host) where a presigned URL cannot be shown: no presign_url, or the host's CSP blocks the store's origin.
     const inline = async () => {
-      if (!server.offers("get_object") || size > INLINE_IMAGE_MAX_BYTES) return note("No preview: the image cannot be shown here.");
-      const read = await server.call("get_object", { bucket_name: bucket, object_key: key, max_content_size: Math.max(1, size) });
+      if (!server.offers("get_object") || size > INLINE_IMAGE_MAX_BYTES)
+        return note("No preview: the image cannot be shown here.");
+      const read = await server.call("get_object", {
+        bucket_name: bucket,
+        object_key: key,
+        max_content_size: Math.max(1, size),
+      });
       const block = read.content?.find((c) => c.type === "image" && c.data);
       if (!block) return note("No preview for this image type.");
       img.src = `data:${block.mimeType};base64,${block.data}`;
@@ -105,11 +132,21 @@ async function renderPreview(deps: DetailsDeps, bucket: string, key: string, met
     return;
   }
   if (kind === "text" && server.offers("get_object")) {
-    const read = await server.call("get_object", { bucket_name: bucket, object_key: key, max_content_size: TEXT_PREVIEW_BYTES });
+    const read = await server.call("get_object", {
+      bucket_name: bucket,
+      object_key: key,
+      max_content_size: TEXT_PREVIEW_BYTES,
+    });
     const s = read.structuredContent ?? {};
     if (typeof s.text !== "string") return note("No text preview: the object is not text.");
-    const cut = s.truncated === true ? `Showing the first ${formatSize(TEXT_PREVIEW_BYTES)} of ${formatSize(Number(s.size))}.` : "";
-    box.replaceChildren(h("pre", { tabindex: 0, "aria-label": `Text of ${key}`, text: s.text }), cut && h("p", { class: "note", text: cut }));
+    const cut =
+      s.truncated === true
+        ? `Showing the first ${formatSize(TEXT_PREVIEW_BYTES)} of ${formatSize(Number(s.size))}.`
+        : "";
+    box.replaceChildren(
+      h("pre", { tabindex: 0, "aria-label": `Text of ${key}`, text: s.text }),
+      cut && h("p", { class: "note", text: cut }),
+    );
     return;
   }
   // A data file or an archive (Parquet, zip, a gzip'd CSV…): what inspect_object says it holds, from the bytes it needs.
@@ -117,7 +154,10 @@ async function renderPreview(deps: DetailsDeps, bucket: string, key: string, met
     const inspected = await server.call("inspect_object", { bucket_name: bucket, object_key: key });
     const summary = inspected.isError ? undefined : inspected.content?.find((c) => c.type === "text" && c.text)?.text;
     if (summary) {
-      box.replaceChildren(h("p", { class: "note", text: "What the file holds:" }), h("pre", { tabindex: 0, "aria-label": `Summary of ${key}`, text: summary }));
+      box.replaceChildren(
+        h("p", { class: "note", text: "What the file holds:" }),
+        h("pre", { tabindex: 0, "aria-label": `Summary of ${key}`, text: summary }),
+      );
       return;
     }
   }
@@ -128,26 +168,65 @@ function actions(deps: DetailsDeps, bucket: string, key: string): HTMLElement {
   const { server, app } = deps;
   const box = h("div", { class: "actions" });
   if (!server.offers("presign_url")) return box;
-  const expiry = h("select", { "aria-label": "Link valid for" }, ...EXPIRIES.map(([seconds, label]) => h("option", { value: seconds, text: label })));
+  const expiry = h(
+    "select",
+    { "aria-label": "Link valid for" },
+    ...EXPIRIES.map(([seconds, label]) => h("option", { value: seconds, text: label })),
+  );
   const output = h("div", { class: "row" });
   const share = async () => {
-    const signed = (await server.call("presign_url", { bucket_name: bucket, object_key: key, expires_in: Number(expiry.value) })).structuredContent ?? {};
+    const signed =
+      (await server.call("presign_url", { bucket_name: bucket, object_key: key, expires_in: Number(expiry.value) }))
+        .structuredContent ?? {};
     const url = String(signed.url);
     const field = h("input", { type: "text", readonly: true, value: url, "aria-label": "Share link" });
-    const copy = h("button", { type: "button", onclick: () => void copyText(url, field).then((done) => deps.say(done ? "Link copied." : "Select the link and copy it.")) }, "Copy");
-    output.replaceChildren(field, copy, h("span", { class: "note", text: `valid until ${deps.when(String(signed.expires_at))}` }));
+    const copy = h(
+      "button",
+      {
+        type: "button",
+        onclick: () =>
+          void copyText(url, field).then((done) => deps.say(done ? "Link copied." : "Select the link and copy it.")),
+      },
+      "Copy",
+    );
+    output.replaceChildren(
+      field,
+      copy,
+      h("span", { class: "note", text: `valid until ${deps.when(String(signed.expires_at))}` }),
+    );
     field.select();
   };
   const download = async () => {
-    const signed = (await server.call("presign_url", { bucket_name: bucket, object_key: key, expires_in: 900, response_content_disposition: attachmentOf(key) })).structuredContent ?? {};
+    const signed =
+      (
+        await server.call("presign_url", {
+          bucket_name: bucket,
+          object_key: key,
+          expires_in: 900,
+          response_content_disposition: attachmentOf(key),
+        })
+      ).structuredContent ?? {};
     const url = String(signed.url);
     const opened = await app.openLink({ url }).catch(() => ({ isError: true }));
     // A host that will not open links: the link itself, for the person to open.
-    if (opened.isError) output.replaceChildren(h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: "Open the download link" }));
+    if (opened.isError)
+      output.replaceChildren(
+        h("a", { href: url, target: "_blank", rel: "noopener noreferrer", text: "Open the download link" }),
+      );
   };
   box.append(
-    h("div", { class: "row" }, h("span", { text: "Share link valid for" }), expiry, h("button", { type: "button", onclick: () => void share().catch(deps.fail) }, "Make share link")),
-    h("div", { class: "row" }, h("button", { type: "button", onclick: () => void download().catch(deps.fail) }, "Download")),
+    h(
+      "div",
+      { class: "row" },
+      h("span", { text: "Share link valid for" }),
+      expiry,
+      h("button", { type: "button", onclick: () => void share().catch(deps.fail) }, "Make share link"),
+    ),
+    h(
+      "div",
+      { class: "row" },
+      h("button", { type: "button", onclick: () => void download().catch(deps.fail) }, "Download"),
+    ),
     output,
   );
   return box;

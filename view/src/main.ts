@@ -4,12 +4,38 @@
  * server's own tools through the host (App.callServerTool) — never the store,
  * except for images and links through URLs the server presigned.
  */
-import { App, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from "@modelcontextprotocol/ext-apps";
-import { closeDetails, showDetails, type DetailsDeps } from "./details.ts";
+import {
+  App,
+  applyDocumentTheme,
+  applyHostFonts,
+  applyHostStyleVariables,
+  type McpUiHostContext,
+} from "@modelcontextprotocol/ext-apps";
+import { closeDetails, type DetailsDeps, showDetails } from "./details.ts";
 import { confirmWithPerson, nameList } from "./dialog.ts";
 import { byId, h } from "./dom.ts";
 import { moveFocus, renderBuckets, renderEntries } from "./listing.ts";
-import { bucketsOf, crumbsOf, entriesOf, filterEntries, formatDate, formatSize, listPageOf, namesToConfirm, PAGE_SIZE, parentOf, sortEntries, toBase64, UPLOAD_MAX_BYTES, usageBarsOf, type BucketRow, type Entry, type ListPage, type Sort, type ToolResult } from "./model.ts";
+import {
+  type BucketRow,
+  bucketsOf,
+  crumbsOf,
+  type Entry,
+  entriesOf,
+  filterEntries,
+  formatDate,
+  formatSize,
+  type ListPage,
+  listPageOf,
+  namesToConfirm,
+  PAGE_SIZE,
+  parentOf,
+  type Sort,
+  sortEntries,
+  type ToolResult,
+  toBase64,
+  UPLOAD_MAX_BYTES,
+  usageBarsOf,
+} from "./model.ts";
 import { Server, ServerError } from "./server.ts";
 
 const app = new App({ name: "store-mcp-server object browser", version: "1.0.0" }, {}, { autoResize: true });
@@ -55,7 +81,10 @@ function say(text: string): void {
 }
 
 function fail(err: unknown): void {
-  const text = err instanceof ServerError ? err.message : `The host could not reach the server: ${err instanceof Error ? err.message : String(err)}`;
+  const text =
+    err instanceof ServerError
+      ? err.message
+      : `The host could not reach the server: ${err instanceof Error ? err.message : String(err)}`;
   el.errorText.textContent = text;
   el.error.hidden = false;
   say("");
@@ -79,7 +108,13 @@ function render(): void {
     ...crumbsOf(state.bucket, state.prefix).map((crumb, i, all) => {
       const last = i === all.length - 1;
       const go = () => void act(() => (crumb.prefix === undefined ? showBuckets() : openPrefix(crumb.prefix)));
-      return h("li", {}, last ? h("span", { "aria-current": "location", text: crumb.label }) : h("button", { type: "button", class: "link", onclick: go }, crumb.label));
+      return h(
+        "li",
+        {},
+        last
+          ? h("span", { "aria-current": "location", text: crumb.label })
+          : h("button", { type: "button", class: "link", onclick: go }, crumb.label),
+      );
     }),
   );
   el.usage.hidden = !inBucket || !server.offers("storage_usage");
@@ -89,11 +124,21 @@ function render(): void {
   el.remove.textContent = state.selected.size ? `Delete (${state.selected.size})` : "Delete";
   el.table.setAttribute("aria-label", inBucket ? `Objects in ${state.bucket}/${state.prefix}` : "Buckets");
   if (!inBucket) {
-    renderBuckets(el.thead, el.tbody, state.buckets ?? [], el.filter.value, (name) => void act(() => openBucket(name)), when);
+    renderBuckets(
+      el.thead,
+      el.tbody,
+      state.buckets ?? [],
+      el.filter.value,
+      (name) => void act(() => openBucket(name)),
+      when,
+    );
     el.pager.replaceChildren();
     return;
   }
-  const entries = sortEntries(filterEntries(entriesOf(state.page ?? emptyPage(), state.prefix), el.filter.value), state.sort);
+  const entries = sortEntries(
+    filterEntries(entriesOf(state.page ?? emptyPage(), state.prefix), el.filter.value),
+    state.sort,
+  );
   renderEntries(el.thead, el.tbody, {
     entries,
     sort: state.sort,
@@ -122,13 +167,30 @@ function render(): void {
 function renderPager(): void {
   const page = state.page;
   const index = state.tokens.length;
-  const prev = h("button", { type: "button", disabled: index <= 1, onclick: () => void act(() => turnPage(-1)) }, "Previous page");
-  const next = h("button", { type: "button", disabled: !page?.is_truncated, onclick: () => void act(() => turnPage(1)) }, "Next page");
-  const counts = page ? `Page ${index}: ${page.common_prefixes.length} folders, ${page.objects.length} objects${page.is_truncated ? ", more on the next page" : ""}` : "";
+  const prev = h(
+    "button",
+    { type: "button", disabled: index <= 1, onclick: () => void act(() => turnPage(-1)) },
+    "Previous page",
+  );
+  const next = h(
+    "button",
+    { type: "button", disabled: !page?.is_truncated, onclick: () => void act(() => turnPage(1)) },
+    "Next page",
+  );
+  const counts = page
+    ? `Page ${index}: ${page.common_prefixes.length} folders, ${page.objects.length} objects${page.is_truncated ? ", more on the next page" : ""}`
+    : "";
   el.pager.replaceChildren(prev, next, h("span", { text: counts }));
 }
 
-const emptyPage = (): ListPage => ({ bucket: state.bucket ?? "", prefix: state.prefix, objects: [], common_prefixes: [], is_truncated: false, next_continuation_token: null });
+const emptyPage = (): ListPage => ({
+  bucket: state.bucket ?? "",
+  prefix: state.prefix,
+  objects: [],
+  common_prefixes: [],
+  is_truncated: false,
+  next_continuation_token: null,
+});
 
 async function showBuckets(): Promise<void> {
   say("Loading buckets…");
@@ -164,7 +226,8 @@ async function loadPage(args: Record<string, unknown>, tokens: (string | undefin
 }
 
 async function turnPage(step: 1 | -1): Promise<void> {
-  const tokens = step === 1 ? [...state.tokens, state.page?.next_continuation_token ?? undefined] : state.tokens.slice(0, -1);
+  const tokens =
+    step === 1 ? [...state.tokens, state.page?.next_continuation_token ?? undefined] : state.tokens.slice(0, -1);
   await loadPage(state.listArgs, tokens);
 }
 
@@ -184,14 +247,27 @@ async function showUsage(): Promise<void> {
     return;
   }
   say("Measuring…");
-  const usage = (await server.call("storage_usage", { bucket_name: state.bucket, prefix: state.prefix, depth: 1 })).structuredContent ?? {};
+  const usage =
+    (await server.call("storage_usage", { bucket_name: state.bucket, prefix: state.prefix, depth: 1 }))
+      .structuredContent ?? {};
   const bars = usageBarsOf((usage.groups as { group: string; objects: number; bytes: number }[]) ?? [], state.prefix);
   const summary = bars.map((b) => `${b.label} ${formatSize(b.bytes)}`).join(", ");
   el.usagePanel.replaceChildren(
     h(
       "figure",
       { role: "img", "aria-label": `Storage used per folder: ${summary || "nothing"}` },
-      ...bars.map((b) => h("div", { class: "bar-row" }, h("span", { text: b.label }), h("div", { class: "track" }, h("div", { class: "fill", style: `width:${b.percent.toFixed(1)}%` })), h("span", { class: "note", text: `${formatSize(b.bytes)} · ${b.objects} object${b.objects === 1 ? "" : "s"}` }))),
+      ...bars.map((b) =>
+        h(
+          "div",
+          { class: "bar-row" },
+          h("span", { text: b.label }),
+          h("div", { class: "track" }, h("div", { class: "fill", style: `width:${b.percent.toFixed(1)}%` })),
+          h("span", {
+            class: "note",
+            text: `${formatSize(b.bytes)} · ${b.objects} object${b.objects === 1 ? "" : "s"}`,
+          }),
+        ),
+      ),
     ),
   );
   if (bars.length === 0) el.usagePanel.append(h("p", { class: "note", text: "Nothing stored here." }));
@@ -201,13 +277,31 @@ async function showUsage(): Promise<void> {
 }
 
 async function upload(file: File): Promise<void> {
-  if (file.size > UPLOAD_MAX_BYTES) throw new ServerError(`${file.name} is ${formatSize(file.size)}; the browser uploads at most ${formatSize(UPLOAD_MAX_BYTES)}.\nNext: ask the assistant to upload it with upload_file, or for a presigned PUT link (presign_url).`);
+  if (file.size > UPLOAD_MAX_BYTES)
+    throw new ServerError(
+      `${file.name} is ${formatSize(file.size)}; the browser uploads at most ${formatSize(UPLOAD_MAX_BYTES)}.\nNext: ask the assistant to upload it with upload_file, or for a presigned PUT link (presign_url).`,
+    );
   const key = state.prefix + file.name;
   const exists = state.page?.objects.some((o) => o.key === key) ?? false;
-  if (exists && !(await confirmWithPerson(`Replace ${file.name}?`, [`${state.bucket}/${key} exists; uploading replaces it.`], "Replace"))) return say("Nothing uploaded.");
+  if (
+    exists &&
+    !(await confirmWithPerson(
+      `Replace ${file.name}?`,
+      [`${state.bucket}/${key} exists; uploading replaces it.`],
+      "Replace",
+    ))
+  )
+    return say("Nothing uploaded.");
   say(`Uploading ${file.name}…`);
   const content = toBase64(new Uint8Array(await file.arrayBuffer()));
-  await server.call("put_object", { bucket_name: state.bucket, object_key: key, content, encoding: "base64", ...(file.type ? { content_type: file.type } : {}), ...(exists ? {} : { if_absent: true }) });
+  await server.call("put_object", {
+    bucket_name: state.bucket,
+    object_key: key,
+    content,
+    encoding: "base64",
+    ...(file.type ? { content_type: file.type } : {}),
+    ...(exists ? {} : { if_absent: true }),
+  });
   await loadPage(state.listArgs, state.tokens);
   say(`Uploaded ${key} (${formatSize(file.size)}).`);
 }
@@ -216,14 +310,23 @@ async function deleteSelected(): Promise<void> {
   const keys = [...state.selected];
   const { names, more } = namesToConfirm(keys);
   const title = `Delete ${keys.length} object${keys.length === 1 ? "" : "s"} from ${state.bucket}?`;
-  if (!(await confirmWithPerson(title, [h("p", { text: "This cannot be undone (unless the bucket keeps versions)." }), ...nameList(names, more)], "Delete"))) return say("Nothing deleted.");
+  if (
+    !(await confirmWithPerson(
+      title,
+      [h("p", { text: "This cannot be undone (unless the bucket keeps versions)." }), ...nameList(names, more)],
+      "Delete",
+    ))
+  )
+    return say("Nothing deleted.");
   say("Deleting…");
-  const done = (await server.call("delete_objects", { bucket_name: state.bucket, keys, confirm: true })).structuredContent ?? {};
+  const done =
+    (await server.call("delete_objects", { bucket_name: state.bucket, keys, confirm: true })).structuredContent ?? {};
   const failed = (done.failed as { key: string; code: string; message: string }[]) ?? [];
   state.selected.clear();
   await loadPage(state.listArgs, state.tokens);
   say(`Deleted ${done.deleted_count ?? 0} object(s).`);
-  if (failed.length) throw new ServerError(`Not deleted: ${failed.map((f) => `${f.key} (${f.code}: ${f.message})`).join("; ")}`);
+  if (failed.length)
+    throw new ServerError(`Not deleted: ${failed.map((f) => `${f.key} (${f.code}: ${f.message})`).join("; ")}`);
 }
 
 /** A result the host handed over: the conversation's own list_buckets or list_objects call. */
@@ -234,7 +337,13 @@ function showResult(result: ToolResult): void {
   if (buckets) return showBucketList(buckets);
   const page = listPageOf(result);
   if (!page) return;
-  Object.assign(state, { page, bucket: page.bucket, prefix: page.prefix ?? "", tokens: [undefined], listArgs: { ...state.listArgs, bucket_name: page.bucket } });
+  Object.assign(state, {
+    page,
+    bucket: page.bucket,
+    prefix: page.prefix ?? "",
+    tokens: [undefined],
+    listArgs: { ...state.listArgs, bucket_name: page.bucket },
+  });
   leavePlace();
   say("");
   render();
@@ -257,7 +366,10 @@ app.addEventListener("toolresult", (result) => showResult(result as ToolResult))
 app.addEventListener("hostcontextchanged", (context) => applyContext(context));
 
 el.filter.addEventListener("input", () => render());
-el.refresh.addEventListener("click", () => void act(() => (state.bucket === undefined ? showBuckets() : loadPage(state.listArgs, state.tokens))));
+el.refresh.addEventListener(
+  "click",
+  () => void act(() => (state.bucket === undefined ? showBuckets() : loadPage(state.listArgs, state.tokens))),
+);
 el.usage.addEventListener("click", () => void act(showUsage));
 el.upload.addEventListener("click", () => el.uploadFile.click());
 el.uploadFile.addEventListener("change", () => {

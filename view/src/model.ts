@@ -58,7 +58,14 @@ export function entriesOf(page: ListPage, prefix: string): Entry[] {
   const folders: Entry[] = page.common_prefixes.map((key) => ({ kind: "folder", key, name: key.slice(prefix.length) }));
   const objects: Entry[] = page.objects
     .filter((o) => o.key !== prefix)
-    .map((o) => ({ kind: "object", key: o.key, name: o.key.slice(prefix.length), size: o.size, modified: o.last_modified, storageClass: o.storage_class }));
+    .map((o) => ({
+      kind: "object",
+      key: o.key,
+      name: o.key.slice(prefix.length),
+      size: o.size,
+      modified: o.last_modified,
+      storageClass: o.storage_class,
+    }));
   return [...folders, ...objects];
 }
 
@@ -70,7 +77,9 @@ export function sortEntries(entries: readonly Entry[], sort: Sort): Entry[] {
     if (sort.by === "modified") return (a.modified ?? "").localeCompare(b.modified ?? "");
     return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
   };
-  return [...entries].sort((a, b) => (a.kind !== b.kind ? (a.kind === "folder" ? -1 : 1) : sign * byField(a, b) || (a.name < b.name ? -1 : 1)));
+  return [...entries].sort((a, b) =>
+    a.kind !== b.kind ? (a.kind === "folder" ? -1 : 1) : sign * byField(a, b) || (a.name < b.name ? -1 : 1),
+  );
 }
 
 /** Rows whose name contains the text, ignoring case. */
@@ -128,7 +137,8 @@ export function formatDate(iso: string | null | undefined, locale?: string, time
   }
 }
 
-const TEXT_TYPES = /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|x-sh|toml|sql|x-ndjson|ld\+json|csv)|image\/svg\+xml$)/;
+const TEXT_TYPES =
+  /^(text\/|application\/(json|xml|yaml|x-yaml|javascript|x-sh|toml|sql|x-ndjson|ld\+json|csv)|image\/svg\+xml$)/;
 const TEXT_NAMES = /\.(txt|md|csv|tsv|json|ya?ml|xml|html?|css|js|ts|py|sh|log|ini|toml|conf|sql|ndjson)$/i;
 const IMAGE_TYPES = /^image\/(png|jpeg|gif|webp|avif|bmp|svg\+xml|x-icon|vnd\.microsoft\.icon)$/;
 const IMAGE_NAMES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
@@ -146,7 +156,10 @@ export function previewKind(contentType: string | null | undefined, key: string)
 
 /** The text a failed call carries (the server's error with its "Next:" advice). */
 export function errorTextOf(result: ToolResult): string {
-  const text = (result.content ?? []).filter((c) => c.type === "text" && c.text).map((c) => c.text).join("\n");
+  const text = (result.content ?? [])
+    .filter((c) => c.type === "text" && c.text)
+    .map((c) => c.text)
+    .join("\n");
   return text || "The call failed without a message.";
 }
 
@@ -159,7 +172,8 @@ export function offeredToolsOf(result: ToolResult): Set<string> | undefined {
 /** A list_objects result's page, when the result is one. */
 export function listPageOf(result: ToolResult): ListPage | undefined {
   const s = result.structuredContent;
-  if (!s || typeof s.bucket !== "string" || !Array.isArray(s.objects) || !Array.isArray(s.common_prefixes)) return undefined;
+  if (!s || typeof s.bucket !== "string" || !Array.isArray(s.objects) || !Array.isArray(s.common_prefixes))
+    return undefined;
   return s as unknown as ListPage;
 }
 
@@ -195,9 +209,20 @@ export interface UsageBar {
 }
 
 /** storage_usage groups (whole prefixes) as bars scaled to the largest, named below `prefix`. */
-export function usageBarsOf(groups: readonly { group: string; objects: number; bytes: number }[], prefix: string): UsageBar[] {
+export function usageBarsOf(
+  groups: readonly { group: string; objects: number; bytes: number }[],
+  prefix: string,
+): UsageBar[] {
   const largest = Math.max(1, ...groups.map((g) => g.bytes));
-  return [...groups].sort((a, b) => b.bytes - a.bytes).map((g) => ({ label: g.group === prefix ? "(objects here)" : g.group.startsWith(prefix) ? g.group.slice(prefix.length) : g.group, bytes: g.bytes, objects: g.objects, percent: Math.max(0.5, (g.bytes / largest) * 100) }));
+  return [...groups]
+    .sort((a, b) => b.bytes - a.bytes)
+    .map((g) => ({
+      label:
+        g.group === prefix ? "(objects here)" : g.group.startsWith(prefix) ? g.group.slice(prefix.length) : g.group,
+      bytes: g.bytes,
+      objects: g.objects,
+      percent: Math.max(0.5, (g.bytes / largest) * 100),
+    }));
 }
 
 /** A file name for Content-Disposition: the key's last segment, quoted safely. */

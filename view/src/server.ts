@@ -24,7 +24,10 @@ export class Server {
   }
 
   async call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    const result = (await this.app.callServerTool({ name, arguments: { ...args, ...(this.store ? { store: this.store } : {}) } })) as ToolResult;
+    const result = (await this.app.callServerTool({
+      name,
+      arguments: { ...args, ...(this.store ? { store: this.store } : {}) },
+    })) as ToolResult;
     this.learn(result);
     if (result.isError) throw new ServerError(errorTextOf(result));
     return result;

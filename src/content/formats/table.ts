@@ -79,14 +79,29 @@ export function summarizeDelimited(sample: string, whole: boolean, size: number,
   const body = rows.slice(1);
   const bodyTypes = columnTypes(body, first.length);
   // A header: its fields are all text while some column below is not, or it repeats no value and looks like names.
-  const header = first.length > 0 && first.every((f) => typeOf(f) === "string") && (bodyTypes.some((t) => t !== "string" && t !== "null") || new Set(first).size === first.length);
+  const header =
+    first.length > 0 &&
+    first.every((f) => typeOf(f) === "string") &&
+    (bodyTypes.some((t) => t !== "string" && t !== "null") || new Set(first).size === first.length);
   const data = header ? body : rows;
   const types = header ? bodyTypes : columnTypes(rows, first.length);
   const nulls = Array.from({ length: first.length }, (_, i) => data.some((r) => typeOf(r[i] ?? "") === "null"));
-  const columns = Array.from({ length: first.length }, (_, i) => ({ name: header ? first[i]! : `column${i + 1}`, type: types[i] ?? "string", nullable: nulls[i]! }));
+  const columns = Array.from({ length: first.length }, (_, i) => ({
+    name: header ? first[i]! : `column${i + 1}`,
+    type: types[i] ?? "string",
+    nullable: nulls[i]!,
+  }));
   const sampledBytes = new TextEncoder().encode(lines.join("\n")).length + lines.length;
   const count = whole ? data.length : Math.round((size / Math.max(sampledBytes, 1)) * lines.length) - (header ? 1 : 0);
-  return { format: delimiter === "," ? "csv" : delimiter === "\t" ? "tsv" : "delimited", delimiter, header, columns, first_rows: data.slice(0, FIRST_ROWS), rows: Math.max(count, 0), rows_exact: whole };
+  return {
+    format: delimiter === "," ? "csv" : delimiter === "\t" ? "tsv" : "delimited",
+    delimiter,
+    header,
+    columns,
+    first_rows: data.slice(0, FIRST_ROWS),
+    rows: Math.max(count, 0),
+    rows_exact: whole,
+  };
 }
 
 function columnTypes(rows: string[][], width: number): ColumnType[] {
@@ -119,7 +134,16 @@ export interface JsonSummary {
   top_level?: { type: string; keys?: string[] };
 }
 
-const jsonType = (v: unknown) => (v === null ? "null" : Array.isArray(v) ? "array" : typeof v === "number" ? (Number.isInteger(v) ? "integer" : "number") : typeof v);
+const jsonType = (v: unknown) =>
+  v === null
+    ? "null"
+    : Array.isArray(v)
+      ? "array"
+      : typeof v === "number"
+        ? Number.isInteger(v)
+          ? "integer"
+          : "number"
+        : typeof v;
 
 function fieldsOf(records: unknown[]): JsonSummary["fields"] {
   const seen = new Map<string, Set<string>>();
@@ -149,12 +173,32 @@ export function summarizeJsonLines(sample: string, whole: boolean, size: number)
   }
   if (records.length < 1 || (records.length === 1 && !whole)) return undefined;
   const sampled = new TextEncoder().encode(sample).length;
-  return { format: "jsonl", fields: fieldsOf(records), first_records: records.slice(0, FIRST_ROWS), records: whole ? nonEmpty.length : Math.round((size / Math.max(sampled, 1)) * nonEmpty.length), records_exact: whole };
+  return {
+    format: "jsonl",
+    fields: fieldsOf(records),
+    first_records: records.slice(0, FIRST_ROWS),
+    records: whole ? nonEmpty.length : Math.round((size / Math.max(sampled, 1)) * nonEmpty.length),
+    records_exact: whole,
+  };
 }
 
 /** A whole JSON document. */
 export function summarizeJson(value: unknown): JsonSummary {
-  if (Array.isArray(value)) return { format: "json", fields: fieldsOf(value), first_records: value.slice(0, FIRST_ROWS), records: value.length, records_exact: true };
+  if (Array.isArray(value))
+    return {
+      format: "json",
+      fields: fieldsOf(value),
+      first_records: value.slice(0, FIRST_ROWS),
+      records: value.length,
+      records_exact: true,
+    };
   const keys = value !== null && typeof value === "object" ? Object.keys(value) : undefined;
-  return { format: "json", fields: [], first_records: [], records: null, records_exact: true, top_level: { type: jsonType(value), ...(keys ? { keys: keys.slice(0, 100) } : {}) } };
+  return {
+    format: "json",
+    fields: [],
+    first_records: [],
+    records: null,
+    records_exact: true,
+    top_level: { type: jsonType(value), ...(keys ? { keys: keys.slice(0, 100) } : {}) },
+  };
 }

@@ -41,7 +41,12 @@ const SEEK_BYTES = 1024 * 1024;
  * `onData`, which returns false once it has what it wants). Reads the stream only as far as needed; with `reopen` (an
  * uncompressed archive read by ranges), a large member's bytes are jumped over instead of read past.
  */
-export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: TarEntry) => "next" | "data" | "stop", onData?: (bytes: Uint8Array) => void | boolean | Promise<void | boolean>, reopen?: (offset: number) => AsyncIterable<Uint8Array>): Promise<"end" | "stopped"> {
+export async function walkTar(
+  stream: AsyncIterable<Uint8Array>,
+  onEntry: (e: TarEntry) => "next" | "data" | "stop",
+  onData?: (bytes: Uint8Array) => void | boolean | Promise<void | boolean>,
+  reopen?: (offset: number) => AsyncIterable<Uint8Array>,
+): Promise<"end" | "stopped"> {
   let buf: Uint8Array = new Uint8Array(0);
   let pos = 0;
   let skip = 0;
@@ -93,7 +98,8 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
       buf = buf.subarray(BLOCK);
       pos += BLOCK;
       if (header.every((b) => b === 0)) return "end";
-      if (!isTarHeader(header)) throw new TarError(`no tar header at byte ${pos - BLOCK}: not a tar archive, or a damaged one`);
+      if (!isTarHeader(header))
+        throw new TarError(`no tar header at byte ${pos - BLOCK}: not a tar archive, or a damaged one`);
       const flag = String.fromCharCode(header[156]!);
       let size = octal(header.subarray(124, 136));
       const padded = Math.ceil(size / BLOCK) * BLOCK;
@@ -105,13 +111,29 @@ export async function walkTar(stream: AsyncIterable<Uint8Array>, onEntry: (e: Ta
         continue;
       }
       const prefix = header[345] ? text(header.subarray(345, 500)) : "";
-      const name = pax.path ?? longName ?? (prefix ? `${prefix}/${text(header.subarray(0, 100))}` : text(header.subarray(0, 100)));
+      const name =
+        pax.path ?? longName ?? (prefix ? `${prefix}/${text(header.subarray(0, 100))}` : text(header.subarray(0, 100)));
       if (pax.size) size = Number(pax.size);
       const mtime = pax.mtime ? Number(pax.mtime) : octal(header.subarray(136, 148));
       longName = undefined;
       pax = {};
-      const type = flag === "5" ? "directory" : flag === "2" ? "symlink" : flag === "1" ? "hardlink" : flag === "0" || flag === "\0" || flag === "7" ? "file" : "other";
-      const entry: TarEntry = { name, size, type, modified: mtime ? new Date(mtime * 1000).toISOString() : null, offset: pos };
+      const type =
+        flag === "5"
+          ? "directory"
+          : flag === "2"
+            ? "symlink"
+            : flag === "1"
+              ? "hardlink"
+              : flag === "0" || flag === "\0" || flag === "7"
+                ? "file"
+                : "other";
+      const entry: TarEntry = {
+        name,
+        size,
+        type,
+        modified: mtime ? new Date(mtime * 1000).toISOString() : null,
+        offset: pos,
+      };
       const what = onEntry(entry);
       if (what === "stop") return "stopped";
       const total = Math.ceil(size / BLOCK) * BLOCK;

@@ -36,7 +36,10 @@ export const MAX_DIRECTORY_BYTES = 8 * 1024 * 1024;
 const view = (b: Uint8Array) => new DataView(b.buffer, b.byteOffset, b.byteLength);
 const u64 = (v: DataView, at: number) => Number(v.getBigUint64(at, true));
 
-export async function zipEntries(size: number, read: RangeReader): Promise<{ entries: ZipEntry[]; total: number; listed_all: boolean; comment: string }> {
+export async function zipEntries(
+  size: number,
+  read: RangeReader,
+): Promise<{ entries: ZipEntry[]; total: number; listed_all: boolean; comment: string }> {
   const tailStart = Math.max(0, size - TAIL);
   const tail = await read(tailStart, size - tailStart);
   const tv = view(tail);
@@ -55,9 +58,11 @@ export async function zipEntries(size: number, read: RangeReader): Promise<{ ent
   // zip64: the real figures are in the zip64 end record the locator (just before the end record) points at.
   if (total === 0xffff || dirSize === 0xffffffff || dirOffset === 0xffffffff) {
     const loc = at - 20;
-    if (loc < 0 || tv.getUint32(loc, true) !== EOCD64_LOCATOR) throw new ZipError("a zip64 archive without its zip64 end record locator");
+    if (loc < 0 || tv.getUint32(loc, true) !== EOCD64_LOCATOR)
+      throw new ZipError("a zip64 archive without its zip64 end record locator");
     const recordAt = u64(tv, loc + 8);
-    const record = recordAt >= tailStart ? tail.subarray(recordAt - tailStart, recordAt - tailStart + 56) : await read(recordAt, 56);
+    const record =
+      recordAt >= tailStart ? tail.subarray(recordAt - tailStart, recordAt - tailStart + 56) : await read(recordAt, 56);
     const rv = view(record);
     if (rv.getUint32(0, true) !== EOCD64) throw new ZipError("the zip64 end record is not where its locator says");
     total = u64(rv, 32);
@@ -65,7 +70,10 @@ export async function zipEntries(size: number, read: RangeReader): Promise<{ ent
     dirOffset = u64(rv, 48);
   }
   const want = Math.min(dirSize, MAX_DIRECTORY_BYTES);
-  const dir = dirOffset >= tailStart && dirOffset + want <= size ? tail.subarray(dirOffset - tailStart, dirOffset - tailStart + want) : await read(dirOffset, want);
+  const dir =
+    dirOffset >= tailStart && dirOffset + want <= size
+      ? tail.subarray(dirOffset - tailStart, dirOffset - tailStart + want)
+      : await read(dirOffset, want);
   const entries = parseDirectory(dir);
   return { entries, total, listed_all: entries.length >= total, comment };
 }
@@ -105,7 +113,16 @@ function parseDirectory(dir: Uint8Array): ZipEntry[] {
       }
       e += 4 + len;
     }
-    entries.push({ name, method: methodCode === 0 ? "stored" : methodCode === 8 ? "deflate" : `method ${methodCode}`, compressed_size: compressed, size, modified: dosTime(date, time), crc32, offset, is_dir: name.endsWith("/") });
+    entries.push({
+      name,
+      method: methodCode === 0 ? "stored" : methodCode === 8 ? "deflate" : `method ${methodCode}`,
+      compressed_size: compressed,
+      size,
+      modified: dosTime(date, time),
+      crc32,
+      offset,
+      is_dir: name.endsWith("/"),
+    });
     p += 46 + nameLen + extraLen + commentLen;
   }
   return entries;
@@ -122,7 +139,8 @@ function dosTime(date: number, time: number): string | null {
 export async function memberData(entry: ZipEntry, read: RangeReader): Promise<{ start: number; length: number }> {
   const header = await read(entry.offset, 30);
   const hv = view(header);
-  if (header.length < 30 || hv.getUint32(0, true) !== LOCAL) throw new ZipError(`no local header for ${entry.name} where the directory says`);
+  if (header.length < 30 || hv.getUint32(0, true) !== LOCAL)
+    throw new ZipError(`no local header for ${entry.name} where the directory says`);
   return { start: entry.offset + 30 + hv.getUint16(26, true) + hv.getUint16(28, true), length: entry.compressed_size };
 }
 
@@ -136,8 +154,11 @@ export function memberBytes(entry: ZipEntry, data: Uint8Array): Uint8Array {
     } catch (err) {
       throw new ZipError(`${entry.name} does not inflate: ${(err as Error).message}`);
     }
-  } else throw new ZipError(`${entry.name} is compressed with ${entry.method}: only stored and deflate members can be read`);
-  if (out.length !== entry.size) throw new ZipError(`${entry.name} has ${out.length} bytes, its directory entry says ${entry.size}`);
-  if ((Bun.hash.crc32(out) >>> 0) !== entry.crc32 >>> 0) throw new ZipError(`${entry.name} fails its CRC-32 check: the archive is damaged`);
+  } else
+    throw new ZipError(`${entry.name} is compressed with ${entry.method}: only stored and deflate members can be read`);
+  if (out.length !== entry.size)
+    throw new ZipError(`${entry.name} has ${out.length} bytes, its directory entry says ${entry.size}`);
+  if (Bun.hash.crc32(out) >>> 0 !== entry.crc32 >>> 0)
+    throw new ZipError(`${entry.name} fails its CRC-32 check: the archive is damaged`);
   return out;
 }

@@ -21,7 +21,7 @@ import { fileURLToPath } from "node:url";
 import { ActionableError } from "../../runtime/errors.ts";
 import type { Narrowing, QueryPage } from "./engine.ts";
 import { sweepLeftovers } from "./leftovers.ts";
-import { line, messages, WORKER_ARGUMENT, type FromWorker, type RunQuery, type ToWorker } from "./worker-protocol.ts";
+import { type FromWorker, line, messages, type RunQuery, type ToWorker, WORKER_ARGUMENT } from "./worker-protocol.ts";
 
 /** A worker's resident size past which its query ends QueryTooLarge (the engine's 96 MB and the runtime's ~60 MB fit). */
 export const WORKER_MEMORY_CAP = 320 * 1024 * 1024;
@@ -39,7 +39,21 @@ const WATCH_EVERY_MS = 50;
 const GRACE_MS = 10_000;
 
 /** The environment a worker gets: where to find its cache and temp directory, nothing else (no STORE_*, AWS_*, tokens). */
-const KEPT_ENV = ["PATH", "HOME", "USERPROFILE", "LOCALAPPDATA", "XDG_CACHE_HOME", "TMPDIR", "TMP", "TEMP", "SystemRoot", "windir", "LANG", "LC_ALL", "TZ"];
+const KEPT_ENV = [
+  "PATH",
+  "HOME",
+  "USERPROFILE",
+  "LOCALAPPDATA",
+  "XDG_CACHE_HOME",
+  "TMPDIR",
+  "TMP",
+  "TEMP",
+  "SystemRoot",
+  "windir",
+  "LANG",
+  "LC_ALL",
+  "TZ",
+];
 
 export function workerEnvironment(env: Record<string, string | undefined> = process.env): Record<string, string> {
   const out: Record<string, string> = {};
@@ -50,7 +64,10 @@ export function workerEnvironment(env: Record<string, string | undefined> = proc
 /** How this executable starts itself as a worker: compiled, itself; under bun (tests, development), the entry script. */
 function workerCommand(capBytes: number): string[] {
   const runtime = basename(process.execPath).toLowerCase();
-  const entry = runtime.startsWith("bun") || runtime.startsWith("node") ? [fileURLToPath(new URL("../../main.ts", import.meta.url))] : [];
+  const entry =
+    runtime.startsWith("bun") || runtime.startsWith("node")
+      ? [fileURLToPath(new URL("../../main.ts", import.meta.url))]
+      : [];
   return [process.execPath, ...entry, WORKER_ARGUMENT, String(capBytes)];
 }
 
@@ -65,7 +82,12 @@ class Worker {
   #idle: ReturnType<typeof setTimeout> | undefined;
 
   constructor(readonly capBytes: number) {
-    this.proc = Bun.spawn(workerCommand(capBytes), { env: workerEnvironment(), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+    this.proc = Bun.spawn(workerCommand(capBytes), {
+      env: workerEnvironment(),
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "ignore",
+    });
     this.inbox = messages<FromWorker>(this.proc.stdout as ReadableStream<Uint8Array>);
     this.ready = this.next().then((m) => {
       if (m?.type !== "ready") throw new Error("the query worker did not start");
@@ -155,7 +177,11 @@ export class QueryEngines {
   }
 
   /** Runs `run` in a worker; `narrowing` is asked when the worker names the plan or needs files completed. */
-  async run(run: Omit<RunQuery, "type" | "narrowed">, narrowing: Narrowing | undefined, signal: AbortSignal): Promise<QueryPage> {
+  async run(
+    run: Omit<RunQuery, "type" | "narrowed">,
+    narrowing: Narrowing | undefined,
+    signal: AbortSignal,
+  ): Promise<QueryPage> {
     signal.throwIfAborted();
     let worker = this.#idle.pop();
     while (worker && worker.proc.exitCode !== null) worker = this.#idle.pop();
@@ -166,7 +192,7 @@ export class QueryEngines {
     const exited = worker.proc.exited.then(() => undefined);
     let overCap = false;
     const watch = setInterval(() => {
-      if (worker.overCap()) ((overCap = true), worker.kill());
+      if (worker.overCap()) (overCap = true), worker.kill();
     }, WATCH_EVERY_MS);
     const onAbort = () => worker.kill();
     signal.addEventListener("abort", onAbort, { once: true });
@@ -201,7 +227,11 @@ export class QueryEngines {
       if (signal.aborted) throw signal.reason ?? err;
       if (err instanceof ActionableError) throw err;
       if (overCap) throw tooLarge(this.capBytes);
-      throw crashed(worker.proc.signalCode == null ? undefined : String(worker.proc.signalCode), worker.proc.exitCode, err);
+      throw crashed(
+        worker.proc.signalCode == null ? undefined : String(worker.proc.signalCode),
+        worker.proc.exitCode,
+        err,
+      );
     } finally {
       clearInterval(watch);
       clearTimeout(deadline);

@@ -62,12 +62,25 @@ export async function loadEngine(): Promise<Duck> {
   try {
     return await import("@duckdb/node-api");
   } catch (err) {
-    throw new ActionableError({ resource: "query engine", code: "QueryEngineUnavailable", message: `The query engine (DuckDB) could not be loaded here: ${(err as Error).message}`, hint: "use search_objects or inspect_object instead; docs/tools.md says which platforms carry the engine and what it needs (libstdc++ on Linux)." });
+    throw new ActionableError({
+      resource: "query engine",
+      code: "QueryEngineUnavailable",
+      message: `The query engine (DuckDB) could not be loaded here: ${(err as Error).message}`,
+      hint: "use search_objects or inspect_object instead; docs/tools.md says which platforms carry the engine and what it needs (libstdc++ on Linux).",
+    });
   }
 }
 
 /** Runs `sql` over `files` as the table `objects` and returns the window of its result. */
-export async function runQuery(ws: QueryDirectory, files: readonly TableFile[], sql: string, window: RowWindow, limits: EngineLimits, signal: AbortSignal, narrowing?: Narrowing): Promise<QueryPage> {
+export async function runQuery(
+  ws: QueryDirectory,
+  files: readonly TableFile[],
+  sql: string,
+  window: RowWindow,
+  limits: EngineLimits,
+  signal: AbortSignal,
+  narrowing?: Narrowing,
+): Promise<QueryPage> {
   const duck = await loadEngine();
   const instance = await duck.DuckDBInstance.create(":memory:", {
     threads: String(limits.threads),
@@ -93,11 +106,19 @@ export async function runQuery(ws: QueryDirectory, files: readonly TableFile[], 
     } catch (err) {
       // Its "LINE 1:" context is the view's text, not the caller's: left out.
       const message = toKeys((err as Error).message.split("\nLINE ")[0]!.trim());
-      throw new ActionableError({ resource: "objects", code: "UnreadableObject", message: `The objects could not be read as one table: ${message}`, hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix." });
+      throw new ActionableError({
+        resource: "objects",
+        code: "UnreadableObject",
+        message: `The objects could not be read as one table: ${message}`,
+        hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix.",
+      });
     }
     const prepared = await statementOf(duck, conn, sql, toKeys);
     // The caller's names and types; the rows come from the same query with its text cells cut inside the engine.
-    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({ name: prepared.columnName(i), type: prepared.columnType(i).toString() }));
+    const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({
+      name: prepared.columnName(i),
+      type: prepared.columnType(i).toString(),
+    }));
     const cut = await cellsCutInEngine(duck, conn, sql, prepared, window.maxCellChars);
     if (narrowing) await narrowing.fromPlan(await planOf(duck, conn, sql));
     const run = async () => {
@@ -114,11 +135,24 @@ export async function runQuery(ws: QueryDirectory, files: readonly TableFile[], 
     }
   } catch (err) {
     if (stoppedBy === "cancel") throw signal.reason ?? err;
-    if (stoppedBy === "time") throw new ActionableError({ resource: "sql", code: "QueryTimeout", message: `The query ran past its ${Math.round(limits.timeoutMs / 1000)} s limit and was stopped.`, hint: "narrow it: fewer objects (keys, include), a WHERE that filters early, or an aggregate instead of every row." });
+    if (stoppedBy === "time")
+      throw new ActionableError({
+        resource: "sql",
+        code: "QueryTimeout",
+        message: `The query ran past its ${Math.round(limits.timeoutMs / 1000)} s limit and was stopped.`,
+        hint: "narrow it: fewer objects (keys, include), a WHERE that filters early, or an aggregate instead of every row.",
+      });
     if (err instanceof ActionableError) throw err;
     // The engine's own limit, met before the worker's cap: the same answer, with the engine's words.
     const memory = (err as Error).message.includes("Out of Memory");
-    throw new ActionableError({ resource: "sql", code: memory ? "QueryTooLarge" : "QueryFailed", message: toKeys((err as Error).message), hint: memory ? `the query needs more than its ${Math.floor(limits.memoryBytes / 1024 / 1024)} MB of memory: aggregate, filter or select fewer columns.` : "fix the query and call again." });
+    throw new ActionableError({
+      resource: "sql",
+      code: memory ? "QueryTooLarge" : "QueryFailed",
+      message: toKeys((err as Error).message),
+      hint: memory
+        ? `the query needs more than its ${Math.floor(limits.memoryBytes / 1024 / 1024)} MB of memory: aggregate, filter or select fewer columns.`
+        : "fix the query and call again.",
+    });
   } finally {
     clearTimeout(timer);
     signal.removeEventListener("abort", onAbort);
@@ -150,17 +184,30 @@ function sandboxSettings(dir: string): string[] {
  * whole out of it (a cell of 300 MB became a JavaScript string before it was cut); undefined when the text cannot be
  * wrapped as one SELECT (then the rows come whole, bounded by the worker's memory cap).
  */
-async function cellsCutInEngine(duck: Duck, conn: Connection, sql: string, prepared: Prepared, maxChars: number): Promise<Prepared | undefined> {
-  const texts = Array.from({ length: prepared.columnCount }, (_, i) => prepared.columnTypeId(i) === duck.DuckDBTypeId.VARCHAR);
+async function cellsCutInEngine(
+  duck: Duck,
+  conn: Connection,
+  sql: string,
+  prepared: Prepared,
+  maxChars: number,
+): Promise<Prepared | undefined> {
+  const texts = Array.from(
+    { length: prepared.columnCount },
+    (_, i) => prepared.columnTypeId(i) === duck.DuckDBTypeId.VARCHAR,
+  );
   if (!texts.some(Boolean)) return undefined;
   const names = texts.map((_, i) => `"c${i}"`);
   const select = names.map((n, i) => (texts[i] ? `left(${n}, ${maxChars + 1})` : n)).join(", ");
   const body = sql.replace(/[\s;]+$/, "");
   try {
-    const extracted = await conn.extractStatements(`SELECT ${select} FROM (\n${body}\n) AS __cells(${names.join(", ")})`);
+    const extracted = await conn.extractStatements(
+      `SELECT ${select} FROM (\n${body}\n) AS __cells(${names.join(", ")})`,
+    );
     if (extracted.count !== 1) return undefined;
     const wrapped = await extracted.prepare(0);
-    return wrapped.statementType === duck.StatementType.SELECT && wrapped.columnCount === prepared.columnCount ? wrapped : undefined;
+    return wrapped.statementType === duck.StatementType.SELECT && wrapped.columnCount === prepared.columnCount
+      ? wrapped
+      : undefined;
   } catch {
     return undefined;
   }
@@ -170,7 +217,13 @@ type Prepared = Awaited<ReturnType<typeof statementOf>>;
 
 /** The one SELECT the text holds, prepared; anything else refused before it runs. */
 async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m: string) => string) {
-  const bad = async (err: unknown) => new ActionableError({ resource: "sql", code: "InvalidSQL", message: `${toKeys((err as Error).message)}\nThe table objects has the columns: ${await describe(conn)}.`, hint: "fix the query (DuckDB's SQL, one SELECT over the table objects) and call again." });
+  const bad = async (err: unknown) =>
+    new ActionableError({
+      resource: "sql",
+      code: "InvalidSQL",
+      message: `${toKeys((err as Error).message)}\nThe table objects has the columns: ${await describe(conn)}.`,
+      hint: "fix the query (DuckDB's SQL, one SELECT over the table objects) and call again.",
+    });
   let extracted;
   try {
     extracted = await conn.extractStatements(sql);
@@ -183,21 +236,33 @@ async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m
     prepared = await extracted.prepare(0);
   } catch (err) {
     const message = (err as Error).message;
-    if (/^Permission Error|disabled (by|through) configuration|Missing Extension|configuration has been locked/.test(message)) throw refused(toKeys(message.split("\n")[0]!));
+    if (
+      /^Permission Error|disabled (by|through) configuration|Missing Extension|configuration has been locked/.test(
+        message,
+      )
+    )
+      throw refused(toKeys(message.split("\n")[0]!));
     // A statement that is not a query at all (DELETE, UPDATE… on the view fail to bind): refused as such, not as bad SQL.
     const verb = NOT_A_QUERY.exec(sql)?.[1];
     if (verb) throw refused(`The sql is a ${verb.toUpperCase()} statement.`);
     throw await bad(err);
   }
-  if (prepared.statementType !== duck.StatementType.SELECT) throw refused(`The sql is a ${duck.StatementType[prepared.statementType]} statement.`);
+  if (prepared.statementType !== duck.StatementType.SELECT)
+    throw refused(`The sql is a ${duck.StatementType[prepared.statementType]} statement.`);
   return prepared;
 }
 
 /** The first word of a statement that changes something, after any comments and spaces. */
-const NOT_A_QUERY = /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(delete|update|insert|merge|upsert|create|drop|alter|truncate|copy|attach|detach|install|load|set|reset|pragma|call|export|import|vacuum|checkpoint|begin|commit|rollback|grant|revoke|comment|use)\b/i;
+const NOT_A_QUERY =
+  /^(?:\s|--[^\n]*\n|\/\*[\s\S]*?\*\/)*(delete|update|insert|merge|upsert|create|drop|alter|truncate|copy|attach|detach|install|load|set|reset|pragma|call|export|import|vacuum|checkpoint|begin|commit|rollback|grant|revoke|comment|use)\b/i;
 
 const refused = (why: string) =>
-  new ActionableError({ resource: "sql", code: "QueryRefused", message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`, hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include." });
+  new ActionableError({
+    resource: "sql",
+    code: "QueryRefused",
+    message: `${why.replace(/\.?$/, ".")} Only one SELECT over the table objects runs: no file, URL, extension, setting, COPY or ATTACH is reachable.`,
+    hint: "write one SELECT … FROM objects; the objects are chosen with bucket_name, keys or prefix and include.",
+  });
 
 /** The query's plan as EXPLAIN gives it in JSON (a SELECT already checked: EXPLAIN runs nothing), or undefined. */
 async function planOf(duck: Duck, conn: Connection, sql: string): Promise<unknown> {
@@ -216,7 +281,10 @@ async function planOf(duck: Duck, conn: Connection, sql: string): Promise<unknow
 async function describe(conn: Connection): Promise<string> {
   try {
     const r = await conn.runAndReadAll("SELECT column_name, column_type FROM (DESCRIBE objects)");
-    return r.getRows().map(([name, type]) => `${name} ${type}`).join(", ");
+    return r
+      .getRows()
+      .map(([name, type]) => `${name} ${type}`)
+      .join(", ");
   } catch {
     return "(unknown: the objects could not be described)";
   }
@@ -229,13 +297,23 @@ function namesFor(message: string, files: readonly TableFile[], ws: QueryDirecto
   return out.replaceAll(ws.dir, "<query directory>");
 }
 
-type Result = Awaited<ReturnType<Awaited<ReturnType<Connection["extractStatements"]>>["prepare"]>> extends { stream(): Promise<infer R> } ? R : never;
+type Result =
+  Awaited<ReturnType<Awaited<ReturnType<Connection["extractStatements"]>>["prepare"]>> extends {
+    stream(): Promise<infer R>;
+  }
+    ? R
+    : never;
 
 const WIDE_INTEGERS = new Set([5, 9, 16, 32]);
 const DECIMAL = 19;
 
 /** Rows from `offset` while they fit, then only counted: the whole result is read once. */
-async function readWindow(duck: Duck, result: Result, typeIds: number[], w: RowWindow): Promise<Omit<QueryPage, "columns">> {
+async function readWindow(
+  duck: Duck,
+  result: Result,
+  typeIds: number[],
+  w: RowWindow,
+): Promise<Omit<QueryPage, "columns">> {
   const rows: unknown[][] = [];
   let total = 0;
   let bytes = 0;
@@ -247,7 +325,8 @@ async function readWindow(duck: Duck, result: Result, typeIds: number[], w: RowW
     for (let i = Math.max(0, w.offset - total); i < count && !full; i++) {
       const row = chunk.convertRowValues(i, duck.JsonDuckDBValueConverter).map((v, c) => {
         const value = plain(v, typeIds[c]!);
-        if (typeof value === "string" && value.length > w.maxCellChars) return cellsCut++, `${value.slice(0, w.maxCellChars)}…`;
+        if (typeof value === "string" && value.length > w.maxCellChars)
+          return (cellsCut++, `${value.slice(0, w.maxCellChars)}…`);
         return value;
       });
       const size = JSON.stringify(row).length + 1;

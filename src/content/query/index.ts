@@ -16,7 +16,12 @@ export type { QueryPage, RowWindow } from "./engine.ts";
 export type { WantedObject } from "./workspace.ts";
 
 /** What one query may use, in its worker (whose whole resident size engine-process.ts caps). */
-export const QUERY_LIMITS: EngineLimits = { memoryBytes: 96 * 1024 * 1024, threads: 2, spillBytes: 4 * 1024 * 1024 * 1024, timeoutMs: 10 * 60 * 1000 };
+export const QUERY_LIMITS: EngineLimits = {
+  memoryBytes: 96 * 1024 * 1024,
+  threads: 2,
+  spillBytes: 4 * 1024 * 1024 * 1024,
+  timeoutMs: 10 * 60 * 1000,
+};
 /** Bytes of objects one query fetches at most (they are written to the temp directory first). */
 export const MAX_QUERY_BYTES = 2 * 1024 * 1024 * 1024;
 /** Objects one query reads at most. */
@@ -58,17 +63,31 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
       if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
     };
     const { files, sparse } = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, fetched);
-    const narrowing: Narrowing | undefined = sparse.length === 0 ? undefined : {
-      fromPlan: async (plan) => {
-        for (const s of sparse) fetched(await fillColumns(s, plan === undefined ? "all" : columnsInPlan(plan, [...s.columns.keys()]), stop.signal));
-      },
-      completeAll: async () => {
-        const open = sparse.filter((s) => !isComplete(s));
-        for (const s of open) fetched(await fillColumns(s, "all", stop.signal));
-        return open.length > 0;
-      },
-    };
-    const page = await engines.run({ dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS }, narrowing, stop.signal);
+    const narrowing: Narrowing | undefined =
+      sparse.length === 0
+        ? undefined
+        : {
+            fromPlan: async (plan) => {
+              for (const s of sparse)
+                fetched(
+                  await fillColumns(
+                    s,
+                    plan === undefined ? "all" : columnsInPlan(plan, [...s.columns.keys()]),
+                    stop.signal,
+                  ),
+                );
+            },
+            completeAll: async () => {
+              const open = sparse.filter((s) => !isComplete(s));
+              for (const s of open) fetched(await fillColumns(s, "all", stop.signal));
+              return open.length > 0;
+            },
+          };
+    const page = await engines.run(
+      { dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS },
+      narrowing,
+      stop.signal,
+    );
     return { ...page, bytesRead };
   } catch (err) {
     if (stop.signal.aborted && !req.signal.aborted) throw stop.signal.reason;
@@ -81,4 +100,9 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
 }
 
 export const tooMuch = (bucket: string) =>
-  new ActionableError({ resource: s3Uri(bucket, ""), code: "QueryTooLarge", message: `The objects to query pass ${MAX_QUERY_BYTES / 1024 / 1024 / 1024} GiB; a query fetches at most that much.`, hint: "choose fewer objects (keys, include, a narrower prefix), or query a Parquet form of the data." });
+  new ActionableError({
+    resource: s3Uri(bucket, ""),
+    code: "QueryTooLarge",
+    message: `The objects to query pass ${MAX_QUERY_BYTES / 1024 / 1024 / 1024} GiB; a query fetches at most that much.`,
+    hint: "choose fewer objects (keys, include, a narrower prefix), or query a Parquet form of the data.",
+  });

@@ -8,7 +8,17 @@
  * into a cache directory of the user's own (0700, checked), and every later
  * process loads them from there. Nothing here runs unless a query does.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -29,7 +39,8 @@ export interface EmbeddedEngine {
 
 /** The platform's cache directory for applications, else the temp directory. */
 function cacheRoot(env = process.env): string {
-  if (process.platform === "win32") return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), "store-mcp-server", "cache");
+  if (process.platform === "win32")
+    return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), "store-mcp-server", "cache");
   if (process.platform === "darwin") return join(homedir(), "Library", "Caches", "store-mcp-server");
   return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "store-mcp-server");
 }
@@ -51,7 +62,8 @@ function extract(root: string, dir: string, files: EmbeddedFile[]): void {
   try {
     for (const f of files) {
       const bytes = Bun.zstdDecompressSync(readFileSync(f.path));
-      if (bytes.length !== f.size) throw new Error(`the embedded ${f.name} decompressed to ${bytes.length} bytes, not ${f.size}`);
+      if (bytes.length !== f.size)
+        throw new Error(`the embedded ${f.name} decompressed to ${bytes.length} bytes, not ${f.size}`);
       writeFileSync(join(staging, f.name), bytes, { mode: 0o700 });
     }
     try {

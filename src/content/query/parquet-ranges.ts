@@ -9,11 +9,11 @@
  * not parse and the query fails: then the whole file is completed and the
  * query run again (engine.ts), so a narrowed read can cost time, never rows.
  */
-import { open, type FileHandle } from "node:fs/promises";
-import { parquetMetadataAsync, parquetSchema, type FileMetaData } from "hyparquet";
+import { type FileHandle, open } from "node:fs/promises";
+import { type FileMetaData, parquetMetadataAsync, parquetSchema } from "hyparquet";
 import type { Storage } from "../../storage/index.ts";
 import { rangedFile } from "../formats/parquet.ts";
-import { objectSource, type ObjectSource } from "../source.ts";
+import { type ObjectSource, objectSource } from "../source.ts";
 
 type Range = [start: number, end: number];
 
@@ -66,7 +66,13 @@ function columnRanges(meta: FileMetaData): Map<string, Range[] | undefined> {
 }
 
 /** The object as a sparse file holding its footer, or undefined when it is not Parquet after all (then it is fetched whole). */
-export async function placeSparseParquet(storage: Storage, bucket: string, key: string, path: string, signal: AbortSignal): Promise<SparseParquet | undefined> {
+export async function placeSparseParquet(
+  storage: Storage,
+  bucket: string,
+  key: string,
+  path: string,
+  signal: AbortSignal,
+): Promise<SparseParquet | undefined> {
   const source = await objectSource(storage, { bucket, key }, signal, 4);
   const head = await source.read(0, 4);
   if (source.size < 12 || String.fromCharCode(...head) !== "PAR1") return undefined;
@@ -102,7 +108,11 @@ export async function placeSparseParquet(storage: Storage, bucket: string, key: 
 }
 
 /** Writes the ranges the columns need (all of the file with "all") that are not written yet; the bytes it read. */
-export async function fillColumns(sparse: SparseParquet, columns: Iterable<string> | "all", signal: AbortSignal): Promise<number> {
+export async function fillColumns(
+  sparse: SparseParquet,
+  columns: Iterable<string> | "all",
+  signal: AbortSignal,
+): Promise<number> {
   let wanted: Range[] = [];
   if (columns === "all") wanted = [[0, sparse.size]];
   else {
@@ -125,8 +135,18 @@ export async function fillColumns(sparse: SparseParquet, columns: Iterable<strin
 /** Whether every byte of the file is written. */
 export const isComplete = (sparse: SparseParquet) => subtract([[0, sparse.size]], sparse.written).length === 0;
 
-async function copyRanges(handle: FileHandle, sparse: SparseParquet, ranges: Range[], signal: AbortSignal): Promise<number> {
-  const slices: Range[] = ranges.flatMap(([s, e]) => Array.from({ length: Math.ceil((e - s) / SLICE) }, (_, i) => [s + i * SLICE, Math.min(e, s + (i + 1) * SLICE)] as Range));
+async function copyRanges(
+  handle: FileHandle,
+  sparse: SparseParquet,
+  ranges: Range[],
+  signal: AbortSignal,
+): Promise<number> {
+  const slices: Range[] = ranges.flatMap(([s, e]) =>
+    Array.from(
+      { length: Math.ceil((e - s) / SLICE) },
+      (_, i) => [s + i * SLICE, Math.min(e, s + (i + 1) * SLICE)] as Range,
+    ),
+  );
   let bytes = 0;
   let next = 0;
   const worker = async () => {
@@ -134,7 +154,8 @@ async function copyRanges(handle: FileHandle, sparse: SparseParquet, ranges: Ran
       signal.throwIfAborted();
       const [s, e] = slices[next++]!;
       const got = await sparse.source.read(s, e - s);
-      if (got.length !== e - s) throw new Error(`${sparse.key}: ${got.length} bytes where ${e - s} were asked for at ${s}`);
+      if (got.length !== e - s)
+        throw new Error(`${sparse.key}: ${got.length} bytes where ${e - s} were asked for at ${s}`);
       await handle.write(got, 0, got.length, s);
       bytes += got.length;
     }
@@ -176,8 +197,13 @@ export function columnsInPlan(plan: unknown, names: readonly string[]): Set<stri
   const wanted = new Set<string>();
   const visit = (node: { name?: string; extra_info?: Record<string, unknown>; children?: unknown[] }) => {
     const info = node.extra_info ?? {};
-    if (String(info.Function ?? node.name ?? "").toUpperCase().includes("PARQUET")) {
-      const listed = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : typeof v === "string" && v !== "" ? v.split("\n") : []);
+    if (
+      String(info.Function ?? node.name ?? "")
+        .toUpperCase()
+        .includes("PARQUET")
+    ) {
+      const listed = (v: unknown): string[] =>
+        Array.isArray(v) ? v.map(String) : typeof v === "string" && v !== "" ? v.split("\n") : [];
       for (const p of listed(info.Projections).map((p) => p.trim().toLowerCase())) {
         if (p === "" || p.startsWith("__store_mcp_file")) continue;
         if (lower.includes(p)) wanted.add(p);

@@ -14,11 +14,25 @@ export interface TableFile {
   format: TableFormat;
 }
 
-const BY_EXTENSION: Record<string, TableFormat> = { csv: "csv", tsv: "csv", txt: "csv", psv: "csv", tab: "csv", json: "json", jsonl: "json", ndjson: "json", parquet: "parquet", pq: "parquet" };
+const BY_EXTENSION: Record<string, TableFormat> = {
+  csv: "csv",
+  tsv: "csv",
+  txt: "csv",
+  psv: "csv",
+  tab: "csv",
+  json: "json",
+  jsonl: "json",
+  ndjson: "json",
+  parquet: "parquet",
+  pq: "parquet",
+};
 
 /** The format a key's extension names (a `.gz` after it is the compression), if any. */
 export function formatOfKey(key: string): TableFormat | undefined {
-  const name = key.slice(key.lastIndexOf("/") + 1).toLowerCase().replace(/\.gz$/, "");
+  const name = key
+    .slice(key.lastIndexOf("/") + 1)
+    .toLowerCase()
+    .replace(/\.gz$/, "");
   const dot = name.lastIndexOf(".");
   return dot < 0 ? undefined : BY_EXTENSION[name.slice(dot + 1)];
 }
@@ -39,7 +53,11 @@ const READER: Record<TableFormat, string> = { csv: "read_csv", json: "read_json"
  * largest record): two of them would not fit the query's memory limit (engine.ts). 4 MiB still holds DuckDB's longest
  * line (2 MB).
  */
-const OPTIONS: Record<TableFormat, string> = { csv: ", buffer_size = 4194304", json: ", maximum_object_size = 4194304", parquet: "" };
+const OPTIONS: Record<TableFormat, string> = {
+  csv: ", buffer_size = 4194304",
+  json: ", maximum_object_size = 4194304",
+  parquet: "",
+};
 
 /** The internal column that tells which file a row came from: named so no data's column is likely to meet it. */
 const FILE_COLUMN = "__store_mcp_file";
@@ -53,7 +71,9 @@ export function objectsView(files: readonly TableFile[]): string {
     const of = files.filter((f) => f.format === format);
     if (of.length === 0) return [];
     const list = `[${of.map((f) => sqlText(f.path)).join(", ")}]`;
-    return [`SELECT ${keys}[${position}] AS _key, * EXCLUDE (${FILE_COLUMN}) FROM ${READER[format]}(${list}, filename = ${sqlText(FILE_COLUMN)}, union_by_name = true${OPTIONS[format]})`];
+    return [
+      `SELECT ${keys}[${position}] AS _key, * EXCLUDE (${FILE_COLUMN}) FROM ${READER[format]}(${list}, filename = ${sqlText(FILE_COLUMN)}, union_by_name = true${OPTIONS[format]})`,
+    ];
   });
   return `CREATE VIEW objects AS ${parts.join(" UNION ALL BY NAME ")}`;
 }

@@ -12,8 +12,8 @@
  */
 import { writeSync } from "node:fs";
 import { ActionableError } from "../../runtime/errors.ts";
-import { loadEngine, runQuery, type Narrowing } from "./engine.ts";
-import { line, messages, type FromWorker, type RunQuery, type ToWorker } from "./worker-protocol.ts";
+import { loadEngine, type Narrowing, runQuery } from "./engine.ts";
+import { type FromWorker, line, messages, type RunQuery, type ToWorker } from "./worker-protocol.ts";
 
 /** How often the worker looks at its own resident size. */
 const WATCH_EVERY_MS = 10;
@@ -28,7 +28,11 @@ const send = async (message: FromWorker) => void (await Bun.write(Bun.stdout, li
  */
 async function warmUp(): Promise<void> {
   const duck = await loadEngine();
-  const instance = await duck.DuckDBInstance.create(":memory:", { enable_external_access: "false", autoload_known_extensions: "false", autoinstall_known_extensions: "false" });
+  const instance = await duck.DuckDBInstance.create(":memory:", {
+    enable_external_access: "false",
+    autoload_known_extensions: "false",
+    autoinstall_known_extensions: "false",
+  });
   const conn = await instance.connect();
   await (await conn.run("SELECT count(*) FROM range(10)")).getRows();
   conn.closeSync();
@@ -72,14 +76,37 @@ export async function workerMain(capBytes: number): Promise<void> {
         }
       : undefined;
     try {
-      const page = await runQuery({ dir: run.dir }, run.files, run.sql, run.window, run.limits, new AbortController().signal, narrowing);
+      const page = await runQuery(
+        { dir: run.dir },
+        run.files,
+        run.sql,
+        run.window,
+        run.limits,
+        new AbortController().signal,
+        narrowing,
+      );
       await send({ type: "result", page, rss: process.memoryUsage.rss() });
     } catch (err) {
       const e =
         err instanceof ActionableError
           ? err
-          : new ActionableError({ resource: "sql", code: "QueryFailed", message: String((err as Error)?.message ?? err), hint: "fix the query and call again." });
-      await send({ type: "error", error: { resource: e.resource, code: e.code, message: e.message, hint: e.hint, ...(e.retryable ? { retryable: true } : {}) }, rss: process.memoryUsage.rss() });
+          : new ActionableError({
+              resource: "sql",
+              code: "QueryFailed",
+              message: String((err as Error)?.message ?? err),
+              hint: "fix the query and call again.",
+            });
+      await send({
+        type: "error",
+        error: {
+          resource: e.resource,
+          code: e.code,
+          message: e.message,
+          hint: e.hint,
+          ...(e.retryable ? { retryable: true } : {}),
+        },
+        rss: process.memoryUsage.rss(),
+      });
     }
   }
 }

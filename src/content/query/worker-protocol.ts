@@ -50,7 +50,10 @@ export type FromWorker =
   | { type: "memory"; rss: number };
 
 /** Splits a byte stream into JSON messages; a line past `max` bytes is an error (the other side misbehaves). */
-export async function* messages<T>(stream: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, max = MAX_MESSAGE_BYTES): AsyncGenerator<T> {
+export async function* messages<T>(
+  stream: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  max = MAX_MESSAGE_BYTES,
+): AsyncGenerator<T> {
   const decoder = new TextDecoder();
   let buffered = "";
   for await (const chunk of stream as AsyncIterable<Uint8Array>) {

@@ -49,7 +49,14 @@ export interface Fetched {
  * Fetches each object into the workspace (FETCH_AT_ONCE at a time): a Parquet object (by its name) as its footer in a
  * sparse file, anything else whole, checked as a download is; `fetched` hears each one's bytes.
  */
-export async function fetchObjects(storage: Storage, bucket: string, objects: readonly WantedObject[], ws: Workspace, signal: AbortSignal, fetched: (bytes: number) => void): Promise<Fetched> {
+export async function fetchObjects(
+  storage: Storage,
+  bucket: string,
+  objects: readonly WantedObject[],
+  ws: Workspace,
+  signal: AbortSignal,
+  fetched: (bytes: number) => void,
+): Promise<Fetched> {
   const slots = new Slots(FETCH_AT_ONCE);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal.reason);
@@ -58,24 +65,26 @@ export async function fetchObjects(storage: Storage, bucket: string, objects: re
   try {
     const files = await Promise.all(
       objects.map((object, i) =>
-        slots.use(async () => {
-          stop.signal.throwIfAborted();
-          if (formatOfKey(object.key) === "parquet") {
-            const path = join(ws.data, fileNameFor(i + 1, "parquet", false));
-            const placed = await placeSparseParquet(storage, bucket, object.key, path, stop.signal);
-            if (placed) {
-              sparse.push(placed);
-              fetched(placed.source.counts.bytes);
-              return { key: object.key, path, format: "parquet" as const };
+        slots
+          .use(async () => {
+            stop.signal.throwIfAborted();
+            if (formatOfKey(object.key) === "parquet") {
+              const path = join(ws.data, fileNameFor(i + 1, "parquet", false));
+              const placed = await placeSparseParquet(storage, bucket, object.key, path, stop.signal);
+              if (placed) {
+                sparse.push(placed);
+                fetched(placed.source.counts.bytes);
+                return { key: object.key, path, format: "parquet" as const };
+              }
             }
-          }
-          const file = await fetchOne(storage, bucket, object, ws.data, i + 1, stop.signal);
-          fetched(file.bytes);
-          return file.table;
-        }).catch((err) => {
-          stop.abort(err);
-          throw err;
-        }),
+            const file = await fetchOne(storage, bucket, object, ws.data, i + 1, stop.signal);
+            fetched(file.bytes);
+            return file.table;
+          })
+          .catch((err) => {
+            stop.abort(err);
+            throw err;
+          }),
       ),
     );
     return { files, sparse };
@@ -84,13 +93,33 @@ export async function fetchObjects(storage: Storage, bucket: string, objects: re
   }
 }
 
-async function fetchOne(storage: Storage, bucket: string, object: WantedObject, dir: string, position: number, signal: AbortSignal): Promise<{ table: TableFile; bytes: number }> {
-  const download = await storage.openObjectDownload({ bucket, key: object.key }, signal, object.etag ? { listed: { size: object.size, etag: object.etag } } : {});
+async function fetchOne(
+  storage: Storage,
+  bucket: string,
+  object: WantedObject,
+  dir: string,
+  position: number,
+  signal: AbortSignal,
+): Promise<{ table: TableFile; bytes: number }> {
+  const download = await storage.openObjectDownload(
+    { bucket, key: object.key },
+    signal,
+    object.etag ? { listed: { size: object.size, etag: object.etag } } : {},
+  );
   const part = join(dir, `${position}.part`);
   const handle = await open(part, "wx+", 0o600);
   let head = new Uint8Array(0);
   try {
-    const written = await writePieces(handle, { size: download.size, fill: (write) => download.deliver(write), ...(download.check ? { check: download.check } : {}) }, signal, false);
+    const written = await writePieces(
+      handle,
+      {
+        size: download.size,
+        fill: (write) => download.deliver(write),
+        ...(download.check ? { check: download.check } : {}),
+      },
+      signal,
+      false,
+    );
     const got = await handle.read(Buffer.alloc(64), 0, 64, 0);
     head = got.buffer.subarray(0, got.bytesRead);
     // The stored bytes: gzip'd text is told by its magic bytes, whatever its name or Content-Encoding.

@@ -1,8 +1,8 @@
 import type { S3Client } from "@aws-sdk/client-s3";
-import { storedBytes } from "./stored-bytes.ts";
 import type { Config } from "../../config/config.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
+import { storedBytes } from "./stored-bytes.ts";
 
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
 
@@ -51,7 +51,11 @@ async function buildClient(config: Config): Promise<S3Handle> {
   const options = {
     region: config.region,
     ...(config.endpointUrl ? { endpoint: config.endpointUrl } : {}),
-    ...(config.credentialProvider ? { credentials: config.credentialProvider } : config.credentials ? { credentials: config.credentials } : {}),
+    ...(config.credentialProvider
+      ? { credentials: config.credentialProvider }
+      : config.credentials
+        ? { credentials: config.credentials }
+        : {}),
     // A profile store: the SDK resolves its credentials from the profile (keys, SSO, assume-role, credential_process).
     ...(config.profile ? { profile: config.profile } : {}),
     forcePathStyle: config.forcePathStyle,
@@ -80,9 +84,16 @@ async function buildClient(config: Config): Promise<S3Handle> {
     // A whole-request limit here, but each request carries one part (5 MiB by default).
     // Bun's fetch inflates a Content-Encoding: gzip body unless told not to (an option of fetch, not of Request): an
     // object stored that way is downloaded as stored.
-    requestHandler: new FetchHttpHandler({ requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs), customFetch: storedBytes as typeof fetch }),
+    requestHandler: new FetchHttpHandler({
+      requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs),
+      customFetch: storedBytes as typeof fetch,
+    }),
   });
-  const presignClient = new sdk.S3Client({ ...options, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
+  const presignClient = new sdk.S3Client({
+    ...options,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
   guardClient(client);
   guardClient(fetchClient);
   signUploadsWithoutPayloadHash(client);

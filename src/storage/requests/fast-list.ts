@@ -37,7 +37,11 @@ async function bodyBytes(body: Body, cap: number, tooBig: () => Error): Promise<
 }
 
 /** One ListObjectsV2 page, fields as the SDK would give them. */
-export async function sendListObjectsV2({ client, sdk }: S3Handle, input: ListObjectsV2CommandInput, send: SendOptions): Promise<RawListPage> {
+export async function sendListObjectsV2(
+  { client, sdk }: S3Handle,
+  input: ListObjectsV2CommandInput,
+  send: SendOptions,
+): Promise<RawListPage> {
   const command = new sdk.ListObjectsV2Command(input);
   let fast: RawListPage | undefined;
   command.middlewareStack.add(
@@ -45,7 +49,9 @@ export async function sendListObjectsV2({ client, sdk }: S3Handle, input: ListOb
       const result = await next(args);
       const response = result.response as { statusCode?: number; body?: Body };
       if ((response?.statusCode ?? 500) >= 300) return result;
-      const bytes = await bodyBytes(response.body, MAX_RESPONSE_BYTES, () => tooLarge("ListObjectsV2Command", args as never, MAX_RESPONSE_BYTES));
+      const bytes = await bodyBytes(response.body, MAX_RESPONSE_BYTES, () =>
+        tooLarge("ListObjectsV2Command", args as never, MAX_RESPONSE_BYTES),
+      );
       fast = parseListObjectsV2(new TextDecoder().decode(bytes));
       // A copy each time: the SDK adopts the bytes it is given (it changes their prototype).
       response.body = fast ? EMPTY_RESULT.slice() : bytes;
@@ -56,7 +62,13 @@ export async function sendListObjectsV2({ client, sdk }: S3Handle, input: ListOb
   const out = await client.send(command, send);
   if (fast) return fast;
   return {
-    contents: (out.Contents ?? []).map((o) => ({ key: o.Key ?? "", size: o.Size ?? 0, lastModified: iso(o.LastModified), etag: o.ETag ?? null, storageClass: o.StorageClass ?? null })),
+    contents: (out.Contents ?? []).map((o) => ({
+      key: o.Key ?? "",
+      size: o.Size ?? 0,
+      lastModified: iso(o.LastModified),
+      etag: o.ETag ?? null,
+      storageClass: o.StorageClass ?? null,
+    })),
     commonPrefixes: (out.CommonPrefixes ?? []).map((p) => p.Prefix ?? ""),
     isTruncated: out.IsTruncated ?? false,
     nextContinuationToken: out.NextContinuationToken ?? null,

@@ -5,8 +5,9 @@
  * credentials each request was signed with, wherever they came from, are
  * registered for scrubbing before any error can echo them.
  */
+
+import { type Readable, Transform } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { Transform, type Readable } from "node:stream";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
 
@@ -79,7 +80,8 @@ function unverifiable(exchange: Exchange): ActionableError {
   return new ActionableError({
     resource: exchange.input?.Bucket ? s3Uri(exchange.input.Bucket, exchange.input.Key) : "s3",
     code: "UnverifiableBody",
-    message: "The store sent the object with neither a Content-Length nor chunked framing, so whether it arrived whole cannot be checked; nothing was kept.",
+    message:
+      "The store sent the object with neither a Content-Length nor chunked framing, so whether it arrived whole cannot be checked; nothing was kept.",
     hint: "retry; if it keeps happening, the endpoint (or a proxy in front of it) is not behaving like an S3 store.",
   });
 }
@@ -88,7 +90,9 @@ function unverifiable(exchange: Exchange): ActionableError {
 export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
-      const smithy = (context as { __smithy_context?: { selectedHttpAuthScheme?: { identity?: Record<string, string> } } }).__smithy_context;
+      const smithy = (
+        context as { __smithy_context?: { selectedHttpAuthScheme?: { identity?: Record<string, string> } } }
+      ).__smithy_context;
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
       const result = await next(args);

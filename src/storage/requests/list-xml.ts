@@ -9,7 +9,13 @@
 
 /** The raw fields of one page: what ListObjectsV2Command's output would have held. */
 export interface RawListPage {
-  contents: { key: string; size: number; lastModified: string | null; etag: string | null; storageClass: string | null }[];
+  contents: {
+    key: string;
+    size: number;
+    lastModified: string | null;
+    etag: string | null;
+    storageClass: string | null;
+  }[];
   commonPrefixes: string[];
   isTruncated: boolean;
   nextContinuationToken: string | null;
@@ -65,7 +71,23 @@ function isoTime(raw: string | undefined): string | null | false {
 }
 
 /** Forms this reader does not handle: CDATA, DTDs, attributes, namespace prefixes or empty forms of the elements it reads. */
-const UNHANDLED = ["<![CDATA[", "<!DOCTYPE", "<!ENTITY", ":Contents>", ":Key>", ":CommonPrefixes>", "<Contents ", "<Contents/", "<Key ", "<Key/", "<CommonPrefixes ", "<CommonPrefixes/", "<Prefix ", "<IsTruncated ", "<KeyCount "];
+const UNHANDLED = [
+  "<![CDATA[",
+  "<!DOCTYPE",
+  "<!ENTITY",
+  ":Contents>",
+  ":Key>",
+  ":CommonPrefixes>",
+  "<Contents ",
+  "<Contents/",
+  "<Key ",
+  "<Key/",
+  "<CommonPrefixes ",
+  "<CommonPrefixes/",
+  "<Prefix ",
+  "<IsTruncated ",
+  "<KeyCount ",
+];
 
 /** Parses a ListObjectsV2 answer; undefined when it is not one this reader is sure of. */
 export function parseListObjectsV2(xml: string): RawListPage | undefined {
@@ -80,7 +102,12 @@ export function parseListObjectsV2(xml: string): RawListPage | undefined {
   const tokenRaw = top("NextContinuationToken");
   const token = tokenRaw === undefined ? null : xmlText(tokenRaw);
   if (token === undefined) return undefined;
-  const page: RawListPage = { contents: [], commonPrefixes: [], isTruncated: truncated === "true", nextContinuationToken: token };
+  const page: RawListPage = {
+    contents: [],
+    commonPrefixes: [],
+    isTruncated: truncated === "true",
+    nextContinuationToken: token,
+  };
   for (let at = xml.indexOf("<Contents>", root); at !== -1 && at < rootEnd; at = xml.indexOf("<Contents>", at)) {
     const end = xml.indexOf("</Contents>", at);
     if (end === -1) return undefined;
@@ -94,11 +121,22 @@ export function parseListObjectsV2(xml: string): RawListPage | undefined {
     const etagRaw = child(entry, "ETag", 0, entry.length);
     const etag = etagRaw === undefined ? null : etagText(etagRaw);
     const classRaw = child(entry, "StorageClass", 0, entry.length);
-    if (key === undefined || !Number.isSafeInteger(size) || size < 0 || modified === false || etag === undefined) return undefined;
-    page.contents.push({ key, size, lastModified: modified, etag, storageClass: classRaw === undefined ? null : (xmlText(classRaw) ?? null) });
+    if (key === undefined || !Number.isSafeInteger(size) || size < 0 || modified === false || etag === undefined)
+      return undefined;
+    page.contents.push({
+      key,
+      size,
+      lastModified: modified,
+      etag,
+      storageClass: classRaw === undefined ? null : (xmlText(classRaw) ?? null),
+    });
     at = end + 11;
   }
-  for (let at = xml.indexOf("<CommonPrefixes>", root); at !== -1 && at < rootEnd; at = xml.indexOf("<CommonPrefixes>", at)) {
+  for (
+    let at = xml.indexOf("<CommonPrefixes>", root);
+    at !== -1 && at < rootEnd;
+    at = xml.indexOf("<CommonPrefixes>", at)
+  ) {
     const end = xml.indexOf("</CommonPrefixes>", at);
     if (end === -1) return undefined;
     const raw = child(xml, "Prefix", at, end);

@@ -1,9 +1,9 @@
 import type { Config } from "../../config/config.ts";
 import { s3Uri } from "../../runtime/errors.ts";
-import type { S3Handle } from "./client.ts";
+import { type ErrorContext, toStorageError } from "../errors.ts";
 import type { ObjectAddress } from "../types.ts";
+import type { S3Handle } from "./client.ts";
 import { deadlineError, startDeadline } from "./deadline.ts";
-import { toStorageError, type ErrorContext } from "../errors.ts";
 
 /** Options for one SDK send: the abort signal and the per-attempt time to first byte. */
 export interface SendOptions {
@@ -11,7 +11,11 @@ export interface SendOptions {
   requestTimeout: number;
 }
 
-export type Operation = <T>(ctx: ErrorContext, signal: AbortSignal | undefined, fn: (s3: S3Handle, send: SendOptions) => Promise<T>) => Promise<T>;
+export type Operation = <T>(
+  ctx: ErrorContext,
+  signal: AbortSignal | undefined,
+  fn: (s3: S3Handle, send: SendOptions) => Promise<T>,
+) => Promise<T>;
 
 /**
  * Runs one call that is not a streaming transfer under the operation
@@ -21,9 +25,12 @@ export function operationRunner(config: Config, getClient: () => Promise<S3Handl
   return async (ctx, signal, fn) => {
     const deadline = startDeadline(config.operationTimeoutMs, config.maxAttempts, signal);
     try {
-      return await deadline.race(getClient().then((s3) => fn(s3, { abortSignal: deadline.signal, requestTimeout: deadline.attemptTimeoutMs })));
+      return await deadline.race(
+        getClient().then((s3) => fn(s3, { abortSignal: deadline.signal, requestTimeout: deadline.attemptTimeoutMs })),
+      );
     } catch (err) {
-      if (deadline.expired()) throw deadlineError(ctx.bucket === undefined ? "s3" : s3Uri(ctx.bucket, ctx.key), config.operationTimeoutMs);
+      if (deadline.expired())
+        throw deadlineError(ctx.bucket === undefined ? "s3" : s3Uri(ctx.bucket, ctx.key), config.operationTimeoutMs);
       throw toStorageError(err, ctx);
     } finally {
       deadline.dispose();

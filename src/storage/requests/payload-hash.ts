@@ -20,7 +20,11 @@ export function signUploadsWithoutPayloadHash(client: S3Client): void {
       const input = args.input as { ContentMD5?: string };
       const request = args.request as { headers?: Record<string, string> } | undefined;
       // The signer uses a payload hash header already present instead of hashing the body.
-      if (input.ContentMD5 && request?.headers && UPLOADS.has((context as { commandName?: string }).commandName ?? "")) {
+      if (
+        input.ContentMD5 &&
+        request?.headers &&
+        UPLOADS.has((context as { commandName?: string }).commandName ?? "")
+      ) {
         request.headers["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD";
       }
       return next(args);

@@ -46,19 +46,45 @@ export interface Listed {
 }
 
 /** Whether a listed object may take the quick GET. */
-export function quickGetFits(key: string, listed: Listed | undefined, versionId: string | undefined): listed is Listed & { etag: string } {
-  return listed !== undefined && versionId === undefined && listed.size <= QUICK_MAX_BYTES && listed.etag !== null && PLAIN_MD5_ETAG.test(listed.etag) && !DOT_SEGMENT.test(key);
+export function quickGetFits(
+  key: string,
+  listed: Listed | undefined,
+  versionId: string | undefined,
+): listed is Listed & { etag: string } {
+  return (
+    listed !== undefined &&
+    versionId === undefined &&
+    listed.size <= QUICK_MAX_BYTES &&
+    listed.etag !== null &&
+    PLAIN_MD5_ETAG.test(listed.etag) &&
+    !DOT_SEGMENT.test(key)
+  );
 }
 
 /** The object's whole body as a GET answer, or undefined: then send the SDK's GET. */
-export async function quickGet(s3: S3Handle, bucket: string, key: string, listed: Listed & { etag: string }, signal: AbortSignal, timeoutMs: number): Promise<GetObjectCommandOutput | undefined> {
+export async function quickGet(
+  s3: S3Handle,
+  bucket: string,
+  key: string,
+  listed: Listed & { etag: string },
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<GetObjectCommandOutput | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
     const etag = listed.etag.startsWith('"') ? listed.etag : `"${listed.etag}"`;
-    const answer = await sendQuick(s3, { method: "GET", bucket, key, headers: { "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 } }, bound.signal);
+    const answer = await sendQuick(
+      s3,
+      { method: "GET", bucket, key, headers: { "if-match": etag, "x-amz-content-sha256": EMPTY_SHA256 } },
+      bound.signal,
+    );
     if (!answer) return undefined;
     const length = answer.headers.get("content-length");
-    if (answer.status !== 200 || (length !== null && length !== String(listed.size)) || answer.headers.has("content-range")) {
+    if (
+      answer.status !== 200 ||
+      (length !== null && length !== String(listed.size)) ||
+      answer.headers.has("content-range")
+    ) {
       await answer.body?.cancel().catch(() => {});
       return undefined;
     }
@@ -89,13 +115,25 @@ export type PutFields = Pick<QuickPut, "key" | "contentType" | "cacheControl" | 
 
 /** Whether a PUT's key and header values may be sent by hand: as the SDK would send them (plain values, token names, no dot segments). */
 export function plainPut(put: PutFields): boolean {
-  const values = [put.contentType ?? "", put.cacheControl ?? "", put.storageClass ?? "", ...Object.values(put.metadata ?? {})];
-  return !DOT_SEGMENT.test(put.key) && values.every((v) => PLAIN_VALUE.test(v)) && Object.keys(put.metadata ?? {}).every((k) => TOKEN.test(k));
+  const values = [
+    put.contentType ?? "",
+    put.cacheControl ?? "",
+    put.storageClass ?? "",
+    ...Object.values(put.metadata ?? {}),
+  ];
+  return (
+    !DOT_SEGMENT.test(put.key) &&
+    values.every((v) => PLAIN_VALUE.test(v)) &&
+    Object.keys(put.metadata ?? {}).every((k) => TOKEN.test(k))
+  );
 }
 
 /** A PUT's headers as the SDK sends them: Content-MD5 (base64), the body unsigned (payload-hash.ts), type, cache control, storage class, metadata. */
 export function putHeaders(put: PutFields, md5: Buffer): Record<string, string> {
-  const headers: Record<string, string> = { "content-md5": md5.toString("base64"), "x-amz-content-sha256": "UNSIGNED-PAYLOAD" };
+  const headers: Record<string, string> = {
+    "content-md5": md5.toString("base64"),
+    "x-amz-content-sha256": "UNSIGNED-PAYLOAD",
+  };
   if (put.contentType) headers["content-type"] = put.contentType;
   if (put.cacheControl) headers["cache-control"] = put.cacheControl;
   if (put.storageClass) headers["x-amz-storage-class"] = put.storageClass;
@@ -109,17 +147,32 @@ export function quickPutFits(put: QuickPut): boolean {
 }
 
 /** Stores the object; its answer's ETag and version, or undefined: then send the SDK's PutObject. */
-export async function quickPut(s3: S3Handle, put: QuickPut, signal: AbortSignal | undefined, timeoutMs: number): Promise<PutObjectCommandOutput | undefined> {
+export async function quickPut(
+  s3: S3Handle,
+  put: QuickPut,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<PutObjectCommandOutput | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
-    const answer = await sendQuick(s3, { method: "PUT", bucket: put.bucket, key: put.key, headers: putHeaders(put, put.md5), body: put.body }, bound.signal);
+    const answer = await sendQuick(
+      s3,
+      { method: "PUT", bucket: put.bucket, key: put.key, headers: putHeaders(put, put.md5), body: put.body },
+      bound.signal,
+    );
     if (!answer) return undefined;
     await answer.body?.cancel().catch(() => {});
     if (answer.status !== 200) return undefined;
     const header = (name: string) => answer.headers.get(name) ?? undefined;
     // Encryption as the SDK would report it: under KMS or a customer key the ETag is no MD5 (checkEtag then has nothing to compare).
-    return { $metadata: { httpStatusCode: 200 }, ETag: header("etag"), VersionId: header("x-amz-version-id"), ServerSideEncryption: header("x-amz-server-side-encryption") as never, SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm") };
+    return {
+      $metadata: { httpStatusCode: 200 },
+      ETag: header("etag"),
+      VersionId: header("x-amz-version-id"),
+      ServerSideEncryption: header("x-amz-server-side-encryption") as never,
+      SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm"),
+    };
   } catch {
     return undefined;
   } finally {
@@ -137,12 +190,23 @@ export interface QuickCopy {
 }
 
 /** Whether a copy within one store may take the quick path (the client's checksum setting is checked when it is sent). */
-export function quickCopyFits(source: { key: string; versionId?: string }, key: string, listed: Listed | undefined, copiesHeaders: boolean, conditional: boolean): listed is Listed & { etag: string } {
+export function quickCopyFits(
+  source: { key: string; versionId?: string },
+  key: string,
+  listed: Listed | undefined,
+  copiesHeaders: boolean,
+  conditional: boolean,
+): listed is Listed & { etag: string } {
   return copiesHeaders && !conditional && !DOT_SEGMENT.test(key) && quickGetFits(source.key, listed, source.versionId);
 }
 
 /** Copies the object within its store; the new ETag and versions, or undefined: then send the SDK's CopyObject. */
-export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSignal | undefined, timeoutMs: number): Promise<CopyObjectCommandOutput | undefined> {
+export async function quickCopy(
+  s3: S3Handle,
+  copy: QuickCopy,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<CopyObjectCommandOutput | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
@@ -155,8 +219,14 @@ export async function quickCopy(s3: S3Handle, copy: QuickCopy, signal: AbortSign
     };
     const answer = await sendQuick(s3, { method: "PUT", bucket: copy.bucket, key: copy.key, headers }, bound.signal);
     if (!answer) return undefined;
-    const text = answer.status === 200 ? await readText(answer.body, 64 * 1024) : (await answer.body?.cancel().catch(() => {}), undefined);
-    const newEtag = text?.includes("<CopyObjectResult") && !text.includes("<Error") ? text.match(/<ETag>([^<]*)<\/ETag>/)?.[1] : undefined;
+    const text =
+      answer.status === 200
+        ? await readText(answer.body, 64 * 1024)
+        : (await answer.body?.cancel().catch(() => {}), undefined);
+    const newEtag =
+      text?.includes("<CopyObjectResult") && !text.includes("<Error")
+        ? text.match(/<ETag>([^<]*)<\/ETag>/)?.[1]
+        : undefined;
     if (!newEtag) return undefined;
     const header = (name: string) => answer.headers.get(name) ?? undefined;
     return {

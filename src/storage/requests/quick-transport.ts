@@ -8,10 +8,11 @@
  * redirect; the caller's signal or a timeout, released when done; bodies
  * read only up to what is expected.
  */
-import { storedBytes } from "./stored-bytes.ts";
+
 import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
+import { storedBytes } from "./stored-bytes.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */
 const BUCKETS_REMEMBERED = 64;
@@ -55,9 +56,20 @@ export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSi
     query: Object.fromEntries(query),
     headers: { host: url.host, ...req.headers },
   });
-  const body = req.body instanceof ReadableStream ? { body: req.body, duplex: "half" } : req.body ? { body: req.body as Uint8Array<ArrayBuffer> } : {};
+  const body =
+    req.body instanceof ReadableStream
+      ? { body: req.body, duplex: "half" }
+      : req.body
+        ? { body: req.body as Uint8Array<ArrayBuffer> }
+        : {};
   // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
-  return storedBytes(url, { method: req.method, headers: signed.headers, ...body, redirect: "manual", signal } as RequestInit);
+  return storedBytes(url, {
+    method: req.method,
+    headers: signed.headers,
+    ...body,
+    redirect: "manual",
+    signal,
+  } as RequestInit);
 }
 
 /** Whether requests for `bucket` can be addressed and signed here (the SDK gives its URL). */
@@ -98,7 +110,14 @@ function quickFor(s3: S3Handle): Promise<Quick> {
       return identity;
     };
     quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
-      signer: new SignatureV4({ credentials, region: config.region, service: "s3", sha256: config.sha256, uriEscapePath: false, applyChecksum: false }),
+      signer: new SignatureV4({
+        credentials,
+        region: config.region,
+        service: "s3",
+        sha256: config.sha256,
+        uriEscapePath: false,
+        applyChecksum: false,
+      }),
       bases: new Map(),
     }));
     perHandle.set(s3, quick);
@@ -113,7 +132,11 @@ function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | n
     if (quick.bases.size >= BUCKETS_REMEMBERED) quick.bases.clear();
     base = (async () => {
       const { getSignedUrl } = await import("@aws-sdk/s3-request-presigner");
-      const url = new URL(await getSignedUrl(s3.presignClient, new s3.sdk.GetObjectCommand({ Bucket: bucket, Key: "k" }), { expiresIn: 60 }));
+      const url = new URL(
+        await getSignedUrl(s3.presignClient, new s3.sdk.GetObjectCommand({ Bucket: bucket, Key: "k" }), {
+          expiresIn: 60,
+        }),
+      );
       return url.pathname.endsWith("/k") ? `${url.origin}${url.pathname.slice(0, -2)}` : null;
     })().catch(() => null);
     quick.bases.set(bucket, base);
@@ -132,7 +155,10 @@ function escapeUri(part: string): string {
 }
 
 /** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */
-export async function readExactly(body: ReadableStream<Uint8Array> | null, size: number): Promise<Uint8Array | undefined> {
+export async function readExactly(
+  body: ReadableStream<Uint8Array> | null,
+  size: number,
+): Promise<Uint8Array | undefined> {
   const bytes = new Uint8Array(size);
   let at = 0;
   if (body) {

@@ -15,9 +15,9 @@
  */
 import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 import { partSizeFor } from "./upload.ts";
-import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent: more raises the peak, not the speed (BENCH_ONLY=stores). */
 const PIPE_BYTES = 8 * 1024 * 1024;
@@ -28,7 +28,13 @@ const PIPE_BYTES = 8 * 1024 * 1024;
  */
 const SOURCE_BOUND = 1 / 3;
 
-export async function copyAcrossStores(source: Storage, target: Storage, req: CopyRequest, signal?: AbortSignal, nameTheSource: (err: unknown) => unknown = (err) => err): Promise<CopyResult> {
+export async function copyAcrossStores(
+  source: Storage,
+  target: Storage,
+  req: CopyRequest,
+  signal?: AbortSignal,
+  nameTheSource: (err: unknown) => unknown = (err) => err,
+): Promise<CopyResult> {
   // An error named as the source's once may reach here again (through the pipe, from either side): named once only.
   const named = new WeakSet<object>();
   const nameSource = (err: unknown) => {
@@ -42,13 +48,24 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
   // A listed object (copy_prefix) needs no HEAD: the download's first answer must match the listing instead.
   const listed = req.listed?.etag ? req.listed : undefined;
   const head = listed ? undefined : await fromSource(source.headObject(req.source, signal));
-  const unknownSize = () => nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "UnknownSize", message: "The source store did not say how large the object is, so a copy to another store could not be checked for length.", hint: "download it with get_object mode download and upload it with upload_file." }));
+  const unknownSize = () =>
+    nameSource(
+      new ActionableError({
+        resource: s3Uri(req.source.bucket, req.source.key),
+        code: "UnknownSize",
+        message:
+          "The source store did not say how large the object is, so a copy to another store could not be checked for length.",
+        hint: "download it with get_object mode download and upload it with upload_file.",
+      }),
+    );
   if (head && head.size === null) throw unknownSize();
   if (req.ifAbsent) await refuseIfThere(target, req.bucket, req.key, signal);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   signal?.addEventListener("abort", onAbort, { once: true });
-  const download = await fromSource(source.openObjectDownload(req.source, stop.signal, { paced: true, ...(listed ? { listed } : {}) })).catch((err: unknown) => {
+  const download = await fromSource(
+    source.openObjectDownload(req.source, stop.signal, { paced: true, ...(listed ? { listed } : {}) }),
+  ).catch((err: unknown) => {
     signal?.removeEventListener("abort", onAbort);
     throw err;
   });
@@ -56,12 +73,27 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     const expected = head ?? listed!;
     if (download.size === undefined) throw unknownSize();
     if (download.meta.etag !== expected.etag || download.size !== expected.size) {
-      throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy started.", hint: "copy it again." }));
+      throw nameSource(
+        new ActionableError({
+          resource: s3Uri(req.source.bucket, req.source.key),
+          code: "ObjectChanged",
+          message: "The source object was replaced while the copy started.",
+          hint: "copy it again.",
+        }),
+      );
     }
     const size = download.size;
-    const about = { content_type: download.meta.content_type, ...download.carried, version_id: download.meta.version_id };
+    const about = {
+      content_type: download.meta.content_type,
+      ...download.carried,
+      version_id: download.meta.version_id,
+    };
     // What a cut copy is known again by: the source store, object, version and ETag (every read is pinned to it).
-    const sourceId = { id: `${req.sourceStore ?? "source"}:${s3Uri(req.source.bucket, req.source.key)}${about.version_id ? `?versionId=${about.version_id}` : ""}`, version: download.meta.etag ?? "", trusted: true };
+    const sourceId = {
+      id: `${req.sourceStore ?? "source"}:${s3Uri(req.source.bucket, req.source.key)}${about.version_id ? `?versionId=${about.version_id}` : ""}`,
+      version: download.meta.etag ?? "",
+      trusted: true,
+    };
     const copyMeta = req.metadataDirective === "COPY";
     const upload: UploadRequest = {
       bucket: req.bucket,
@@ -69,9 +101,14 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       size,
       readAt: (into, position) => pipe.readAt(into, position),
       takeAt: (position, max) => pipe.takeAt(position, max),
-      rereadAt: (into, position, md5) => readAgain(source, req, download.meta, into, position, md5, stop.signal).catch((err: unknown) => Promise.reject(nameSource(err))),
+      rereadAt: (into, position, md5) =>
+        readAgain(source, req, download.meta, into, position, md5, stop.signal).catch((err: unknown) =>
+          Promise.reject(nameSource(err)),
+        ),
       contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
-      ...((copyMeta ? about.cache_control : req.cacheControl) ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! } : {}),
+      ...((copyMeta ? about.cache_control : req.cacheControl)
+        ? { cacheControl: (copyMeta ? about.cache_control : req.cacheControl)! }
+        : {}),
       ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
       ...(req.storageClass ? { storageClass: req.storageClass } : {}),
       ...(download.meta.etag ? { source: sourceId } : {}),
@@ -83,8 +120,18 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
       req.onProgress?.(0, size);
       const version = about.version_id ? { versionId: about.version_id } : {};
       const readAt = async (into: Uint8Array, position: number) => {
-        const { meta, bytes } = await source.readObjectHead({ ...req.source, ...version }, into.length, stop.signal, position).catch((err: unknown) => Promise.reject(nameSource(err)));
-        if (meta.etag !== download.meta.etag) throw nameSource(new ActionableError({ resource: s3Uri(req.source.bucket, req.source.key), code: "ObjectChanged", message: "The source object was replaced while the copy ran; nothing was stored.", hint: "copy it again." }));
+        const { meta, bytes } = await source
+          .readObjectHead({ ...req.source, ...version }, into.length, stop.signal, position)
+          .catch((err: unknown) => Promise.reject(nameSource(err)));
+        if (meta.etag !== download.meta.etag)
+          throw nameSource(
+            new ActionableError({
+              resource: s3Uri(req.source.bucket, req.source.key),
+              code: "ObjectChanged",
+              message: "The source object was replaced while the copy ran; nothing was stored.",
+              hint: "copy it again.",
+            }),
+          );
         into.set(bytes.subarray(0, into.length));
         return Math.min(bytes.length, into.length);
       };
@@ -114,11 +161,16 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     req.onProgress?.(0, size);
     // Whichever side fails first stops the other; its error is the one reported.
     let first: "source" | "target" | undefined;
-    const delivering = download.deliver((offset, chunks) => pipe.write(offset, chunks), () => pipe.starvedShare() > SOURCE_BOUND).catch((err: unknown) => {
-      first ??= "source";
-      pipe.fail(err);
-      throw err;
-    });
+    const delivering = download
+      .deliver(
+        (offset, chunks) => pipe.write(offset, chunks),
+        () => pipe.starvedShare() > SOURCE_BOUND,
+      )
+      .catch((err: unknown) => {
+        first ??= "source";
+        pipe.fail(err);
+        throw err;
+      });
     delivering.catch(() => {}); // settled below
     const uploading = target
       .uploadObject({ ...upload, ...(streamed ? { streamed } : {}), ...(wholeMd5 ? { wholeMd5 } : {}) }, stop.signal)
@@ -133,7 +185,12 @@ export async function copyAcrossStores(source: Storage, target: Storage, req: Co
     if (first === "source" && read.status === "rejected") throw nameSource(read.reason);
     if (sent.status === "rejected") throw wholeMd5 ? notTheSource(sent.reason, req, wholeMd5, nameSource) : sent.reason;
     if (read.status === "rejected") throw nameSource(read.reason);
-    return { ...sent.value, size, multipart: !wholeMd5 && size > partSizeFor(size), source_version_id: about.version_id };
+    return {
+      ...sent.value,
+      size,
+      multipart: !wholeMd5 && size > partSizeFor(size),
+      source_version_id: about.version_id,
+    };
   } finally {
     signal?.removeEventListener("abort", onAbort);
     download.discard();
@@ -155,13 +212,38 @@ function notTheSource(err: unknown, req: CopyRequest, md5: string, nameSource: (
 }
 
 /** The source's bytes at `position` once more (a streamed part sent again), pinned to the copy's version and ETag and to the MD5 of the bytes first read. */
-async function readAgain(source: Storage, req: CopyRequest, first: { etag: string | null; version_id: string | null }, into: Uint8Array, position: number, md5: Buffer, signal: AbortSignal): Promise<void> {
+async function readAgain(
+  source: Storage,
+  req: CopyRequest,
+  first: { etag: string | null; version_id: string | null },
+  into: Uint8Array,
+  position: number,
+  md5: Buffer,
+  signal: AbortSignal,
+): Promise<void> {
   if (into.length === 0) return;
-  const { meta, bytes } = await source.readObjectHead({ ...req.source, ...(first.version_id ? { versionId: first.version_id } : {}) }, into.length, signal, position);
+  const { meta, bytes } = await source.readObjectHead(
+    { ...req.source, ...(first.version_id ? { versionId: first.version_id } : {}) },
+    into.length,
+    signal,
+    position,
+  );
   const resource = s3Uri(req.source.bucket, req.source.key);
-  if (meta.etag !== first.etag) throw new ActionableError({ resource, code: "ObjectChanged", message: "The source object was replaced while the copy ran; nothing was stored.", hint: "copy it again." });
+  if (meta.etag !== first.etag)
+    throw new ActionableError({
+      resource,
+      code: "ObjectChanged",
+      message: "The source object was replaced while the copy ran; nothing was stored.",
+      hint: "copy it again.",
+    });
   if (bytes.length !== into.length || !createHash("md5").update(bytes).digest().equals(md5)) {
-    throw new ActionableError({ resource, code: "IntegrityCheckFailed", message: `Bytes ${position}-${position + into.length - 1} read from the source again (to send a part once more) are not the ones first read; nothing was stored.`, hint: "retry the copy; if it repeats, the source store or a proxy is corrupting data.", retryable: true });
+    throw new ActionableError({
+      resource,
+      code: "IntegrityCheckFailed",
+      message: `Bytes ${position}-${position + into.length - 1} read from the source again (to send a part once more) are not the ones first read; nothing was stored.`,
+      hint: "retry the copy; if it repeats, the source store or a proxy is corrupting data.",
+      retryable: true,
+    });
   }
   into.set(bytes);
 }
@@ -170,11 +252,17 @@ async function refuseIfThere(target: Storage, bucket: string, key: string, signa
   const exists = await target.headObject({ bucket, key }, signal).then(
     () => true,
     (err: unknown) => {
-      if (err instanceof ActionableError && (err.code === "NoSuchKey" || err.code === "NotFound" || err.status === 404)) return false;
+      if (err instanceof ActionableError && (err.code === "NoSuchKey" || err.code === "NotFound" || err.status === 404))
+        return false;
       throw err;
     },
   );
   if (exists) {
-    throw new ActionableError({ resource: s3Uri(bucket, key), code: "PreconditionFailed", message: "An object already exists at the destination and if_absent was given; nothing was copied.", hint: "choose another object_key, or call again without if_absent to replace it." });
+    throw new ActionableError({
+      resource: s3Uri(bucket, key),
+      code: "PreconditionFailed",
+      message: "An object already exists at the destination and if_absent was given; nothing was copied.",
+      hint: "choose another object_key, or call again without if_absent to replace it.",
+    });
   }
 }

@@ -4,10 +4,11 @@
  * store's checksum headers when they cover the whole object. A body that breaks
  * a promise is an error before anything it carried is kept.
  */
-import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+
 import { createHash, type Hash } from "node:crypto";
+import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, isAbortError, s3Uri } from "../../runtime/errors.ts";
-import { toStorageError, type ErrorContext } from "../errors.ts";
+import { type ErrorContext, toStorageError } from "../errors.ts";
 import type { OrderedCheck } from "../types.ts";
 
 export interface Promises {
@@ -22,7 +23,10 @@ export interface Promises {
 const MD5_ETAG = /^"?([0-9a-f]{32})"?$/i;
 
 /** The MD5 an ETag stands for, or undefined when it is not one (multipart `-N`, KMS or SSE-C encryption). */
-export function etagMd5(etag: string | undefined | null, encryption?: { sse?: string; customerKey?: string }): string | undefined {
+export function etagMd5(
+  etag: string | undefined | null,
+  encryption?: { sse?: string; customerKey?: string },
+): string | undefined {
   if (!etag || encryption?.customerKey || (encryption?.sse && encryption.sse.startsWith("aws:kms"))) return undefined;
   return MD5_ETAG.exec(etag)?.[1]?.toLowerCase();
 }
@@ -31,13 +35,19 @@ export function etagMd5(etag: string | undefined | null, encryption?: { sse?: st
 export function promisesOf(out: GetObjectCommandOutput, whole: boolean): Promises {
   const checksums: [string, string][] = [];
   if (whole && out.ChecksumType !== "COMPOSITE") {
-    for (const [algorithm, value] of [["sha256", out.ChecksumSHA256], ["sha1", out.ChecksumSHA1], ["crc32", out.ChecksumCRC32]] as const) {
+    for (const [algorithm, value] of [
+      ["sha256", out.ChecksumSHA256],
+      ["sha1", out.ChecksumSHA1],
+      ["crc32", out.ChecksumCRC32],
+    ] as const) {
       if (value && !value.includes("-")) checksums.push([algorithm, value]);
     }
   }
   return {
     length: out.ContentLength,
-    md5: whole ? etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm }) : undefined,
+    md5: whole
+      ? etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm })
+      : undefined,
     checksums,
   };
 }
@@ -71,7 +81,13 @@ class Crc32 {
 
 /** A download some of whose bodies sent nothing for `ms`: the call fails whole. */
 export function stoppedSending(ctx: ErrorContext, ms: number): ActionableError {
-  return fail(ctx, "IncompleteBody", `The store stopped sending (nothing for ${ms} ms) part way through the object; nothing partial was kept.`, "retry the call.", true);
+  return fail(
+    ctx,
+    "IncompleteBody",
+    `The store stopped sending (nothing for ${ms} ms) part way through the object; nothing partial was kept.`,
+    "retry the call.",
+    true,
+  );
 }
 
 /**
@@ -80,10 +96,17 @@ export function stoppedSending(ctx: ErrorContext, ms: number): ActionableError {
  * Undefined when there is none (a multipart ETag, no checksums): nothing to
  * feed, so no reader of the body feeds it for nothing.
  */
-export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx: ErrorContext): OrderedCheck | undefined {
+export function orderedCheck(
+  promises: Pick<Promises, "md5" | "checksums">,
+  ctx: ErrorContext,
+): OrderedCheck | undefined {
   if (!promises.md5 && promises.checksums.length === 0) return undefined;
   const md5 = promises.md5 ? createHash("md5") : undefined;
-  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [alg, value, alg === "crc32" ? new Crc32() : createHash(alg)]);
+  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [
+    alg,
+    value,
+    alg === "crc32" ? new Crc32() : createHash(alg),
+  ]);
   return {
     update(bytes) {
       md5?.update(bytes);
@@ -92,12 +115,24 @@ export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx:
     finish() {
       const digest = md5?.digest("hex");
       if (digest !== undefined && digest !== promises.md5) {
-        throw fail(ctx, "IntegrityCheckFailed", `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+        throw fail(
+          ctx,
+          "IntegrityCheckFailed",
+          `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`,
+          "retry the call; if it repeats, the store or a proxy is corrupting data.",
+          true,
+        );
       }
       for (const [alg, value, h] of hashes) {
         const got = h instanceof Crc32 ? h.digestBase64() : h.digest("base64");
         if (got !== value) {
-          throw fail(ctx, "IntegrityCheckFailed", `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`, "retry the call; if it repeats, the store or a proxy is corrupting data.", true);
+          throw fail(
+            ctx,
+            "IntegrityCheckFailed",
+            `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`,
+            "retry the call; if it repeats, the store or a proxy is corrupting data.",
+            true,
+          );
         }
       }
     },
@@ -109,7 +144,11 @@ export function orderedCheck(promises: Pick<Promises, "md5" | "checksums">, ctx:
  * (or at the first error) when it broke a promise. A failure while reading is
  * reported as an incomplete body with the count received.
  */
-export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined, promises: Promises, ctx: ErrorContext): AsyncIterable<Uint8Array> {
+export async function* verifiedBody(
+  body: AsyncIterable<Uint8Array> | undefined,
+  promises: Promises,
+  ctx: ErrorContext,
+): AsyncIterable<Uint8Array> {
   const check = orderedCheck(promises, ctx);
   let received = 0;
   try {
@@ -124,11 +163,24 @@ export async function* verifiedBody(body: AsyncIterable<Uint8Array> | undefined,
   } catch (err) {
     if (isAbortError(err) || err instanceof ActionableError) throw toStorageError(err, ctx);
     const of = promises.length !== undefined ? ` of ${promises.length}` : "";
-    const timedOut = /timeout|timed out/i.test(String((err as Error)?.message)) || (err as Error)?.name === "TimeoutError";
-    throw fail(ctx, "IncompleteBody", `The ${timedOut ? "store stopped sending" : "connection broke"} after ${received}${of} bytes of the object; nothing partial was kept.`, "retry the call.", true);
+    const timedOut =
+      /timeout|timed out/i.test(String((err as Error)?.message)) || (err as Error)?.name === "TimeoutError";
+    throw fail(
+      ctx,
+      "IncompleteBody",
+      `The ${timedOut ? "store stopped sending" : "connection broke"} after ${received}${of} bytes of the object; nothing partial was kept.`,
+      "retry the call.",
+      true,
+    );
   }
   if (promises.length !== undefined && received !== promises.length) {
-    throw fail(ctx, "IncompleteBody", `The store promised ${promises.length} bytes but sent ${received}; nothing partial was kept.`, "retry the call.", true);
+    throw fail(
+      ctx,
+      "IncompleteBody",
+      `The store promised ${promises.length} bytes but sent ${received}; nothing partial was kept.`,
+      "retry the call.",
+      true,
+    );
   }
   check?.finish();
 }

@@ -47,7 +47,9 @@ async function probe(s3: S3Handle, bucket: string, signal?: AbortSignal): Promis
     const started = performance.now();
     // Only the time is wanted: whatever it answers (even a refusal) took a round trip.
     const bound = bounded(signal, PROBE_MS);
-    await s3.fetchClient.send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { abortSignal: bound.signal }).catch(() => undefined);
+    await s3.fetchClient
+      .send(new s3.sdk.HeadBucketCommand({ Bucket: bucket }), { abortSignal: bound.signal })
+      .catch(() => undefined);
     bound.done();
     signal?.throwIfAborted();
     fastest = Math.min(fastest, performance.now() - started);

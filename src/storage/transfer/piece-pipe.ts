@@ -75,7 +75,8 @@ export class PiecePipe {
   async write(offset: number, chunks: Uint8Array[]): Promise<"kept" | undefined> {
     // Over the limit a piece waits, unless it extends the verified prefix while a reader waits for more
     // (readers only wait for bytes past the prefix, so taking it is what lets them go on and free memory).
-    while (!this.#failure && this.#held > this.limit && (offset > this.#verifiedTo || this.#waitingFor.length === 0)) await new Promise<void>((go) => this.#writers.push(go));
+    while (!this.#failure && this.#held > this.limit && (offset > this.#verifiedTo || this.#waitingFor.length === 0))
+      await new Promise<void>((go) => this.#writers.push(go));
     if (this.#failure) throw this.#failure.err;
     // Kept as they came, not copied: every copy was one more buffer for the allocator to hold on to.
     const kept = chunks.filter((chunk) => chunk.length > 0);

@@ -20,12 +20,12 @@
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { memoryPacer, releaseChunks } from "../../runtime/memory.ts";
-import { isWhole } from "./bodies.ts";
+import { type ErrorContext, toStorageError } from "../errors.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
-import { toStorageError, type ErrorContext } from "../errors.ts";
+import type { PieceSink } from "../types.ts";
+import { isWhole } from "./bodies.ts";
 import { stoppedSending, verifiedBody } from "./integrity.ts";
 import { FIRST_RANGE_SIZE, inParallel, missingSpans, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
-import type { PieceSink } from "../types.ts";
 
 const MiB = 1024 * 1024;
 /** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
@@ -76,7 +76,14 @@ export interface Download {
    * `received` hears of bytes as they arrive. Settles after every request
    * has ended: the sink is never called after.
    */
-  deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore?: () => boolean, have?: readonly [number, number][]): Promise<void>;
+  deliver(
+    total: number | undefined,
+    ctx: ErrorContext,
+    sink: PieceSink,
+    received?: (bytes: number) => void,
+    wantsMore?: () => boolean,
+    have?: readonly [number, number][],
+  ): Promise<void>;
   /** Drops the download unread: every request of it stops. */
   discard(): void;
 }
@@ -95,7 +102,10 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
     stop.abort();
   };
   const get = (extra: { Range?: string; IfMatch?: string; VersionId?: string }) =>
-    client.send(new s3.sdk.GetObjectCommand({ ...params, ...extra }), { abortSignal: stop.signal, requestTimeout: options.requestTimeout });
+    client.send(new s3.sdk.GetObjectCommand({ ...params, ...extra }), {
+      abortSignal: stop.signal,
+      requestTimeout: options.requestTimeout,
+    });
   let first: GetObjectCommandOutput;
   try {
     try {
@@ -115,10 +125,20 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   // is collected in step (memory.ts) so the peak stays flat in the object's size.
   const pace = memoryPacer(DOWNLOAD_GC_EVERY);
 
-  async function deliver(total: number | undefined, ctx: ErrorContext, sink: PieceSink, received?: (bytes: number) => void, wantsMore: () => boolean = () => true, have: readonly [number, number][] = []): Promise<void> {
+  async function deliver(
+    total: number | undefined,
+    ctx: ErrorContext,
+    sink: PieceSink,
+    received?: (bytes: number) => void,
+    wantsMore: () => boolean = () => true,
+    have: readonly [number, number][] = [],
+  ): Promise<void> {
     // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
     const firstEnd = Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1);
-    const pinned = { ...(first.ETag ? { IfMatch: first.ETag } : {}), ...(first.VersionId ? { VersionId: first.VersionId } : {}) };
+    const pinned = {
+      ...(first.ETag ? { IfMatch: first.ETag } : {}),
+      ...(first.VersionId ? { VersionId: first.VersionId } : {}),
+    };
     const arrived = (bytes: number) => {
       received?.(bytes);
       pace(bytes);
@@ -133,11 +153,19 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       // Timing the first range: bytes after its first chunk, and when that chunk came.
       let timed = 0;
       let firstByteAt: number | undefined;
-      await pump(first.Body as Body | undefined, 0, whole ? first.ContentLength : firstEnd + 1, sink, ctx, idle, (bytes) => {
-        if (firstByteAt === undefined) firstByteAt = performance.now();
-        else timed += bytes;
-        arrived(bytes);
-      });
+      await pump(
+        first.Body as Body | undefined,
+        0,
+        whole ? first.ContentLength : firstEnd + 1,
+        sink,
+        ctx,
+        idle,
+        (bytes) => {
+          if (firstByteAt === undefined) firstByteAt = performance.now();
+          else timed += bytes;
+          arrived(bytes);
+        },
+      );
       if (whole || total === undefined || firstEnd + 1 >= total) return;
       // A resumed download fetches only what its temp file lacks (after the first range, always fetched).
       const spans = missingSpans(firstEnd + 1, total, have);
@@ -156,7 +184,8 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       else await inParallel(spans, range, stop, near ? 1 : PARALLEL_RANGES);
     } catch (err) {
       // An idle body aborts all requests; report the stall, not the aborts it caused.
-      if (idle.stalled && !(err instanceof ActionableError && err.code === "IncompleteBody")) throw stoppedSending(ctx, options.idleTimeout);
+      if (idle.stalled && !(err instanceof ActionableError && err.code === "IncompleteBody"))
+        throw stoppedSending(ctx, options.idleTimeout);
       throw err;
     } finally {
       finish();
@@ -166,7 +195,9 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   return {
     first,
     whole,
-    restFrom: whole ? undefined : Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1) + 1,
+    restFrom: whole
+      ? undefined
+      : Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1) + 1,
     deliver,
     discard: () => {
       const raw = first.Body as Body | undefined;
@@ -182,7 +213,15 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
  * PIECE_SIZE at their offsets from `start`, up to WRITES_PER_BODY of them
  * being written while the next fills, so the network and the disk work at once.
  */
-async function pump(body: Body | undefined, start: number, length: number | undefined, sink: PieceSink, ctx: ErrorContext, idle: IdleTimer, arrived: (bytes: number) => void): Promise<void> {
+async function pump(
+  body: Body | undefined,
+  start: number,
+  length: number | undefined,
+  sink: PieceSink,
+  ctx: ErrorContext,
+  idle: IdleTimer,
+  arrived: (bytes: number) => void,
+): Promise<void> {
   let offset = start;
   let piece: Uint8Array[] = [];
   let filled = 0;

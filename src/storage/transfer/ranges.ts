@@ -23,7 +23,11 @@ export const PARALLEL_RANGES = 12;
  */
 export const PACED_RANGES = 4;
 /** The parts of [from, total) not in `have` (sorted, apart, [start, end) each): what a resumed download still needs. */
-export function missingSpans(from: number, total: number, have: readonly (readonly [number, number])[] = []): [number, number][] {
+export function missingSpans(
+  from: number,
+  total: number,
+  have: readonly (readonly [number, number])[] = [],
+): [number, number][] {
   const out: [number, number][] = [];
   let at = from;
   for (const [start, end] of have) {
@@ -42,8 +46,20 @@ export function missingSpans(from: number, total: number, have: readonly (readon
  * while `wantsMore`), each started as soon as one ends. The first failure
  * stops the rest; it settles only when every range has.
  */
-export async function inParallel(spans: readonly [number, number][], range: (start: number, end: number) => Promise<void>, stop: AbortController, parallel: number, initial = parallel, wantsMore: () => boolean = () => false): Promise<void> {
-  const steps: [number, number][] = spans.flatMap(([from, total]) => Array.from({ length: Math.ceil((total - from) / RANGE_SIZE) }, (_, i): [number, number] => [from + i * RANGE_SIZE, Math.min(total, from + (i + 1) * RANGE_SIZE) - 1]));
+export async function inParallel(
+  spans: readonly [number, number][],
+  range: (start: number, end: number) => Promise<void>,
+  stop: AbortController,
+  parallel: number,
+  initial = parallel,
+  wantsMore: () => boolean = () => false,
+): Promise<void> {
+  const steps: [number, number][] = spans.flatMap(([from, total]) =>
+    Array.from({ length: Math.ceil((total - from) / RANGE_SIZE) }, (_, i): [number, number] => [
+      from + i * RANGE_SIZE,
+      Math.min(total, from + (i + 1) * RANGE_SIZE) - 1,
+    ]),
+  );
   let next = 0;
   let failure: { err: unknown } | undefined;
   const limit = Math.min(parallel, steps.length);

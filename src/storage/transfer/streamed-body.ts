@@ -8,7 +8,7 @@
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { releaseChunks } from "../../runtime/memory.ts";
 import type { S3Handle } from "../requests/client.ts";
-import { readText, sendQuick, type QuickRequest } from "../requests/quick-transport.ts";
+import { type QuickRequest, readText, sendQuick } from "../requests/quick-transport.ts";
 
 export type Take = (position: number, max: number) => Promise<Uint8Array>;
 
@@ -30,7 +30,14 @@ interface BodyHooks {
  * check of the answer (Content-MD5, or the part's ETag against our MD5)
  * would refuse them: an error, never a wrong object.
  */
-function sourceBody(take: Take, from: number, length: number, first: Uint8Array | undefined, hooks: BodyHooks, resource: string): ReadableStream<Uint8Array> {
+function sourceBody(
+  take: Take,
+  from: number,
+  length: number,
+  first: Uint8Array | undefined,
+  hooks: BodyHooks,
+  resource: string,
+): ReadableStream<Uint8Array> {
   let sent = 0;
   let taken: Uint8Array | undefined;
   let ahead = first;
@@ -42,7 +49,14 @@ function sourceBody(take: Take, from: number, length: number, first: Uint8Array 
           if (taken) releaseChunks([taken]);
           const chunk = (taken = ahead ?? (await take(from + sent, length - sent)));
           ahead = undefined;
-          if (chunk.length === 0) throw new ActionableError({ resource, code: "IncompleteBody", message: `The source ended after ${from + sent} of ${from + length} bytes; nothing was stored.`, hint: "retry the call.", retryable: true });
+          if (chunk.length === 0)
+            throw new ActionableError({
+              resource,
+              code: "IncompleteBody",
+              message: `The source ended after ${from + sent} of ${from + length} bytes; nothing was stored.`,
+              hint: "retry the call.",
+              retryable: true,
+            });
           sent += chunk.length;
           controller.enqueue(chunk);
           if (sent >= length) controller.close();
@@ -90,13 +104,30 @@ export interface StreamedOptions {
  * Timeout naming `bucket/key`; a failed read of the source fails it with the
  * source's error; a refusal is reported as the SDK would have reported it.
  */
-export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "body">, take: Take, from: number, length: number, { signal, idleMs, onTaken, onSourceFailure }: StreamedOptions): Promise<{ headers: Headers }> {
+export async function sendStreamed(
+  s3: S3Handle,
+  request: Omit<QuickRequest, "body">,
+  take: Take,
+  from: number,
+  length: number,
+  { signal, idleMs, onTaken, onSourceFailure }: StreamedOptions,
+): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
   const onAbort = () => stop.abort(signal?.reason);
   if (signal?.aborted) onAbort();
   signal?.addEventListener("abort", onAbort, { once: true });
-  const idle = idleTimer(idleMs, () => stop.abort(new ActionableError({ resource, code: "Timeout", message: `The destination stopped taking the upload (nothing for ${idleMs} ms); nothing was stored.`, hint: "retry later.", retryable: true })));
+  const idle = idleTimer(idleMs, () =>
+    stop.abort(
+      new ActionableError({
+        resource,
+        code: "Timeout",
+        message: `The destination stopped taking the upload (nothing for ${idleMs} ms); nothing was stored.`,
+        hint: "retry later.",
+        retryable: true,
+      }),
+    ),
+  );
   // The source's own error (a failed read) is the one to report, not fetch's word for the broken body.
   let readFailure: { err: unknown } | undefined;
   let taken = 0;
@@ -113,15 +144,26 @@ export async function sendStreamed(s3: S3Handle, request: Omit<QuickRequest, "bo
       if (!stop.signal.aborted) readFailure = { err };
       throw err;
     });
-    const body = sourceBody(counted, from, length, first, {
-      moving: () => idle.arm(),
-      failed: (err) => {
-        readFailure ??= { err };
-        stop.abort(err);
+    const body = sourceBody(
+      counted,
+      from,
+      length,
+      first,
+      {
+        moving: () => idle.arm(),
+        failed: (err) => {
+          readFailure ??= { err };
+          stop.abort(err);
+        },
       },
-    }, resource);
+      resource,
+    );
     idle.arm();
-    const answer = await sendQuick(s3, { ...request, headers: { ...request.headers, "content-length": String(length) }, body }, stop.signal);
+    const answer = await sendQuick(
+      s3,
+      { ...request, headers: { ...request.headers, "content-length": String(length) }, body },
+      stop.signal,
+    );
     // The callers asked quickAddressable first: only a store that lost its credentials since ends here.
     if (!answer) throw { name: "CredentialsProviderError", message: "no credentials to sign the upload with" };
     if (answer.status === 200) {
@@ -155,5 +197,10 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 /** A refused request as the SDK would have reported it (its code and message from the error document). */
 function refusal(status: number, text: string): unknown {
   const field = (name: string) => text.match(new RegExp(`<${name}>([^<]*)</${name}>`))?.[1];
-  return { name: field("Code") ?? "UnknownError", Code: field("Code"), message: field("Message") ?? "", $metadata: { httpStatusCode: status } };
+  return {
+    name: field("Code") ?? "UnknownError",
+    Code: field("Code"),
+    message: field("Message") ?? "",
+    $metadata: { httpStatusCode: status },
+  };
 }

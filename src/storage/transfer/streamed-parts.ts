@@ -22,8 +22,8 @@
  */
 import { createHash } from "node:crypto";
 import type { S3Handle } from "../requests/client.ts";
-import { sendStreamed } from "./streamed-body.ts";
 import type { UploadRequest } from "../types.ts";
+import { sendStreamed } from "./streamed-body.ts";
 
 /** What a store answers for a part (the SDK's UploadPart output, or the headers of ours). */
 export interface PartAnswer {
@@ -54,7 +54,13 @@ export async function streamPart(
   try {
     const answer = await sendStreamed(
       s3,
-      { method: "PUT", bucket: req.bucket, key: req.key, query: { partNumber: String(partNumber), uploadId }, headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" } },
+      {
+        method: "PUT",
+        bucket: req.bucket,
+        key: req.key,
+        query: { partNumber: String(partNumber), uploadId },
+        headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
+      },
       req.takeAt!,
       start,
       length,
@@ -69,7 +75,14 @@ export async function streamPart(
       },
     );
     const header = (name: string) => answer.headers.get(name) ?? undefined;
-    return { answer: { ETag: header("etag"), ServerSideEncryption: header("x-amz-server-side-encryption"), SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm") }, md5: hash.digest() };
+    return {
+      answer: {
+        ETag: header("etag"),
+        ServerSideEncryption: header("x-amz-server-side-encryption"),
+        SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm"),
+      },
+      md5: hash.digest(),
+    };
   } catch (err) {
     if (sourceFailed || signal.aborted || !req.rereadAt || !worthSendingAgain(err)) throw err;
     // The bytes handed over are gone: read them from the source again (as they were: their MD5), the rest from the download.

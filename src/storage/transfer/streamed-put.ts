@@ -17,10 +17,10 @@
  */
 import type { S3Handle } from "../requests/client.ts";
 import { plainPut, putHeaders } from "../requests/quick-requests.ts";
-import { isNear } from "./nearness.ts";
 import { quickAddressable } from "../requests/quick-transport.ts";
-import { sendStreamed } from "./streamed-body.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
+import { isNear } from "./nearness.ts";
+import { sendStreamed } from "./streamed-body.ts";
 import { checkEtag } from "./upload-bytes.ts";
 
 /** S3's limit for one PutObject (Ceph RGW's rgw_max_put_size by default too). */
@@ -43,10 +43,32 @@ export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: Abor
  * the source in order as fetch asks for more. Nothing for `idleMs` (no read
  * asked for, or no answer once all was sent) fails it.
  */
-export async function putStreamed(s3: S3Handle, req: UploadRequest, md5: string, signal: AbortSignal | undefined, idleMs: number): Promise<UploadResult> {
+export async function putStreamed(
+  s3: S3Handle,
+  req: UploadRequest,
+  md5: string,
+  signal: AbortSignal | undefined,
+  idleMs: number,
+): Promise<UploadResult> {
   const digest = Buffer.from(md5, "hex");
-  const answer = await sendStreamed(s3, { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest) }, req.takeAt!, 0, req.size, { signal, idleMs, onTaken: (_, total) => req.onProgress?.(total) });
+  const answer = await sendStreamed(
+    s3,
+    { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest) },
+    req.takeAt!,
+    0,
+    req.size,
+    { signal, idleMs, onTaken: (_, total) => req.onProgress?.(total) },
+  );
   const etag = answer.headers.get("etag") ?? undefined;
-  checkEtag({ ETag: etag, ServerSideEncryption: answer.headers.get("x-amz-server-side-encryption") ?? undefined, SSECustomerAlgorithm: answer.headers.get("x-amz-server-side-encryption-customer-algorithm") ?? undefined }, digest, req, "object");
+  checkEtag(
+    {
+      ETag: etag,
+      ServerSideEncryption: answer.headers.get("x-amz-server-side-encryption") ?? undefined,
+      SSECustomerAlgorithm: answer.headers.get("x-amz-server-side-encryption-customer-algorithm") ?? undefined,
+    },
+    digest,
+    req,
+    "object",
+  );
   return { etag: etag ?? null, version_id: answer.headers.get("x-amz-version-id") };
 }

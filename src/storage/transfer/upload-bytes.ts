@@ -13,7 +13,12 @@ import type { UploadRequest } from "./transfer-types.ts";
  * (not for KMS or customer-key encryption). Content-MD5 already asked the store
  * to check; this catches a store, or a proxy, that answers for other bytes.
  */
-export function checkEtag(out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string }, md5: Buffer, req: { bucket: string; key: string }, what: string): void {
+export function checkEtag(
+  out: { ETag?: string; ServerSideEncryption?: string; SSECustomerAlgorithm?: string },
+  md5: Buffer,
+  req: { bucket: string; key: string },
+  what: string,
+): void {
   const promised = etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm });
   const sent = md5.toString("hex");
   if (promised === undefined || promised === sent) return;

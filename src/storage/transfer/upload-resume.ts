@@ -12,10 +12,11 @@
  * its ETag (`trusted`) counts the listed parts as they are: each was sent with
  * Content-MD5 of bytes read under that ETag, so the store holds exactly them.
  */
-import type { S3Handle } from "../requests/client.ts";
+
 import { s3Uri } from "../../runtime/errors.ts";
-import { stalledListing } from "../errors.ts";
 import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept-transfers.ts";
+import { stalledListing } from "../errors.ts";
+import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest } from "./transfer-types.ts";
 
 export interface UploadResume {
@@ -48,12 +49,27 @@ export function resumable(req: UploadRequest, resume: UploadResume | undefined):
 
 /** The record of an upload just created. */
 export function keptRecord(req: UploadRequest, resume: UploadResume, uploadId: string, partSize: number): KeptUpload {
-  return { store: resume.store, bucket: req.bucket, key: req.key, upload_id: uploadId, source: { id: req.source!.id, size: req.size, version: req.source!.version }, part_size: partSize, params: objectSettings(req), created_at: Date.now() };
+  return {
+    store: resume.store,
+    bucket: req.bucket,
+    key: req.key,
+    upload_id: uploadId,
+    source: { id: req.source!.id, size: req.size, version: req.source!.version },
+    part_size: partSize,
+    params: objectSettings(req),
+    created_at: Date.now(),
+  };
 }
 
 /** Whether the kept upload for this destination is one of these bytes, in these parts, with these settings. */
 export function continues(record: KeptUpload, req: UploadRequest, partSize: number): boolean {
-  return record.source.id === req.source?.id && record.source.size === req.size && record.source.version === req.source.version && record.part_size === partSize && record.params === objectSettings(req);
+  return (
+    record.source.id === req.source?.id &&
+    record.source.size === req.size &&
+    record.source.version === req.source.version &&
+    record.part_size === partSize &&
+    record.params === objectSettings(req)
+  );
 }
 
 /** Whether the next upload of `req` would continue a kept one (a copy between stores then reads only the parts the store lacks). */
@@ -69,7 +85,13 @@ export function hasKeptUpload(req: UploadRequest, resume: UploadResume | undefin
  * other settings is aborted first). Expired uploads of this store are aborted
  * on the way.
  */
-export async function findKeptUpload(s3: S3Handle, req: UploadRequest, resume: UploadResume, partSize: number, signal: AbortSignal): Promise<ResumedUpload | undefined> {
+export async function findKeptUpload(
+  s3: S3Handle,
+  req: UploadRequest,
+  resume: UploadResume,
+  partSize: number,
+  signal: AbortSignal,
+): Promise<ResumedUpload | undefined> {
   await abortExpired(s3, req, resume);
   const to = { store: resume.store, bucket: req.bucket, key: req.key };
   const record = resume.kept.upload(to);
@@ -90,14 +112,28 @@ export async function findKeptUpload(s3: S3Handle, req: UploadRequest, resume: U
   }
 }
 
-async function listStoredParts(s3: S3Handle, req: UploadRequest, uploadId: string, signal: AbortSignal): Promise<Map<number, StoredPart>> {
+async function listStoredParts(
+  s3: S3Handle,
+  req: UploadRequest,
+  uploadId: string,
+  signal: AbortSignal,
+): Promise<Map<number, StoredPart>> {
   const { client, sdk } = s3;
   const parts = new Map<number, StoredPart>();
   let marker: string | undefined;
   do {
-    const page = await client.send(new sdk.ListPartsCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId, ...(marker ? { PartNumberMarker: marker } : {}) }), { abortSignal: signal });
+    const page = await client.send(
+      new sdk.ListPartsCommand({
+        Bucket: req.bucket,
+        Key: req.key,
+        UploadId: uploadId,
+        ...(marker ? { PartNumberMarker: marker } : {}),
+      }),
+      { abortSignal: signal },
+    );
     for (const p of page.Parts ?? []) {
-      if (p.PartNumber !== undefined && p.ETag && p.Size !== undefined) parts.set(p.PartNumber, { etag: p.ETag, size: p.Size, ...(p.ChecksumCRC32 ? { crc32: p.ChecksumCRC32 } : {}) });
+      if (p.PartNumber !== undefined && p.ETag && p.Size !== undefined)
+        parts.set(p.PartNumber, { etag: p.ETag, size: p.Size, ...(p.ChecksumCRC32 ? { crc32: p.ChecksumCRC32 } : {}) });
     }
     const next = page.IsTruncated ? page.NextPartNumberMarker : undefined;
     // The caller (findKeptUpload) starts over on any error here, this one included.
@@ -121,6 +157,11 @@ async function abortExpired(s3: S3Handle, req: UploadRequest, resume: UploadResu
 }
 
 /** Best effort, without the call's signal: the clean-up must go out even when the call was cancelled. */
-export async function abortQuietly({ client, sdk }: S3Handle, record: { bucket: string; key: string; upload_id: string }): Promise<void> {
-  await client.send(new sdk.AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.upload_id })).catch(() => {});
+export async function abortQuietly(
+  { client, sdk }: S3Handle,
+  record: { bucket: string; key: string; upload_id: string },
+): Promise<void> {
+  await client
+    .send(new sdk.AbortMultipartUploadCommand({ Bucket: record.bucket, Key: record.key, UploadId: record.upload_id }))
+    .catch(() => {});
 }

@@ -1,17 +1,25 @@
+import { createHash } from "node:crypto";
 import type { CompletedPart } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
-import { memoryPacer } from "../../runtime/memory.ts";
-import { fetchClientFor, type S3Handle } from "../requests/client.ts";
-import { createHash } from "node:crypto";
-import { etagMd5 } from "./integrity.ts";
-import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
-import { isNear } from "./nearness.ts";
-import { CreateAttempts } from "../orphaned-uploads.ts";
-import { quickPut, quickPutFits, type QuickPut } from "../requests/quick-requests.ts";
-import { streamPart } from "./streamed-parts.ts";
-import type { UploadRequest, UploadResult } from "../types.ts";
 import { keepsOnStop } from "../../runtime/kept-transfers.ts";
-import { abortQuietly, findKeptUpload, keptRecord, resumable, type ResumedUpload, type StoredPart, type UploadResume } from "./upload-resume.ts";
+import { memoryPacer } from "../../runtime/memory.ts";
+import { CreateAttempts } from "../orphaned-uploads.ts";
+import { fetchClientFor, type S3Handle } from "../requests/client.ts";
+import { type QuickPut, quickPut, quickPutFits } from "../requests/quick-requests.ts";
+import type { UploadRequest, UploadResult } from "../types.ts";
+import { etagMd5 } from "./integrity.ts";
+import { isNear } from "./nearness.ts";
+import { streamPart } from "./streamed-parts.ts";
+import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
+import {
+  abortQuietly,
+  findKeptUpload,
+  keptRecord,
+  type ResumedUpload,
+  resumable,
+  type StoredPart,
+  type UploadResume,
+} from "./upload-resume.ts";
 
 const MiB = 1024 * 1024;
 /** S3's limits: at most 10,000 parts, each at least 5 MiB (but the last). */
@@ -64,23 +72,51 @@ const farPart = (bytes: number, ms: number) => ms * 50 * MiB > bytes * 1000;
  * into one buffer reused for every part it sends, so memory is bounded by
  * queue × part size whatever the file size.
  */
-export async function uploadObject(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
+export async function uploadObject(
+  s3: S3Handle,
+  req: UploadRequest,
+  signal: AbortSignal | undefined,
+  requestTimeoutMs: number,
+  resume?: UploadResume,
+): Promise<UploadResult> {
   const partSize = partSizeFor(req.size);
   if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
   return putMultipart(s3, req, partSize, signal, requestTimeoutMs, resume);
 }
 
-async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal | undefined, requestTimeoutMs: number): Promise<UploadResult> {
+async function putSingle(
+  s3: S3Handle,
+  req: UploadRequest,
+  signal: AbortSignal | undefined,
+  requestTimeoutMs: number,
+): Promise<UploadResult> {
   const { sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
   const body = Buffer.allocUnsafe(req.size);
   await readFully(req, body, 0);
   signal?.throwIfAborted();
   const md5 = createHash("md5").update(body).digest();
-  const quick: QuickPut = { bucket: req.bucket, key: req.key, body, md5, contentType: req.contentType, ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}), ...(req.storageClass ? { storageClass: req.storageClass } : {}), ...(req.metadata ? { metadata: req.metadata } : {}) };
+  const quick: QuickPut = {
+    bucket: req.bucket,
+    key: req.key,
+    body,
+    md5,
+    contentType: req.contentType,
+    ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}),
+    ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+    ...(req.metadata ? { metadata: req.metadata } : {}),
+  };
   const out =
     (quickPutFits(quick) ? await quickPut(s3, quick, signal, requestTimeoutMs) : undefined) ??
-    (await fetchClient.send(new sdk.PutObjectCommand({ ...objectParams(req), Body: body, ContentLength: req.size, ContentMD5: md5.toString("base64") }), { abortSignal: signal }));
+    (await fetchClient.send(
+      new sdk.PutObjectCommand({
+        ...objectParams(req),
+        Body: body,
+        ContentLength: req.size,
+        ContentMD5: md5.toString("base64"),
+      }),
+      { abortSignal: signal },
+    ));
   checkEtag(out, md5, req, "object");
   req.onProgress?.(req.size);
   return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
@@ -95,7 +131,14 @@ async function putSingle(s3: S3Handle, req: UploadRequest, signal: AbortSignal |
  * state directory: that upload is kept, recorded, and the next call for the
  * same source and destination continues it (upload-resume.ts).
  */
-async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, signal: AbortSignal | undefined, requestTimeoutMs: number, resume?: UploadResume): Promise<UploadResult> {
+async function putMultipart(
+  s3: S3Handle,
+  req: UploadRequest,
+  partSize: number,
+  signal: AbortSignal | undefined,
+  requestTimeoutMs: number,
+  resume?: UploadResume,
+): Promise<UploadResult> {
   const { client, sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
   // The first failure or the caller's cancel stops every other part at once.
@@ -126,7 +169,12 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         // Not cut by a cancel: a create the store has already received may still start an upload after the client
         // hangs up (a busy store does, seconds later), which nobody would know of. It is waited for (it is small; the
         // request timeout bounds it), so its upload is kept or aborted below like any other.
-        const created = await client.send(new sdk.CreateMultipartUploadCommand({ ...objectParams(req), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }));
+        const created = await client.send(
+          new sdk.CreateMultipartUploadCommand({
+            ...objectParams(req),
+            ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}),
+          }),
+        );
         creation.ended(created);
         uploadId = created.UploadId;
       } catch (err) {
@@ -143,7 +191,13 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
       // Not recorded (a state directory that cannot be written): not kept either, a cut aborts it as before.
       if (keeps && uploadId && !keeps.kept.keepUpload(keptRecord(req, keeps, uploadId, partSize))) keeps = undefined;
     }
-    if (!uploadId) throw new ActionableError({ resource: s3Uri(req.bucket, req.key), code: "NoUploadId", message: "The store started a multipart upload without an upload id.", hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads." });
+    if (!uploadId)
+      throw new ActionableError({
+        resource: s3Uri(req.bucket, req.key),
+        code: "NoUploadId",
+        message: "The store started a multipart upload without an upload id.",
+        hint: "retry; if it keeps happening the store is not S3-compatible enough for large uploads.",
+      });
     const id = uploadId;
 
     const count = Math.ceil(req.size / partSize);
@@ -160,11 +214,24 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     const streamed = req.streamed === "parts";
     const sendPart = (index: number, body: Uint8Array | Blob, md5: Buffer) =>
       fetchClient.send(
-        new sdk.UploadPartCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, PartNumber: index + 1, Body: body, ContentLength: body instanceof Blob ? body.size : body.byteLength, ContentMD5: md5.toString("base64"), ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}) }),
+        new sdk.UploadPartCommand({
+          Bucket: req.bucket,
+          Key: req.key,
+          UploadId: id,
+          PartNumber: index + 1,
+          Body: body,
+          ContentLength: body instanceof Blob ? body.size : body.byteLength,
+          ContentMD5: md5.toString("base64"),
+          ...(checksummed ? { ChecksumAlgorithm: "CRC32" } : {}),
+        }),
         { abortSignal: stop.signal },
       );
     const countStored = (index: number, stored: StoredPart, length: number) => {
-      parts[index] = { PartNumber: index + 1, ETag: stored.etag, ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}) };
+      parts[index] = {
+        PartNumber: index + 1,
+        ETag: stored.etag,
+        ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}),
+      };
       uploaded += length;
       req.onProgress?.(uploaded);
     };
@@ -181,7 +248,17 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
           continue;
         }
         if (!buffer) {
-          const sent = await streamPart(s3, req, id, index + 1, start, length, stop.signal, requestTimeoutMs, (body, md5) => sendPart(index, body, md5));
+          const sent = await streamPart(
+            s3,
+            req,
+            id,
+            index + 1,
+            start,
+            length,
+            stop.signal,
+            requestTimeoutMs,
+            (body, md5) => sendPart(index, body, md5),
+          );
           checkEtag(sent.answer, sent.md5, req, `part ${index + 1}`);
           parts[index] = { PartNumber: index + 1, ETag: sent.answer.ETag };
           uploaded += length;
@@ -208,7 +285,11 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
         const sentAt = performance.now();
         const out = await sendPart(index, body, md5);
         checkEtag(out, md5, req, `part ${index + 1}`);
-        parts[index] = { PartNumber: index + 1, ETag: out.ETag, ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}) };
+        parts[index] = {
+          PartNumber: index + 1,
+          ETag: out.ETag,
+          ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}),
+        };
         uploaded += length;
         req.onProgress?.(uploaded);
         pace(length);
@@ -232,7 +313,13 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     // Asked before the first parts go: beside them the answer comes late, slowed by the very parts it is about.
     const nearStore = !fromFile && (streamed || (await isNear(s3, req.bucket, stop.signal)));
     grow = (bytes, ms) => {
-      if (!nearStore && farPart(bytes, ms) && workers.length < Math.min(queueSizeFor(partSize, true, fromFile), count) && next < count) spawn();
+      if (
+        !nearStore &&
+        farPart(bytes, ms) &&
+        workers.length < Math.min(queueSizeFor(partSize, true, fromFile), count) &&
+        next < count
+      )
+        spawn();
     };
     for (let i = 0; i < Math.min(queueSizeFor(partSize, false, fromFile), count); i++) spawn();
     const settled: PromiseSettledResult<void>[] = [];
@@ -246,12 +333,26 @@ async function putMultipart(s3: S3Handle, req: UploadRequest, partSize: number, 
     // Not cut by a cancel either: a Complete the store has received may finish after the client hangs up, and a kept
     // record would then name an upload that is gone (a cut during it left one in CI). It is one small request,
     // bounded by the request timeout; once it is sent, the object is whole.
-    const done = await client.send(new sdk.CompleteMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: id, MultipartUpload: { Parts: parts } }));
+    const done = await client.send(
+      new sdk.CompleteMultipartUploadCommand({
+        Bucket: req.bucket,
+        Key: req.key,
+        UploadId: id,
+        MultipartUpload: { Parts: parts },
+      }),
+    );
     uploadId = undefined; // completed: nothing to abort
     keeps?.kept.dropUpload({ store: keeps.store, bucket: req.bucket, key: req.key }, id);
     if (done.ETag) return { etag: done.ETag, version_id: done.VersionId ?? null };
     // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag: ask for it.
-    const head = await client.send(new sdk.HeadObjectCommand({ Bucket: req.bucket, Key: req.key, ...(done.VersionId ? { VersionId: done.VersionId } : {}) }), { abortSignal: signal });
+    const head = await client.send(
+      new sdk.HeadObjectCommand({
+        Bucket: req.bucket,
+        Key: req.key,
+        ...(done.VersionId ? { VersionId: done.VersionId } : {}),
+      }),
+      { abortSignal: signal },
+    );
     return { etag: head.ETag ?? null, version_id: done.VersionId ?? head.VersionId ?? null };
   } catch (err) {
     stop.abort(err);
@@ -278,4 +379,3 @@ function objectParams(req: UploadRequest) {
     ...(req.metadata ? { Metadata: req.metadata } : {}),
   };
 }
-

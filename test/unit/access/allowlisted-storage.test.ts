@@ -10,17 +10,35 @@ import { expect, test } from "bun:test";
 import { allowlistedStorage } from "../../../src/access/allowlisted-storage.ts";
 import { guardedStorage } from "../../../src/access/guarded-storage.ts";
 import { STORAGE_TOUCHES } from "../../../src/access/storage-touches.ts";
-import { createS3Storage, type Storage } from "../../../src/storage/index.ts";
 import type { Config } from "../../../src/config/config.ts";
 import { ActionableError } from "../../../src/runtime/errors.ts";
+import { createS3Storage, type Storage } from "../../../src/storage/index.ts";
 import { addressesOf } from "../../../src/tools/addresses.ts";
 import { EVERY_CARD } from "../../../src/tools/cards.ts";
 import { EVERY_TOOL } from "../../../src/tools/index.ts";
 
 const OUT = "not-on-the-list";
-const CONFIG_WITHOUT_STORE = { credentials: { accessKeyId: "a", secretAccessKey: "b" }, region: "us-east-1", endpointUrl: "http://127.0.0.1:9", forcePathStyle: true, checksums: "WHEN_REQUIRED", connectTimeoutMs: 1000, requestTimeoutMs: 1000, operationTimeoutMs: 1000, maxAttempts: 1, multipartCopyThreshold: 5 * 1024 ** 3, stores: [] } as unknown as Config;
+const CONFIG_WITHOUT_STORE = {
+  credentials: { accessKeyId: "a", secretAccessKey: "b" },
+  region: "us-east-1",
+  endpointUrl: "http://127.0.0.1:9",
+  forcePathStyle: true,
+  checksums: "WHEN_REQUIRED",
+  connectTimeoutMs: 1000,
+  requestTimeoutMs: 1000,
+  operationTimeoutMs: 1000,
+  maxAttempts: 1,
+  multipartCopyThreshold: 5 * 1024 ** 3,
+  stores: [],
+} as unknown as Config;
 const addr = (bucket: string, key = "k") => ({ bucket, key });
-const upload = (bucket: string, key = "k") => ({ bucket, key, size: 1, readAt: async () => 0, contentType: "text/plain" });
+const upload = (bucket: string, key = "k") => ({
+  bucket,
+  key,
+  size: 1,
+  readAt: async () => 0,
+  contentType: "text/plain",
+});
 
 /** Arguments for each method that touch `bucket` (and `key`): typed, so a new method needs its line here too. */
 function samples(bucket: string, key = "k"): { [M in keyof Storage]: Parameters<Storage[M]> } {
@@ -59,33 +77,54 @@ function samples(bucket: string, key = "k"): { [M in keyof Storage]: Parameters<
 /** A store that records each method called (and answers nothing useful). */
 function recording(): { storage: Storage; called: string[] } {
   const called: string[] = [];
-  const storage = new Proxy({} as Storage, { get: (_t, name) => (...args: unknown[]) => (called.push(String(name)), name === "hasKeptUpload" ? false : Promise.resolve(name === "listBuckets" ? { buckets: [{ name: OUT }, { name: "ok" }] } : undefined)) });
+  const storage = new Proxy({} as Storage, {
+    get:
+      (_t, name) =>
+      (...args: unknown[]) => (
+        called.push(String(name)),
+        name === "hasKeptUpload"
+          ? false
+          : Promise.resolve(name === "listBuckets" ? { buckets: [{ name: OUT }, { name: "ok" }] } : undefined)
+      ),
+  });
   return { storage, called };
 }
 
 const allow = {
   bucketAllowed: (b: string) => b === "ok" || b === "source",
   checkBucket: (b: string) => {
-    if (b !== "ok" && b !== "source") throw new ActionableError({ resource: b, code: "BucketNotAllowed", message: "no", hint: "no" });
+    if (b !== "ok" && b !== "source")
+      throw new ActionableError({ resource: b, code: "BucketNotAllowed", message: "no", hint: "no" });
   },
   checkKey: (k: string) => {
-    if (k.split("/").some((s) => s === "." || s === "..")) throw new ActionableError({ resource: k, code: "UnsafeKey", message: "no", hint: "no" });
+    if (k.split("/").some((s) => s === "." || s === ".."))
+      throw new ActionableError({ resource: k, code: "UnsafeKey", message: "no", hint: "no" });
   },
 };
 
 test("the method list names every method a real store has, and each decorator has them all", () => {
   // Made, never used: no request is sent, so no store needs to run.
   const real = createS3Storage({ ...CONFIG_WITHOUT_STORE });
-  const methods = Object.keys(real).filter((k) => typeof (real as unknown as Record<string, unknown>)[k] === "function").sort();
+  const methods = Object.keys(real)
+    .filter((k) => typeof (real as unknown as Record<string, unknown>)[k] === "function")
+    .sort();
   expect(Object.keys(STORAGE_TOUCHES).sort()).toEqual(methods);
-  const grants = { allows: () => true, bucketVisible: () => true, view: () => ({ all: true }), refusal: () => new Error("no") } as never;
+  const grants = {
+    allows: () => true,
+    bucketVisible: () => true,
+    view: () => ({ all: true }),
+    refusal: () => new Error("no"),
+  } as never;
   for (const decorated of [allowlistedStorage(real, allow), guardedStorage(real, grants, "default")]) {
     expect(Object.keys(decorated).sort()).toEqual(methods);
   }
 });
 
 test("the allowlist decorator refuses every method on a bucket outside the list, and every key with a dot segment, before the store sees it", async () => {
-  for (const [label, args] of [["bucket", samples(OUT)], ["key", samples("ok", "a/../b")]] as const) {
+  for (const [label, args] of [
+    ["bucket", samples(OUT)],
+    ["key", samples("ok", "a/../b")],
+  ] as const) {
     const { storage, called } = recording();
     const fenced = allowlistedStorage(storage, allow);
     for (const [name, params] of Object.entries(args) as [keyof Storage, unknown[]][]) {
@@ -93,7 +132,9 @@ test("the allowlist decorator refuses every method on a bucket outside the list,
       // Filtered (listBuckets) or touching nothing of a store (hasKeptUpload); in the key round, only methods with a key.
       if (touches.length === 0 || (label === "key" && !touches.some((t) => t.key))) continue;
       const run = () => (fenced[name] as (...a: unknown[]) => unknown)(...params);
-      await expect(Promise.resolve().then(run), `${name} (${label})`).rejects.toMatchObject({ code: label === "bucket" ? "BucketNotAllowed" : "UnsafeKey" });
+      await expect(Promise.resolve().then(run), `${name} (${label})`).rejects.toMatchObject({
+        code: label === "bucket" ? "BucketNotAllowed" : "UnsafeKey",
+      });
     }
     expect(called).toEqual([]);
   }
@@ -113,5 +154,7 @@ test("each tool's card carries the bucket and key arguments its schema names (wh
     expect(EVERY_CARD.find((c) => c.name === tool.name)?.addresses, tool.name).toEqual(named ? found : undefined);
   }
   // Every tool that takes bucket_name names it through the fragment (else the wrapper would not see it).
-  for (const tool of EVERY_TOOL) if ("bucket_name" in tool.inputSchema.shape) expect(addressesOf(tool.inputSchema).bucket, tool.name).toContain("bucket_name");
+  for (const tool of EVERY_TOOL)
+    if ("bucket_name" in tool.inputSchema.shape)
+      expect(addressesOf(tool.inputSchema).bucket, tool.name).toContain("bucket_name");
 });

@@ -2,13 +2,20 @@ import { describe, expect, test } from "bun:test";
 import { CallerAccess } from "../../../src/access/caller-access.ts";
 import { guardedStorage } from "../../../src/access/guarded-storage.ts";
 import { parsePolicy } from "../../../src/access/policy-file.ts";
-import { ALL_TOOLS } from "../../../src/tools/index.ts";
 import type { Storage } from "../../../src/storage/index.ts";
+import { ALL_TOOLS } from "../../../src/tools/index.ts";
 
-const names = { tools: ALL_TOOLS.map((t) => t.name), groups: ["read", "write", "delete", "admin"], stores: ["default", "r2"] };
+const names = {
+  tools: ALL_TOOLS.map((t) => t.name),
+  groups: ["read", "write", "delete", "admin"],
+  stores: ["default", "r2"],
+};
 const tool = (name: string) => ALL_TOOLS.find((t) => t.name === name)!;
 
-function accessFor(yaml: string, who: { id: string; label?: string; sub?: string; claims?: Record<string, unknown>; tokenScopes?: string[] }) {
+function accessFor(
+  yaml: string,
+  who: { id: string; label?: string; sub?: string; claims?: Record<string, unknown>; tokenScopes?: string[] },
+) {
   const parsed = parsePolicy(yaml, names);
   if (!parsed.ok) throw new Error(parsed.errors.join("; "));
   return new CallerAccess(parsed.policy, who);
@@ -37,7 +44,9 @@ describe("who a rule names", () => {
     expect(dev.offers(tool("get_object"))).toBe(true);
     expect(dev.offers(tool("put_object"))).toBe(false);
     expect(accessFor(POLICY, { id: "x", tokenScopes: ["s3:admin"] }).offers(tool("delete_bucket"))).toBe(true);
-    expect(accessFor(POLICY, { id: "y", claims: { realm_access: { roles: ["devs"] } } }).offers(tool("list_buckets"))).toBe(false);
+    expect(
+      accessFor(POLICY, { id: "y", claims: { realm_access: { roles: ["devs"] } } }).offers(tool("list_buckets")),
+    ).toBe(false);
   });
 });
 
@@ -62,14 +71,21 @@ describe("what a grant covers", () => {
   test("a key with a dot segment is refused even inside the prefix", async () => {
     const storage = { headObject: async () => ({}) } as unknown as Storage;
     const guarded = guardedStorage(storage, grants, "r2");
-    await expect(guarded.headObject({ bucket: "logs-1", key: "app/../secret" })).rejects.toMatchObject({ code: "UnsafeKey" });
-    await expect(guarded.headObject({ bucket: "logs-1", key: "web/x" })).rejects.toMatchObject({ code: "PolicyDenied" });
+    await expect(guarded.headObject({ bucket: "logs-1", key: "app/../secret" })).rejects.toMatchObject({
+      code: "UnsafeKey",
+    });
+    await expect(guarded.headObject({ bucket: "logs-1", key: "web/x" })).rejects.toMatchObject({
+      code: "PolicyDenied",
+    });
     await expect(guarded.headObject({ bucket: "logs-1", key: "app/x" })).resolves.toBeDefined();
   });
 });
 
 test("problems with the file are listed, naming rule and field", () => {
-  const bad = parsePolicy("rules:\n  - who: [nobody]\n    access: root\n  - who: ['*']\n    access: read\n    tools: [fly]\n", names);
+  const bad = parsePolicy(
+    "rules:\n  - who: [nobody]\n    access: root\n  - who: ['*']\n    access: read\n    tools: [fly]\n",
+    names,
+  );
   expect(bad.ok).toBe(false);
   if (!bad.ok) expect(bad.errors.join("\n")).toMatch(/rules\.0\.who\.0[\s\S]*rules\.0\.access/);
   expect(parsePolicy("{ not yaml", names).ok).toBe(false);
@@ -82,12 +98,19 @@ test("a rule cut short fails instead of widening: buckets, prefixes, tools (and 
     expect(cut.errors.join("\n")).toContain('rules.0.prefixes: write the prefixes out: [""] for every key');
     expect(cut.errors.join("\n")).toContain('rules.0.tools: write the tools out: ["*"]');
   }
-  const noStores = parsePolicy("rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n", names);
+  const noStores = parsePolicy(
+    "rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n",
+    names,
+  );
   expect(noStores.ok).toBe(false);
   if (!noStores.ok) expect(noStores.errors.join("\n")).toContain("stores: write the stores out");
-  const oneStore = parsePolicy("rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n", { ...names, stores: ["default"] });
+  const oneStore = parsePolicy(
+    "rules:\n  - who: ['*']\n    access: read\n    buckets: ['*']\n    prefixes: ['']\n    tools: ['*']\n",
+    { ...names, stores: ["default"] },
+  );
   expect(oneStore.ok).toBe(true);
-  if (oneStore.ok) expect(oneStore.policy.rules[0]).toMatchObject({ stores: ["*"], buckets: ["*"], prefixes: [""], tools: undefined });
+  if (oneStore.ok)
+    expect(oneStore.policy.rules[0]).toMatchObject({ stores: ["*"], buckets: ["*"], prefixes: [""], tools: undefined });
 });
 
 test("a lifecycle change that expires objects needs a delete rule, as a delete does; one that only aborts uploads, write", async () => {
@@ -96,12 +119,24 @@ test("a lifecycle change that expires objects needs a delete rule, as a delete d
   const lifecycle = tool("set_bucket_lifecycle");
   expect(ops.forCall(lifecycle, { bucket_name: "b", rules: [{ id: "x", expire_after_days: 1 }] })).toBeUndefined();
   expect(ops.forCall(lifecycle, { bucket_name: "b", rules: [], replace: true })).toBeUndefined();
-  const grants = ops.forCall(lifecycle, { bucket_name: "b", rules: [{ id: "x", abort_incomplete_uploads_after_days: 1 }] })!;
+  const grants = ops.forCall(lifecycle, {
+    bucket_name: "b",
+    rules: [{ id: "x", abort_incomplete_uploads_after_days: 1 }],
+  })!;
   expect(grants).toBeDefined();
   const storage = { setBucketLifecycle: async () => {} } as unknown as Storage;
   const guarded = guardedStorage(storage, grants, "default");
-  await expect(guarded.setBucketLifecycle("b", { keep: [], set: [], deletes: true })).rejects.toMatchObject({ code: "PolicyDenied" });
+  await expect(guarded.setBucketLifecycle("b", { keep: [], set: [], deletes: true })).rejects.toMatchObject({
+    code: "PolicyDenied",
+  });
   await expect(guarded.setBucketLifecycle("b", { keep: [], set: [] })).resolves.toBeUndefined();
   const { missingScope } = await import("../../../src/access/policy.ts");
-  expect(missingScope(ALL_TOOLS, "set_bucket_lifecycle", { bucket_name: "b", rules: [{ id: "x", noncurrent_expire_after_days: 1 }] }, new Set(["read", "write"]))).toBe("delete");
+  expect(
+    missingScope(
+      ALL_TOOLS,
+      "set_bucket_lifecycle",
+      { bucket_name: "b", rules: [{ id: "x", noncurrent_expire_after_days: 1 }] },
+      new Set(["read", "write"]),
+    ),
+  ).toBe("delete");
 });

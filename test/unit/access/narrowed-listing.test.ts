@@ -27,7 +27,8 @@ function memoryStore(keys: string[]): Storage & { requests: number } {
         const at = req.delimiter ? key.indexOf(req.delimiter, prefix.length) : -1;
         const entry = at >= 0 ? key.slice(0, at + req.delimiter!.length) : key;
         if (at >= 0 && folders.at(-1) === entry) continue;
-        if (objects.length + folders.length >= req.maxKeys) return { objects, common_prefixes: folders, is_truncated: true, next_continuation_token: last! };
+        if (objects.length + folders.length >= req.maxKeys)
+          return { objects, common_prefixes: folders, is_truncated: true, next_continuation_token: last! };
         if (at >= 0) folders.push(entry);
         else objects.push({ key, size: 1, last_modified: null, etag: null, storage_class: null });
         // The token after a folder is past everything in it.
@@ -39,7 +40,18 @@ function memoryStore(keys: string[]): Storage & { requests: number } {
   return store as unknown as Storage & { requests: number };
 }
 
-const KEYS = ["a.txt", "shared/x/1", "shared/x/2", "shared/y/hidden", "shared/z", "team-a/1", "team-a/sub/2", "team-a/sub/3", "team-b/secret", "zz-hidden"];
+const KEYS = [
+  "a.txt",
+  "shared/x/1",
+  "shared/x/2",
+  "shared/y/hidden",
+  "shared/z",
+  "team-a/1",
+  "team-a/sub/2",
+  "team-a/sub/3",
+  "team-b/secret",
+  "zz-hidden",
+];
 const GRANTED = ["team-a/", "shared/x/"];
 const visible = (k: string) => GRANTED.some((g) => k.startsWith(g));
 
@@ -49,7 +61,17 @@ async function pageThrough(store: Storage, prefix: string, delimiter: string | u
   const markers: string[] = [];
   let token: string | undefined;
   for (let i = 0; i < 100; i++) {
-    const page = await narrowedObjects(store, { bucket: "b", prefix, maxKeys, ...(delimiter ? { delimiter } : {}), ...(token ? { continuationToken: token } : {}) }, units);
+    const page = await narrowedObjects(
+      store,
+      {
+        bucket: "b",
+        prefix,
+        maxKeys,
+        ...(delimiter ? { delimiter } : {}),
+        ...(token ? { continuationToken: token } : {}),
+      },
+      units,
+    );
     seen.push(...page.common_prefixes, ...page.objects.map((o) => o.key));
     if (!page.is_truncated) return { seen, markers };
     token = page.next_continuation_token!;
@@ -63,12 +85,21 @@ describe("paged to the end, exactly the view", () => {
     test(`flat, max_keys ${maxKeys}`, async () => {
       const { seen, markers } = await pageThrough(memoryStore(KEYS), "", undefined, maxKeys);
       expect(seen).toEqual(KEYS.filter(visible));
-      for (const m of markers) expect(Buffer.from(m.slice(4), "base64url").toString()).not.toMatch(/hidden|secret|shared\/z|shared\/y/);
+      for (const m of markers)
+        expect(Buffer.from(m.slice(4), "base64url").toString()).not.toMatch(/hidden|secret|shared\/z|shared\/y/);
     });
     test(`one level, max_keys ${maxKeys}`, async () => {
-      expect((await pageThrough(memoryStore(KEYS), "", "/", maxKeys)).seen.sort(byteOrder)).toEqual(["shared/", "team-a/"]);
-      expect((await pageThrough(memoryStore(KEYS), "team-a/", "/", maxKeys)).seen.sort(byteOrder)).toEqual(["team-a/1", "team-a/sub/"]);
-      expect((await pageThrough(memoryStore(KEYS), "shared/", "/", maxKeys)).seen.sort(byteOrder)).toEqual(["shared/x/"]);
+      expect((await pageThrough(memoryStore(KEYS), "", "/", maxKeys)).seen.sort(byteOrder)).toEqual([
+        "shared/",
+        "team-a/",
+      ]);
+      expect((await pageThrough(memoryStore(KEYS), "team-a/", "/", maxKeys)).seen.sort(byteOrder)).toEqual([
+        "team-a/1",
+        "team-a/sub/",
+      ]);
+      expect((await pageThrough(memoryStore(KEYS), "shared/", "/", maxKeys)).seen.sort(byteOrder)).toEqual([
+        "shared/x/",
+      ]);
     });
   }
 });
@@ -81,7 +112,11 @@ test("many empty grants: a page makes a bounded number of store requests and sti
   const seen: string[] = [];
   for (let i = 0; i < 10; i++) {
     const before = store.requests;
-    const page = await narrowedObjects(store, { bucket: "b", maxKeys: 10, ...(token ? { continuationToken: token } : {}) }, units);
+    const page = await narrowedObjects(
+      store,
+      { bucket: "b", maxKeys: 10, ...(token ? { continuationToken: token } : {}) },
+      units,
+    );
     expect(store.requests - before).toBeLessThanOrEqual(50);
     seen.push(...page.objects.map((o) => o.key));
     if (!page.is_truncated) break;

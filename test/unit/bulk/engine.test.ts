@@ -1,6 +1,6 @@
 /** The bulk engine's pure parts: safe local names, file/folder clashes, include/exclude, "unchanged", the engine's limits, failures and progress. */
 import { describe, expect, test } from "bun:test";
-import { runJob, type Outcome } from "../../../src/bulk/engine.ts";
+import { type Outcome, runJob } from "../../../src/bulk/engine.ts";
 import { pathFilter } from "../../../src/bulk/filters.ts";
 import { FileFolderClash, unsafeLocalName } from "../../../src/bulk/local-names.ts";
 import { Tally } from "../../../src/bulk/tally.ts";
@@ -9,13 +9,28 @@ import { ActionableError } from "../../../src/runtime/errors.ts";
 
 describe("unsafeLocalName", () => {
   test("refuses what cannot be a file below the folder, on every platform", () => {
-    for (const rel of ["", "/abs", "a//b", "a/", "../../x", "a/../b", "../a", "a/.", "nul\u0000", "ctl\u001f", `${"n".repeat(256)}`, `${"a/".repeat(1600)}x`]) {
+    for (const rel of [
+      "",
+      "/abs",
+      "a//b",
+      "a/",
+      "../../x",
+      "a/../b",
+      "../a",
+      "a/.",
+      "nul\u0000",
+      "ctl\u001f",
+      `${"n".repeat(256)}`,
+      `${"a/".repeat(1600)}x`,
+    ]) {
       expect(unsafeLocalName(rel, "linux"), JSON.stringify(rel)).toBeDefined();
     }
-    for (const rel of ["a", "a/b/c.txt", "naïve résumé.txt", "CON", "a:b", "x. ", `${"é".repeat(127)}`]) expect(unsafeLocalName(rel, "linux"), rel).toBeUndefined();
+    for (const rel of ["a", "a/b/c.txt", "naïve résumé.txt", "CON", "a:b", "x. ", `${"é".repeat(127)}`])
+      expect(unsafeLocalName(rel, "linux"), rel).toBeUndefined();
   });
   test("on Windows also reserved names, reserved characters and trailing dots or spaces", () => {
-    for (const rel of ["CON", "dir/nul.txt", "COM1", "lpt9.log", "a:b", 'q"', "a\\b", "x?", "end.", "end "]) expect(unsafeLocalName(rel, "win32"), rel).toBeDefined();
+    for (const rel of ["CON", "dir/nul.txt", "COM1", "lpt9.log", "a:b", 'q"', "a\\b", "x?", "end.", "end "])
+      expect(unsafeLocalName(rel, "win32"), rel).toBeDefined();
     expect(unsafeLocalName("console/file.txt", "win32")).toBeUndefined();
   });
 });
@@ -51,9 +66,15 @@ describe("unchanged", () => {
   test("a single-part ETag is an MD5: the content decides, not the time", async () => {
     expect(etagMd5('"0CC175B9C0F1B6A831C399E269772661"')).toBe("0cc175b9c0f1b6a831c399e269772661");
     expect(etagMd5('"abc-2"')).toBeUndefined();
-    expect(await sameAsLocal(obj('"0cc175b9c0f1b6a831c399e269772661"', 0), 1, Date.now(), md5, async () => undefined)).toBe(true);
-    expect(await sameAsLocal(obj('"ffffffffffffffffffffffffffffffff"', Date.now()), 1, 0, md5, async () => undefined)).toBe(false);
-    expect(await sameAsLocal(obj('"0cc175b9c0f1b6a831c399e269772661"', 0, 2), 1, 0, md5, async () => undefined)).toBe(false);
+    expect(
+      await sameAsLocal(obj('"0cc175b9c0f1b6a831c399e269772661"', 0), 1, Date.now(), md5, async () => undefined),
+    ).toBe(true);
+    expect(
+      await sameAsLocal(obj('"ffffffffffffffffffffffffffffffff"', Date.now()), 1, 0, md5, async () => undefined),
+    ).toBe(false);
+    expect(await sameAsLocal(obj('"0cc175b9c0f1b6a831c399e269772661"', 0, 2), 1, 0, md5, async () => undefined)).toBe(
+      false,
+    );
   });
   test("a multipart object: the recorded mtime if there is one, else not older than the file", async () => {
     const multipart = obj('"0123456789abcdef0123456789abcdef-3"', 10_000);
@@ -65,8 +86,12 @@ describe("unchanged", () => {
     expect(await localIsObject(multipart, 1, 11_000, md5)).toBe(false);
   });
   test("copies: equal MD5s, or the destination not older", () => {
-    expect(sameObject(obj('"0cc175b9c0f1b6a831c399e269772661"', 5), obj('"0cc175b9c0f1b6a831c399e269772661"', 1))).toBe(true);
-    expect(sameObject(obj('"0cc175b9c0f1b6a831c399e269772661"', 1), obj('"ffffffffffffffffffffffffffffffff"', 5))).toBe(false);
+    expect(sameObject(obj('"0cc175b9c0f1b6a831c399e269772661"', 5), obj('"0cc175b9c0f1b6a831c399e269772661"', 1))).toBe(
+      true,
+    );
+    expect(sameObject(obj('"0cc175b9c0f1b6a831c399e269772661"', 1), obj('"ffffffffffffffffffffffffffffffff"', 5))).toBe(
+      false,
+    );
     expect(sameObject(obj('"a-2"', 5), obj('"b-2"', 6))).toBe(true);
     expect(sameObject(obj('"a-2"', 6), obj('"b-2"', 5))).toBe(false);
   });
@@ -94,7 +119,12 @@ describe("runJob", () => {
       async plan(n): Promise<Outcome | import("../../../src/bulk/engine.ts").Action> {
         if (n % 2 === 0) return { kind: "unchanged", name: `k${n}`, bytes: 1 };
         if (n === 3) throw new ActionableError({ resource: "k3", code: "AccessDenied", message: "no", hint: "ask" });
-        return { kind: "action", name: `k${n}`, bytes: 10, run: async () => (ran++, { kind: "done", name: `k${n}`, bytes: 10 }) };
+        return {
+          kind: "action",
+          name: `k${n}`,
+          bytes: 10,
+          run: async () => (ran++, { kind: "done", name: `k${n}`, bytes: 10 }),
+        };
       },
     });
     expect(end).toBe("limit");
@@ -102,7 +132,23 @@ describe("runJob", () => {
     expect(t.counts).toMatchObject({ done: 10, failed: 1 });
     expect(t.problems[0]).toMatchObject({ kind: "failed", name: "k3", code: "AccessDenied" });
     const dry = tally();
-    const dryEnd = await runJob<number>({ items: numbers(5), nameOf: String, concurrency: 2, limit: 100, dryRun: true, signal: new AbortController().signal, tally: dry, plan: async (n) => ({ kind: "action", name: String(n), bytes: 1, run: async () => { throw new Error("ran in a dry run"); } }) });
+    const dryEnd = await runJob<number>({
+      items: numbers(5),
+      nameOf: String,
+      concurrency: 2,
+      limit: 100,
+      dryRun: true,
+      signal: new AbortController().signal,
+      tally: dry,
+      plan: async (n) => ({
+        kind: "action",
+        name: String(n),
+        bytes: 1,
+        run: async () => {
+          throw new Error("ran in a dry run");
+        },
+      }),
+    });
     expect(dryEnd).toBe("complete");
     expect(dry.counts.done).toBe(5);
   });
@@ -112,7 +158,18 @@ describe("runJob", () => {
       yield 1;
       throw new ActionableError({ resource: "s3://b", code: "NoSuchBucket", message: "gone", hint: "list" });
     }
-    await expect(runJob<number>({ items: broken(), nameOf: String, concurrency: 3, limit: 10, dryRun: false, signal: new AbortController().signal, tally: tally(), plan: async (n) => ({ kind: "unchanged", name: String(n), bytes: 0 }) })).rejects.toThrow("gone");
+    await expect(
+      runJob<number>({
+        items: broken(),
+        nameOf: String,
+        concurrency: 3,
+        limit: 10,
+        dryRun: false,
+        signal: new AbortController().signal,
+        tally: tally(),
+        plan: async (n) => ({ kind: "unchanged", name: String(n), bytes: 0 }),
+      }),
+    ).rejects.toThrow("gone");
   });
 
   test("cancel: no new item starts, the end says so", async () => {

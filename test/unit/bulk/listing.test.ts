@@ -12,7 +12,10 @@ import type { ListObjectsRequest, ObjectInfo, ObjectPage, Storage } from "../../
 const utf8 = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 /** ListObjectsV2 over a key list: prefix, delimiter, StartAfter, continuation tokens, pages of maxKeys (keys and folders count). */
-function memoryStore(keys: string[], opts: { ignoreDelimiter?: boolean; failUnder?: string; pageSize?: number; folderBeforeMarker?: boolean } = {}) {
+function memoryStore(
+  keys: string[],
+  opts: { ignoreDelimiter?: boolean; failUnder?: string; pageSize?: number; folderBeforeMarker?: boolean } = {},
+) {
   const sorted = [...new Set(keys)].sort(utf8);
   const requests: ListObjectsRequest[] = [];
   let inFlight = 0;
@@ -26,7 +29,8 @@ function memoryStore(keys: string[], opts: { ignoreDelimiter?: boolean; failUnde
       inFlight--;
       signal?.throwIfAborted();
       const prefix = req.prefix ?? "";
-      if (opts.failUnder && prefix.startsWith(opts.failUnder)) throw Object.assign(new Error("boom"), { code: "InternalError" });
+      if (opts.failUnder && prefix.startsWith(opts.failUnder))
+        throw Object.assign(new Error("boom"), { code: "InternalError" });
       const after = req.continuationToken ?? req.startAfter;
       const entries: { key: string; folder?: boolean }[] = [];
       for (const key of sorted) {
@@ -35,7 +39,11 @@ function memoryStore(keys: string[], opts: { ignoreDelimiter?: boolean; failUnde
         const cut = req.delimiter && !opts.ignoreDelimiter ? rest.indexOf(req.delimiter) : -1;
         const entry = cut >= 0 ? { key: prefix + rest.slice(0, cut + 1), folder: true } : { key };
         // AWS names a folder that still has keys after StartAfter; Ceph compares the folder's own name with it.
-        if (after !== undefined && utf8(entry.folder && !(opts.folderBeforeMarker && req.startAfter !== undefined) ? key : entry.key, after) <= 0) continue;
+        if (
+          after !== undefined &&
+          utf8(entry.folder && !(opts.folderBeforeMarker && req.startAfter !== undefined) ? key : entry.key, after) <= 0
+        )
+          continue;
         if (entries.at(-1)?.key === entry.key) continue;
         entries.push(entry);
       }
@@ -44,9 +52,15 @@ function memoryStore(keys: string[], opts: { ignoreDelimiter?: boolean; failUnde
       const truncated = entries.length > max;
       const last = page.at(-1);
       // A folder's token must skip all of its keys: the last key below it.
-      const token = !truncated ? null : last!.folder ? sorted.filter((k) => k.startsWith(last!.key)).at(-1)! : last!.key;
+      const token = !truncated
+        ? null
+        : last!.folder
+          ? sorted.filter((k) => k.startsWith(last!.key)).at(-1)!
+          : last!.key;
       return {
-        objects: page.filter((e) => !e.folder).map((e) => ({ key: e.key, size: e.key.length, last_modified: null, etag: null, storage_class: null })),
+        objects: page
+          .filter((e) => !e.folder)
+          .map((e) => ({ key: e.key, size: e.key.length, last_modified: null, etag: null, storage_class: null })),
         common_prefixes: page.filter((e) => e.folder).map((e) => e.key),
         is_truncated: truncated,
         next_continuation_token: token,
@@ -66,7 +80,18 @@ async function collect(it: AsyncIterable<ObjectInfo>, limit = Infinity): Promise
 }
 
 const tree = [
-  "p/a.txt", "p/a/x", "p/a/y/z", "p/a-b", "p/a.b/c", "p/b", "p/😀/1", "p/\uFFFD/2", "p/é/3", "p/z", "p/zz/", "p/zz/inner",
+  "p/a.txt",
+  "p/a/x",
+  "p/a/y/z",
+  "p/a-b",
+  "p/a.b/c",
+  "p/b",
+  "p/😀/1",
+  "p/\uFFFD/2",
+  "p/é/3",
+  "p/z",
+  "p/zz/",
+  "p/zz/inner",
   ...Array.from({ length: 2500 }, (_, i) => `p/big/${String(i).padStart(5, "0")}`),
   ...Array.from({ length: 30 }, (_, i) => `p/f${i}/k`),
   "q/outside",
@@ -86,9 +111,25 @@ describe("listAll", () => {
   test("resumes after any key (at the top, inside a folder, on a folder's last key, before everything), whether or not the store names the key's folder", async () => {
     const flat = await collect(listFlat(memoryStore(tree).storage, "b", "p/", signal()));
     for (const folderBeforeMarker of [false, true]) {
-      for (const after of ["p/a.txt", "p/a/x", "p/big/01234", "p/big/02499", "p/f9/k", "p/😀/1", "p/", "p/zz/inner", "p/a/y/z"]) {
-        const resumed = await collect(listAll(memoryStore(tree, { folderBeforeMarker }).storage, "b", "p/", signal(), after));
-        expect([folderBeforeMarker, after, resumed]).toEqual([folderBeforeMarker, after, flat.filter((k) => utf8(k, after) > 0)]);
+      for (const after of [
+        "p/a.txt",
+        "p/a/x",
+        "p/big/01234",
+        "p/big/02499",
+        "p/f9/k",
+        "p/😀/1",
+        "p/",
+        "p/zz/inner",
+        "p/a/y/z",
+      ]) {
+        const resumed = await collect(
+          listAll(memoryStore(tree, { folderBeforeMarker }).storage, "b", "p/", signal(), after),
+        );
+        expect([folderBeforeMarker, after, resumed]).toEqual([
+          folderBeforeMarker,
+          after,
+          flat.filter((k) => utf8(k, after) > 0),
+        ]);
       }
     }
   });
@@ -96,15 +137,21 @@ describe("listAll", () => {
   test("small pages at the top level, and a store that ignores the delimiter, give the same", async () => {
     const flat = await collect(listFlat(memoryStore(tree).storage, "b", "p/", signal()));
     expect(await collect(listAll(memoryStore(tree, { pageSize: 3 }).storage, "b", "p/", signal()))).toEqual(flat);
-    expect(await collect(listAll(memoryStore(tree, { ignoreDelimiter: true }).storage, "b", "p/", signal()))).toEqual(flat);
+    expect(await collect(listAll(memoryStore(tree, { ignoreDelimiter: true }).storage, "b", "p/", signal()))).toEqual(
+      flat,
+    );
   });
 
   test("once folders prove small, the rest is one flat listing instead of one listing per folder", async () => {
-    const many = Array.from({ length: 400 }, (_, i) => `p/d${String(i).padStart(3, "0")}/${i % 2 ? "a" : "b"}`).concat(Array.from({ length: 400 }, (_, i) => `p/d${String(i).padStart(3, "0")}/c`));
+    const many = Array.from({ length: 400 }, (_, i) => `p/d${String(i).padStart(3, "0")}/${i % 2 ? "a" : "b"}`).concat(
+      Array.from({ length: 400 }, (_, i) => `p/d${String(i).padStart(3, "0")}/c`),
+    );
     const flat = await collect(listFlat(memoryStore(many).storage, "b", "p/", signal()));
     for (const after of [undefined, "p/d100/c", "p/d009/c"]) {
       const store = memoryStore(many);
-      expect(await collect(listAll(store.storage, "b", "p/", signal(), after))).toEqual(flat.filter((k) => after === undefined || utf8(k, after) > 0));
+      expect(await collect(listAll(store.storage, "b", "p/", signal(), after))).toEqual(
+        flat.filter((k) => after === undefined || utf8(k, after) > 0),
+      );
       expect(store.requests.length).toBeLessThan(30);
     }
   });
@@ -120,7 +167,8 @@ describe("listAll", () => {
   test("a folder whose listing fails fails the scan when its turn comes, after the keys before it", async () => {
     const seen: string[] = [];
     const run = async () => {
-      for await (const o of listAll(memoryStore(tree, { failUnder: "p/f1" }).storage, "b", "p/", signal())) seen.push(o.key);
+      for await (const o of listAll(memoryStore(tree, { failUnder: "p/f1" }).storage, "b", "p/", signal()))
+        seen.push(o.key);
     };
     await expect(run()).rejects.toThrow("boom");
     expect(seen).toContain("p/f0/k");

@@ -19,7 +19,12 @@ describe("resolveConfig", () => {
   });
 
   test("options beat STORE_* variables, which beat AWS_REGION", () => {
-    const env = { STORE_ACCESS_KEY_ID: "ENVKEY", STORE_SECRET_ACCESS_KEY: "envsecret", STORE_REGION: "eu-west-1", AWS_REGION: "ap-south-1" };
+    const env = {
+      STORE_ACCESS_KEY_ID: "ENVKEY",
+      STORE_SECRET_ACCESS_KEY: "envsecret",
+      STORE_REGION: "eu-west-1",
+      AWS_REGION: "ap-south-1",
+    };
     expect(ok({}, env).config.region).toBe("eu-west-1");
     expect(ok({}, { AWS_REGION: "ap-south-1" }).config.region).toBe("ap-south-1");
     const { config } = ok({ accessKeyId: "CLIKEY", region: "us-west-2" }, env);
@@ -34,7 +39,7 @@ describe("resolveConfig", () => {
     expect(config.credentialSource).toBe("STORE_* environment variables");
   });
 
-  test("empty variables count as unset (clients often pass \"\")", () => {
+  test('empty variables count as unset (clients often pass "")', () => {
     const { config } = ok({}, { STORE_ACCESS_KEY_ID: "", STORE_SECRET_ACCESS_KEY: " ", STORE_REGION: "" });
     expect(config.credentials).toBeUndefined();
     expect(config.region).toBe("us-east-1");
@@ -50,7 +55,10 @@ describe("resolveConfig", () => {
   });
 
   test("every problem is reported at once", () => {
-    const r = resolveConfig({ accessKeyId: "K", endpointUrl: "ftp://x", logLevel: "loud" }, { STORE_MAX_ATTEMPTS: "zero" });
+    const r = resolveConfig(
+      { accessKeyId: "K", endpointUrl: "ftp://x", logLevel: "loud" },
+      { STORE_MAX_ATTEMPTS: "zero" },
+    );
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.errors.length).toBe(4);
   });
@@ -60,7 +68,10 @@ describe("resolveConfig", () => {
     expect(config.endpointUrl).toBe("http://127.0.0.1:9000");
     expect(config.forcePathStyle).toBe(true);
     expect(config.checksums).toBe("WHEN_REQUIRED");
-    const over = ok({ endpointUrl: "https://s3.example.com" }, { STORE_FORCE_PATH_STYLE: "false", STORE_CHECKSUMS: "when_supported" }).config;
+    const over = ok(
+      { endpointUrl: "https://s3.example.com" },
+      { STORE_FORCE_PATH_STYLE: "false", STORE_CHECKSUMS: "when_supported" },
+    ).config;
     expect(over.forcePathStyle).toBe(false);
     expect(over.checksums).toBe("WHEN_SUPPORTED");
   });
@@ -88,7 +99,10 @@ describe("resolveConfig", () => {
   });
 
   test("describeConfig shows the key id's last 4 characters and never the secret", () => {
-    const { config } = ok({}, { STORE_ACCESS_KEY_ID: "AKIAEXAMPLEKEY1234", STORE_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/SECRET" });
+    const { config } = ok(
+      {},
+      { STORE_ACCESS_KEY_ID: "AKIAEXAMPLEKEY1234", STORE_SECRET_ACCESS_KEY: "wJalrXUtnFEMI/SECRET" },
+    );
     const text = JSON.stringify(describeConfig(config));
     expect(text).toContain("…1234");
     expect(text).not.toContain("AKIAEXAMPLE");

@@ -1,10 +1,10 @@
 /** The pure parts of remote mode: its configuration, static token matching, JWT scopes, and the scope policy. */
 import { expect, test } from "bun:test";
-import { scopesOf } from "../../../src/auth/jwt.ts";
+import { missingScope, scopeFor, toolsFor } from "../../../src/access/policy.ts";
 import { createAuthenticator } from "../../../src/auth/index.ts";
+import { scopesOf } from "../../../src/auth/jwt.ts";
 import { matchStaticToken } from "../../../src/auth/static-tokens.ts";
 import { isLoopbackHostHeader, resolveHttpConfig } from "../../../src/config/http-config.ts";
-import { missingScope, scopeFor, toolsFor } from "../../../src/access/policy.ts";
 import { ALL_TOOLS } from "../../../src/tools/index.ts";
 
 const resolve = (cli: Parameters<typeof resolveHttpConfig>[0], env: Record<string, string> = {}) => {
@@ -23,23 +23,40 @@ test("listen addresses: defaults, IPv6, bad values; non-loopback needs authentic
 });
 
 test("tokens: labels, short tokens refused; OAuth: audience defaults to the resource URL, scope names configurable", () => {
-  const { config, errors } = resolve({}, { STORE_HTTP_TOKENS: "alice:0123456789abcdef0123, fedcba9876543210fedc ,bob:short" });
+  const { config, errors } = resolve(
+    {},
+    { STORE_HTTP_TOKENS: "alice:0123456789abcdef0123, fedcba9876543210fedc ,bob:short" },
+  );
   expect(config.tokens.map((t) => t.label)).toEqual(["alice", "token-2", "bob"]);
   expect(errors.join()).toContain('"bob" is shorter than 16');
-  const oauth = resolve({ oauthIssuer: "https://id.example.com/realms/x", resourceUrl: "https://mcp.example.com/mcp" }, { STORE_OAUTH_SCOPE_WRITE: "storage.write" }).config.oauth!;
-  expect(oauth).toMatchObject({ issuer: "https://id.example.com/realms/x", audience: "https://mcp.example.com/mcp", scopeNames: { read: "s3:read", write: "storage.write", delete: "s3:delete" } });
+  const oauth = resolve(
+    { oauthIssuer: "https://id.example.com/realms/x", resourceUrl: "https://mcp.example.com/mcp" },
+    { STORE_OAUTH_SCOPE_WRITE: "storage.write" },
+  ).config.oauth!;
+  expect(oauth).toMatchObject({
+    issuer: "https://id.example.com/realms/x",
+    audience: "https://mcp.example.com/mcp",
+    scopeNames: { read: "s3:read", write: "storage.write", delete: "s3:delete" },
+  });
   expect(resolve({ oauthAudience: "x" }).errors[0]).toContain("without an issuer");
 });
 
 test("Host allowlist: loopback names on any port, the listen address and the public URL's host", () => {
-  const { config } = resolve({ listen: "0.0.0.0:8787", resourceUrl: "https://mcp.example.com/mcp", allowedHosts: ["internal.svc:8787"] }, { STORE_HTTP_TOKENS: "a:0123456789abcdef0123" });
+  const { config } = resolve(
+    { listen: "0.0.0.0:8787", resourceUrl: "https://mcp.example.com/mcp", allowedHosts: ["internal.svc:8787"] },
+    { STORE_HTTP_TOKENS: "a:0123456789abcdef0123" },
+  );
   expect(config.allowedHosts).toEqual(["0.0.0.0:8787", "mcp.example.com", "internal.svc:8787"]);
   for (const h of ["localhost", "localhost:1", "127.0.0.1:8787", "[::1]:5"]) expect(isLoopbackHostHeader(h)).toBe(true);
-  for (const h of ["evil.example.com", "localhost.evil.com", "127.0.0.1.nip.io:80"]) expect(isLoopbackHostHeader(h)).toBe(false);
+  for (const h of ["evil.example.com", "localhost.evil.com", "127.0.0.1.nip.io:80"])
+    expect(isLoopbackHostHeader(h)).toBe(false);
 });
 
 test("static tokens match exactly, whatever their length; the Authorization header must be Bearer", async () => {
-  const tokens = [{ label: "a", token: "0123456789abcdef0123" }, { label: "b", token: "zyxwvutsrqponmlkjihg" }];
+  const tokens = [
+    { label: "a", token: "0123456789abcdef0123" },
+    { label: "b", token: "zyxwvutsrqponmlkjihg" },
+  ];
   expect(matchStaticToken(tokens, "zyxwvutsrqponmlkjihg")).toBe("b");
   expect(matchStaticToken(tokens, "0123456789abcdef012")).toBeUndefined();
   expect(matchStaticToken(tokens, "0123456789abcdef01234")).toBeUndefined();
@@ -70,7 +87,13 @@ test("scope policy: what each tool needs, what a caller sees, local files on a r
   expect(missingScope(ALL_TOOLS, "put_object", {}, read)).toBe("write");
   expect(missingScope(ALL_TOOLS, "list_buckets", {}, read)).toBeUndefined();
   expect(missingScope(ALL_TOOLS, "no_such_tool", {}, read)).toBeUndefined();
-  const offered = toolsFor(ALL_TOOLS, { readOnly: false, allowDelete: true, tools: [], scopes: new Set(["read", "write"]), localFiles: false });
+  const offered = toolsFor(ALL_TOOLS, {
+    readOnly: false,
+    allowDelete: true,
+    tools: [],
+    scopes: new Set(["read", "write"]),
+    localFiles: false,
+  });
   const names = offered.map((t) => t.name);
   expect(names).not.toContain("upload_file");
   expect(names).not.toContain("delete_object");

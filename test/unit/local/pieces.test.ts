@@ -8,7 +8,7 @@ import { expect, test } from "bun:test";
 import { readFileSync, statSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { writePieces, type PieceWriter } from "../../../src/local/pieces.ts";
+import { type PieceWriter, writePieces } from "../../../src/local/pieces.ts";
 import { randomBytes, sha256, tempDir } from "../../helpers/files.ts";
 
 const dir = tempDir("pieces");
@@ -36,7 +36,12 @@ function recordingCheck() {
   };
 }
 
-async function write(name: string, size: number | undefined, fill: (w: PieceWriter) => Promise<void>, check?: ReturnType<typeof recordingCheck>["check"]) {
+async function write(
+  name: string,
+  size: number | undefined,
+  fill: (w: PieceWriter) => Promise<void>,
+  check?: ReturnType<typeof recordingCheck>["check"],
+) {
   const handle = await open(join(dir, name), "w+");
   try {
     return await writePieces(handle, { size, fill, check });
@@ -51,11 +56,18 @@ test("pieces delivered backwards and interleaved land at their offsets; sha256 a
   // Last to first, two "ranges" at once: nothing arrives where the hashed prefix ends until the very end.
   const order = [...pieces].reverse();
   const rec = recordingCheck();
-  const result = await write("backwards.bin", bytes.length, async (w) => {
-    await Promise.all([0, 1].map(async (lane) => {
-      for (let i = lane; i < order.length; i += 2) await w(order[i]!.offset, order[i]!.chunks);
-    }));
-  }, rec.check);
+  const result = await write(
+    "backwards.bin",
+    bytes.length,
+    async (w) => {
+      await Promise.all(
+        [0, 1].map(async (lane) => {
+          for (let i = lane; i < order.length; i += 2) await w(order[i]!.offset, order[i]!.chunks);
+        }),
+      );
+    },
+    rec.check,
+  );
   expect(readFileSync(join(dir, "backwards.bin")).equals(Buffer.from(bytes))).toBe(true);
   expect(result).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
   expect(rec.fed().equals(Buffer.from(bytes))).toBe(true);
@@ -65,9 +77,14 @@ test("pieces delivered backwards and interleaved land at their offsets; sha256 a
 test("pieces in order (one stream) are hashed as they come, with an unknown size", async () => {
   const bytes = randomBytes(700 * KiB, 6);
   const rec = recordingCheck();
-  const result = await write("in-order.bin", undefined, async (w) => {
-    for (const p of piecesOf(bytes, 64 * KiB)) await w(p.offset, p.chunks);
-  }, rec.check);
+  const result = await write(
+    "in-order.bin",
+    undefined,
+    async (w) => {
+      for (const p of piecesOf(bytes, 64 * KiB)) await w(p.offset, p.chunks);
+    },
+    rec.check,
+  );
   expect(result).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
   expect(rec.fed().equals(Buffer.from(bytes))).toBe(true);
 });
@@ -76,9 +93,14 @@ test("a missing piece is a gap, not a short file reported as whole; the check is
   const bytes = randomBytes(400 * KiB, 7);
   const rec = recordingCheck();
   const pieces = piecesOf(bytes, 100 * KiB).filter((_, i) => i !== 1);
-  const done = write("gap.bin", bytes.length, async (w) => {
-    for (const p of pieces) await w(p.offset, p.chunks);
-  }, rec.check);
+  const done = write(
+    "gap.bin",
+    bytes.length,
+    async (w) => {
+      for (const p of pieces) await w(p.offset, p.chunks);
+    },
+    rec.check,
+  );
   await expect(done).rejects.toThrow(/gap/);
   expect(rec.finished()).toBe(false);
 });
@@ -117,13 +139,20 @@ test("a large download is hashed on another thread from the file: the same sha25
   const pieces = piecesOf(bytes, 1024 * KiB);
   for (const withCheck of [false, true]) {
     const rec = recordingCheck();
-    const result = await write(`large-${withCheck}.bin`, bytes.length, async (w) => {
-      // Four "ranges" at once, each from its own quarter.
-      const quarter = Math.ceil(pieces.length / 4);
-      await Promise.all([0, 1, 2, 3].map(async (lane) => {
-        for (const p of pieces.slice(lane * quarter, (lane + 1) * quarter)) await w(p.offset, p.chunks);
-      }));
-    }, withCheck ? rec.check : undefined);
+    const result = await write(
+      `large-${withCheck}.bin`,
+      bytes.length,
+      async (w) => {
+        // Four "ranges" at once, each from its own quarter.
+        const quarter = Math.ceil(pieces.length / 4);
+        await Promise.all(
+          [0, 1, 2, 3].map(async (lane) => {
+            for (const p of pieces.slice(lane * quarter, (lane + 1) * quarter)) await w(p.offset, p.chunks);
+          }),
+        );
+      },
+      withCheck ? rec.check : undefined,
+    );
     expect(result).toEqual({ bytes: bytes.length, sha256: sha256(bytes) });
     if (withCheck) expect(rec.fed().equals(Buffer.from(bytes))).toBe(true);
   }
@@ -143,7 +172,12 @@ test("without a sha256 and without a check (a bulk download of a multipart objec
   const pieces = piecesOf(bytes, 256 * KiB).reverse();
   const handle = await open(join(dir, "nohash.bin"), "w+");
   try {
-    const out = await writePieces(handle, { size: bytes.length, fill: async (w) => void (await Promise.all(pieces.map((p) => w(p.offset, p.chunks)))) }, undefined, false);
+    const out = await writePieces(
+      handle,
+      { size: bytes.length, fill: async (w) => void (await Promise.all(pieces.map((p) => w(p.offset, p.chunks)))) },
+      undefined,
+      false,
+    );
     expect(out).toEqual({ bytes: bytes.length, sha256: "" });
   } finally {
     await handle.close();
@@ -152,7 +186,14 @@ test("without a sha256 and without a check (a bulk download of a multipart objec
   const gap = await open(join(dir, "nohash-gap.bin"), "w+");
   try {
     const missing = pieces.slice(1);
-    await expect(writePieces(gap, { size: bytes.length, fill: async (w) => void (await Promise.all(missing.map((p) => w(p.offset, p.chunks)))) }, undefined, false)).rejects.toThrow("gap");
+    await expect(
+      writePieces(
+        gap,
+        { size: bytes.length, fill: async (w) => void (await Promise.all(missing.map((p) => w(p.offset, p.chunks)))) },
+        undefined,
+        false,
+      ),
+    ).rejects.toThrow("gap");
   } finally {
     await gap.close();
   }

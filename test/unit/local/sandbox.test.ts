@@ -3,9 +3,9 @@ import { describe, expect, test } from "bun:test";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ActionableError } from "../../../src/runtime/errors.ts";
 import { effectiveAllowedDirs } from "../../../src/local/allowed.ts";
 import { checkExistingPath, checkTargetPath, isInside } from "../../../src/local/sandbox.ts";
+import { ActionableError } from "../../../src/runtime/errors.ts";
 import { tempDir } from "../../helpers/files.ts";
 
 const base = tempDir("sandbox");
@@ -33,50 +33,54 @@ async function code(p: Promise<unknown>): Promise<string> {
 }
 
 for (const mode of ["fd", "path"] as const) {
-describe(`reading (upload sources), ${mode} mode`, () => {
-  test.each([
-    ["ok.txt", "ok"],
-    [join(allowed, "ok.txt"), "ok"],
-    ["link-in.txt", "ok"],
-    ["sub/../ok.txt", "ok"],
-    ["../../outside/secret.txt", "LocalPathNotAllowed"],
-    [join(outside, "secret.txt"), "LocalPathNotAllowed"],
-    [join(evil, "secret.txt"), "LocalPathNotAllowed"],
-    ["link-out.txt", "LocalSymlinkRefused"],
-    ["dir-out/secret.txt", "LocalSymlinkRefused"],
-    ["dangling", "LocalSymlinkRefused"],
-    ["ok.txt\0.png", "InvalidLocalPath"],
-    ["~/.ssh/id_ed25519", "LocalPathNotAllowed"],
-    ["missing.txt", "LocalFileNotFound"],
-    ["", "InvalidLocalPath"],
-  ])("%p → %p", async (path, expected) => {
-    expect(await code(checkExistingPath(path, dirs, mode))).toBe(expected);
-  });
-});
-
-describe(`writing (download targets), ${mode} mode`, () => {
-  test.each([
-    ["new.txt", "ok"],
-    ["deep/new/dirs/file.txt", "ok"],
-    ["ok.txt", "ok"],
-    ["link-in.txt", "ok"],
-    ["../../outside/new.txt", "LocalPathNotAllowed"],
-    [join(evil, "new.txt"), "LocalPathNotAllowed"],
-    ["link-out.txt", "LocalSymlinkRefused"],
-    ["dir-out/new.txt", "LocalSymlinkRefused"],
-    ["dangling", "LocalSymlinkRefused"],
-    ["sub", "LocalPathIsDirectory"],
-    ["a\0b", "InvalidLocalPath"],
-    ["~/.bashrc", "LocalPathNotAllowed"],
-  ])("%p → %p", async (path, expected) => {
-    expect(await code(checkTargetPath(path, dirs, mode))).toBe(expected);
+  describe(`reading (upload sources), ${mode} mode`, () => {
+    test.each([
+      ["ok.txt", "ok"],
+      [join(allowed, "ok.txt"), "ok"],
+      ["link-in.txt", "ok"],
+      ["sub/../ok.txt", "ok"],
+      ["../../outside/secret.txt", "LocalPathNotAllowed"],
+      [join(outside, "secret.txt"), "LocalPathNotAllowed"],
+      [join(evil, "secret.txt"), "LocalPathNotAllowed"],
+      ["link-out.txt", "LocalSymlinkRefused"],
+      ["dir-out/secret.txt", "LocalSymlinkRefused"],
+      ["dangling", "LocalSymlinkRefused"],
+      ["ok.txt\0.png", "InvalidLocalPath"],
+      ["~/.ssh/id_ed25519", "LocalPathNotAllowed"],
+      ["missing.txt", "LocalFileNotFound"],
+      ["", "InvalidLocalPath"],
+    ])("%p → %p", async (path, expected) => {
+      expect(await code(checkExistingPath(path, dirs, mode))).toBe(expected);
+    });
   });
 
-  test("a new path keeps the real ancestor and reports whether the file exists", async () => {
-    expect(await checkTargetPath("deep/x.txt", dirs, mode)).toEqual({ path: join(allowed, "deep/x.txt"), given: "deep/x.txt", exists: false });
-    expect((await checkTargetPath("ok.txt", dirs, mode)).exists).toBe(true);
+  describe(`writing (download targets), ${mode} mode`, () => {
+    test.each([
+      ["new.txt", "ok"],
+      ["deep/new/dirs/file.txt", "ok"],
+      ["ok.txt", "ok"],
+      ["link-in.txt", "ok"],
+      ["../../outside/new.txt", "LocalPathNotAllowed"],
+      [join(evil, "new.txt"), "LocalPathNotAllowed"],
+      ["link-out.txt", "LocalSymlinkRefused"],
+      ["dir-out/new.txt", "LocalSymlinkRefused"],
+      ["dangling", "LocalSymlinkRefused"],
+      ["sub", "LocalPathIsDirectory"],
+      ["a\0b", "InvalidLocalPath"],
+      ["~/.bashrc", "LocalPathNotAllowed"],
+    ])("%p → %p", async (path, expected) => {
+      expect(await code(checkTargetPath(path, dirs, mode))).toBe(expected);
+    });
+
+    test("a new path keeps the real ancestor and reports whether the file exists", async () => {
+      expect(await checkTargetPath("deep/x.txt", dirs, mode)).toEqual({
+        path: join(allowed, "deep/x.txt"),
+        given: "deep/x.txt",
+        exists: false,
+      });
+      expect((await checkTargetPath("ok.txt", dirs, mode)).exists).toBe(true);
+    });
   });
-});
 }
 
 describe("allowed directories", () => {

@@ -2,7 +2,11 @@
 import { expect, test } from "bun:test";
 import { JOB_KEPT_MS, JOBS_PER_CALLER, JobRegistry } from "../../../src/mcp/jobs.ts";
 
-const ended = (text = "ok") => ({ answer: Promise.resolve({ content: [{ type: "text" as const, text }] }), abort: new AbortController(), progress: {} });
+const ended = (text = "ok") => ({
+  answer: Promise.resolve({ content: [{ type: "text" as const, text }] }),
+  abort: new AbortController(),
+  progress: {},
+});
 const isError = (r: { isError?: boolean }) => r.isError === true;
 
 test("another caller's id is unknown; the owner gets the answer", async () => {
@@ -40,7 +44,12 @@ test("cancel aborts the work, waits for its clean-up, and the job says cancelled
   const abort = new AbortController();
   let cleaned = false;
   const answer = new Promise<{ content: { type: "text"; text: string }[]; isError?: boolean }>((resolve) =>
-    abort.signal.addEventListener("abort", () => setTimeout(() => ((cleaned = true), resolve({ content: [{ type: "text", text: "Cancelled" }], isError: true })), 20)),
+    abort.signal.addEventListener("abort", () =>
+      setTimeout(
+        () => ((cleaned = true), resolve({ content: [{ type: "text", text: "Cancelled" }], isError: true })),
+        20,
+      ),
+    ),
   );
   const job = jobs.adopt("alice", "upload_file", new Date(), { answer, abort, progress: { done_bytes: 5 } }, isError);
   const started = performance.now();

@@ -4,15 +4,34 @@ import { auditBytes, auditLine, auditTarget } from "../../../src/runtime/audit.t
 describe("audit lines", () => {
   test("a key with newlines, quotes and line separators stays inside one line and parses back exactly", () => {
     const key = 'evil\n{"caller":"root","outcome":"ok"}\r\u2028\u2029"\\';
-    const line = auditLine({ caller: "alice", action: "get_object", bucket: "b", key, outcome: "ok", duration_ms: 3, request_id: 7 }, new Date("2026-11-24T00:00:00Z"));
+    const line = auditLine(
+      { caller: "alice", action: "get_object", bucket: "b", key, outcome: "ok", duration_ms: 3, request_id: 7 },
+      new Date("2026-11-24T00:00:00Z"),
+    );
     expect(line.endsWith("\n")).toBe(true);
     expect(line.slice(0, -1)).not.toMatch(/[\n\r\u2028\u2029]/);
-    expect(JSON.parse(line)).toEqual({ time: "2026-11-24T00:00:00.000Z", caller: "alice", action: "get_object", bucket: "b", key, outcome: "ok", duration_ms: 3, request_id: 7 });
+    expect(JSON.parse(line)).toEqual({
+      time: "2026-11-24T00:00:00.000Z",
+      caller: "alice",
+      action: "get_object",
+      bucket: "b",
+      key,
+      outcome: "ok",
+      duration_ms: 3,
+      request_id: 7,
+    });
   });
 
   test("the target: bucket, key, prefix and a copy's source with its store", () => {
-    expect(auditTarget({ bucket_name: "b", object_key: "k", content: "secret text" }, undefined)).toEqual({ bucket: "b", key: "k" });
-    expect(auditTarget({ source_bucket: "s", source_prefix: "p/", bucket_name: "b", prefix: "q/" }, "r2")).toEqual({ bucket: "b", prefix: "q/", source: "r2:s/p/" });
+    expect(auditTarget({ bucket_name: "b", object_key: "k", content: "secret text" }, undefined)).toEqual({
+      bucket: "b",
+      key: "k",
+    });
+    expect(auditTarget({ source_bucket: "s", source_prefix: "p/", bucket_name: "b", prefix: "q/" }, "r2")).toEqual({
+      bucket: "b",
+      prefix: "q/",
+      source: "r2:s/p/",
+    });
   });
 
   test("bytes: a transfer's size, a read's window, a bulk job's bytes done; never a described object's size", () => {

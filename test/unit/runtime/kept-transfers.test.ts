@@ -8,11 +8,20 @@ import { expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { KeptTransfers, keptTransfersIn, type KeptUpload } from "../../../src/runtime/kept-transfers.ts";
+import { KeptTransfers, type KeptUpload, keptTransfersIn } from "../../../src/runtime/kept-transfers.ts";
 
 const MODULE = resolve(import.meta.dir, "../../../src/runtime/kept-transfers.ts");
 const fresh = () => mkdtempSync(join(tmpdir(), "kept-unit-"));
-const uploadOf = (key: string, created_at = Date.now()): KeptUpload => ({ store: "s", bucket: "b", key, upload_id: `id-${key}`, source: { id: key, size: 1, version: "1" }, part_size: 8, params: "", created_at });
+const uploadOf = (key: string, created_at = Date.now()): KeptUpload => ({
+  store: "s",
+  bucket: "b",
+  key,
+  upload_id: `id-${key}`,
+  source: { id: key, size: 1, version: "1" },
+  part_size: 8,
+  params: "",
+  created_at,
+});
 
 test("four processes keeping and dropping records at once lose none", async () => {
   const dir = join(fresh(), "state");
@@ -26,7 +35,9 @@ test("four processes keeping and dropping records at once lose none", async () =
       if (i % 3 === 0) kept.dropUpload({ store: "s", bucket: "b", key });
     }
   `;
-  const procs = [0, 1, 2, 3].map((n) => Bun.spawn([process.execPath, "-e", script(n)], { stdout: "ignore", stderr: "pipe" }));
+  const procs = [0, 1, 2, 3].map((n) =>
+    Bun.spawn([process.execPath, "-e", script(n)], { stdout: "ignore", stderr: "pipe" }),
+  );
   const codes = await Promise.all(procs.map((p) => p.exited));
   expect(codes).toEqual([0, 0, 0, 0]);
   const kept = new KeptTransfers(dir);
@@ -34,7 +45,8 @@ test("four processes keeping and dropping records at once lose none", async () =
   // 60 each, a third dropped again: 40 uploads and 60 downloads from each of the four.
   expect(all.uploads.length).toBe(160);
   expect(all.downloads.length).toBe(240);
-  for (let n = 0; n < 4; n++) expect(kept.upload({ store: "s", bucket: "b", key: `p${n}-1` })?.upload_id).toBe(`id-p${n}-1`);
+  for (let n = 0; n < 4; n++)
+    expect(kept.upload({ store: "s", bucket: "b", key: `p${n}-1` })?.upload_id).toBe(`id-p${n}-1`);
 }, 30_000);
 
 test("a state directory others can write to, or a symlink, keeps nothing and says so once", () => {

@@ -25,7 +25,10 @@ test("the byte budget never goes over its limit; a small share never waits behin
   const small = await budget.reserve(4);
   order.push("small");
   const aborted = new AbortController();
-  const c = budget.reserve(40, aborted.signal).then(() => "admitted", () => "cancelled");
+  const c = budget.reserve(40, aborted.signal).then(
+    () => "admitted",
+    () => "cancelled",
+  );
   const d = budget.reserve(40).then((r) => (order.push("d"), r));
   aborted.abort();
   expect(await c).toBe("cancelled");

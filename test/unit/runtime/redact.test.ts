@@ -15,12 +15,18 @@ test("registered secrets and signed-request material are scrubbed", () => {
 
 test("URL userinfo is masked whole, parsed or not, even with '/', '+' or '@' in the secret; s3:// keys with '@' are left alone", () => {
   const secret = "wJalrXUtnFEMI/K7MDENG+bPxRfi@CYEXAMPLEKEY";
-  for (const text of [`http://AKID:${secret}@host:99999`, `endpoint "https://AKID:${secret}@host/p" is not a URL`, `ftp://u:${secret}@h`]) {
+  for (const text of [
+    `http://AKID:${secret}@host:99999`,
+    `endpoint "https://AKID:${secret}@host/p" is not a URL`,
+    `ftp://u:${secret}@h`,
+  ]) {
     const masked = maskUrlUserinfo(text);
     for (const part of secret.split(/[/@]/)) expect(masked).not.toContain(part);
     expect(masked).toContain("[redacted]@");
   }
-  expect(scrubSecrets("s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey")).toBe("s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey");
+  expect(scrubSecrets("s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey")).toBe(
+    "s3://bucket/people/ann@example.com/cv.pdf: NoSuchKey",
+  );
   expect(scrubSecrets("s3://user:pass@bucket/k")).toBe("s3://[redacted]@bucket/k");
   expect(scrubSecrets("no URL here: a@b")).toBe("no URL here: a@b");
 });
@@ -38,7 +44,11 @@ describe("secrets", () => {
     const token = "tok/en+with=special";
     registerSecrets(token);
     const encoded = encodeURIComponent(token);
-    for (const form of [encoded, encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()), JSON.stringify(token).slice(1, -1)]) {
+    for (const form of [
+      encoded,
+      encoded.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+      JSON.stringify(token).slice(1, -1),
+    ]) {
       expect(scrubSecrets(`echo ${form} echo`)).not.toContain(form);
     }
     expect(maskUrlUserinfo("http://user:p@ss@exa mple.com/x")).toBe("http://[redacted]@exa mple.com/x");

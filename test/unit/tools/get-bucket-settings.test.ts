@@ -4,7 +4,11 @@ import { ruleFromSdk, ruleToSdk } from "../../../src/storage/lifecycle-form.ts";
 import { accessWords, parsePolicy, publicGrants } from "../../../src/tools/bucket-policy.ts";
 import { ruleSentence } from "../../../src/tools/get-bucket-settings.ts";
 
-const statement = (extra: Record<string, unknown>) => JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "arn:aws:s3:::b/*", ...extra }] });
+const statement = (extra: Record<string, unknown>) =>
+  JSON.stringify({
+    Version: "2012-10-17",
+    Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "arn:aws:s3:::b/*", ...extra }],
+  });
 
 test("a policy must be JSON with statements that have Effect and Action; errors say which", () => {
   expect(() => parsePolicy("{nope", "s3://b")).toThrow(/InvalidPolicyJson|not valid JSON/);
@@ -16,7 +20,11 @@ test("a policy must be JSON with statements that have Effect and Action; errors 
 
 test("what a policy gives everyone: Principal * in its forms, NotPrincipal; Deny and named principals are not public", () => {
   expect(publicGrants(parsePolicy(statement({ Principal: "*" }), "b"))).toEqual(["s3:GetObject on arn:aws:s3:::b/*"]);
-  expect(publicGrants(parsePolicy(statement({ Principal: { AWS: ["arn:aws:iam::1:root", "*"] }, Condition: { IpAddress: {} } }), "b"))).toEqual(["s3:GetObject on arn:aws:s3:::b/* (with conditions)"]);
+  expect(
+    publicGrants(
+      parsePolicy(statement({ Principal: { AWS: ["arn:aws:iam::1:root", "*"] }, Condition: { IpAddress: {} } }), "b"),
+    ),
+  ).toEqual(["s3:GetObject on arn:aws:s3:::b/* (with conditions)"]);
   expect(publicGrants(parsePolicy(statement({ NotPrincipal: { AWS: "arn:aws:iam::1:root" } }), "b"))).toHaveLength(1);
   expect(publicGrants(parsePolicy(statement({ Principal: { AWS: "arn:aws:iam::1:root" } }), "b"))).toEqual([]);
   expect(publicGrants(parsePolicy(statement({ Principal: "*", Effect: "Deny" }), "b"))).toEqual([]);
@@ -25,11 +33,33 @@ test("what a policy gives everyone: Principal * in its forms, NotPrincipal; Deny
 });
 
 test("lifecycle rules: the tools' form round-trips through S3's; what it cannot say is named", () => {
-  const rule = { id: "r", enabled: true, prefix: "tmp/", expire_after_days: 7, noncurrent_expire_after_days: 30, keep_noncurrent_versions: 2, abort_incomplete_uploads_after_days: 3, transition_after_days: 90, transition_storage_class: "GLACIER" };
+  const rule = {
+    id: "r",
+    enabled: true,
+    prefix: "tmp/",
+    expire_after_days: 7,
+    noncurrent_expire_after_days: 30,
+    keep_noncurrent_versions: 2,
+    abort_incomplete_uploads_after_days: 3,
+    transition_after_days: 90,
+    transition_storage_class: "GLACIER",
+  };
   expect(ruleFromSdk(ruleToSdk(rule))).toEqual(rule);
   const tagged = { id: "t", enabled: false, prefix: "a/", tag: { key: "k", value: "v" }, expire_after_days: 1 };
   expect(ruleFromSdk(ruleToSdk(tagged))).toEqual(tagged);
-  const odd = ruleFromSdk({ ID: "o", Status: "Enabled", Filter: { And: { Tags: [{ Key: "a", Value: "1" }, { Key: "b", Value: "2" }] } }, Expiration: { ExpiredObjectDeleteMarker: true } });
+  const odd = ruleFromSdk({
+    ID: "o",
+    Status: "Enabled",
+    Filter: {
+      And: {
+        Tags: [
+          { Key: "a", Value: "1" },
+          { Key: "b", Value: "2" },
+        ],
+      },
+    },
+    Expiration: { ExpiredObjectDeleteMarker: true },
+  });
   expect(odd.other).toEqual(["2 tags in the filter", "expired delete markers removed"]);
   expect(ruleSentence(rule)).toContain("objects under tmp/ expire after 7 days");
   expect(ruleSentence(tagged)).toContain("(rule t disabled)");

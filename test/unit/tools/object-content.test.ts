@@ -22,7 +22,10 @@ test("a truncated text is cut on a character boundary", () => {
 
 test("unknown type: valid UTF-8 is text, other bytes are binary", () => {
   expect(present(null, utf8("plain words"), false).kind).toBe("text");
-  expect(present("application/octet-stream", new Uint8Array([0, 1, 2, 255]), false)).toMatchObject({ kind: "binary", encoding: "base64" });
+  expect(present("application/octet-stream", new Uint8Array([0, 1, 2, 255]), false)).toMatchObject({
+    kind: "binary",
+    encoding: "base64",
+  });
 });
 
 test("images: by type, or sniffed when the type is unknown; truncated binary is omitted", () => {
@@ -30,5 +33,8 @@ test("images: by type, or sniffed when the type is unknown; truncated binary is 
   expect(present("image/png", png, false)).toMatchObject({ kind: "image", mimeType: "image/png" });
   expect(present("application/octet-stream", png, false)).toMatchObject({ kind: "image", mimeType: "image/png" });
   expect(present("image/png", png, true)).toMatchObject({ kind: "omitted", encoding: "none", returnedBytes: 0 });
-  expect(present("application/zip", new Uint8Array([0x50, 0x4b, 3, 4]), false)).toMatchObject({ kind: "binary", mimeType: "application/zip" });
+  expect(present("application/zip", new Uint8Array([0x50, 0x4b, 3, 4]), false)).toMatchObject({
+    kind: "binary",
+    mimeType: "application/zip",
+  });
 });

@@ -4,11 +4,21 @@
  * a second run, never rows — the engine fails on a hole (zeros do not parse
  * as pages) and the files are completed and the query run again.
  */
-import { DuckDBInstance } from "@duckdb/node-api";
+
 import { beforeAll, expect, test } from "bun:test";
-import { closeSync, copyFileSync, mkdirSync, openSync, readFileSync, writeSync, ftruncateSync, statSync } from "node:fs";
+import {
+  closeSync,
+  copyFileSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
-import { runQuery, type Narrowing } from "../../../../src/content/query/engine.ts";
+import { DuckDBInstance } from "@duckdb/node-api";
+import { type Narrowing, runQuery } from "../../../../src/content/query/engine.ts";
 import { columnsInPlan } from "../../../../src/content/query/parquet-ranges.ts";
 import { objectsView } from "../../../../src/content/query/tables.ts";
 import { tempDir } from "../../../helpers/files.ts";
@@ -22,7 +32,9 @@ beforeAll(async () => {
   dir = tempDir("parquet-ranges");
   full = join(dir, "full.parquet");
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
-  await duck.run(`COPY (SELECT i AS id, md5(i::VARCHAR) AS payload, i % 10 AS small FROM range(100000) t(i)) TO '${full}' (FORMAT parquet, ROW_GROUP_SIZE 20000)`);
+  await duck.run(
+    `COPY (SELECT i AS id, md5(i::VARCHAR) AS payload, i % 10 AS small FROM range(100000) t(i)) TO '${full}' (FORMAT parquet, ROW_GROUP_SIZE 20000)`,
+  );
 });
 
 async function planFor(sql: string): Promise<unknown> {
@@ -33,12 +45,19 @@ async function planFor(sql: string): Promise<unknown> {
 
 test("the columns of a real plan: projected, filtered only, none for a count from the footer, all for *", async () => {
   const names = ["id", "payload", "small"];
-  expect([...columnsInPlan(await planFor("SELECT small FROM objects WHERE id > 5"), names)].sort()).toEqual(["id", "small"]);
+  expect([...columnsInPlan(await planFor("SELECT small FROM objects WHERE id > 5"), names)].sort()).toEqual([
+    "id",
+    "small",
+  ]);
   // The filter's column is not among DuckDB's projections here: only the filter text names it.
-  expect([...columnsInPlan(await planFor("SELECT count(*) FROM objects WHERE payload LIKE 'ab%'"), names)]).toEqual(["payload"]);
+  expect([...columnsInPlan(await planFor("SELECT count(*) FROM objects WHERE payload LIKE 'ab%'"), names)]).toEqual([
+    "payload",
+  ]);
   expect([...columnsInPlan(await planFor("SELECT count(*) FROM objects"), names)]).toEqual([]);
   expect([...columnsInPlan(await planFor("SELECT * FROM objects"), names)].sort()).toEqual(names);
-  expect([...columnsInPlan(await planFor("SELECT a.small FROM objects a JOIN objects b ON a.id = b.small"), names)].sort()).toEqual(["id", "small"]);
+  expect(
+    [...columnsInPlan(await planFor("SELECT a.small FROM objects a JOIN objects b ON a.id = b.small"), names)].sort(),
+  ).toEqual(["id", "small"]);
 });
 
 /** The file with only its magic and footer written, the rest a hole (what placeSparseParquet leaves before the plan). */
@@ -57,7 +76,11 @@ function workspace(name: string) {
   mkdirSync(join(ws, "data"), { recursive: true });
   const path = join(ws, "data", "1.parquet");
   footerOnly(path);
-  return { ws: { dir: ws, data: join(ws, "data"), remove() {} }, files: [{ key: "k.parquet", path, format: "parquet" as const }], path };
+  return {
+    ws: { dir: ws, data: join(ws, "data"), remove() {} },
+    files: [{ key: "k.parquet", path, format: "parquet" as const }],
+    path,
+  };
 }
 
 test("a plan read wrongly (nothing fetched): the engine fails on the hole, the file is completed, the query runs again with the right rows", async () => {
@@ -71,7 +94,15 @@ test("a plan read wrongly (nothing fetched): the engine fails on the hole, the f
       return true;
     },
   };
-  const page = await runQuery(ws, files, "SELECT small, count(*) AS n, min(payload) AS p FROM objects GROUP BY small ORDER BY small", WINDOW, LIMITS, new AbortController().signal, narrowing);
+  const page = await runQuery(
+    ws,
+    files,
+    "SELECT small, count(*) AS n, min(payload) AS p FROM objects GROUP BY small ORDER BY small",
+    WINDOW,
+    LIMITS,
+    new AbortController().signal,
+    narrowing,
+  );
   expect(completed).toBe(1);
   expect(page.rows).toHaveLength(10);
   expect(page.rows[0]).toEqual([0, 10000, expect.any(String)]);
@@ -81,5 +112,7 @@ test("a plan read wrongly (nothing fetched): the engine fails on the hole, the f
 test("and when nothing is left to complete, the failure is the answer: holes never turn into rows", async () => {
   const { ws, files } = workspace("no-rows-from-holes");
   const narrowing: Narrowing = { fromPlan: async () => {}, completeAll: async () => false };
-  await expect(runQuery(ws, files, "SELECT sum(small) FROM objects", WINDOW, LIMITS, new AbortController().signal, narrowing)).rejects.toThrow();
+  await expect(
+    runQuery(ws, files, "SELECT sum(small) FROM objects", WINDOW, LIMITS, new AbortController().signal, narrowing),
+  ).rejects.toThrow();
 });

@@ -9,11 +9,26 @@ const page = (body: string, head = "<IsTruncated>false</IsTruncated>") =>
 
 describe("parseListObjectsV2", () => {
   test("reads keys, sizes, times, ETags, classes, common prefixes and the continuation", () => {
-    const xml = page(`${entry("a.txt")}${entry("b &amp; &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x1F600;")}<CommonPrefixes><Prefix>docs/</Prefix></CommonPrefixes>`, "<KeyCount>3</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>");
+    const xml = page(
+      `${entry("a.txt")}${entry("b &amp; &lt;c&gt; &quot;d&quot; &apos;e&apos; &#233;&#x1F600;")}<CommonPrefixes><Prefix>docs/</Prefix></CommonPrefixes>`,
+      "<KeyCount>3</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>1ueGcxLPRx1Tr/XYExHnhbYLgveDs2J/wm36Hy4vbOwM=</NextContinuationToken>",
+    );
     expect(parseListObjectsV2(xml)).toEqual({
       contents: [
-        { key: "a.txt", size: 12, lastModified: "2026-11-24T10:00:00.123Z", etag: '"0cc175b9c0f1b6a831c399e269772661"', storageClass: "STANDARD" },
-        { key: `b & <c> "d" 'e' é😀`, size: 12, lastModified: "2026-11-24T10:00:00.123Z", etag: '"0cc175b9c0f1b6a831c399e269772661"', storageClass: "STANDARD" },
+        {
+          key: "a.txt",
+          size: 12,
+          lastModified: "2026-11-24T10:00:00.123Z",
+          etag: '"0cc175b9c0f1b6a831c399e269772661"',
+          storageClass: "STANDARD",
+        },
+        {
+          key: `b & <c> "d" 'e' é😀`,
+          size: 12,
+          lastModified: "2026-11-24T10:00:00.123Z",
+          etag: '"0cc175b9c0f1b6a831c399e269772661"',
+          storageClass: "STANDARD",
+        },
       ],
       commonPrefixes: ["docs/"],
       isTruncated: true,
@@ -22,12 +37,21 @@ describe("parseListObjectsV2", () => {
   });
 
   test("keeps a key's spaces as they are; fields a store leaves out are null; other time forms become ISO", () => {
-    const xml = page("<Contents><Key>  spaced key  </Key><LastModified>2026-11-24T10:00:00Z</LastModified><Size>0</Size></Contents>");
-    expect(parseListObjectsV2(xml)!.contents).toEqual([{ key: "  spaced key  ", size: 0, lastModified: "2026-11-24T10:00:00.000Z", etag: null, storageClass: null }]);
+    const xml = page(
+      "<Contents><Key>  spaced key  </Key><LastModified>2026-11-24T10:00:00Z</LastModified><Size>0</Size></Contents>",
+    );
+    expect(parseListObjectsV2(xml)!.contents).toEqual([
+      { key: "  spaced key  ", size: 0, lastModified: "2026-11-24T10:00:00.000Z", etag: null, storageClass: null },
+    ]);
   });
 
   test("an empty page", () => {
-    expect(parseListObjectsV2(page(""))).toEqual({ contents: [], commonPrefixes: [], isTruncated: false, nextContinuationToken: null });
+    expect(parseListObjectsV2(page(""))).toEqual({
+      contents: [],
+      commonPrefixes: [],
+      isTruncated: false,
+      nextContinuationToken: null,
+    });
   });
 
   test("hands to the SDK what it is not sure of", () => {
@@ -60,6 +84,7 @@ describe("xmlText", () => {
     expect(xmlText("plain")).toBe("plain");
   });
   test("refuses what XML does not allow", () => {
-    for (const bad of ["&", "a&b", "&#;", "&#x110000;", "&unknown;"]) expect([bad, xmlText(bad)]).toEqual([bad, undefined]);
+    for (const bad of ["&", "a&b", "&#;", "&#x110000;", "&unknown;"])
+      expect([bad, xmlText(bad)]).toEqual([bad, undefined]);
   });
 });

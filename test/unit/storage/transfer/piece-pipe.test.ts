@@ -36,7 +36,8 @@ describe("PiecePipe", () => {
     const source = bytes(100_000);
     const pipe = new PiecePipe(source.length, 1 << 20, md5Check(createHash("md5").update(source).digest("hex")));
     const writes = [];
-    for (let at = 90_000; at >= 0; at -= 10_000) writes.push(pipe.write(at, [source.slice(at, at + 4000), source.slice(at + 4000, at + 10_000)]));
+    for (let at = 90_000; at >= 0; at -= 10_000)
+      writes.push(pipe.write(at, [source.slice(at, at + 4000), source.slice(at + 4000, at + 10_000)]));
     const [read] = await Promise.all([readAll(pipe, 30_000), ...writes]);
     expect(Buffer.compare(read, source)).toBe(0);
   });
@@ -95,7 +96,8 @@ describe("PiecePipe", () => {
     await pipe.write(30_000, [chunks[2]!]);
     await pipe.write(0, [chunks[0]!, chunks[1]!]);
     const taken = [await first];
-    for (let at = taken[0]!.length; at < source.length; at += taken.at(-1)!.length) taken.push(await pipe.takeAt(at, Infinity));
+    for (let at = taken[0]!.length; at < source.length; at += taken.at(-1)!.length)
+      taken.push(await pipe.takeAt(at, Infinity));
     // The very buffers written, in order.
     expect(taken.map((t) => t.buffer)).toEqual(chunks.map((c) => c.buffer));
     expect(Buffer.concat(taken).equals(Buffer.from(source))).toBe(true);

@@ -44,14 +44,45 @@ test("a reader that waits gets one more range each time one ends, up to the limi
 
 test("missingSpans: the gaps of what a resumed download has, within [from, total)", () => {
   expect(missingSpans(10, 100)).toEqual([[10, 100]]);
-  expect(missingSpans(10, 100, [[20, 30], [50, 60]])).toEqual([[10, 20], [30, 50], [60, 100]]);
-  expect(missingSpans(10, 100, [[0, 15], [90, 120]])).toEqual([[15, 90]]);
+  expect(
+    missingSpans(10, 100, [
+      [20, 30],
+      [50, 60],
+    ]),
+  ).toEqual([
+    [10, 20],
+    [30, 50],
+    [60, 100],
+  ]);
+  expect(
+    missingSpans(10, 100, [
+      [0, 15],
+      [90, 120],
+    ]),
+  ).toEqual([[15, 90]]);
   expect(missingSpans(10, 100, [[10, 100]])).toEqual([]);
-  expect(missingSpans(10, 100, [[5, 40], [40, 100]])).toEqual([]);
+  expect(
+    missingSpans(10, 100, [
+      [5, 40],
+      [40, 100],
+    ]),
+  ).toEqual([]);
 });
 
 test("inParallel over several spans runs each in RANGE_SIZE steps and nothing between them", async () => {
   const seen: [number, number][] = [];
-  await inParallel([[0, RANGE_SIZE + 1], [3 * RANGE_SIZE, 3 * RANGE_SIZE + 7]], async (start, end) => void seen.push([start, end]), new AbortController(), 4);
-  expect(seen.sort((a, b) => a[0] - b[0])).toEqual([[0, RANGE_SIZE - 1], [RANGE_SIZE, RANGE_SIZE], [3 * RANGE_SIZE, 3 * RANGE_SIZE + 6]]);
+  await inParallel(
+    [
+      [0, RANGE_SIZE + 1],
+      [3 * RANGE_SIZE, 3 * RANGE_SIZE + 7],
+    ],
+    async (start, end) => void seen.push([start, end]),
+    new AbortController(),
+    4,
+  );
+  expect(seen.sort((a, b) => a[0] - b[0])).toEqual([
+    [0, RANGE_SIZE - 1],
+    [RANGE_SIZE, RANGE_SIZE],
+    [3 * RANGE_SIZE, 3 * RANGE_SIZE + 6],
+  ]);
 });

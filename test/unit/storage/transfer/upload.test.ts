@@ -19,8 +19,10 @@ test("queue size shrinks as parts grow, so buffered bytes stay bounded", () => {
 
 test("keys with . or .. path segments are sent by the client whose URLs are not normalized", () => {
   const handle = { client: "node", fetchClient: "fetch", sdk: {} } as never;
-  for (const key of ["../../a", "a/./b", "a/../b", "..", "a/..", "."]) expect(fetchClientFor(handle, key) as unknown).toBe("node");
-  for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"]) expect(fetchClientFor(handle, key) as unknown).toBe("fetch");
+  for (const key of ["../../a", "a/./b", "a/../b", "..", "a/..", "."])
+    expect(fetchClientFor(handle, key) as unknown).toBe("node");
+  for (const key of ["a.b", "..a", "a..", ".hidden/x", "a/...", "a/.b./c"])
+    expect(fetchClientFor(handle, key) as unknown).toBe("fetch");
 });
 
 test("a far store gets more parts in flight, still within the buffer budget", () => {
