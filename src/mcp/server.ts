@@ -135,13 +135,13 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     confirmWithUser,
     caller,
     callBudgetMs,
-    ...(recheck ? { recheck } : {}),
-    ...(jobs ? { jobs } : {}),
+    recheck,
+    jobs,
     resourceLinks: options.resourceLinks ?? false,
-    ...(access ? { access } : {}),
-    ...(storeInfos ? { storeInfos } : {}),
-    ...(deps.leases ? { leases: deps.leases } : {}),
-    ...(deps.audit ? { audit: deps.audit } : {}),
+    access,
+    storeInfos,
+    leases: deps.leases,
+    audit: deps.audit,
   };
 
   const offered = offeredOf(options, stores, jobs !== undefined, {

@@ -49,7 +49,7 @@ export const deleteObject = defineTool({
       version_id: out.version_id,
       delete_marker: out.delete_marker,
       permanent,
-      ...(restore ? { next: restore } : {}),
+      next: restore,
     });
   },
 });

@@ -128,7 +128,7 @@ export const deleteObjects = defineTool({
       deleted_count: out.deleted.length,
       deleted: out.deleted.slice(0, LISTED).map((d) => d.key),
       failed,
-      ...(next ? { next } : {}),
+      next,
     });
   },
 });

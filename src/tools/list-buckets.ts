@@ -56,7 +56,7 @@ export const listBuckets = defineTool({
       count: buckets.length,
       next_continuation_token: page.next_continuation_token,
       source: page.from,
-      ...(next ? { next } : {}),
+      next,
     });
   },
 });

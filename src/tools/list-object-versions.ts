@@ -69,7 +69,7 @@ export const listObjectVersions = defineTool({
       bucket: args.bucket_name,
       prefix: args.prefix ?? null,
       ...page,
-      ...(next ? { next } : {}),
+      next,
     });
   },
 });

@@ -93,8 +93,8 @@ export const listObjects = defineTool({
       bucket: args.bucket_name,
       prefix: args.prefix ?? null,
       ...structured,
-      ...(warning ? { warning } : {}),
-      ...(next ? { next } : {}),
+      warning,
+      next,
     });
     // Links a client can open (resources/read); the first LINKED_OBJECTS only, so a 1,000-key page does not double in size.
     const links: ContentBlock[] = page.objects

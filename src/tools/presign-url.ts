@@ -85,7 +85,7 @@ export const presignUrl = defineTool({
         expires_at: expiresAt,
         headers,
         exposes,
-        ...(warning ? { warning } : {}),
+        warning,
       },
     );
   },

@@ -112,6 +112,6 @@ export function changeResult(
     .join("\n");
   return {
     content: [{ type: "text" as const, text }],
-    structured: { ...base, applied, confirmation, before, after, ...(note ? { note } : {}), ...(next ? { next } : {}) },
+    structured: { ...base, applied, confirmation, before, after, note, next },
   };
 }
