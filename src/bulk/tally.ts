@@ -6,6 +6,7 @@
 
 import { z } from "zod";
 import { CONFIRMATIONS, type Confirmation } from "../runtime/confirmation.ts";
+import type { ProgressReporter } from "../runtime/progress.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Names listed per kind; the counts cover the rest. */
@@ -39,9 +40,7 @@ export const jobResultSchema = z.object({
 });
 export type JobResult = z.output<typeof jobResultSchema>;
 
-export interface ProgressOut {
-  report(progress: number, total: number | undefined, message: string, final?: boolean): void;
-}
+export type ProgressOut = Pick<ProgressReporter, "report">;
 
 const MiB = 1024 * 1024;
 const n = (x: number) => x.toLocaleString("en-US");
@@ -125,12 +124,13 @@ export class Tally {
   /** `1,204/5,000 objects, 310/1,290 MiB`: progress grows with objects and bytes settled (it must only grow), the total as the job learns more. */
   report(final: boolean): void {
     const message = `${this.verb}: ${n(this.#settled + this.counts.deleted)}/${n(this.#seen)} objects, ${mib(this.#bytesSettled)}/${mib(this.#bytesKnown)} MiB`;
-    this.progress.report(
-      this.#settled + this.counts.deleted + this.#bytesSettled,
-      this.#seen + this.#bytesKnown,
-      message,
-      final,
-    );
+    const doneObjects = this.#settled + this.counts.deleted;
+    this.progress.report(doneObjects + this.#bytesSettled, this.#seen + this.#bytesKnown, message, final, {
+      doneObjects,
+      totalObjects: this.#seen,
+      doneBytes: this.#bytesSettled,
+      totalBytes: this.#bytesKnown,
+    });
   }
 
   result(dryRun: boolean, complete: boolean, next?: string): JobResult {

@@ -238,11 +238,13 @@ function recording(inner: ProgressReporter, into: JobProgress): ProgressReporter
         sink(done);
       };
     },
-    report(done, total, message, final) {
-      into.done_objects = done;
-      if (total !== undefined) into.total_objects = total;
+    report(done, total, message, final, figures = { doneObjects: done, totalObjects: total }) {
+      if (figures.doneObjects !== undefined) into.done_objects = figures.doneObjects;
+      if (figures.totalObjects !== undefined) into.total_objects = figures.totalObjects;
+      if (figures.doneBytes !== undefined) into.done_bytes = figures.doneBytes;
+      if (figures.totalBytes !== undefined) into.total_bytes = figures.totalBytes;
       into.message = message;
-      inner.report(done, total, message, final);
+      inner.report(done, total, message, final, figures);
     },
     close: () => inner.close(),
   };

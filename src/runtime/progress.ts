@@ -10,15 +10,30 @@
 /** Reports bytes done so far (a running total, not a delta). */
 export type ProgressSink = (done: number) => void;
 
+/** What a job of many items has done, each count apart (a job's status shows them; a notification has one number). */
+export interface ProgressFigures {
+  doneObjects?: number;
+  totalObjects?: number;
+  doneBytes?: number;
+  totalBytes?: number;
+}
+
 export interface ProgressReporter {
   /** A sink for a transfer of `total` bytes (undefined when unknown), described by `what`. */
   start(total: number | undefined, what: string): ProgressSink;
   /**
    * For a job of many items: `progress` must only grow; `total` may grow as
    * more of the job becomes known; `message` says it in words. Rate-limited
-   * like a transfer; `final` is always sent.
+   * like a transfer; `final` is always sent. `figures` says what `progress`
+   * counts (without them: objects).
    */
-  report(progress: number, total: number | undefined, message: string, final?: boolean): void;
+  report(
+    progress: number,
+    total: number | undefined,
+    message: string,
+    final?: boolean,
+    figures?: ProgressFigures,
+  ): void;
   /** No notification is sent after this (the call answered, failed or was cancelled). */
   close(): void;
 }

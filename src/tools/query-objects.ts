@@ -102,7 +102,8 @@ export const queryObjects = defineTool({
       // The rows go out twice (text and structured content): each copy gets under half the budget.
       window: { offset, maxRows, maxBytes: Math.floor(ctx.contentBudget / 2.5), maxCellChars: MAX_CELL_CHARS },
       signal: ctx.signal,
-      progress: (bytes) => ctx.progress.report(bytes, undefined, `query_objects: ${bytes} bytes fetched`),
+      progress: (bytes) =>
+        ctx.progress.report(bytes, undefined, `query_objects: ${bytes} bytes fetched`, false, { doneBytes: bytes }),
     });
     const shownTo = offset + page.rows.length;
     const more = shownTo < page.totalRows;

@@ -300,6 +300,14 @@ describe("bulk work and copies between stores past the call budget", () => {
         complete: true,
         counts: { done: 1000, failed: 0 },
       });
+      // Objects and bytes apart in the job's progress, each its own count.
+      const bytes = Array.from({ length: 1000 }, (_, i) => `file ${i} `.length * 40).reduce((a, b) => a + b, 0);
+      expect(uploaded.structuredContent!.job.progress).toMatchObject({
+        done_objects: 1000,
+        total_objects: 1000,
+        done_bytes: bytes,
+        total_bytes: bytes,
+      });
       const down = await call(client, "download_prefix", { bucket_name: bucket, prefix: "tree/", local_dir: "back" });
       expect(down.structuredContent!.job, textOf(down)).toMatchObject({ state: "running", tool: "download_prefix" });
       const downloaded = await untilDone(client, down.structuredContent!.job.id);

@@ -4,7 +4,9 @@
  * the end. If it cannot start, every test that needs it fails, saying how to
  * provision it; nothing is skipped. A run of unit files only (every path on
  * the command line under test/unit/) starts none: unit tests reach no store,
- * and one then runs in well under a second.
+ * and one then runs in well under a second. Under scripts/test.ts (the
+ * README's test command) every file shares the one store the runner started
+ * (STORE_TEST_S3), or fails with the reason it could not (STORE_TEST_S3_ERROR).
  */
 import { afterAll } from "bun:test";
 import { readFileSync } from "node:fs";
@@ -37,7 +39,13 @@ function unitFilesOnly(): boolean {
 }
 
 let server: S3Server | undefined;
-if (unitFilesOnly()) {
+const shared = process.env.STORE_TEST_S3;
+if (shared) {
+  // scripts/test.ts started one store for every file of the run, and stops it.
+  setS3Server({ ...(JSON.parse(shared) as Omit<S3Server, "stop">), stop: async () => {} });
+} else if (process.env.STORE_TEST_S3_ERROR) {
+  setS3Server(undefined, process.env.STORE_TEST_S3_ERROR);
+} else if (unitFilesOnly()) {
   setS3Server(undefined, "this run names only unit tests (test/unit/), so no S3 server was started");
 } else {
   try {

@@ -1,0 +1,157 @@
+/**
+ * The README's test command, after provisioning: checks the formatting
+ * (`biome ci`), builds the binary, starts one Ceph RGW for the whole run and
+ * runs every test file in parallel workers that share it.
+ *
+ * Each file runs in a `bun test` process of its own (test/setup/preload.ts
+ * finds the shared store in STORE_TEST_S3 and starts none), taken from one
+ * queue, longest first (the durations of the last run on this machine, else
+ * test/durations.json), by TEST_WORKERS workers at once (default 3: most of
+ * an end-to-end file's time is spent waiting on processes and the network).
+ * The files in SOLO measure time or the machine's memory as part of what they
+ * check: they run after the queue, one at a time, with nothing beside them.
+ * Each file's output is printed whole when it ends; the summary at the end
+ * says how many tests passed and failed, in bun's words (.ci/run reads them).
+ *
+ * `bun scripts/test.ts <paths…>` runs just those files or folders the same way.
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
+
+const ROOT = resolve(import.meta.dir, "..");
+const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
+/** Run alone after the parallel queue: they time things or read the machine's memory. */
+const SOLO = new Set([
+  "test/e2e/quick-requests.test.ts",
+  "test/e2e/response-budget.test.ts",
+  "test/e2e/http-scale.test.ts",
+]);
+const SEED_DURATIONS = join(ROOT, "test/durations.json");
+const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
+
+function testFiles(paths: string[]): string[] {
+  const walk = (path: string): string[] =>
+    statSync(path).isDirectory()
+      ? readdirSync(path).flatMap((name) => (name === "node_modules" ? [] : walk(join(path, name))))
+      : path.endsWith(".test.ts")
+        ? [relative(ROOT, path)]
+        : [];
+  return [...new Set(paths.flatMap((p) => walk(resolve(ROOT, p))))].sort();
+}
+
+/** Seconds per file: the last run's here, over the committed seed. */
+function durations(): Record<string, number> {
+  const read = (file: string) =>
+    existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
+  return { ...read(SEED_DURATIONS), ...read(LAST_DURATIONS) };
+}
+
+interface FileRun {
+  file: string;
+  code: number;
+  seconds: number;
+  pass: number;
+  fail: number;
+  output: string;
+}
+
+function runFile(file: string, env: Record<string, string | undefined>): Promise<FileRun> {
+  const started = performance.now();
+  return new Promise((done) => {
+    const child = spawn(process.execPath, ["test", "--timeout", "60000", file], {
+      cwd: ROOT,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.on("close", (code, signal) => {
+      const count = (word: string) => Number(output.match(new RegExp(`^\\s*(\\d+) ${word}$`, "m"))?.[1] ?? 0);
+      const failed = code !== 0 ? Math.max(count("fail"), 1) : count("fail");
+      if (signal) output += `\n${file}: ended by ${signal}\n`;
+      done({
+        file,
+        code: code ?? 1,
+        seconds: (performance.now() - started) / 1000,
+        pass: count("pass"),
+        fail: failed,
+        output,
+      });
+    });
+  });
+}
+
+async function runAll(files: string[], env: Record<string, string | undefined>): Promise<FileRun[]> {
+  const known = durations();
+  const queue = files.filter((f) => !SOLO.has(f)).sort((a, b) => (known[b] ?? 30) - (known[a] ?? 30));
+  const runs: FileRun[] = [];
+  const report = (run: FileRun) => {
+    process.stdout.write(
+      `\n${run.output.trimEnd()}\n── ${run.file}: ${run.pass} pass, ${run.fail} fail, ${run.seconds.toFixed(1)} s\n`,
+    );
+    runs.push(run);
+  };
+  const worker = async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file, env));
+  };
+  await Promise.all(Array.from({ length: Math.min(WORKERS, queue.length) }, worker));
+  for (const file of files.filter((f) => SOLO.has(f))) report(await runFile(file, env));
+  return runs;
+}
+
+function step(what: string, command: string[]): void {
+  const out = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, stdio: "inherit" });
+  if (out.status !== 0) {
+    process.stderr.write(`${what} failed (${command.join(" ")})\n`);
+    process.exit(out.status ?? 1);
+  }
+}
+
+const named = process.argv.slice(2);
+const files = testFiles(named.length ? named : ["test"]);
+if (!named.length) {
+  step("the formatting check", [join(ROOT, "node_modules/.bin/biome"), "ci"]);
+  step("the build", [process.execPath, "scripts/build-local.ts"]);
+}
+const started = performance.now();
+let store: S3Server | undefined;
+const env: Record<string, string | undefined> = { ...process.env };
+if (files.some((f) => !f.startsWith("test/unit/"))) {
+  try {
+    store = await startCephRgw();
+    const { stop: _, ...shared } = store;
+    env.STORE_TEST_S3 = JSON.stringify(shared);
+  } catch (err) {
+    // Each file then fails saying why, as a run without the runner does.
+    env.STORE_TEST_S3_ERROR = (err as Error).message;
+  }
+}
+let runs: FileRun[] = [];
+try {
+  runs = await runAll(files, env);
+} finally {
+  await store?.stop();
+}
+mkdirSync(join(ROOT, ".tmp"), { recursive: true });
+writeFileSync(
+  LAST_DURATIONS,
+  JSON.stringify({ ...durations(), ...Object.fromEntries(runs.map((r) => [r.file, Math.round(r.seconds)])) }, null, 1),
+);
+const failedFiles = runs.filter((r) => r.code !== 0);
+const pass = runs.reduce((n, r) => n + r.pass, 0);
+const fail = runs.reduce((n, r) => n + r.fail, 0);
+process.stdout.write(
+  `\n${files.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${WORKERS} workers\n`,
+);
+for (const run of failedFiles)
+  process.stdout.write(
+    `failed: ${run.file}\n${run.output
+      .split("\n")
+      .filter((l) => l.startsWith("(fail)"))
+      .join("\n")}\n`,
+  );
+process.stdout.write(` ${pass} pass\n ${fail} fail\n`);
+process.exit(failedFiles.length ? 1 : 0);
