@@ -22,12 +22,14 @@ import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
-/** Run alone after the parallel queue: they time things or read the machine's memory. */
-const SOLO = new Set([
-  "test/e2e/quick-requests.test.ts",
-  "test/e2e/response-budget.test.ts",
-  "test/e2e/http-scale.test.ts",
-]);
+/**
+ * Run alone after the parallel queue: they bound the server's peak memory under a load of their own making
+ * (response-budget, bulk-scale), hold a call to a time limit beside others' work (query-isolation), or check choices
+ * the server makes from how fast a store answers (stores, ranged-download: near or far).
+ */
+const SOLO = new Set(
+  ["response-budget", "bulk-scale", "query-isolation", "stores", "ranged-download"].map((n) => `test/e2e/${n}.test.ts`),
+);
 const SEED_DURATIONS = join(ROOT, "test/durations.json");
 const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
 
