@@ -4,6 +4,7 @@ import { listAll } from "../bulk/listing.ts";
 import {
   MAX_QUERY_BYTES,
   MAX_QUERY_OBJECTS,
+  type ReadAs,
   queryObjects as runQuery,
   tooMuch,
   type WantedObject,
@@ -43,6 +44,16 @@ export const queryObjects = defineTool({
     rows_total: z.number(),
     first_row: z.number(),
     bytes_read: z.number(),
+    read_as: z
+      .array(
+        z.object({
+          key: z.string(),
+          format: z.enum(["csv", "json"]),
+          delimiter: z.string().optional(),
+          header: z.boolean().optional(),
+        }),
+      )
+      .optional(),
     cut_to_fit: z.boolean().optional(),
     cells_cut: z.number().optional(),
     truncated: z.boolean(),
@@ -118,7 +129,8 @@ export const queryObjects = defineTool({
         page.columns.map((c) => c.name),
         page.rows,
       )}` +
-      (next ? `\nStopped early${page.cutToFit ? " (the rows fill one answer)" : ""}. Next: ${next}` : "");
+      (next ? `\nStopped early${page.cutToFit ? " (the rows fill one answer)" : ""}. Next: ${next}` : "") +
+      (page.readAs ? `\n${readAsText(page.readAs)}` : "");
     return textOutput(text, {
       bucket: args.bucket_name,
       objects: objects.length,
@@ -127,6 +139,7 @@ export const queryObjects = defineTool({
       rows_total: page.totalRows,
       first_row: offset + 1,
       bytes_read: page.bytesRead,
+      read_as: page.readAs,
       ...(page.cutToFit ? { cut_to_fit: true } : {}),
       ...(page.cellsCut ? { cells_cut: page.cellsCut } : {}),
       truncated: more,
@@ -134,6 +147,16 @@ export const queryObjects = defineTool({
     });
   },
 });
+
+/** Says how objects without a known extension were read, and how to have them read otherwise. */
+function readAsText(readAs: readonly ReadAs[]): string {
+  const each = readAs.map((r) =>
+    r.format === "json"
+      ? `${r.key} as JSON Lines`
+      : `${r.key} as CSV (delimiter ${JSON.stringify(r.delimiter ?? "?")}, ${r.header === false ? "no header line" : "first line the header"})`,
+  );
+  return `Read by content (no known extension: .csv, .tsv, .txt, .json, .jsonl, .ndjson, .parquet, optionally .gz): ${each.join("; ")}. If that is wrong, give the object a known extension (copy_object).`;
+}
 
 type Args = { bucket_name: string; keys?: string[]; prefix?: string; include?: string[]; sql: string };
 

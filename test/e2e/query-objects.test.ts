@@ -158,6 +158,22 @@ describe("query_objects", () => {
     expect(tsv.structuredContent!.rows).toEqual([["bob"]]);
   });
 
+  test("objects whose names tell no format (.log, none) are read by content, and the answer says how", async () => {
+    await put("logs/app.log", "ts|level|msg\n2026-01-01|INFO|started\n2026-01-02|WARN|slow\n");
+    await put("logs/events", '{"kind":"a"}\n{"kind":"b"}\n');
+    const log = await query({ keys: ["logs/app.log"], sql: "SELECT level FROM objects ORDER BY ts" });
+    expect(log.isError, textOf(log)).toBeFalsy();
+    expect(log.structuredContent!.rows).toEqual([["INFO"], ["WARN"]]);
+    expect(log.structuredContent!.read_as).toEqual([{ key: "logs/app.log", format: "csv", delimiter: "|", header: true }]);
+    expect(textOf(log)).toContain('logs/app.log as CSV (delimiter "|", first line the header)');
+    const events = await query({ keys: ["logs/events"], sql: "SELECT count(*) FROM objects" });
+    expect(events.structuredContent!.read_as).toEqual([{ key: "logs/events", format: "json" }]);
+    // A name that says its format: nothing to say.
+    const named = await query({ keys: ["sales/2026-01.csv"], sql: "SELECT count(*) FROM objects" });
+    expect(named.structuredContent!.read_as).toBeUndefined();
+    expect(textOf(named)).not.toContain("Read by content");
+  });
+
   test("a key with quotes and SQL in it is only a name: _key holds it as it is", async () => {
     const key = "odd/it's'); COPY (SELECT 1) TO ('x.csv.gz";
     const r = await query({ prefix: "odd/", sql: "SELECT _key, a + b AS s FROM objects" });

@@ -44,7 +44,20 @@ export interface Narrowing {
   completeAll(): Promise<boolean>;
 }
 
+/** How an object whose name tells no format was read (at most READ_AS_SHOWN of them). */
+export interface ReadAs {
+  key: string;
+  format: "csv" | "json";
+  /** CSV: the delimiter and whether the first line is a header, as the engine's sniffer found them. */
+  delimiter?: string;
+  header?: boolean;
+}
+
+const READ_AS_SHOWN = 20;
+
 export interface QueryPage {
+  /** Objects read by their content, not their name (see ReadAs). */
+  readAs?: ReadAs[];
   columns: { name: string; type: string }[];
   rows: unknown[][];
   /** Rows the whole result has. */
@@ -113,6 +126,7 @@ export async function runQuery(
         hint: "inspect_object shows what the named object holds; leave it out with keys, include or a narrower prefix.",
       });
     }
+    const readAs = await readByContent(conn, files);
     const prepared = await statementOf(duck, conn, sql, toKeys);
     // The caller's names and types; the rows come from the same query with its text cells cut inside the engine.
     const columns = Array.from({ length: prepared.columnCount }, (_, i) => ({
@@ -124,7 +138,7 @@ export async function runQuery(
     const run = async () => {
       const result = await (cut ?? prepared).stream();
       const typeIds = result.columnTypes().map((t) => t.typeId);
-      return { columns, ...(await readWindow(duck, result, typeIds, window)) };
+      return { ...(readAs.length ? { readAs } : {}), columns, ...(await readWindow(duck, result, typeIds, window)) };
     };
     try {
       return await run();
@@ -250,6 +264,24 @@ async function statementOf(duck: Duck, conn: Connection, sql: string, toKeys: (m
   if (prepared.statementType !== duck.StatementType.SELECT)
     throw refused(`The sql is a ${duck.StatementType[prepared.statementType]} statement.`);
   return prepared;
+}
+
+/** How the objects without a known extension were read: a CSV's delimiter and header as the engine's sniffer finds them. */
+async function readByContent(conn: Connection, files: readonly TableFile[]): Promise<ReadAs[]> {
+  const told = files.filter((f) => f.byContent && f.format !== "parquet").slice(0, READ_AS_SHOWN);
+  const out: ReadAs[] = [];
+  for (const file of told) {
+    if (file.format === "json") {
+      out.push({ key: file.key, format: "json" });
+      continue;
+    }
+    const sniffed = await conn
+      .runAndReadAll(`SELECT Delimiter, HasHeader FROM sniff_csv(${sqlText(file.path)})`)
+      .then((r) => r.getRowObjects()[0] as { Delimiter?: string; HasHeader?: boolean } | undefined)
+      .catch(() => undefined);
+    out.push({ key: file.key, format: "csv", delimiter: sniffed?.Delimiter, header: sniffed?.HasHeader });
+  }
+  return out;
 }
 
 /** The first word of a statement that changes something, after any comments and spaces. */

@@ -12,7 +12,7 @@ import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
-export type { QueryPage, RowWindow } from "./engine.ts";
+export type { QueryPage, ReadAs, RowWindow } from "./engine.ts";
 export type { WantedObject } from "./workspace.ts";
 
 /** What one query may use, in its worker (whose whole resident size engine-process.ts caps). */

@@ -12,6 +12,8 @@ export interface TableFile {
   key: string;
   path: string;
   format: TableFormat;
+  /** The format was told from the bytes: the key's extension names none (`.log`, no extension). */
+  byContent?: boolean;
 }
 
 const BY_EXTENSION: Record<string, TableFormat> = {

@@ -124,10 +124,11 @@ async function fetchOne(
     head = got.buffer.subarray(0, got.bytesRead);
     // The stored bytes: gzip'd text is told by its magic bytes, whatever its name or Content-Encoding.
     const gzip = isGzip(head);
-    const format = formatOfKey(object.key) ?? (gzip ? "csv" : formatOfBytes(head));
+    const named = formatOfKey(object.key);
+    const format = named ?? (gzip ? "csv" : formatOfBytes(head));
     const path = join(dir, fileNameFor(position, format, gzip));
     await rename(part, path);
-    return { table: { key: object.key, path, format }, bytes: written.bytes };
+    return { table: { key: object.key, path, format, byContent: named === undefined }, bytes: written.bytes };
   } finally {
     await handle.close();
     download.discard();
