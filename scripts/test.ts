@@ -3,13 +3,14 @@
  * (`biome ci`), builds the binary, starts one Ceph RGW for the whole run and
  * runs every test file in parallel workers that share it.
  *
- * Each file runs in a `bun test` process of its own (test/setup/preload.ts
+ * Each end-to-end file runs in a `bun test` process of its own, the unit and
+ * tool tests one process a folder (test/setup/preload.ts
  * finds the shared store in STORE_TEST_S3 and starts none), taken from one
  * queue, longest first (the durations of the last run on this machine, else
  * test/durations.json), by TEST_WORKERS workers at once (default 3: most of
  * an end-to-end file's time is spent waiting on processes and the network).
- * The files in SOLO measure time or the machine's memory as part of what they
- * check: they run after the queue, one at a time, with nothing beside them.
+ * A file in SOLO holds a call to a time limit beside load of its own making: it
+ * runs after the queue, with nothing beside it.
  * Each file's output is printed whole when it ends; the summary at the end
  * says how many tests passed and failed, in bun's words (.ci/run reads them).
  *
@@ -23,13 +24,10 @@ import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
 const ROOT = resolve(import.meta.dir, "..");
 const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
 /**
- * Run alone after the parallel queue: they bound the server's peak memory under a load of their own making
- * (response-budget, bulk-scale), hold a call to a time limit beside others' work (query-isolation), or check choices
- * the server makes from how fast a store answers (stores, ranged-download: near or far).
+ * Run alone after the parallel queue: it holds a small call to a time limit while other calls load the server, and
+ * a loaded machine would fail it for reasons of its own.
  */
-const SOLO = new Set(
-  ["response-budget", "bulk-scale", "query-isolation", "stores", "ranged-download"].map((n) => `test/e2e/${n}.test.ts`),
-);
+const SOLO = new Set(["test/e2e/query-isolation.test.ts"]);
 const SEED_DURATIONS = join(ROOT, "test/durations.json");
 const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
 
@@ -50,8 +48,25 @@ function durations(): Record<string, number> {
   return { ...read(SEED_DURATIONS), ...read(LAST_DURATIONS) };
 }
 
+/** What one `bun test` process runs: a file, or every file of a folder that starts no servers of its own. */
+interface Job {
+  name: string;
+  files: string[];
+}
+
+/** Unit and in-memory tool tests run together, one process a folder: each file takes well under a second. */
+const GROUPED = ["test/unit/", "test/tools/"];
+
+function jobsOf(files: string[]): Job[] {
+  const grouped = GROUPED.map((dir) => ({ name: dir.slice(0, -1), files: files.filter((f) => f.startsWith(dir)) }));
+  const alone = files.filter((f) => !GROUPED.some((dir) => f.startsWith(dir))).map((f) => ({ name: f, files: [f] }));
+  return [...grouped.filter((g) => g.files.length > 0), ...alone];
+}
+
 interface FileRun {
   file: string;
+  /** Seconds of CPU the process and its children used (TEST_CPU=1 only). */
+  cpu?: number;
   code: number;
   seconds: number;
   pass: number;
@@ -59,10 +74,13 @@ interface FileRun {
   output: string;
 }
 
-function runFile(file: string, env: Record<string, string | undefined>): Promise<FileRun> {
+function runJob(job: Job, env: Record<string, string | undefined>): Promise<FileRun> {
   const started = performance.now();
+  const command = [process.execPath, "test", "--timeout", "60000", ...job.files];
+  // TEST_CPU=1: each process's CPU time, children included, to find what loads the machine.
+  if (process.env.TEST_CPU) command.unshift("/usr/bin/time", "-f", "__cpu %U %S");
   return new Promise((done) => {
-    const child = spawn(process.execPath, ["test", "--timeout", "60000", file], {
+    const child = spawn(command[0]!, command.slice(1), {
       cwd: ROOT,
       env,
       stdio: ["ignore", "pipe", "pipe"],
@@ -73,9 +91,11 @@ function runFile(file: string, env: Record<string, string | undefined>): Promise
     child.on("close", (code, signal) => {
       const count = (word: string) => Number(output.match(new RegExp(`^\\s*(\\d+) ${word}$`, "m"))?.[1] ?? 0);
       const failed = code !== 0 ? Math.max(count("fail"), 1) : count("fail");
-      if (signal) output += `\n${file}: ended by ${signal}\n`;
+      if (signal) output += `\n${job.name}: ended by ${signal}\n`;
+      const cpu = output.match(/^__cpu ([0-9.]+) ([0-9.]+)$/m);
       done({
-        file,
+        file: job.name,
+        cpu: cpu ? Number(cpu[1]) + Number(cpu[2]) : undefined,
         code: code ?? 1,
         seconds: (performance.now() - started) / 1000,
         pass: count("pass"),
@@ -88,19 +108,20 @@ function runFile(file: string, env: Record<string, string | undefined>): Promise
 
 async function runAll(files: string[], env: Record<string, string | undefined>): Promise<FileRun[]> {
   const known = durations();
-  const queue = files.filter((f) => !SOLO.has(f)).sort((a, b) => (known[b] ?? 30) - (known[a] ?? 30));
+  const jobs = jobsOf(files);
+  const queue = jobs.filter((j) => !SOLO.has(j.name)).sort((a, b) => (known[b.name] ?? 30) - (known[a.name] ?? 30));
   const runs: FileRun[] = [];
   const report = (run: FileRun) => {
     process.stdout.write(
-      `\n${run.output.trimEnd()}\n── ${run.file}: ${run.pass} pass, ${run.fail} fail, ${run.seconds.toFixed(1)} s\n`,
+      `\n${run.output.trimEnd()}\n── ${run.file}: ${run.pass} pass, ${run.fail} fail, ${run.seconds.toFixed(1)} s${run.cpu === undefined ? "" : `, ${run.cpu.toFixed(1)} s CPU`}\n`,
     );
     runs.push(run);
   };
   const worker = async () => {
-    for (let file = queue.shift(); file; file = queue.shift()) report(await runFile(file, env));
+    for (let job = queue.shift(); job; job = queue.shift()) report(await runJob(job, env));
   };
   await Promise.all(Array.from({ length: Math.min(WORKERS, queue.length) }, worker));
-  for (const file of files.filter((f) => SOLO.has(f))) report(await runFile(file, env));
+  for (const job of jobs.filter((j) => SOLO.has(j.name))) report(await runJob(job, env));
   return runs;
 }
 

@@ -79,7 +79,7 @@ export type ToolModule = Pick<
  * Bytes all calls in flight may hold at once, from the start of a call until
  * its answer is written out. A maximum read (10 MiB) holds about four times
  * its size (buffer, text, escapes or base64, serialized answer), so three run
- * at a time and the rest queue (test/e2e/response-budget.test.ts: 50 parallel
+ * at a time and the rest queue (test/e2e/response-budget.test.ts: 20 parallel
  * maximum reads stay under 512 MB).
  */
 export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;

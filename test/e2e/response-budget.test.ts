@@ -98,9 +98,17 @@ test("2 MB of control characters (12 MB of JSON escapes) is cut to fit, on a cha
   expect((await call(session.client, "list_buckets")).isError).toBeFalsy();
 });
 
-test("50 parallel maximum-size reads: every one answered, peak memory under 512 MB", async () => {
-  const reads = Array.from({ length: 50 }, () =>
-    call(session.client, "get_object", { bucket_name: bucket, object_key: "ten.txt", max_content_size: 10 * MiB }),
+// 20 reads: six times what the budget lets run at once, and without the budget (each holds ~4× its 10 MiB) far past
+// 512 MB. The client waits longer than its default 60 s: the reads queue by design, and the machine may be busy.
+test("20 parallel maximum-size reads: every one answered, peak memory under 512 MB", async () => {
+  const reads = Array.from(
+    { length: 20 },
+    () =>
+      session.client.callTool(
+        { name: "get_object", arguments: { bucket_name: bucket, object_key: "ten.txt", max_content_size: 10 * MiB } },
+        undefined,
+        { timeout: 300_000 },
+      ) as ReturnType<typeof call>,
   );
   const results = await Promise.all(reads);
   for (const r of results) {
@@ -109,6 +117,6 @@ test("50 parallel maximum-size reads: every one answered, peak memory under 512 
     expect(r.structuredContent!.returned_bytes).toBeGreaterThan(MiB);
   }
   const peak = peakRss(session.pid);
-  console.error(`peak RSS after 50 parallel reads: ${Math.round(peak / MiB)} MiB`);
+  console.error(`peak RSS after 20 parallel reads: ${Math.round(peak / MiB)} MiB`);
   expect(peak).toBeLessThan(512 * MiB);
-}, 120_000);
+}, 300_000);

@@ -28,9 +28,10 @@ interface Quick {
 const perHandle = new WeakMap<S3Handle, Promise<Quick>>();
 
 export interface QuickRequest {
-  method: "GET" | "PUT";
+  method: "GET" | "PUT" | "HEAD";
   bucket: string;
-  key: string;
+  /** Undefined: the bucket itself (a HEAD of the bucket). */
+  key?: string;
   /** Headers to sign and send (host is added). */
   headers: Record<string, string>;
   /** Query parameters to sign and send (a part's partNumber and uploadId). */
@@ -41,12 +42,25 @@ export interface QuickRequest {
 
 /** Signs and sends one request for `key` in `bucket`, addressed as the SDK would; undefined when the SDK gives no URL to sign for. */
 export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSignal): Promise<Response | undefined> {
+  const send = await signQuick(s3, req);
+  return send?.(signal);
+}
+
+/**
+ * Signs `req` now and returns what sends it: the signing's CPU stays out of a
+ * timed round trip (nearness.ts). Undefined when the SDK gives no URL to sign for.
+ */
+export async function signQuick(
+  s3: S3Handle,
+  req: QuickRequest,
+): Promise<((signal: AbortSignal) => Promise<Response>) | undefined> {
   const quick = await quickFor(s3);
   const base = await baseUrl(s3, quick, req.bucket);
   if (base === null) return undefined;
   const query = Object.entries(req.query ?? {});
   const search = query.map(([name, value]) => `${escapeUri(name)}=${escapeUri(value)}`).join("&");
-  const url = new URL(`${base}/${encodeKey(req.key)}${search ? `?${search}` : ""}`);
+  // The bucket itself: its base as it is (a URL without a path gets "/", as the SDK sends a virtual-host bucket's HEAD).
+  const url = new URL(`${base}${req.key === undefined ? "" : `/${encodeKey(req.key)}`}${search ? `?${search}` : ""}`);
   const signed = await quick.signer.sign({
     method: req.method,
     protocol: url.protocol,
@@ -63,13 +77,14 @@ export async function sendQuick(s3: S3Handle, req: QuickRequest, signal: AbortSi
         ? { body: req.body as Uint8Array<ArrayBuffer> }
         : {};
   // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
-  return storedBytes(url, {
-    method: req.method,
-    headers: signed.headers,
-    ...body,
-    redirect: "manual",
-    signal,
-  } as RequestInit);
+  return (signal) =>
+    storedBytes(url, {
+      method: req.method,
+      headers: signed.headers,
+      ...body,
+      redirect: "manual",
+      signal,
+    } as RequestInit);
 }
 
 /** Whether requests for `bucket` can be addressed and signed here (the SDK gives its URL). */
