@@ -164,7 +164,9 @@ describe("query_objects", () => {
     const log = await query({ keys: ["logs/app.log"], sql: "SELECT level FROM objects ORDER BY ts" });
     expect(log.isError, textOf(log)).toBeFalsy();
     expect(log.structuredContent!.rows).toEqual([["INFO"], ["WARN"]]);
-    expect(log.structuredContent!.read_as).toEqual([{ key: "logs/app.log", format: "csv", delimiter: "|", header: true }]);
+    expect(log.structuredContent!.read_as).toEqual([
+      { key: "logs/app.log", format: "csv", delimiter: "|", header: true },
+    ]);
     expect(textOf(log)).toContain('logs/app.log as CSV (delimiter "|", first line the header)');
     const events = await query({ keys: ["logs/events"], sql: "SELECT count(*) FROM objects" });
     expect(events.structuredContent!.read_as).toEqual([{ key: "logs/events", format: "json" }]);
