@@ -17,10 +17,16 @@ export function keptRecords(state: string): KeptRecords {
   const db = open(state);
   if (!db) return { uploads: [], downloads: [] };
   try {
+    // A database the server is still creating has no tables yet: nothing recorded.
+    const made = new Set(
+      (db.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name),
+    );
     const rows = (table: string) =>
-      (db.query(`SELECT record FROM ${table} ORDER BY created_at`).all() as { record: string }[]).map((r) =>
-        JSON.parse(r.record),
-      );
+      made.has(table)
+        ? (db.query(`SELECT record FROM ${table} ORDER BY created_at`).all() as { record: string }[]).map((r) =>
+            JSON.parse(r.record),
+          )
+        : [];
     return { uploads: rows("uploads"), downloads: rows("downloads") };
   } finally {
     db.close();
