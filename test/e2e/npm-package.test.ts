@@ -73,7 +73,17 @@ test("npm pack, an offline install from the tarballs, then npx store-mcp-server:
     stdout: "pipe",
     stderr: "pipe",
   });
-  await Bun.sleep(500);
+  // Once the server has answered (the launcher is up and has started it, however slow the machine), SIGTERM.
+  launcher.stdin.write(
+    `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`,
+  );
+  launcher.stdin.flush();
+  const reader = launcher.stdout.getReader();
+  for (let said = ""; !said.includes('"result"'); ) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the launcher ended before answering: ${said}`);
+    said += new TextDecoder().decode(value);
+  }
   launcher.kill("SIGTERM");
   expect(await launcher.exited).toBe(0);
 }, 120_000);

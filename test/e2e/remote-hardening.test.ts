@@ -86,7 +86,7 @@ test("every call gets its own access-log line naming its tool", async () => {
 });
 
 /** Clients that send a request and never read the answer (tiny receive buffers, so the server's writes stall). */
-function stalledReaders(count: number, request: unknown): { close(): void } {
+function stalledReaders(count: number, request: unknown): { sent: Promise<void>; close(): void } {
   const body = JSON.stringify(request);
   const head = `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
   const script = `
@@ -103,10 +103,15 @@ sys.stdin.read()
 `;
   const proc = Bun.spawn(["python3", "-c", script, head + body], {
     stdin: "pipe",
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "inherit",
   });
-  return { close: () => proc.kill() };
+  // Resolves once every request has been sent (the script says so).
+  const sent = (async () => {
+    let said = "";
+    for await (const chunk of proc.stdout) if ((said += new TextDecoder().decode(chunk)).includes("sent")) return;
+  })();
+  return { sent, close: () => proc.kill() };
 }
 
 test("a call's memory is held until its answer is written: stalled readers hold the budget, a reader that stops is cut off", async () => {
@@ -114,7 +119,9 @@ test("a call's memory is held until its answer is written: stalled readers hold 
   // Three 10 MiB reads reserve the whole read budget (4 × 10 MiB each of 120 MiB).
   const stalled = stalledReaders(3, bigRead(1));
   try {
-    await Bun.sleep(2_000);
+    // Sent, and a moment for the server to start the three calls (each reserves its memory as it starts).
+    await stalled.sent;
+    await Bun.sleep(1_500);
     const started = performance.now();
     const fourth = rpc(server.url, bigRead(2), auth).then(async (r) => ({
       status: r.status,
