@@ -9,8 +9,8 @@
  * queue, longest first (the durations of the last run on this machine, else
  * test/durations.json), by TEST_WORKERS workers at once (default 3: most of
  * an end-to-end file's time is spent waiting on processes and the network).
- * A file in SOLO holds a call to a time limit beside load of its own making: it
- * runs after the queue, with nothing beside it.
+ * The files in SOLO time things a loaded machine would skew: they run after
+ * the queue, one at a time, with nothing beside them.
  * Each file's output is printed whole when it ends; the summary at the end
  * says how many tests passed and failed, in bun's words (.ci/run reads them).
  *
@@ -24,10 +24,11 @@ import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
 const ROOT = resolve(import.meta.dir, "..");
 const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
 /**
- * Run alone after the parallel queue: it holds a small call to a time limit while other calls load the server, and
- * a loaded machine would fail it for reasons of its own.
+ * Run alone after the parallel queue. query-isolation holds a small call to a time limit while other calls load the
+ * server; stores checks what the server does with a store it judged near or far by how fast it answers, and two busy
+ * cores make a near store answer like a far one. A loaded machine would fail them for reasons of its own.
  */
-const SOLO = new Set(["test/e2e/query-isolation.test.ts"]);
+const SOLO = new Set(["test/e2e/query-isolation.test.ts", "test/e2e/stores.test.ts"]);
 const SEED_DURATIONS = join(ROOT, "test/durations.json");
 const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
 
