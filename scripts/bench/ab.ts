@@ -8,7 +8,7 @@
  * regressions worth catching; ratios taken this way do not.
  */
 
-import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { median, procMemoryMb, writeRandomFile } from "./measure.ts";
@@ -85,6 +85,8 @@ export async function measureAb(
   await sdk.send(new CreateBucketCommand({ Bucket: BUCKET }));
   writeRandomFile(join(dir, "f256.bin"), 256);
   await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: "tiny.csv", Body: "a,b\n1,x\n2,y\n" }));
+  // The object the download and copy shapes read, there whether or not the upload shape runs.
+  await sdk.send(new PutObjectCommand({ Bucket: BUCKET, Key: "f256.bin", Body: readFileSync(join(dir, "f256.bin")) }));
   // Each run on a server of its own, with its own state directory: the kept-transfer records are written as users' are.
   const session = async (binary: string, net: Network, extra: Record<string, string> = {}) => {
     const state = join(dir, `state-${Math.random().toString(36).slice(2)}`);

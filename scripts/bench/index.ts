@@ -218,7 +218,10 @@ async function benchAb(networks: Network[]): Promise<void> {
   const other = buildAgainst(against);
   const rounds = Number(process.env.BENCH_ROUNDS ?? 4);
   log(`A/B: this tree against ${against}, ${rounds} rounds a shape`);
-  const text = abReport(await measureAb(binary, other, s3, networks, work, rounds), against, rounds);
+  // BENCH_AB_NETWORKS=loopback: only these networks (a bisection needs one).
+  const only = process.env.BENCH_AB_NETWORKS?.split(",").filter(Boolean);
+  const nets = networks.filter((n) => !only || only.includes(n.name));
+  const text = abReport(await measureAb(binary, other, s3, nets, work, rounds), against, rounds);
   writeFileSync(
     join(import.meta.dir, "results-ab.md"),
     `# A/B results\n\nMeasured ${new Date().toISOString().slice(0, 10)}.\n${text}`,
