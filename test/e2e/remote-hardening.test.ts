@@ -98,6 +98,9 @@ for _ in range(${count}):
     s.connect(("127.0.0.1", ${server.port}))
     s.sendall(sys.argv[1].encode())
     socks.append(s)
+# The first byte of each answer: the call has its answer and holds its memory until the rest is taken (it never is).
+for s in socks:
+    s.recv(1)
 print("sent", flush=True)
 sys.stdin.read()
 `;
@@ -106,10 +109,11 @@ sys.stdin.read()
     stdout: "pipe",
     stderr: "inherit",
   });
-  // Resolves once every request has been sent (the script says so).
+  // Resolves once every answer has begun to arrive (the script says so): each call then holds its memory.
   const sent = (async () => {
     let said = "";
     for await (const chunk of proc.stdout) if ((said += new TextDecoder().decode(chunk)).includes("sent")) return;
+    throw new Error(`the stalled readers ended before their answers began: ${said}`);
   })();
   return { sent, close: () => proc.kill() };
 }
@@ -119,9 +123,8 @@ test("a call's memory is held until its answer is written: stalled readers hold 
   // Three 10 MiB reads reserve the whole read budget (4 × 10 MiB each of 120 MiB).
   const stalled = stalledReaders(3, bigRead(1));
   try {
-    // Sent, and a moment for the server to start the three calls (each reserves its memory as it starts).
+    // Each of the three answers has begun: their calls hold their memory until the answers are taken.
     await stalled.sent;
-    await Bun.sleep(1_500);
     const started = performance.now();
     const fourth = rpc(server.url, bigRead(2), auth).then(async (r) => ({
       status: r.status,
