@@ -10,7 +10,11 @@ export interface KeptRecords {
 
 function open(state: string): Database | undefined {
   const file = join(state, "state.db");
-  return existsSync(file) ? new Database(file) : undefined;
+  if (!existsSync(file)) return undefined;
+  const db = new Database(file);
+  // The server may be writing (or still creating the tables): wait for it as its own connections do.
+  db.exec("PRAGMA busy_timeout = 5000");
+  return db;
 }
 
 export function keptRecords(state: string): KeptRecords {
