@@ -21,8 +21,8 @@ beforeAll(async () => {
   mkdirSync(join(dir, "in"));
   await Bun.write(join(dir, "in", "up.txt"), "upload me");
   session = await connectBinary({
-    // Room for a 32 MiB answer's first 8 MiB on a loaded machine; the trickle below would take ~100 s without it.
-    env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "6000" }),
+    // Room for a 32 MiB answer's first 8 MiB however loaded the machine; the trickle test has a server of its own.
+    env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "30000" }),
     args: ["--allowed-dir", dir],
   });
 });
@@ -185,16 +185,22 @@ test("a listing that trickles fails at the operation deadline, and the server ke
     ),
     trickle: { bytes: 10, everyMs: 200 },
   }));
-  const started = Date.now();
-  const r = await call(session.client, "list_objects", { bucket_name: "b" });
-  const took = Date.now() - started;
-  expect(r.isError).toBe(true);
-  expect(textOf(r)).toContain("Timeout");
-  expect(took).toBeLessThan(20_000);
-  fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
-  const after = await call(session.client, "list_objects", { bucket_name: "b" });
-  expect(after.structuredContent!.objects[0].key).toBe("alive");
-}, 20_000);
+  // A deadline of 3 s: the 100-key listing, 10 bytes every 200 ms, would take ~100 s without one.
+  const deadlined = await connectBinary({ env: fakeEnv(fake, { STORE_OPERATION_TIMEOUT_MS: "3000" }) });
+  try {
+    const started = Date.now();
+    const r = await call(deadlined.client, "list_objects", { bucket_name: "b" });
+    const took = Date.now() - started;
+    expect(r.isError).toBe(true);
+    expect(textOf(r)).toContain("Timeout");
+    expect(took).toBeLessThan(20_000);
+    fake.handle(() => ({ body: listObjectsXml("b", ["alive"]) }));
+    const after = await call(deadlined.client, "list_objects", { bucket_name: "b" });
+    expect(after.structuredContent!.objects[0].key).toBe("alive");
+  } finally {
+    await deadlined.close();
+  }
+}, 30_000);
 
 test("a download whose store stops sending mid-body fails at the idle timeout: nothing kept, the server keeps serving", async () => {
   const stalled = await connectBinary({
