@@ -123,7 +123,9 @@ test("requests in flight are counted across replicas too: a slow call on one mak
     // The other replica is asked once the slow call holds its slot in the store (a fixed wait raced it under CI's load,
     // and a first ask sent at once can even take the slot before it). It then runs ~3 s.
     const counts = new RedisClient(redis.url);
-    for (let i = 0; i < 100 && Number(await counts.send("ZCARD", ["smcp:inflight:team"])) < 1; i++) await Bun.sleep(50);
+    const held = async () => Number(await counts.send("ZCARD", ["smcp:inflight:team"]));
+    for (const until = Date.now() + 30_000; (await held()) < 1 && Date.now() < until; ) await Bun.sleep(50);
+    expect(await held()).toBe(1);
     counts.close();
     const head = call(2, "head_object", { bucket_name: bucket, object_key: "small.txt" });
     const refused = await rpc(b!.url, head, auth);
