@@ -32,6 +32,35 @@ export function headOf(out: HeadObjectCommandOutput): ObjectHead {
     metadata: out.Metadata ?? {},
     checksums,
     delete_marker: out.DeleteMarker ?? false,
+    encryption:
+      out.ServerSideEncryption || out.SSECustomerAlgorithm
+        ? {
+            algorithm: out.ServerSideEncryption ?? "customer key",
+            kms_key_id: out.SSEKMSKeyId,
+            customer_algorithm: out.SSECustomerAlgorithm,
+          }
+        : null,
+    restore: restoreOf(out.Restore),
+    object_lock:
+      out.ObjectLockMode || out.ObjectLockLegalHoldStatus || out.ObjectLockRetainUntilDate
+        ? {
+            mode: out.ObjectLockMode,
+            retain_until: iso(out.ObjectLockRetainUntilDate) ?? undefined,
+            legal_hold: out.ObjectLockLegalHoldStatus,
+          }
+        : null,
+  };
+}
+
+/** x-amz-restore: `ongoing-request="true"`, or `ongoing-request="false", expiry-date="Fri, 21 Dec 2026 00:00:00 GMT"`. */
+export function restoreOf(header: string | undefined): ObjectHead["restore"] {
+  if (!header) return null;
+  const ongoing = /ongoing-request="(true|false)"/.exec(header)?.[1];
+  const expiry = /expiry-date="([^"]+)"/.exec(header)?.[1];
+  const date = expiry ? new Date(expiry) : undefined;
+  return {
+    in_progress: ongoing === "true",
+    expires: date && !Number.isNaN(date.getTime()) ? date.toISOString() : undefined,
   };
 }
 

@@ -141,6 +141,12 @@ export interface ObjectHead {
   /** Checksums the store reports, by algorithm (crc32, crc32c, crc64nvme, sha1, sha256). */
   checksums: Record<string, string>;
   delete_marker: boolean;
+  /** How the store encrypted it (x-amz-server-side-encryption, its KMS key, or a customer key's algorithm); null: not said. */
+  encryption?: { algorithm: string; kms_key_id?: string; customer_algorithm?: string } | null;
+  /** An archived object's restore (x-amz-restore): under way, or a copy available until a date; null: none asked for. */
+  restore?: { in_progress: boolean; expires?: string } | null;
+  /** Object lock: retention mode and date, and the legal hold, as the store reports them; null: none. */
+  object_lock?: { mode?: string; retain_until?: string; legal_hold?: string } | null;
 }
 
 export interface WriteOptions {

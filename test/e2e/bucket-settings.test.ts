@@ -266,6 +266,29 @@ test("object tags: read, merge, replace, S3's limits checked first; retention an
   const held = await call(admin.client, "get_object_tags", { bucket_name: locked, object_key: "k" });
   expect(held.isError, textOf(held)).toBeFalsy();
   expect(held.structuredContent).toMatchObject({ tags: {}, legal_hold: "ON" });
+  // head_object reports the lock too: the legal hold, and a retention's mode and date in words.
+  const until = new Date(Date.now() + 86_400_000);
+  await sdkClient().send(
+    new PutObjectCommand({
+      Bucket: locked,
+      Key: "kept",
+      Body: "y",
+      ObjectLockMode: "GOVERNANCE",
+      ObjectLockRetainUntilDate: until,
+    }),
+  );
+  const heldHead = await call(admin.client, "head_object", { bucket_name: locked, object_key: "k" });
+  expect(heldHead.structuredContent!.object_lock).toMatchObject({ legal_hold: "ON" });
+  expect(textOf(heldHead)).toContain("Legal hold ON");
+  const keptHead = await call(admin.client, "head_object", { bucket_name: locked, object_key: "kept" });
+  expect(keptHead.structuredContent!.object_lock).toMatchObject({ mode: "GOVERNANCE" });
+  expect(Math.abs(Date.parse(keptHead.structuredContent!.object_lock.retain_until) - until.getTime())).toBeLessThan(
+    2_000,
+  );
+  expect(textOf(keptHead)).toContain("Retention GOVERNANCE until");
+  // An object without any: none of the three.
+  const plainHead = await call(admin.client, "head_object", { bucket_name: locked, object_key: "k" });
+  expect(plainHead.structuredContent!.restore).toBeNull();
   expect(
     (await call(admin.client, "get_bucket_settings", { bucket_name: locked })).structuredContent!.settings.object_lock
       .state,
