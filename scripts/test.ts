@@ -3,16 +3,15 @@
  * (`biome ci`), builds the binary, starts one Ceph RGW for the whole run and
  * runs every test file in parallel workers that share it.
  *
- * Each end-to-end file runs in a `bun test` process of its own, the unit and
- * tool tests one process a folder (test/setup/preload.ts
- * finds the shared store in STORE_TEST_S3 and starts none), taken from one
- * queue, longest first (the durations of the last run on this machine, else
- * test/durations.json), by TEST_WORKERS workers at once (default 3: most of
- * an end-to-end file's time is spent waiting on processes and the network).
- * The files in SOLO time things a loaded machine would skew: they run after
- * the queue, one at a time, with nothing beside them.
- * Each file's output is printed whole when it ends; the summary at the end
- * says how many tests passed and failed, in bun's words (.ci/run reads them).
+ * Each end-to-end file runs in a `bun test` process of its own, and the unit
+ * and tool tests one process a folder; test/setup/preload.ts finds the shared
+ * store in STORE_TEST_S3 and starts none. TEST_WORKERS workers (default 3:
+ * more only crowd two cores) take the jobs from one queue, longest first (the
+ * last run's durations on this machine, else test/durations.json). The files
+ * in SOLO time things a loaded machine would skew: they run after the queue,
+ * one at a time, with nothing beside them. Each job's output is printed whole
+ * when it ends; the summary at the end says how many tests passed and failed,
+ * in bun's words (.ci/run reads them).
  *
  * `bun scripts/test.ts <paths…>` runs just those files or folders the same way.
  */
@@ -42,7 +41,7 @@ function testFiles(paths: string[]): string[] {
   return [...new Set(paths.flatMap((p) => walk(resolve(ROOT, p))))].sort();
 }
 
-/** Seconds per file: the last run's here, over the committed seed. */
+/** Seconds per job: the last run's here, over the committed seed. */
 function durations(): Record<string, number> {
   const read = (file: string) =>
     existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Record<string, number>) : {};
@@ -153,6 +152,9 @@ if (files.some((f) => !f.startsWith("test/unit/"))) {
     env.STORE_TEST_S3_ERROR = (err as Error).message;
   }
 }
+// Interrupted (Ctrl-C, a CI timeout): the store goes with the run.
+for (const signal of ["SIGINT", "SIGTERM"] as const)
+  process.on(signal, () => void store?.stop().finally(() => process.exit(130)));
 let runs: FileRun[] = [];
 try {
   runs = await runAll(files, env);
