@@ -25,9 +25,10 @@ const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
 /**
  * Run alone after the parallel queue. query-isolation holds a small call to a time limit while other calls load the
  * server; stores checks what the server does with a store it judged near or far by how fast it answers, and two busy
- * cores make a near store answer like a far one. A loaded machine would fail them for reasons of its own.
+ * cores make a near store answer like a far one; shared-limits needs Redis to answer within the 250 ms after which a
+ * replica counts alone (by design). A loaded machine would fail them for reasons of its own.
  */
-const SOLO = new Set(["test/e2e/query-isolation.test.ts", "test/e2e/stores.test.ts"]);
+const SOLO = new Set(["query-isolation", "stores", "shared-limits"].map((name) => `test/e2e/${name}.test.ts`));
 const SEED_DURATIONS = join(ROOT, "test/durations.json");
 const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
 
