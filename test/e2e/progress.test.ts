@@ -59,11 +59,14 @@ function checkUpdates(updates: (Progress & { at: number })[]): void {
   expect(updates.length).toBeGreaterThanOrEqual(3);
   for (let i = 1; i < updates.length; i++) {
     expect(updates[i]!.progress).toBeGreaterThan(updates[i - 1]!.progress);
-    // At most every 250 ms (the final one excepted), at least every 2 s while bytes move.
-    const gap = updates[i]!.at - updates[i - 1]!.at;
-    if (updates[i]!.progress < SIZE) expect(gap).toBeGreaterThanOrEqual(200);
-    expect(gap).toBeLessThan(2_000);
+    // At least every 2 s while bytes move.
+    expect(updates[i]!.at - updates[i - 1]!.at).toBeLessThan(2_000);
   }
+  // At most every 250 ms (the final one excepted), counted over the whole transfer: sent 250 ms apart, two may arrive
+  // closer when a loaded machine delays the first of them.
+  const moving = updates.filter((u) => u.progress < SIZE);
+  const span = moving.at(-1)!.at - moving[0]!.at;
+  expect(moving.length - 1).toBeLessThanOrEqual(Math.floor(span / 250) + 1);
   for (const u of updates) {
     expect(u.total).toBe(SIZE);
     expect(u.message).toContain("bytes");
