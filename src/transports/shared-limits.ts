@@ -108,21 +108,25 @@ export class SharedCallerLimits implements Limiter {
     if (perSecond === 0 && inFlight === 0) return { ok: true, release: () => {} };
     const slot = randomBytes(9).toString("base64url");
     const keys = [`smcp:rate:${caller}`, `smcp:inflight:${caller}`];
+    const args = ["2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)];
+    // By its SHA1 (the script is not sent with every request); sent whole once when the store does not have it yet.
+    const asked = this.#client
+      .send("EVALSHA", [SCRIPT_SHA, ...args])
+      .catch((err: Error) =>
+        /NOSCRIPT/.test(String(err?.message)) ? this.#client.send("EVAL", [SCRIPT, ...args]) : Promise.reject(err),
+      );
     let answer: unknown;
     try {
-      const args = ["2", ...keys, String(perSecond), String(burst), String(inFlight), slot, String(SLOT_MS)];
-      // By its SHA1 (the script is not sent with every request); sent whole once when the store does not have it yet.
-      answer = await withTimeout(
-        this.#client
-          .send("EVALSHA", [SCRIPT_SHA, ...args])
-          .catch((err: Error) =>
-            /NOSCRIPT/.test(String(err?.message)) ? this.#client.send("EVAL", [SCRIPT, ...args]) : Promise.reject(err),
-          ),
-        ANSWER_MS,
-      );
+      answer = await withTimeout(asked, ANSWER_MS);
     } catch (err) {
       this.#warn(err);
       this.#dial();
+      // Judged here; a slot the store grants after all is given back, or it would count against the caller until it lapses.
+      if (inFlight > 0)
+        asked.then(
+          (late) => (late as [number])[0] === 1 && this.#client.send("ZREM", [keys[1]!, slot]).catch(() => {}),
+          () => {},
+        );
       return this.#local.admit(caller);
     }
     const [ok, retryAfterS, which] = answer as [number, number?, string?];
