@@ -4,6 +4,9 @@
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
 #   provision.sh test   the above + the Python agent frameworks' venvs (.tools/pyfw) + chromium-headless-shell (the object browser tests, driven by playwright-core) + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), redis-server (limits shared by replicas), ruby (formula check) and podman + runc (container test)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
+#   provision.sh pyfw   bun + packages, and the Python agent frameworks' venvs only
+# PROVISION_LATER=pyfw leaves the frameworks' venvs (over a minute of the machine's time) to `provision.sh pyfw`, which
+# the test runner then runs beside the first tests (scripts/test.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 want=$(node -p 'require("./package.json").packageManager.split("@")[1]')
@@ -16,7 +19,7 @@ fi
 bun install --frozen-lockfile >&2
 
 # Both Python sections make venvs: python3-venv first, once, so they do not meet at apt-get's lock.
-if [ "${1:-}" = test ] && ! python3 -c "import venv, ensurepip" 2>/dev/null; then
+if { [ "${1:-}" = test ] || [ "${1:-}" = pyfw ]; } && ! python3 -c "import venv, ensurepip" 2>/dev/null; then
   sudo_cmd=""; [ "$(id -u)" = 0 ] || sudo_cmd=sudo
   $sudo_cmd apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq python3-venv >&2
@@ -77,7 +80,9 @@ python_frameworks() {
     $pyfw/venv-smol/bin/pip install -q "smolagents[mcp,openai]==1.26.0" mcpadapt==0.1.20 >&2
   fi
 }
-if [ "${1:-}" = test ] && ! imports 2>/dev/null; then section pyfw python_frameworks; fi
+if { [ "${1:-}" = pyfw ] || { [ "${1:-}" = test ] && [ "${PROVISION_LATER:-}" != pyfw ]; }; } && ! imports 2>/dev/null; then
+  section pyfw python_frameworks
+fi
 
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()

@@ -13,9 +13,14 @@
  * when it ends; the summary at the end says how many tests passed and failed,
  * in bun's words (.ci/run reads them).
  *
+ * What the tests need that takes a while comes up beside other work: the
+ * store starts while the formatting is checked and the binary built, and the
+ * Python frameworks' venvs (left by `PROVISION_LATER=pyfw`) are built while
+ * the first tests run; the one file that uses them waits for them.
+ *
  * `bun scripts/test.ts <paths…>` runs just those files or folders the same way.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
@@ -29,6 +34,8 @@ const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
  * replica counts alone (by design). A loaded machine would fail them for reasons of its own.
  */
 const SOLO = new Set(["query-isolation", "stores", "shared-limits"].map((name) => `test/e2e/${name}.test.ts`));
+/** Files that need something built first, and the `provision.sh` section that builds it (idempotent: quick once built). */
+const NEEDS: Record<string, string> = { "test/e2e/python-frameworks.test.ts": "pyfw" };
 const SEED_DURATIONS = join(ROOT, "test/durations.json");
 const LAST_DURATIONS = join(ROOT, ".tmp/test-durations.json");
 
@@ -107,9 +114,26 @@ function runJob(job: Job, env: Record<string, string | undefined>): Promise<File
   });
 }
 
-async function runAll(files: string[], env: Record<string, string | undefined>): Promise<FileRun[]> {
+/** A provisioning section run in the background: its output when it failed, else nothing. */
+function provision(section: string): Promise<string | undefined> {
+  return new Promise((done) => {
+    const child = spawn("bash", ["scripts/provision.sh", section], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+    child.on("close", (code) => done(code === 0 ? undefined : `provision.sh ${section} failed (${code}):\n${output}`));
+  });
+}
+
+async function runAll(
+  files: string[],
+  env: Record<string, string | undefined>,
+  needs: Map<string, Promise<string | undefined>>,
+): Promise<FileRun[]> {
   const known = durations();
   const jobs = jobsOf(files);
+  const ready = new Set(jobs.filter((j) => !needs.has(j.name)).map((j) => j.name));
+  for (const [name, built] of needs) void built.then(() => ready.add(name));
   const queue = jobs.filter((j) => !SOLO.has(j.name)).sort((a, b) => (known[b.name] ?? 30) - (known[a.name] ?? 30));
   const runs: FileRun[] = [];
   const report = (run: FileRun) => {
@@ -118,47 +142,73 @@ async function runAll(files: string[], env: Record<string, string | undefined>):
     );
     runs.push(run);
   };
+  // The longest job whose needs are built; when none is, the first to be ready.
+  const next = async (): Promise<Job | undefined> => {
+    const i = queue.findIndex((j) => ready.has(j.name));
+    if (i >= 0) return queue.splice(i, 1)[0];
+    const waiting = queue.shift();
+    if (waiting) await needs.get(waiting.name);
+    return waiting;
+  };
+  const run = async (job: Job) => {
+    const failed = await needs.get(job.name);
+    return failed
+      ? { file: job.name, code: 1, seconds: 0, pass: 0, fail: 1, output: `(fail) ${job.name}: ${failed}` }
+      : runJob(job, env);
+  };
   const worker = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) report(await runJob(job, env));
+    for (let job = await next(); job; job = await next()) report(await run(job));
   };
   await Promise.all(Array.from({ length: Math.min(WORKERS, queue.length) }, worker));
-  for (const job of jobs.filter((j) => SOLO.has(j.name))) report(await runJob(job, env));
+  for (const job of jobs.filter((j) => SOLO.has(j.name))) report(await run(job));
   return runs;
 }
 
-function step(what: string, command: string[]): void {
-  const out = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, stdio: "inherit" });
-  if (out.status !== 0) {
-    process.stderr.write(`${what} failed (${command.join(" ")})\n`);
-    process.exit(out.status ?? 1);
-  }
+/** A step every test needs (the formatting check, the build): its failure ends the run. */
+function step(what: string, command: string[]): Promise<string | undefined> {
+  return new Promise((done) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: "inherit" });
+    child.on("close", (code) => done(code === 0 ? undefined : `${what} failed (${command.join(" ")})`));
+  });
 }
 
 const named = process.argv.slice(2);
 const files = testFiles(named.length ? named : ["test"]);
-if (!named.length) {
-  step("the formatting check", [join(ROOT, "node_modules/.bin/biome"), "ci"]);
-  step("the build", [process.execPath, "scripts/build-local.ts"]);
-}
 const started = performance.now();
 let store: S3Server | undefined;
 const env: Record<string, string | undefined> = { ...process.env };
-if (files.some((f) => !f.startsWith("test/unit/"))) {
-  try {
-    store = await startCephRgw();
-    const { stop: _, ...shared } = store;
-    env.STORE_TEST_S3 = JSON.stringify(shared);
-  } catch (err) {
-    // Each file then fails saying why, as a run without the runner does.
-    env.STORE_TEST_S3_ERROR = (err as Error).message;
-  }
-}
 // Interrupted (Ctrl-C, a CI timeout): the store goes with the run.
 for (const signal of ["SIGINT", "SIGTERM"] as const)
   process.on(signal, () => void store?.stop().finally(() => process.exit(130)));
+const storeUp = files.some((f) => !f.startsWith("test/unit/"))
+  ? startCephRgw().then(
+      (s) => {
+        store = s;
+        const { stop: _, ...shared } = s;
+        env.STORE_TEST_S3 = JSON.stringify(shared);
+      },
+      // Each file then fails saying why, as a run without the runner does.
+      (err: Error) => void (env.STORE_TEST_S3_ERROR = err.message),
+    )
+  : undefined;
+const needs = new Map(
+  jobsOf(files)
+    .filter((j) => NEEDS[j.name])
+    .map((j) => [j.name, provision(NEEDS[j.name]!)] as const),
+);
+const failedStep = named.length
+  ? undefined
+  : ((await step("the formatting check", [join(ROOT, "node_modules/.bin/biome"), "ci"])) ??
+    (await step("the build", [process.execPath, "scripts/build-local.ts"])));
+await storeUp;
+if (failedStep) {
+  process.stderr.write(`${failedStep}\n`);
+  await store?.stop();
+  process.exit(1);
+}
 let runs: FileRun[] = [];
 try {
-  runs = await runAll(files, env);
+  runs = await runAll(files, env, needs);
 } finally {
   await store?.stop();
 }
