@@ -112,15 +112,15 @@ export type RefusedCall = (
 
 /**
  * `tools` are the offered tools' cards, for tools/list; `registered` gives
- * their definitions, registered with the SDK, loading them on the first call
- * that needs them (server.ts).
+ * an offered tool's definition, registered with the SDK, loading it on the
+ * first call that needs it (server.ts).
  */
 export function installSdkHooks(
   mcp: McpServer,
   tools: readonly ToolCard[],
   stores: string[] | undefined,
   refusedCall: RefusedCall | undefined,
-  registered: () => Promise<ReadonlyMap<string, ToolDefinition>>,
+  registered: (name: string) => Promise<ToolDefinition | undefined>,
 ): void {
   // Tools register with the SDK on the first call that needs them, after connecting: its handlers are installed now.
   installToolHandlers(mcp);
@@ -145,7 +145,7 @@ export function installSdkHooks(
       // An error result the model can act on (the v2 SDK answers a JSON-RPC error, which many hosts show only to the user).
       return unknownTool(params?.name, tools);
     }
-    const tool = (await registered()).get(name);
+    const tool = await registered(name);
     const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
     const result = (await original(
       { ...request, params: params && { ...params, arguments: args } },

@@ -34,6 +34,7 @@ export { describeCall } from "./tool-call.ts";
 import { z } from "zod";
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
+import { loadJobShape, TOOL_LOADERS } from "../tools/loaders.ts";
 import type { ToolDefinition } from "../tools/types.ts";
 import { JobRegistry } from "./jobs.ts";
 import { withStoreParameter } from "./store-parameter.ts";
@@ -151,41 +152,54 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   });
   // The object browser's results say which tools this caller has: the view offers only those actions.
   const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
-  // The definitions, registered with the SDK: at once when given, else on the first call (their schemas are most of a start).
-  const register = (module: ToolModule): ReadonlyMap<string, ToolDefinition> => {
-    const defined = offeredOf(options, stores, jobs !== undefined, {
-      all: module.ALL_TOOLS,
-      stores: module.STORE_TOOLS,
-      jobs: module.JOB_TOOLS,
-    });
-    const byName = new Map<string, ToolDefinition>();
-    for (const given of defined) {
-      // With several stores each tool takes `store` (the server picks the store; the handler never sees it).
-      const tool = stores.several ? withStoreParameter(given, stores.names) : given;
-      const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
-      // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
-      const outputSchema = jobs && tool.handsBack ? orJob(tool.outputSchema, module.jobShape) : tool.outputSchema;
-      const registered = mcp.registerTool(
-        tool.name,
-        {
-          title: tool.title,
-          description: tool.description,
-          inputSchema: tool.inputSchema,
-          outputSchema,
-          annotations: tool.annotations,
-        },
-        toolCall(tool, env, meta),
-      );
-      // The SDK converts an output schema to JSON Schema on each server's first call of the tool: for servers built per
-      // request (remote mode), once per process instead (BENCH_ONLY=team).
-      if (deps.tools) registered.outputSchemaJson = outputJsonOf(outputSchema, () => registered.outputSchemaJson);
-      byName.set(tool.name, tool);
-    }
-    return byName;
+  // A definition, registered with the SDK: every offered one at once when given, else each on its first call (the
+  // tools' schemas are most of a start, and one call needs one tool's).
+  const register = (given: ToolDefinition, jobShape: ToolModule["jobShape"] | undefined): ToolDefinition => {
+    // With several stores each tool takes `store` (the server picks the store; the handler never sees it).
+    const tool = stores.several ? withStoreParameter(given, stores.names) : given;
+    const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
+    // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
+    const outputSchema = jobShape && tool.handsBack ? orJob(tool.outputSchema, jobShape) : tool.outputSchema;
+    const registered = mcp.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema,
+        annotations: tool.annotations,
+      },
+      toolCall(tool, env, meta),
+    );
+    // The SDK converts an output schema to JSON Schema on each server's first call of the tool: for servers built per
+    // request (remote mode), once per process instead (BENCH_ONLY=team).
+    if (deps.tools) registered.outputSchemaJson = outputJsonOf(outputSchema, () => registered.outputSchemaJson);
+    return tool;
   };
-  const eager = deps.tools && register(deps.tools);
-  let lazy: Promise<ReadonlyMap<string, ToolDefinition>> | undefined;
-  const registered = async () => eager ?? (await (lazy ??= import("../tools/index.ts").then(register)));
+  const eager =
+    deps.tools &&
+    new Map(
+      offeredOf(options, stores, jobs !== undefined, {
+        all: deps.tools.ALL_TOOLS,
+        stores: deps.tools.STORE_TOOLS,
+        jobs: deps.tools.JOB_TOOLS,
+      }).map((t) => [t.name, register(t, jobs && deps.tools!.jobShape)] as const),
+    );
+  // Called only with an offered tool's name (sdk-hooks.ts checks the cards first).
+  const loading = new Map<string, Promise<ToolDefinition>>();
+  const registered = async (name: string): Promise<ToolDefinition | undefined> => {
+    if (eager) return eager.get(name);
+    let tool = loading.get(name);
+    if (!tool) {
+      const load = TOOL_LOADERS[name];
+      if (!load) return undefined;
+      loading.set(
+        name,
+        (tool = Promise.all([load(), jobs && loadJobShape()]).then(([t, shape]) => register(t, shape))),
+      );
+    }
+    return tool;
+  };
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
   const auditRead =
