@@ -50,9 +50,12 @@ export function buildAgainst(against: string): string {
 export interface AbRow {
   network: string;
   shape: string;
-  /** Median of the rounds' B/A ratios, and the lowest and highest of them. */
+  /** Median of the rounds' B/A ratios from the server's spawn to the call's result, and the lowest and highest of them. */
   ratio: number;
   spread: [number, number];
+  /** The same for the call alone, on a server already started (and answering tools/list). */
+  callRatio: number;
+  callSpread: [number, number];
   aMs: number;
   bMs: number;
   aPeakMb: number;
@@ -62,7 +65,17 @@ export interface AbRow {
 interface Shape {
   name: string;
   /** One timed run on a fresh server; `peak` is read after it. */
-  run(binary: string, net: Network): Promise<{ ms: number; peakMb: number }>;
+  run(binary: string, net: Network): Promise<Timed>;
+}
+
+/**
+ * A run's time from the server's spawn to the call's result (what a client's first call costs: each build pays for
+ * what it loads, at its start or at that call), and of the call alone.
+ */
+interface Timed {
+  ms: number;
+  callMs: number;
+  peakMb: number;
 }
 
 export async function measureAb(
@@ -102,11 +115,13 @@ export async function measureAb(
     call: (s: Awaited<ReturnType<typeof session>>) => Promise<unknown>,
     extra?: Record<string, string>,
   ) => {
+    const spawned = performance.now();
     const s = await session(binary, net, extra);
     try {
       const started = performance.now();
       await call(s);
-      return { ms: performance.now() - started, peakMb: procMemoryMb(s.pid, "VmHWM") };
+      const now = performance.now();
+      return { ms: now - spawned, callMs: now - started, peakMb: procMemoryMb(s.pid, "VmHWM") };
     } finally {
       await s.close();
     }
@@ -183,18 +198,20 @@ export async function measureAb(
       const as: number[] = [];
       const bs: number[] = [];
       const ratios: number[] = [];
+      const callRatios: number[] = [];
       let aPeak = 0;
       let bPeak = 0;
       for (let round = 0; round < rounds; round++) {
         // Alternate which goes first, so neither always meets the other's leftovers.
         const order = round % 2 === 0 ? ([a, b] as const) : ([b, a] as const);
-        const got = new Map<string, { ms: number; peakMb: number }>();
+        const got = new Map<string, Timed>();
         for (const bin of order) got.set(bin, await shape.run(bin, net));
         const ra = got.get(a)!;
         const rb = got.get(b)!;
         as.push(ra.ms);
         bs.push(rb.ms);
         ratios.push(rb.ms / ra.ms);
+        callRatios.push(rb.callMs / ra.callMs);
         aPeak = Math.max(aPeak, ra.peakMb);
         bPeak = Math.max(bPeak, rb.peakMb);
       }
@@ -203,12 +220,16 @@ export async function measureAb(
         shape: shape.name,
         ratio: median(ratios),
         spread: [Math.min(...ratios), Math.max(...ratios)],
+        callRatio: median(callRatios),
+        callSpread: [Math.min(...callRatios), Math.max(...callRatios)],
         aMs: median(as),
         bMs: median(bs),
         aPeakMb: aPeak,
         bPeakMb: bPeak,
       });
-      process.stderr.write(`bench: ab ${net.name} ${shape.name}: B/A ${median(ratios).toFixed(2)}\n`);
+      process.stderr.write(
+        `bench: ab ${net.name} ${shape.name}: B/A ${median(ratios).toFixed(2)} from spawn, ${median(callRatios).toFixed(2)} the call alone\n`,
+      );
     }
   }
   return rows;
@@ -220,13 +241,13 @@ export function abReport(rows: AbRow[], against: string, rounds: number): string
     "",
     `## A/B: this tree (A) against ${against} (B)`,
     "",
-    `Each shape ${rounds} rounds, A and B alternating (which goes first alternates too), each run on a fresh server with its own state directory. B/A > 1: this tree is faster. The ratio is the median of the rounds' ratios, with their lowest and highest.`,
+    `Each shape ${rounds} rounds, A and B alternating (which goes first alternates too), each run on a fresh server with its own state directory. B/A > 1: this tree is faster. A ratio is the median of the rounds' ratios, with their lowest and highest. "From spawn" times the server's start and the call (what a client's first call costs; each build pays for what it loads, at its start or during the call); "call alone" only the call, on a server that has answered tools/list.`,
     "",
-    "| network | shape | B/A (spread) | A | B | A peak | B peak |",
-    "|---|---|---|---|---|---|---|",
+    "| network | shape | B/A from spawn (spread) | B/A call alone (spread) | A | B | A peak | B peak |",
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`,
+        `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${r.callRatio.toFixed(2)} (${r.callSpread[0].toFixed(2)}-${r.callSpread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`,
     ),
     "",
   ].join("\n");
