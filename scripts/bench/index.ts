@@ -29,6 +29,7 @@ import { coldStarts, fourMoreStores } from "./cold-start.ts";
 import { type LookRow, lookReport, measureLook, seedLook } from "./look.ts";
 import { median, procMemoryMb, timedCommand, timeRuns, writeRandomFile } from "./measure.ts";
 import { latencyReport, measureQuery, measureQueryLatency, type QueryRow, queryReport, seedQuery } from "./query.ts";
+import { measureSelective, type SelectiveRow, seedSelective, selectiveReport } from "./query-selective.ts";
 import { measureRemoteLoad } from "./remote-load.ts";
 import { type Figures, type ReadFigures, writeReport } from "./report.ts";
 import { startServer } from "./server-session.ts";
@@ -231,6 +232,18 @@ async function benchAb(networks: Network[]): Promise<void> {
 
 /** search_objects against download + grep, query_objects against download + DuckDB, on both networks (look.ts, query.ts); writes results-look.md. */
 async function benchLook(networks: Network[]): Promise<void> {
+  const selective = async () => {
+    log("looking inside objects: a selective query over a large Parquet object");
+    const size = await seedSelective(s3, join(work, "selective"));
+    const rows: SelectiveRow[] = [];
+    for (const net of networks) rows.push(await measureSelective(binary, s3, net, join(work, "selective"), size));
+    return selectiveReport(rows);
+  };
+  // BENCH_LOOK_ONLY=selective: that query alone, printed.
+  if (process.env.BENCH_LOOK_ONLY === "selective") {
+    process.stdout.write(await selective());
+    return;
+  }
   log("looking inside objects: search_objects against download + grep");
   const expected = await seedLook(s3);
   const dir = join(work, "look");
@@ -249,7 +262,8 @@ async function benchLook(networks: Network[]): Promise<void> {
     networks[0]!,
     join(dir, "query"),
   );
-  const text = lookReport(rows, await describeMachine()) + queryReport(queries) + latencyReport(latency);
+  const text =
+    lookReport(rows, await describeMachine()) + queryReport(queries) + (await selective()) + latencyReport(latency);
   writeFileSync(join(import.meta.dir, "results-look.md"), text);
   process.stdout.write(text);
 }

@@ -100,9 +100,32 @@ describe("query_objects over Parquet", () => {
     // Its first bytes (size and magic), then its tail with the footer: each read once.
     expect(getsSince(from)).toBe(2);
     from = proxy.requests.length;
-    const sql = "SELECT * FROM objects WHERE id IN (7, 123456) ORDER BY id";
+    // A filter whose bounds every row group meets (small is 0-9 in each): every column of every row group.
+    const sql = "SELECT * FROM objects WHERE small = 7 AND id % 50000 = 7 ORDER BY id";
     const all = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql });
     expect(all.structuredContent!.rows).toEqual((await expected(sql)).map((row) => [KEY, ...row]));
     expect(bytesAskedSince(from)).toBeGreaterThan(size * 0.9);
+  });
+
+  test("a filter on a sorted column fetches only the row groups its statistics allow: one of eight, the rows right", async () => {
+    const sql = "SELECT * FROM objects WHERE id >= 100000 AND id < 100040 ORDER BY id";
+    const from = proxy.requests.length;
+    const r = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent!.rows).toEqual((await expected(sql)).map((row) => [KEY, ...row]));
+    expect(r.structuredContent!.rows).toHaveLength(40);
+    // Every column of one row group (an eighth of the file), and the footer: not the other seven.
+    const asked = bytesAskedSince(from);
+    expect(asked).toBeGreaterThan(size * 0.1);
+    expect(asked).toBeLessThan(size * 0.2);
+  });
+
+  test("filters the statistics cannot bound (an OR of two values) fetch the columns in every row group", async () => {
+    const sql = "SELECT id, small FROM objects WHERE id = 7 OR id = 390000 ORDER BY id";
+    const from = proxy.requests.length;
+    const r = await call(client, "query_objects", { bucket_name: bucket, keys: [KEY], sql });
+    expect(r.structuredContent!.rows).toEqual(await expected(sql));
+    // id and small of all eight row groups: more than one eighth of theirs, none of the payload.
+    expect(bytesAskedSince(from)).toBeLessThan(size * 0.2);
   });
 });

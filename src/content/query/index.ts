@@ -10,6 +10,7 @@ import type { Storage } from "../../storage/index.ts";
 import type { EngineLimits, Narrowing, QueryPage, RowWindow } from "./engine.ts";
 import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
+import { comparisonsInPlan } from "./row-groups.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
 export type { QueryPage, ReadAs, RowWindow } from "./engine.ts";
@@ -68,12 +69,15 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
         ? undefined
         : {
             fromPlan: async (plan) => {
+              // The row groups every filter may match, by their statistics (row-groups.ts).
+              const comparisons = plan === undefined ? [] : comparisonsInPlan(plan);
               for (const s of sparse)
                 fetched(
                   await fillColumns(
                     s,
                     plan === undefined ? "all" : columnsInPlan(plan, [...s.columns.keys()]),
                     stop.signal,
+                    comparisons,
                   ),
                 );
             },

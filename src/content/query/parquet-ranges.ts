@@ -4,7 +4,8 @@
  * the query's directory: its footer first (where the schema and every column
  * chunk's place are), then, once the engine's plan names the columns it will
  * scan and filter on, those columns' chunks (with their page indexes and
- * bloom filters) in every row group. The rest of the file stays a hole. If
+ * bloom filters) in every row group the plan's filters may match (by its
+ * statistics: row-groups.ts). The rest of the file stays a hole. If
  * the engine reads a hole after all (a plan read wrongly), the pages there do
  * not parse and the query fails: then the whole file is completed and the
  * query run again (engine.ts), so a narrowed read can cost time, never rows.
@@ -14,6 +15,7 @@ import { type FileMetaData, parquetMetadataAsync, parquetSchema } from "hyparque
 import type { Storage } from "../../storage/index.ts";
 import { rangedFile } from "../formats/parquet.ts";
 import { type ObjectSource, objectSource } from "../source.ts";
+import { type Bounds, type Comparison, mayMatch } from "./row-groups.ts";
 
 type Range = [start: number, end: number];
 
@@ -29,6 +31,8 @@ export interface SparseParquet {
   size: number;
   /** Top-level column (lower case) → the byte ranges its reads can touch; undefined ranges: not known, so the whole file. */
   columns: Map<string, Range[] | undefined>;
+  /** Each row group's share of those ranges, and its columns' least and greatest values where the file gives them. */
+  groups: RowGroup[];
   /** Ranges written so far (the footer and the magic first). */
   written: Range[];
   source: ObjectSource;
@@ -36,19 +40,45 @@ export interface SparseParquet {
 
 const num = (v: bigint | number | undefined) => (v === undefined ? undefined : Number(v));
 
-/** Each top-level column's ranges: its chunks in every row group, their page indexes and bloom filters. */
-function columnRanges(meta: FileMetaData): Map<string, Range[] | undefined> {
+interface RowGroup {
+  ranges: Map<string, Range[]>;
+  bounds: Map<string, Bounds>;
+}
+
+/** Each top-level column's ranges (its chunks in every row group, their page indexes and bloom filters), whole and by row group. */
+function columnRanges(meta: FileMetaData): Pick<SparseParquet, "columns" | "groups"> {
   const out = new Map<string, Range[] | undefined>();
-  for (const name of parquetSchema(meta).children.map((c) => c.element.name.toLowerCase())) out.set(name, []);
+  const children = parquetSchema(meta).children;
+  for (const name of children.map((c) => c.element.name.toLowerCase())) out.set(name, []);
+  // Statistics of a top-level leaf only; times only without a zone (how the plan's literals read: row-groups.ts).
+  const bounded = new Set(
+    children
+      .filter(
+        (c) =>
+          c.children.length === 0 &&
+          (c.element.logical_type as { isAdjustedToUTC?: boolean } | undefined)?.isAdjustedToUTC !== true,
+      )
+      .map((c) => c.element.name.toLowerCase()),
+  );
+  const groups: RowGroup[] = [];
+  const unknown = () => ({ columns: new Map([...out.keys()].map((k) => [k, undefined])), groups: [] });
   for (const group of meta.row_groups) {
+    const mine: RowGroup = { ranges: new Map(), bounds: new Map() };
+    groups.push(mine);
     for (const chunk of group.columns) {
       const m = chunk.meta_data;
       const name = m?.path_in_schema[0]?.toLowerCase();
-      if (!m || name === undefined || !out.has(name)) return new Map([...out.keys()].map((k) => [k, undefined]));
+      if (!m || name === undefined || !out.has(name)) return unknown();
       const ranges = out.get(name);
       if (!ranges) continue;
+      const own = mine.ranges.get(name) ?? [];
+      mine.ranges.set(name, own);
+      const stats = m.statistics;
+      if (bounded.has(name) && stats?.min_value !== undefined && stats.max_value !== undefined)
+        mine.bounds.set(name, { min: stats.min_value, max: stats.max_value });
       const start = Math.min(num(m.dictionary_page_offset) ?? Infinity, num(m.data_page_offset)!);
       ranges.push([start, start + Number(m.total_compressed_size)]);
+      own.push([start, start + Number(m.total_compressed_size)]);
       const extra: [bigint | undefined, number | undefined][] = [
         [chunk.column_index_offset, chunk.column_index_length],
         [chunk.offset_index_offset, chunk.offset_index_length],
@@ -58,11 +88,14 @@ function columnRanges(meta: FileMetaData): Map<string, Range[] | undefined> {
         if (at === undefined) continue;
         // A bloom filter without its length (older writers) has no known end: this column is read whole.
         if (length === undefined) out.set(name, undefined);
-        else ranges.push([Number(at), Number(at) + length]);
+        else {
+          ranges.push([Number(at), Number(at) + length]);
+          own.push([Number(at), Number(at) + length]);
+        }
       }
     }
   }
-  return out;
+  return { columns: out, groups };
 }
 
 /** The object as a sparse file holding its footer, or undefined when it is not Parquet after all (then it is fetched whole). */
@@ -92,7 +125,7 @@ export async function placeSparseParquet(
     return undefined;
   }
   const footer: Range = [source.size - meta.metadata_length - 8, source.size];
-  const sparse: SparseParquet = { key, path, size: source.size, columns: columnRanges(meta), written: [], source };
+  const sparse: SparseParquet = { key, path, size: source.size, ...columnRanges(meta), written: [], source };
   const handle = await open(path, "wx+", 0o600);
   try {
     await handle.truncate(source.size);
@@ -107,20 +140,23 @@ export async function placeSparseParquet(
   return sparse;
 }
 
-/** Writes the ranges the columns need (all of the file with "all") that are not written yet; the bytes it read. */
+/**
+ * Writes the ranges the columns need (all of the file with "all") that are not written yet, in the row groups that
+ * may hold rows meeting `comparisons`; the bytes it read.
+ */
 export async function fillColumns(
   sparse: SparseParquet,
   columns: Iterable<string> | "all",
   signal: AbortSignal,
+  comparisons: readonly Comparison[] = [],
 ): Promise<number> {
   let wanted: Range[] = [];
   if (columns === "all") wanted = [[0, sparse.size]];
   else {
-    for (const name of columns) {
-      const ranges = sparse.columns.get(name.toLowerCase());
-      if (ranges === undefined) return fillColumns(sparse, "all", signal);
-      wanted.push(...ranges);
-    }
+    const names = [...columns].map((n) => n.toLowerCase());
+    if (names.some((n) => sparse.columns.get(n) === undefined)) return fillColumns(sparse, "all", signal);
+    for (const group of sparse.groups)
+      if (mayMatch(comparisons, group.bounds)) for (const n of names) wanted.push(...(group.ranges.get(n) ?? []));
   }
   const missing = subtract(merged(wanted, 0), sparse.written);
   if (missing.length === 0) return 0;
