@@ -15,9 +15,10 @@ import { gzipSync } from "node:zlib";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { tempDir } from "../helpers/files.ts";
 import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3Env, sdkClient } from "../helpers/s3.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let bucket: string;
 let client: Client;
@@ -274,6 +275,42 @@ describe("query_objects", () => {
       continuation_token: two.structuredContent!.continuation_token,
     });
     expect(textOf(other)).toContain("InvalidParameter");
+  });
+
+  test("a server's first query starts its worker while the objects are fetched, not after", async () => {
+    // ~2 MB of CSV through a store sending 384 KiB a second: several seconds of fetching.
+    await put("slow/big.csv", csvOf(salesOf(4, 120_000)));
+    const store = await startFaultProxy(s3().endpoint);
+    store.set({ kind: "throttle", bytesPerSecond: 384 * 1024 });
+    const fresh = await connectBinary({ env: { ...s3Env(), STORE_ENDPOINT_URL: store.endpoint } });
+    try {
+      const started = performance.now();
+      let childAt: number | undefined;
+      let done = false;
+      const answer = call(fresh.client, "query_objects", {
+        bucket_name: bucket,
+        keys: ["slow/big.csv"],
+        sql: "SELECT count(*) FROM objects",
+      }).finally(() => (done = true));
+      while (!done && childAt === undefined) {
+        if (
+          Bun.spawnSync(["pgrep", "-P", String(fresh.pid)])
+            .stdout.toString()
+            .trim() !== ""
+        )
+          childAt = performance.now();
+        else await Bun.sleep(50);
+      }
+      const r = await answer;
+      expect(r.structuredContent!.rows).toEqual([[120_000]]);
+      const took = performance.now() - started;
+      expect(took).toBeGreaterThan(2_500);
+      // The worker (the server's only child) was there within the first half of the fetch.
+      expect(childAt! - started).toBeLessThan(took / 2);
+    } finally {
+      await fresh.close();
+      await store.stop();
+    }
   });
 
   test("a cancelled query stops, leaves nothing behind, and the server keeps serving", async () => {

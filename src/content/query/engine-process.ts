@@ -176,6 +176,15 @@ export class QueryEngines {
     };
   }
 
+  /**
+   * Starts a worker now when none is waiting, so that its start overlaps the query's fetching: run() then takes it.
+   * One left unused (the fetch failed) waits as a kept worker does, and ends when idle.
+   */
+  prepare(): void {
+    if (this.#idle.some((w) => w.proc.exitCode === null)) return;
+    this.#keep(new Worker(this.capBytes));
+  }
+
   /** Runs `run` in a worker; `narrowing` is asked when the worker names the plan or needs files completed. */
   async run(
     run: Omit<RunQuery, "type" | "narrowed">,

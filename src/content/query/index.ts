@@ -46,6 +46,8 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   engines ??= new QueryEngines();
   // A slot now or QueryBusy: queries never wait in line, and hold nothing of the server's read budget.
   const slot = engines.take();
+  // A worker starting (its runtime and engine loading) while the objects are fetched, not after.
+  engines.prepare();
   let ws;
   try {
     ws = openWorkspace();
