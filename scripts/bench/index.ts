@@ -239,9 +239,17 @@ async function benchLook(networks: Network[]): Promise<void> {
     for (const net of networks) rows.push(await measureSelective(binary, s3, net, join(work, "selective"), size));
     return selectiveReport(rows);
   };
-  // BENCH_LOOK_ONLY=selective: that query alone, printed.
+  // BENCH_LOOK_ONLY=selective: that query alone, printed; =query: the group-by over the CSV and its Parquet form alone.
   if (process.env.BENCH_LOOK_ONLY === "selective") {
     process.stdout.write(await selective());
+    return;
+  }
+  if (process.env.BENCH_LOOK_ONLY === "query") {
+    const dir = join(work, "look", "query");
+    const sizes = await seedQuery(s3, dir);
+    const queries: QueryRow[] = [];
+    for (const net of networks) queries.push(...(await measureQuery(binary, s3, net, dir, sizes)));
+    process.stdout.write(queryReport(queries));
     return;
   }
   log("looking inside objects: search_objects against download + grep");
