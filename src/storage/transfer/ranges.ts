@@ -19,9 +19,9 @@ export const PARALLEL_RANGES = 12;
 /**
  * At most this many ranges for a paced reader (a copy to another store): each range in flight holds up to a range
  * of bytes ahead of what the upload can take, so more ranges raise a copy's peak for little speed (the copy between
- * stores in `npm run bench`). rclone's own multi-thread download uses four streams.
+ * stores in `npm run bench`, and BENCH_ONLY=ab: three are as fast as four through the WAN model).
  */
-export const PACED_RANGES = 4;
+export const PACED_RANGES = 3;
 /** The parts of [from, total) not in `have` (sorted, apart, [start, end) each): what a resumed download still needs. */
 export function missingSpans(
   from: number,

@@ -44,14 +44,15 @@ export function partSizeFor(size: number): number {
 
 /**
  * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
- * the file, or 6 read into buffers, fewer when parts are huge, to bound memory. Near, more in flight raises the
+ * the file, or 4 read into buffers (a copy between stores), fewer when parts are huge, to bound memory: more raised
+ * a WAN-model copy's peak for no speed (BENCH_ONLY=ab, docs/performance.md). Near, more in flight raises the
  * peak for little speed; far, one connection carries little (window / round trip), so parts in flight make the
  * speed (the loopback and WAN-model uploads of `npm run bench`).
  */
 export function queueSizeFor(partSize: number, far = false, fromFile = false): number {
   // Parts sent from the file hold only a hashing buffer each: more may go out at once.
   if (fromFile) return far ? 12 : 3;
-  return Math.max(1, Math.min(far ? 6 : 3, Math.floor(BUFFER_BUDGET / partSize)));
+  return Math.max(1, Math.min(far ? 4 : 3, Math.floor(BUFFER_BUDGET / partSize)));
 }
 
 /**

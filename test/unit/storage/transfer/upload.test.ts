@@ -26,7 +26,7 @@ test("keys with . or .. path segments are sent by the client whose URLs are not 
 });
 
 test("a far store gets more parts in flight, still within the buffer budget", () => {
-  expect(queueSizeFor(5 * 1024 * 1024, true)).toBe(6);
+  expect(queueSizeFor(5 * 1024 * 1024, true)).toBe(4);
   expect(queueSizeFor(16 * 1024 * 1024, true)).toBe(4);
   expect(queueSizeFor(600 * 1024 * 1024, true)).toBe(1);
   // Parts sent from the file hold only a 1 MiB hashing buffer each.
