@@ -11,7 +11,7 @@
  * query run again (engine.ts), so a narrowed read can cost time, never rows.
  */
 import { type FileHandle, open } from "node:fs/promises";
-import { type FileMetaData, parquetMetadataAsync, parquetSchema } from "hyparquet";
+import { type FileMetaData, parquetMetadataAsync, parquetSchema, type SchemaElement } from "hyparquet";
 import type { Storage } from "../../storage/index.ts";
 import { rangedFile } from "../formats/parquet.ts";
 import { type ObjectSource, objectSource } from "../source.ts";
@@ -50,16 +50,7 @@ function columnRanges(meta: FileMetaData): Pick<SparseParquet, "columns" | "grou
   const out = new Map<string, Range[] | undefined>();
   const children = parquetSchema(meta).children;
   for (const name of children.map((c) => c.element.name.toLowerCase())) out.set(name, []);
-  // Statistics of a top-level leaf only; times only without a zone (how the plan's literals read: row-groups.ts).
-  const bounded = new Set(
-    children
-      .filter(
-        (c) =>
-          c.children.length === 0 &&
-          (c.element.logical_type as { isAdjustedToUTC?: boolean } | undefined)?.isAdjustedToUTC !== true,
-      )
-      .map((c) => c.element.name.toLowerCase()),
-  );
+  const bounded = new Set(children.filter((c) => boundable(c.element)).map((c) => c.element.name.toLowerCase()));
   const groups: RowGroup[] = [];
   const unknown = () => ({ columns: new Map([...out.keys()].map((k) => [k, undefined])), groups: [] });
   for (const group of meta.row_groups) {
@@ -96,6 +87,32 @@ function columnRanges(meta: FileMetaData): Pick<SparseParquet, "columns" | "grou
     }
   }
   return { columns: out, groups };
+}
+
+/**
+ * Whether a top-level column's statistics compare as the plan's literals read (row-groups.ts): signed integers and
+ * floating point, UTF-8 strings (ordered by their bytes), and times without a zone. Not decimals (whose statistics are
+ * unscaled), unsigned integers, dates or anything nested.
+ */
+export function boundable(element: SchemaElement): boolean {
+  if (element.num_children) return false;
+  const logical = element.logical_type as { type?: string; isAdjustedToUTC?: boolean; isSigned?: boolean } | undefined;
+  switch (element.type) {
+    case "INT32":
+    case "INT64":
+      if (logical?.type === "TIMESTAMP") return element.type === "INT64" && logical.isAdjustedToUTC === false;
+      return (
+        (element.converted_type === undefined || /^INT_(8|16|32|64)$/.test(element.converted_type)) &&
+        (logical === undefined || (logical.type === "INTEGER" && logical.isSigned !== false))
+      );
+    case "FLOAT":
+    case "DOUBLE":
+      return element.converted_type === undefined && logical === undefined;
+    case "BYTE_ARRAY":
+      return element.converted_type === "UTF8" || logical?.type === "STRING";
+    default:
+      return false;
+  }
 }
 
 /** The object as a sparse file holding its footer, or undefined when it is not Parquet after all (then it is fetched whole). */

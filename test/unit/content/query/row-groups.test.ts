@@ -6,6 +6,7 @@
 import { beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import { DuckDBInstance } from "@duckdb/node-api";
+import { boundable } from "../../../../src/content/query/parquet-ranges.ts";
 import { type Bounds, comparisonsInPlan, mayMatch } from "../../../../src/content/query/row-groups.ts";
 import { objectsView } from "../../../../src/content/query/tables.ts";
 import { tempDir } from "../../../helpers/files.ts";
@@ -77,4 +78,21 @@ test("a row group is ruled out only when its bounds prove no row can match", () 
   const big = new Map<string, Bounds>([["id", { min: 2n ** 60n, max: 2n ** 60n + 10n }]]);
   expect(mayMatch([{ column: "id", op: "<", value: 5.5 }], big)).toBe(true);
   expect(mayMatch([{ column: "id", op: "<", value: 5n }], big)).toBe(false);
+});
+
+test("only columns whose statistics compare as the plan's literals read are bounded", () => {
+  const el = (e: Record<string, unknown>) => ({ name: "c", ...e }) as never;
+  expect(boundable(el({ type: "INT64" }))).toBe(true);
+  expect(boundable(el({ type: "INT32", converted_type: "INT_16" }))).toBe(true);
+  expect(boundable(el({ type: "DOUBLE" }))).toBe(true);
+  expect(boundable(el({ type: "BYTE_ARRAY", converted_type: "UTF8" }))).toBe(true);
+  expect(boundable(el({ type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: false } }))).toBe(true);
+  // Unscaled decimals, unsigned integers, zoned times, dates, raw bytes and groups are not.
+  expect(boundable(el({ type: "INT64", converted_type: "DECIMAL", logical_type: { type: "DECIMAL" } }))).toBe(false);
+  expect(boundable(el({ type: "INT64", converted_type: "UINT_64" }))).toBe(false);
+  expect(boundable(el({ type: "INT32", logical_type: { type: "INTEGER", isSigned: false } }))).toBe(false);
+  expect(boundable(el({ type: "INT64", logical_type: { type: "TIMESTAMP", isAdjustedToUTC: true } }))).toBe(false);
+  expect(boundable(el({ type: "INT32", converted_type: "DATE" }))).toBe(false);
+  expect(boundable(el({ type: "BYTE_ARRAY" }))).toBe(false);
+  expect(boundable(el({ num_children: 2 }))).toBe(false);
 });
