@@ -5,13 +5,14 @@
  * warning; records an earlier version wrote as JSON are taken in once.
  */
 import { expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { KeptTransfers, type KeptUpload, keptTransfersIn } from "../../../src/runtime/kept-transfers.ts";
+import { tempDir } from "../../helpers/files.ts";
 
 const MODULE = resolve(import.meta.dir, "../../../src/runtime/kept-transfers.ts");
-const fresh = () => mkdtempSync(join(tmpdir(), "kept-unit-"));
+// Removed when the run ends (helpers/files.ts), as every test's temp directory is.
+const fresh = () => tempDir("kept-unit");
 const uploadOf = (key: string, created_at = Date.now()): KeptUpload => ({
   store: "s",
   bucket: "b",
