@@ -6,13 +6,12 @@
  * the copy; the same rows come out. Reports time, the share of the object
  * read, and the server's peak. Appended to results-look.md.
  */
-import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { median, procMemoryMb, timedCommand } from "./measure.ts";
-import { startServer } from "./server-session.ts";
-import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
+import { downloadAndDuckdb, normalized, timeQueryObjects } from "./query.ts";
+import type { Network, Store } from "./transfers.ts";
 
 const BUCKET = "bench-selective";
 const KEY = "events.parquet";
@@ -58,72 +57,26 @@ export async function measureSelective(
   work: string,
   size: number,
 ): Promise<SelectiveRow> {
-  const ours: number[] = [];
-  let peak = 0;
-  let bytesRead = 0;
-  let rows = "";
-  for (let r = 0; r < RUNS; r++) {
-    const server = await startServer(binary, serverEnv(store, net), work);
-    try {
-      const started = performance.now();
-      const got = await server.call("query_objects", { bucket_name: BUCKET, keys: [KEY], sql: SELECTIVE_SQL });
-      ours.push(performance.now() - started);
-      bytesRead = got.structuredContent!.bytes_read;
-      rows = JSON.stringify(got.structuredContent!.rows);
-      peak = Math.max(peak, procMemoryMb(server.pid, "VmHWM"));
-    } finally {
-      await server.close();
-    }
-  }
-  const local = join(work, `copy-${KEY}`);
-  const script = join(import.meta.dir, "duckdb-local.ts");
-  const env = {
-    AWS_ACCESS_KEY_ID: store.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
-    AWS_DEFAULT_REGION: store.region,
-    AWS_EC2_METADATA_DISABLED: "true",
-  };
-  const downloads = { aws: [] as number[], rclone: [] as number[] };
-  const queries: number[] = [];
-  let theirs = "";
-  for (let r = 0; r < RUNS; r++) {
-    for (const how of ["aws", "rclone"] as const) {
-      rmSync(local, { force: true });
-      downloads[how].push(
-        how === "aws"
-          ? await timedCommand(
-              [
-                AWS_CLI,
-                "--endpoint-url",
-                net.endpoint,
-                "s3",
-                "cp",
-                `s3://${BUCKET}/${KEY}`,
-                local,
-                "--only-show-errors",
-              ],
-              env,
-            )
-          : await timedCommand(["rclone", "copyto", `bench:${BUCKET}/${KEY}`, local], rcloneEnv(store, net)),
-      );
-    }
-    const started = performance.now();
-    const q = Bun.spawnSync([process.execPath, script, local, SELECTIVE_SQL], { stdout: "pipe", stderr: "pipe" });
-    queries.push(performance.now() - started);
-    if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
-    theirs = q.stdout.toString().trim();
-  }
-  rmSync(local, { force: true });
-  const plain = (json: string) =>
-    JSON.stringify(JSON.parse(json), (_, v) => (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v));
-  if (plain(theirs) !== plain(rows)) throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${theirs}`);
+  const { ms, bytesRead, rows, peakMb } = await timeQueryObjects(
+    binary,
+    store,
+    net,
+    work,
+    BUCKET,
+    KEY,
+    SELECTIVE_SQL,
+    RUNS,
+  );
+  const reference = await downloadAndDuckdb(store, net, BUCKET, KEY, SELECTIVE_SQL, work, RUNS);
+  if (normalized(reference.rows) !== normalized(rows))
+    throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${reference.rows}`);
   return {
     network: net.name,
     sizeMb: size / 1e6,
-    oursMs: median(ours),
+    oursMs: ms,
     readShare: bytesRead / size,
-    peakMb: peak,
-    referenceMs: Math.min(median(downloads.aws), median(downloads.rclone)) + median(queries),
+    peakMb,
+    referenceMs: reference.ms,
   };
 }
 

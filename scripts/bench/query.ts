@@ -73,78 +73,112 @@ export async function measureQuery(
   work: string,
   sizes: { csv: number; parquet: number },
 ): Promise<QueryRow[]> {
-  const script = join(import.meta.dir, "duckdb-local.ts");
   const out: QueryRow[] = [];
   for (const [format, key] of [
     ["CSV", "access.csv"],
     ["Parquet", "access.parquet"],
   ] as const) {
-    const ours: number[] = [];
-    let peak = 0;
-    let bytesRead = 0;
-    let rows = "";
-    for (let r = 0; r < RUNS; r++) {
-      const server = await startServer(binary, serverEnv(store, net), work);
-      try {
-        const started = performance.now();
-        const got = await server.call("query_objects", { bucket_name: BUCKET, keys: [key], sql: SQL });
-        ours.push(performance.now() - started);
-        if (got.isError) throw new Error(`query_objects failed: ${JSON.stringify(got.content)}`);
-        bytesRead = got.structuredContent!.bytes_read;
-        rows = JSON.stringify(got.structuredContent!.rows);
-        peak = Math.max(peak, procMemoryMb(server.pid, "VmHWM"));
-      } finally {
-        await server.close();
-      }
-    }
-    // The reference: the faster download, then DuckDB on the copy (timed apart too).
-    const local = join(work, `copy-${key}`);
-    const download = async (how: "aws" | "rclone") => {
-      rmSync(local, { force: true });
-      const env = {
-        AWS_ACCESS_KEY_ID: store.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
-        AWS_DEFAULT_REGION: store.region,
-        AWS_EC2_METADATA_DISABLED: "true",
-      };
-      return how === "aws"
-        ? timedCommand(
-            [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${BUCKET}/${key}`, local, "--only-show-errors"],
-            env,
-          )
-        : timedCommand(["rclone", "copyto", `bench:${BUCKET}/${key}`, local], rcloneEnv(store, net));
-    };
-    const downloads = { aws: [] as number[], rclone: [] as number[] };
-    const queries: number[] = [];
-    let theirs = "";
-    for (let r = 0; r < RUNS; r++) {
-      for (const how of ["aws", "rclone"] as const) downloads[how].push(await download(how));
-      const started = performance.now();
-      const q = Bun.spawnSync([process.execPath, script, local, SQL], {
-        cwd: import.meta.dir,
-        stdout: "pipe",
-        stderr: "pipe",
-      });
-      queries.push(performance.now() - started);
-      if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
-      theirs = q.stdout.toString().trim();
-    }
-    rmSync(local, { force: true });
-    if (normalized(theirs) !== normalized(rows))
-      throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${theirs}`);
-    const downloadMs = Math.min(median(downloads.aws), median(downloads.rclone));
+    const { ms, bytesRead, rows, peakMb } = await timeQueryObjects(binary, store, net, work, BUCKET, key, SQL, RUNS);
+    const reference = await downloadAndDuckdb(store, net, BUCKET, key, SQL, work, RUNS);
+    if (normalized(reference.rows) !== normalized(rows))
+      throw new Error(`query_objects gave ${rows}, DuckDB on the copy ${reference.rows}`);
     out.push({
       network: net.name,
       format,
       sizeMb: (format === "CSV" ? sizes.csv : sizes.parquet) / 1e6,
-      oursMs: median(ours),
+      oursMs: ms,
       bytesRead,
-      peakMb: peak,
-      referenceMs: downloadMs + median(queries),
-      duckdbLocalMs: median(queries),
+      peakMb,
+      referenceMs: reference.ms,
+      duckdbLocalMs: reference.duckdbMs,
     });
   }
   return out;
+}
+
+/** query_objects over one object, each of `runs` times on a fresh server: the median time, the bytes read, the rows (JSON) and the peak. */
+export async function timeQueryObjects(
+  binary: string,
+  store: Store,
+  net: Network,
+  work: string,
+  bucket: string,
+  key: string,
+  sql: string,
+  runs: number,
+): Promise<{ ms: number; bytesRead: number; rows: string; peakMb: number }> {
+  const times: number[] = [];
+  let peakMb = 0;
+  let bytesRead = 0;
+  let rows = "";
+  for (let r = 0; r < runs; r++) {
+    const server = await startServer(binary, serverEnv(store, net), work);
+    try {
+      const started = performance.now();
+      const got = await server.call("query_objects", { bucket_name: bucket, keys: [key], sql });
+      times.push(performance.now() - started);
+      bytesRead = got.structuredContent!.bytes_read;
+      rows = JSON.stringify(got.structuredContent!.rows);
+      peakMb = Math.max(peakMb, procMemoryMb(server.pid, "VmHWM"));
+    } finally {
+      await server.close();
+    }
+  }
+  return { ms: median(times), bytesRead, rows, peakMb };
+}
+
+/**
+ * What a user does without query_objects, `runs` times: download the object with `aws s3 cp` and with
+ * `rclone copyto`, then run `sql` with DuckDB (its own process) on the copy. The faster download's median plus the
+ * query's, the query's alone, and the rows it gave (JSON).
+ */
+export async function downloadAndDuckdb(
+  store: Store,
+  net: Network,
+  bucket: string,
+  key: string,
+  sql: string,
+  work: string,
+  runs: number,
+): Promise<{ ms: number; duckdbMs: number; rows: string }> {
+  const local = join(work, `copy-${key}`);
+  const script = join(import.meta.dir, "duckdb-local.ts");
+  const env = {
+    AWS_ACCESS_KEY_ID: store.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: store.secretAccessKey,
+    AWS_DEFAULT_REGION: store.region,
+    AWS_EC2_METADATA_DISABLED: "true",
+  };
+  const download = (how: "aws" | "rclone") => {
+    rmSync(local, { force: true });
+    return how === "aws"
+      ? timedCommand(
+          [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${bucket}/${key}`, local, "--only-show-errors"],
+          env,
+        )
+      : timedCommand(["rclone", "copyto", `bench:${bucket}/${key}`, local], rcloneEnv(store, net));
+  };
+  const downloads = { aws: [] as number[], rclone: [] as number[] };
+  const queries: number[] = [];
+  let rows = "";
+  for (let r = 0; r < runs; r++) {
+    for (const how of ["aws", "rclone"] as const) downloads[how].push(await download(how));
+    const started = performance.now();
+    const q = Bun.spawnSync([process.execPath, script, local, sql], {
+      cwd: import.meta.dir,
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    queries.push(performance.now() - started);
+    if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
+    rows = q.stdout.toString().trim();
+  }
+  rmSync(local, { force: true });
+  return {
+    ms: Math.min(median(downloads.aws), median(downloads.rclone)) + median(queries),
+    duckdbMs: median(queries),
+    rows,
+  };
 }
 
 export interface LatencyRow {
@@ -219,7 +253,7 @@ export function latencyReport(rows: LatencyRow[]): string {
 }
 
 /** The rows as plain numbers (the reference prints 64-bit integers as text). */
-const normalized = (json: string) =>
+export const normalized = (json: string) =>
   JSON.stringify(
     (JSON.parse(json) as unknown[][]).map((r) =>
       r.map((v) => (typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v)),
