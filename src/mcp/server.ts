@@ -26,18 +26,15 @@ import { registerPrompts } from "./prompts.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { registerSkills } from "./skills.ts";
-import { type CallEnvironment, toolCall } from "./tool-call.ts";
+import type { CallEnvironment } from "./tool-call.ts";
+import { registerTools, type ToolModule } from "./tool-registration.ts";
 
 export { SERVER_NAME, SERVER_VERSION, type ServerOptions, serverOptions } from "./offer.ts";
 export { describeCall } from "./tool-call.ts";
 
-import { z } from "zod";
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
-import { loadJobShape, TOOL_LOADERS } from "../tools/loaders.ts";
-import type { ToolDefinition } from "../tools/types.ts";
 import { JobRegistry } from "./jobs.ts";
-import { withStoreParameter } from "./store-parameter.ts";
 
 export interface ServerDeps {
   /** The default store's storage. */
@@ -70,11 +67,7 @@ export interface ServerDeps {
 /** A process's own key, for a server whose every round reaches this process (stdio). */
 const PROCESS_KEY = randomBytes(32);
 
-/** The tools' module (tools/index.ts), as a dynamic import gives it. */
-export type ToolModule = Pick<
-  typeof import("../tools/index.ts"),
-  "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape"
->;
+export type { ToolModule } from "./tool-registration.ts";
 
 /**
  * Bytes all calls in flight may hold at once, from the start of a call until
@@ -152,54 +145,22 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   });
   // The object browser's results say which tools this caller has: the view offers only those actions.
   const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
-  // A definition, registered with the SDK: every offered one at once when given, else each on its first call (the
-  // tools' schemas are most of a start, and one call needs one tool's).
-  const register = (given: ToolDefinition, jobShape: ToolModule["jobShape"] | undefined): ToolDefinition => {
-    // With several stores each tool takes `store` (the server picks the store; the handler never sees it).
-    const tool = stores.several ? withStoreParameter(given, stores.names) : given;
-    const meta = VIEW_TOOLS.has(tool.name) ? { _meta: viewMeta } : {};
-    // A long call may answer with a job handle instead of its result: what the SDK checks answers allows both.
-    const outputSchema = jobShape && tool.handsBack ? orJob(tool.outputSchema, jobShape) : tool.outputSchema;
-    const registered = mcp.registerTool(
-      tool.name,
-      {
-        title: tool.title,
-        description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema,
-        annotations: tool.annotations,
+  const { eager, registered } = registerTools(mcp, {
+    env,
+    storeNames: stores.several ? stores.names : undefined,
+    jobs: jobs !== undefined,
+    viewMeta: (name) => (VIEW_TOOLS.has(name) ? { _meta: viewMeta } : {}),
+    ...(deps.tools && {
+      loaded: {
+        tools: offeredOf(options, stores, jobs !== undefined, {
+          all: deps.tools.ALL_TOOLS,
+          stores: deps.tools.STORE_TOOLS,
+          jobs: deps.tools.JOB_TOOLS,
+        }),
+        jobShape: deps.tools.jobShape,
       },
-      toolCall(tool, env, meta),
-    );
-    // The SDK converts an output schema to JSON Schema on each server's first call of the tool: for servers built per
-    // request (remote mode), once per process instead (BENCH_ONLY=team).
-    if (deps.tools) registered.outputSchemaJson = outputJsonOf(outputSchema, () => registered.outputSchemaJson);
-    return tool;
-  };
-  const eager =
-    deps.tools &&
-    new Map(
-      offeredOf(options, stores, jobs !== undefined, {
-        all: deps.tools.ALL_TOOLS,
-        stores: deps.tools.STORE_TOOLS,
-        jobs: deps.tools.JOB_TOOLS,
-      }).map((t) => [t.name, register(t, jobs && deps.tools!.jobShape)] as const),
-    );
-  // Called only with an offered tool's name (sdk-hooks.ts checks the cards first).
-  const loading = new Map<string, Promise<ToolDefinition>>();
-  const registered = async (name: string): Promise<ToolDefinition | undefined> => {
-    if (eager) return eager.get(name);
-    let tool = loading.get(name);
-    if (!tool) {
-      const load = TOOL_LOADERS[name];
-      if (!load) return undefined;
-      loading.set(
-        name,
-        (tool = Promise.all([load(), jobs && loadJobShape()]).then(([t, shape]) => register(t, shape))),
-      );
-    }
-    return tool;
-  };
+    }),
+  });
   // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
   const offers = (name: string) => offered.some((t) => t.name === name);
   const auditRead =
@@ -278,26 +239,3 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
   return mcp;
 }
-
-/** A tool's output schema that also takes a job handle (its fields optional, `job` and `next` beside them). */
-function orJob(
-  schema: ToolDefinition["outputSchema"],
-  jobShape: ToolModule["jobShape"],
-): ToolDefinition["outputSchema"] {
-  // Made once per tool and process: servers built per request would make it on every request (BENCH_ONLY=team).
-  let found = jobOutputs.get(schema);
-  if (!found)
-    jobOutputs.set(
-      schema,
-      (found = schema.partial().extend({ job: jobShape.optional(), next: z.string().optional() })),
-    );
-  return found;
-}
-const jobOutputs = new WeakMap<ToolDefinition["outputSchema"], ToolDefinition["outputSchema"]>();
-
-/** An output schema's JSON Schema as the SDK makes it (`convert`, the first time), kept per schema. */
-function outputJsonOf<T>(schema: object, convert: () => T): T {
-  if (!outputJsons.has(schema)) outputJsons.set(schema, convert());
-  return outputJsons.get(schema) as T;
-}
-const outputJsons = new WeakMap<object, unknown>();

@@ -87,7 +87,7 @@ test("the graph holds imports made at run time and type imports written as typeo
   const graph = importGraph();
   expect(graph.get("main.ts")).toContain("cli.ts");
   expect(graph.get("cli.ts")).toContain("transports/remote.ts");
-  expect(graph.get("mcp/server.ts")).toContain("tools/loaders.ts");
+  expect(graph.get("mcp/tool-registration.ts")).toContain("tools/loaders.ts");
 });
 
 test("no import runs up a layer", () => {
