@@ -1,5 +1,5 @@
 /**
- * 20,000 objects through the compiled binary against Ceph RGW: upload a
+ * 10,000 objects through the compiled binary against Ceph RGW: upload a
  * directory, sum and search the prefix, download it, and sync again with
  * nothing changed; the server's peak RSS stays under 150 MB throughout
  * (the listing and the walk stream; only names and sizes are kept).
@@ -13,7 +13,7 @@ import { tempDir } from "../helpers/files.ts";
 import { connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3Env } from "../helpers/s3.ts";
 
-const DIRS = 200;
+const DIRS = 100;
 const PER_DIR = 100;
 const COUNT = DIRS * PER_DIR;
 const MB = 1_000_000;
@@ -60,7 +60,7 @@ test(`${COUNT.toLocaleString("en-US")} objects up, summed, found, down and synce
       max_objects: COUNT,
     });
     expect(up.structuredContent, textOf(up)).toMatchObject({ complete: true, counts: { done: COUNT, failed: 0 } });
-    expect(JSON.stringify(up).length).toBeLessThan(64 * 1024); // samples, not 20,000 names
+    expect(JSON.stringify(up).length).toBeLessThan(64 * 1024); // samples, not 10,000 names
 
     const usage = await call(client, "storage_usage", { bucket_name: bucket, prefix: "many/", top: 3 });
     expect(usage.structuredContent).toMatchObject({ objects: COUNT, group_count: DIRS, truncated: false });
@@ -69,11 +69,11 @@ test(`${COUNT.toLocaleString("en-US")} objects up, summed, found, down and synce
     const found = await call(client, "find_objects", {
       bucket_name: bucket,
       prefix: "many/",
-      glob: "many/d19*/f99.txt",
+      glob: "many/d1*/f99.txt",
     });
     expect(found.structuredContent).toMatchObject({ keys_scanned: COUNT });
     expect(found.structuredContent!.matches.map((m: { key: string }) => m.key).sort()).toEqual(
-      ["many/d19/f99.txt", ...Array.from({ length: 10 }, (_, i) => `many/d19${i}/f99.txt`)].sort(),
+      ["many/d1/f99.txt", ...Array.from({ length: 10 }, (_, i) => `many/d1${i}/f99.txt`)].sort(),
     );
 
     const down = await call(client, "download_prefix", {
@@ -87,7 +87,7 @@ test(`${COUNT.toLocaleString("en-US")} objects up, summed, found, down and synce
       counts: { done: COUNT, failed: 0, unsafe: 0 },
     });
     expect(readdirSync(join(dir, "dst"))).toHaveLength(DIRS);
-    expect(readFileSync(join(dir, "dst", "d123", "f45.txt"), "utf8")).toBe("object 123/45\n");
+    expect(readFileSync(join(dir, "dst", "d73", "f45.txt"), "utf8")).toBe("object 73/45\n");
 
     const again = await call(client, "upload_directory", {
       local_dir: "src",

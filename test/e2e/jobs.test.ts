@@ -186,9 +186,15 @@ describe("past the call budget", () => {
 test("100 jobs started and abandoned by one caller, three times: memory stays flat, at most 100 kept, the newest first", async () => {
   const { PutObjectCommand } = await import("@aws-sdk/client-s3");
   await sdkClient().send(
-    new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(8 * MiB, 71) }),
+    new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(1 * MiB, 71) }),
   );
-  const { client, close, pid } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
+  // A link of its own, eight times slower a connection (~320 KB/s): 1 MiB still outlasts the 1 s budget, and the 300
+  // downloads relay 300 MiB through this process instead of the 2.4 GiB that 8 MiB objects on the shared link would.
+  const slower = await startWanProxy(s3().endpoint, { delayMs: 50, windowBytes: 16 * 1024 });
+  const { client, close, pid } = await connectBinary({
+    env: { ...slowEnv(), STORE_ENDPOINT_URL: slower.endpoint },
+    args: ["--allowed-dir", dir],
+  });
   const rssMb = (field: "VmRSS" | "VmHWM") =>
     Number(
       /(\d+) kB/.exec(
@@ -247,6 +253,7 @@ test("100 jobs started and abandoned by one caller, three times: memory stays fl
     expect(readdirSync(join(dir, "abandoned")).filter((f) => f.endsWith(".partial"))).toEqual([]);
   } finally {
     await close();
+    await slower.stop();
   }
 }, 240_000);
 

@@ -128,10 +128,11 @@ describe("list_objects", () => {
     }
   });
 
-  test("every key of a 10,000-object bucket is reachable by paging", async () => {
+  // Ten pages, as a 10,000-object bucket's default pages would be, at a quarter of the store's work.
+  test("every key of a 2,500-object bucket is reachable by paging, 250 keys a page", async () => {
     const big = await freshBucket("tenk");
     const s3c = sdkClient();
-    const all = Array.from({ length: 10_000 }, (_, i) => `k/${String(i).padStart(5, "0")}`);
+    const all = Array.from({ length: 2_500 }, (_, i) => `k/${String(i).padStart(5, "0")}`);
     for (let i = 0; i < all.length; i += 100) {
       await Promise.all(
         all
@@ -147,14 +148,16 @@ describe("list_objects", () => {
     do {
       const r = await call(client, "list_objects", {
         bucket_name: big,
+        max_keys: 250,
         ...(token ? { continuation_token: token } : {}),
       });
+      expect(r.structuredContent!.objects.length).toBeLessThanOrEqual(250);
       for (const o of r.structuredContent!.objects) seen.add(o.key);
       token = r.structuredContent!.next_continuation_token ?? undefined;
       pages++;
     } while (token);
     expect(pages).toBe(10);
-    expect(seen.size).toBe(10_000);
+    expect(seen.size).toBe(2_500);
   }, 180_000);
 });
 
