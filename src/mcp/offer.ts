@@ -22,6 +22,9 @@ import { listedTools } from "./tool-list.ts";
 
 /** The skills extension's id (SEP-2640; the SDK's SKILLS_EXTENSION_ID, which offer.ts does not import: it loads without the SDK). */
 export const SKILLS_EXTENSION = "io.modelcontextprotocol/skills";
+/** The Tasks extension's id (SEP-2663), and 2025-11-25's tasks declaration: tools/call may be task-augmented (tasks.ts). */
+export const TASKS_EXTENSION = "io.modelcontextprotocol/tasks";
+export const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
 export const SERVER_NAME = pkg.name;
 export const SERVER_VERSION = pkg.version;
@@ -172,19 +175,21 @@ export function instructionsFor(options: Pick<ServerOptions, "remote" | "allowed
  * The capabilities a server with these tools declares, as the SDK declares them when server.ts registers them: tools;
  * resources for objects (get_object), the object browser's page and the skills' files; completions for the object
  * template and the prompts' arguments; prompts; the object browser as the io.modelcontextprotocol/ui extension and the
- * prompts' recipes as skills (io.modelcontextprotocol/skills). (listChanged is the
- * SDK's own default; the lists never change.)
+ * prompts' recipes as skills (io.modelcontextprotocol/skills); with `tasks` (calls may be handed back as jobs), tasks
+ * in both shapes (tasks.ts). (listChanged is the SDK's own default; the lists never change.)
  */
-export function capabilitiesFor(offered: readonly string[]): Record<string, unknown> {
+export function capabilitiesFor(offered: readonly string[], tasks = false): Record<string, unknown> {
   const objects = offered.includes("get_object");
   const view = offered.some((name) => VIEW_TOOLS.has(name));
   const prompts = promptsFor(offered).length > 0;
   const extensions = {
     ...(view ? { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } : {}),
     ...(prompts ? { [SKILLS_EXTENSION]: {} } : {}),
+    ...(tasks ? { [TASKS_EXTENSION]: {} } : {}),
   };
   return {
     tools: { listChanged: true },
+    ...(tasks ? { tasks: TASKS_CAPABILITY } : {}),
     ...(objects || view || prompts ? { resources: { listChanged: true } } : {}),
     ...(objects || prompts ? { completions: {} } : {}),
     ...(prompts ? { prompts: { listChanged: true } } : {}),
@@ -198,7 +203,8 @@ export function capabilitiesFor(offered: readonly string[]): Record<string, unkn
  */
 export function firstAnswers(options: ServerOptions, deps: { storage: Storage; storageOf?(name: string): Storage }) {
   const stores = storesOf(options, deps);
-  const offered = offeredOf(options, stores, (options.callBudgetMs ?? 0) > 0, {
+  const jobs = (options.callBudgetMs ?? 0) > 0;
+  const offered = offeredOf(options, stores, jobs, {
     all: ALL_CARDS,
     stores: STORE_CARDS,
     jobs: JOB_CARDS,
@@ -206,7 +212,12 @@ export function firstAnswers(options: ServerOptions, deps: { storage: Storage; s
   return {
     serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
     instructions: instructionsFor(options),
-    capabilities: capabilitiesFor(offered.map((t) => t.name)),
+    capabilities: capabilitiesFor(
+      offered.map((t) => t.name),
+      jobs,
+    ),
     tools: listedTools(offered, stores.several ? stores.names : undefined),
+    // For a client that declared tasks (2025-11-25), where calls may become tasks: which tools take them.
+    taskTools: jobs ? listedTools(offered, stores.several ? stores.names : undefined, true) : undefined,
   };
 }

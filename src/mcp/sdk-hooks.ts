@@ -17,9 +17,10 @@
  *   dropped and named in the result (`ignored_parameters` and a line of
  *   text), so the call works and the model still sees what was ignored.
  */
-import { isInputRequiredResult, type McpServer } from "@modelcontextprotocol/server";
+import { isInputRequiredResult, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { ToolCard, ToolDefinition } from "../tools/types.ts";
 import { installToolHandlers, wrapRequestHandler } from "./sdk-internals.ts";
+import { noteTaskAsked, taskAskedFor, taskCreated } from "./tasks.ts";
 import { listedTools } from "./tool-list.ts";
 
 /** A top-level null argument means "not given". */
@@ -113,7 +114,8 @@ export type RefusedCall = (
 /**
  * `tools` are the offered tools' cards, for tools/list; `registered` gives
  * an offered tool's definition, registered with the SDK, loading it on the
- * first call that needs it (server.ts).
+ * first call that needs it (server.ts). With `tasks`, a call may answer with a
+ * task (tasks.ts): 3. is below.
  */
 export function installSdkHooks(
   mcp: McpServer,
@@ -121,10 +123,13 @@ export function installSdkHooks(
   stores: string[] | undefined,
   refusedCall: RefusedCall | undefined,
   registered: (name: string) => Promise<ToolDefinition | undefined>,
+  tasks = false,
 ): void {
   // Tools register with the SDK on the first call that needs them, after connecting: its handlers are installed now.
   installToolHandlers(mcp);
   const listed = listedTools(tools, stores);
+  // For a client that declared tasks (2025-11-25's client capability), which tools take them.
+  const listedForTasks = tasks ? listedTools(tools, stores, true) : listed;
   const offered = new Set(tools.map((t) => t.name));
   // A client that adds the same extra argument to every call (Gemini CLI's wait_for_previous) hears of it once per
   // connection: per transport, as a server kept between HTTP requests (transports/server-pool.ts) serves many.
@@ -147,10 +152,17 @@ export function installSdkHooks(
     }
     const tool = await registered(name);
     const { args, ignored } = normalizeArguments(params?.arguments, tool && parametersOf(tool));
+    // 3. A call that asks for a task and is handed back as a job answers with the task, after the SDK has checked
+    // the job handle it would otherwise have answered (the SDK has no task answer for tools/call to check).
+    const ctx = extra as ServerContext;
+    const shape = tasks ? taskAskedFor(request, ctx) : undefined;
+    if (shape) noteTaskAsked(ctx, shape);
     const result = (await original(
       { ...request, params: params && { ...params, arguments: args } },
       extra,
     )) as CallResult;
+    const task = shape && taskCreated(ctx);
+    if (task) return task;
     // Arguments the tool's schema refuses: the SDK answered before the tool ran (so the tool wrote no audit line).
     if (tool && result.isError && !tool.inputSchema.safeParse(args).success)
       refusedCall?.(tool.name, params?.arguments, id, "InvalidParams");
@@ -162,5 +174,7 @@ export function installSdkHooks(
     return noteIgnored(result, ignored, tool);
   });
   // 2. tools/list: prepared above, the same answer for every server with this list.
-  wrapRequestHandler(mcp, "tools/list", () => async () => ({ tools: listed }));
+  wrapRequestHandler(mcp, "tools/list", () => async () => ({
+    tools: (mcp.server.getClientCapabilities() as { tasks?: unknown } | undefined)?.tasks ? listedForTasks : listed,
+  }));
 }

@@ -26,6 +26,7 @@ import { registerPrompts } from "./prompts.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { registerSkills } from "./skills.ts";
+import { serveTasks } from "./tasks.ts";
 import type { CallEnvironment } from "./tool-call.ts";
 import { registerTools, type ToolModule } from "./tool-registration.ts";
 
@@ -236,6 +237,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   registerSkills(mcp, promptsFor(offered.map((t) => t.name)));
   const refusedCall: RefusedCall | undefined =
     deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
-  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered);
+  // Calls that may be handed back as jobs may be asked for as tasks too (tasks.ts): the same registry behind both.
+  if (jobs) serveTasks(mcp, { jobs, caller, ...(recheck ? { recheck } : {}) });
+  installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered, jobs !== undefined);
   return mcp;
 }

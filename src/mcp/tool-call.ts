@@ -37,6 +37,7 @@ import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
 import { InputNeeded, type UserConfirmation } from "./confirmations.ts";
 import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
 import { nameStore, type Stores, sourceContext, storeContext } from "./stores.ts";
+import { noteHandedBackAsTask, TASK_GRACE_MS, taskAsked } from "./tasks.ts";
 
 /** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built). */
 const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
@@ -93,6 +94,9 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
     const startedAt = new Date();
     const started = performance.now();
     const about = describeCall(tool.name, given);
+    // A call that may become a job: one that can run long, or any that asked for a task (2025-11-25 asks for one at once).
+    const taskShape = env.jobs && !tool.aboutJobs ? taskAsked(request) : undefined;
+    const canBeJob = env.jobs !== undefined && (taskShape === "2025" || handsBack(tool, args));
     let scope = stores.default;
     let adopted = false;
     const audit = (outcome: string, structured?: unknown) =>
@@ -137,7 +141,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller, env.recheck), callBudgetMs: env.callBudgetMs } : {}),
         };
         // A call that may become a job is refused up front while the caller has as many running as they may.
-        if (env.jobs && env.callBudgetMs > 0 && handsBack(tool, args)) await env.jobs.admit(env.caller);
+        if (canBeJob) await env.jobs!.admit(env.caller);
         release = await env.memory.reserve(tool.heldBytes?.(args as never) ?? 0, signal);
         const out = await calls.track(tool.handler(args as never, ctx));
         const result = { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...meta };
@@ -170,17 +174,27 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         if (!handedOver) release?.();
       }
     })();
-    // A call that can run long and is not done within the budget answers with a job handle; the work goes on.
-    const budget = env.jobs && env.callBudgetMs > 0 && handsBack(tool, args) ? env.callBudgetMs : 0;
+    // A call that can run long and is not done within the budget answers with a job handle; the work goes on. One that
+    // asked for a task gets it sooner: a 2026-07-28 one after a short grace (a quick call answers as usual), a
+    // 2025-11-25 one at once (it must answer with a task).
+    const budget = !canBeJob
+      ? undefined
+      : taskShape === "2025"
+        ? 0
+        : taskShape === "2026"
+          ? Math.min(TASK_GRACE_MS, env.callBudgetMs)
+          : env.callBudgetMs;
     try {
-      if (!budget) return await answer;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const first = await Promise.race([
-        answer,
-        new Promise<"budget">((resolve) => (timer = setTimeout(() => resolve("budget"), budget))),
-      ]);
-      clearTimeout(timer);
-      if (first !== "budget") return first;
+      if (budget === undefined) return await answer;
+      if (budget > 0) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const first = await Promise.race([
+          answer,
+          new Promise<"budget">((resolve) => (timer = setTimeout(() => resolve("budget"), budget))),
+        ]);
+        clearTimeout(timer);
+        if (first !== "budget") return first;
+      }
       adopted = true;
       mcpReq.signal.removeEventListener("abort", clientCancelled);
       toClient.close();
@@ -196,6 +210,8 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         (r) => r.isError === true,
       );
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
+      // The task's answer replaces this one on its way out (sdk-hooks.ts); this one is what the SDK checks.
+      if (taskShape) noteHandedBackAsTask(request, job);
       return handBack(job, budget, meta);
     } finally {
       if (!adopted) mcpReq.signal.removeEventListener("abort", clientCancelled);

@@ -12,6 +12,7 @@ import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
 import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 
 const BUILT_SCHEMAS = builtToolJsonSchemas();
+const TASK_OPTIONAL = { taskSupport: "optional" } as const;
 
 /** A built input schema with the `store` argument of a server with several stores (stores.ts: the same enum and text). */
 function withStoreProperty(
@@ -34,10 +35,14 @@ function withStoreProperty(
  */
 const prepared = new Map<string, { listed: unknown[] }>();
 
-/** The tools/list answer for these tools (and stores): the same object for every server with this list. */
-export function listedTools(tools: readonly ToolCard[], stores: string[] | undefined): unknown[] {
-  // A list is its tools' names and descriptions (a remote note changes one) and the stores.
-  const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}`;
+/**
+ * The tools/list answer for these tools (and stores): the same object for every server with this list. With `tasks`,
+ * the tools whose calls can run long say a client may ask for a task (2025-11-25's `execution`; the 2026-07-28 codec
+ * drops it, and there a tools/call says whether the client takes tasks).
+ */
+export function listedTools(tools: readonly ToolCard[], stores: string[] | undefined, tasks = false): unknown[] {
+  // A list is its tools' names and descriptions (a remote note changes one), the stores, and whether tasks are served.
+  const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}|${tasks}`;
   let found = prepared.get(key);
   if (!found) {
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
@@ -48,6 +53,7 @@ export function listedTools(tools: readonly ToolCard[], stores: string[] | undef
       description: t.description,
       ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!),
       annotations: advertisedAnnotations(t.annotations),
+      ...(tasks && t.handsBack ? { execution: TASK_OPTIONAL } : {}),
       ...(VIEW_TOOLS.has(t.name) ? { _meta: TOOL_UI_META } : {}),
     }));
     found = { listed };

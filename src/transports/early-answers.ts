@@ -42,6 +42,8 @@ export interface EarlyFacts {
   capabilities: Record<string, unknown>;
   /** The tools/list answer's tools. */
   tools: unknown[];
+  /** The same, saying which take tasks: for a client that declared tasks (2025-11-25), where tasks are served. */
+  taskTools?: unknown[];
 }
 
 type Id = string | number;
@@ -60,6 +62,8 @@ export class EarlyAnswers implements Transport {
   #phase: "opening" | "initialized" | "sdk" = "opening";
   #handedOver = false;
   #queued: JSONRPCMessage[] = [];
+  /** Whether the client declared tasks in its initialize (then tools/list says which tools take them). */
+  #clientTasks = false;
   /** What was answered here, by request id: the SDK's own answers to these are compared, then dropped. */
   readonly #answered = new Map<Id, { method: string; result: unknown }>();
 
@@ -134,6 +138,8 @@ export class EarlyAnswers implements Transport {
     ) {
       const requested = params!.protocolVersion as string;
       const protocolVersion = HANDSHAKE_VERSIONS.includes(requested) ? requested : HANDSHAKE_VERSIONS[0]!;
+      const capabilities = params!.capabilities as Record<string, unknown> | undefined;
+      this.#clientTasks = typeof capabilities?.tasks === "object" && capabilities.tasks !== null;
       this.#answer(request.id, "initialize", {
         protocolVersion,
         capabilities: this.facts.capabilities,
@@ -150,7 +156,9 @@ export class EarlyAnswers implements Transport {
       request.id !== undefined &&
       params?.cursor === undefined
     ) {
-      this.#answer(request.id, "tools/list", { tools: this.facts.tools });
+      this.#answer(request.id, "tools/list", {
+        tools: (this.#clientTasks && this.facts.taskTools) || this.facts.tools,
+      });
       return this.#toSdk();
     }
     this.#toSdk();

@@ -137,6 +137,8 @@ describe.each(["stdio", "http"] as const)("over %s", (transport) => {
       expect(seen[mode]!.extensions, mode).toEqual({
         "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] },
         "io.modelcontextprotocol/skills": {},
+        // Tasks (tasks.ts, tested in tasks.test.ts): calls that may be handed back as jobs may become tasks.
+        "io.modelcontextprotocol/tasks": {},
       });
   }, 60_000);
 
