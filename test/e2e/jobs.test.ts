@@ -186,11 +186,11 @@ describe("past the call budget", () => {
 test("100 jobs started and abandoned by one caller, three times: memory stays flat, at most 100 kept, the newest first", async () => {
   const { PutObjectCommand } = await import("@aws-sdk/client-s3");
   await sdkClient().send(
-    new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(MiB / 2, 71) }),
+    new PutObjectCommand({ Bucket: bucket, Key: "abandoned.bin", Body: randomBytes(1 * MiB, 71) }),
   );
-  // A link of its own, sixteen times slower a connection (~160 KB/s): 512 KiB still outlasts the 1 s budget, and the
-  // 300 downloads relay 150 MiB through this process instead of the 2.4 GiB that 8 MiB objects on the shared link would.
-  const slower = await startWanProxy(s3().endpoint, { delayMs: 50, windowBytes: 8 * 1024 });
+  // A link of its own, eight times slower a connection (~320 KB/s): 1 MiB still outlasts the 1 s budget, and the 300
+  // downloads relay 300 MiB through this process instead of the 2.4 GiB that 8 MiB objects on the shared link would.
+  const slower = await startWanProxy(s3().endpoint, { delayMs: 50, windowBytes: 16 * 1024 });
   const { client, close, pid } = await connectBinary({
     env: { ...slowEnv(), STORE_ENDPOINT_URL: slower.endpoint },
     args: ["--allowed-dir", dir],

@@ -530,7 +530,7 @@ describe("copies between stores", () => {
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
   }, 60_000);
 
-  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 6: streamed or buffered", async () => {
+  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 4: streamed or buffered", async () => {
     const key = "mp.bin";
     const part = randomBytes(5 * 1024 * 1024, 41);
     await multipartSource(key, part, 8);

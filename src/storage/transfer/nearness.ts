@@ -20,8 +20,12 @@ import { bounded, EMPTY_SHA256, signQuick } from "../requests/quick-transport.ts
  * building a request (through the SDK, on two busy cores, alone past the bound).
  */
 const NEAR_MS = 12;
-/** HEADs at most (the first may pay for a connection or credentials; one fast answer is enough). */
-const TRIES = 3;
+/**
+ * HEADs at most (the first may pay for a connection or credentials; one fast answer is enough, so only a store that
+ * looks far pays for all of them: a few round trips before a copy to it). Three were seen to miss on a loaded machine,
+ * judging a loopback store far.
+ */
+const TRIES = 5;
 /** A HEAD unanswered this long is far enough (an unreachable store then fails in the parts' own requests). */
 const PROBE_MS = 1000;
 /** How long a store's measured nearness is trusted (a prefix of large objects probes once a minute). */
