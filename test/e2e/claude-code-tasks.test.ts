@@ -1,0 +1,140 @@
+/**
+ * Claude Code (the real CLI, pinned) runs a long transfer as an MCP task: an
+ * interactive session in tmux (its tasks are for interactive sessions; `claude
+ * -p` asks for none), on a 2026-07-28 connection over stdio
+ * (MCP_PROTOCOL_NEGOTIATION=auto), driving the stand-in model
+ * (test/helpers/stand-in-anthropic.ts), which calls upload_file once and never
+ * job_status. A 64 MiB upload through a slow link is handed back as a task
+ * after a second, Claude Code moves it to the background and follows it
+ * itself, tells the model when it has completed, and the object lands
+ * byte-exact.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
+import { randomBytes, tempDir } from "../helpers/files.ts";
+import { requireBinary } from "../helpers/mcp.ts";
+import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { startStandInAnthropic } from "../helpers/stand-in-anthropic.ts";
+
+const CLAUDE = resolve(import.meta.dir, "../../.tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
+const KEY = "sk-ant-stand-in-000000";
+const MiB = 1024 * 1024;
+let wan: WanProxy;
+let bucket: string;
+
+beforeAll(async () => {
+  if (!existsSync(CLAUDE))
+    throw new Error(`${CLAUDE} is missing: bash scripts/provision.sh test installs Claude Code from npm`);
+  if (!Bun.which("tmux")) throw new Error("tmux is missing: bash scripts/provision.sh test installs it");
+  // ~1.3 MB/s a connection: 64 MiB takes several seconds, far past the second after which a call becomes a task.
+  wan = await startWanProxy(s3().endpoint, { delayMs: 50, windowBytes: 64 * 1024 });
+  bucket = await freshBucket("cctask");
+}, 60_000);
+afterAll(() => wan?.stop());
+
+const tmux = (socket: string, ...args: string[]) =>
+  Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
+
+async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
+  for (const end = performance.now() + ms; !ok(); await Bun.sleep(250))
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+}
+
+test("an interactive Claude Code session runs a 64 MiB upload as a task: the model never polls, it is told when the task completed, the object is byte-exact", async () => {
+  const home = tempDir("cc-task-home");
+  const work = join(home, "work");
+  mkdirSync(work);
+  const data = randomBytes(64 * MiB, 23);
+  writeFileSync(join(work, "big.bin"), data);
+  const serverLog = join(home, "server.log");
+  // The server's own log, to see the hand-back (Claude Code keeps a stdio server's stderr to itself).
+  const server = `exec ${requireBinary()} --allowed-dir ${work} --log-level debug 2>>${serverLog}`;
+  const s3vars = { ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint };
+  writeFileSync(
+    join(home, "mcp.json"),
+    JSON.stringify({ mcpServers: { s3: { command: "bash", args: ["-c", server], env: s3vars } } }),
+  );
+  // A user past the first-run screens who trusts this folder and approved the key.
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      theme: "dark",
+      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } },
+    }),
+  );
+  const api = startStandInAnthropic({
+    tool: "mcp__s3__upload_file",
+    input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: "task/big.bin" },
+  });
+  const env = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: home,
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_TELEMETRY: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: KEY,
+    ENABLE_TOOL_SEARCH: "false",
+    MCP_PROTOCOL_NEGOTIATION: "auto",
+  };
+  const socket = `cctask${process.pid}`;
+  const claude = [CLAUDE, "--mcp-config", join(home, "mcp.json"), "--strict-mcp-config"];
+  const started = tmux(
+    socket,
+    "new-session",
+    "-d",
+    "-s",
+    "cc",
+    "-x",
+    "200",
+    "-y",
+    "50",
+    "-c",
+    work,
+    ...Object.entries(env).flatMap(([k, v]) => ["-e", `${k}=${v}`]),
+    ...claude,
+    "--allowedTools",
+    "mcp__s3",
+    "--model",
+    "claude-sonnet-4-5",
+  );
+  expect(started.exitCode, started.stderr.toString()).toBe(0);
+  const pane = () => tmux(socket, "capture-pane", "-p", "-t", "cc").stdout.toString();
+  try {
+    await until("the prompt", () => pane().includes("❯"), 30_000);
+    await until("the server", () => existsSync(serverLog) && readFileSync(serverLog, "utf8").includes("ready"), 30_000);
+    await Bun.sleep(2_000); // its tools listed by Claude Code
+    tmux(socket, "send-keys", "-t", "cc", "Upload it.", "Enter");
+    // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
+    await until("the tool result", () => api.results.length > 0, 30_000);
+    const first = JSON.stringify(api.results[0]!.content);
+    expect(first).toMatch(/started server-side task job_[A-Za-z0-9_-]{20,}/);
+    const taskId = first.match(/job_[A-Za-z0-9_-]{20,}/)![0];
+    // Claude Code follows the task itself and tells the model once it has completed.
+    await until(
+      "the task's completion",
+      () => api.userTexts.some((t) => t.includes(taskId) && t.includes("completed")),
+      90_000,
+    );
+    const log = readFileSync(serverLog, "utf8");
+    expect(log).toContain(`upload_file bucket="${bucket}" key="task/big.bin" handed back as ${taskId}`);
+    expect(log).toMatch(/upload_file bucket="[^"]+" key="task\/big\.bin" ok in \d+ ms/);
+    // The stand-in model called upload_file once and nothing else: no job_status, no second try.
+    expect(log).not.toContain("job_status");
+    expect(api.results).toHaveLength(1);
+    const stored = await (
+      await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "task/big.bin" }))
+    ).Body!.transformToByteArray();
+    const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
+    expect(md5(stored)).toBe(md5(data));
+  } finally {
+    tmux(socket, "kill-server");
+    api.stop();
+  }
+}, 180_000);
