@@ -3,7 +3,8 @@
  * long call handed back as a job on one replica is waited for, listed and
  * cancelled through the other; a replica killed mid-job leaves it reported
  * interrupted on the other, whose `next` (the same call again) resumes it and
- * finishes the file byte-exact; another caller sees none of it.
+ * finishes the file byte-exact; another caller sees none of it. The same
+ * for a 2026-07-28 task: followed and cancelled through the other replica.
  */
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -12,7 +13,7 @@ import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
-import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { startNginx } from "../helpers/nginx.ts";
 import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -120,6 +121,57 @@ test("cancel_job through the other replica reaches the one running the job withi
   } finally {
     proxy.set({ kind: "pass" });
     await other.close();
+  }
+}, 60_000);
+
+/** One 2026-07-28 request to `url` as `token`, declaring the Tasks extension: its JSON-RPC answer (JSON or one SSE event). */
+async function modern(url: string, token: string, method: string, params: Record<string, unknown>) {
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientInfo": { name: "shared-tasks", version: "1" },
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "io.modelcontextprotocol/tasks": {} } },
+  };
+  const r = await rpc(
+    url,
+    { jsonrpc: "2.0", id: 1, method, params: { ...params, _meta } },
+    {
+      authorization: `Bearer ${token}`,
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": method,
+      // The header that names what a request is about: the tool, or the task (the SDK checks it against the body).
+      "mcp-name": String(params.name ?? params.taskId),
+    },
+  );
+  const body = await r.text();
+  const json = r.headers.get("content-type")?.includes("text/event-stream")
+    ? body
+        .split("\n")
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => JSON.parse(l.slice(5)))
+        .find((m) => m.id === 1)
+    : JSON.parse(body);
+  return json as { result?: Record<string, any>; error?: { code: number; message: string } };
+}
+
+test("a task (2026-07-28) started on one replica is followed with tasks/get and cancelled with tasks/cancel through the other; another caller's tasks/get finds nothing", async () => {
+  proxy.set({ kind: "throttle", bytesPerSecond: 2 * MiB });
+  try {
+    const created = await modern(replicas[0]!.url, ALICE, "tools/call", {
+      name: "get_object",
+      arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: "task/big.bin" },
+    });
+    expect(created.result, JSON.stringify(created)).toMatchObject({ resultType: "task", status: "working" });
+    const taskId = created.result!.taskId as string;
+    const seen = await modern(replicas[1]!.url, ALICE, "tasks/get", { taskId });
+    expect(seen.result, JSON.stringify(seen)).toMatchObject({ taskId, status: "working" });
+    const bob = await modern(replicas[1]!.url, BOB, "tasks/get", { taskId });
+    expect(bob.error?.code).toBe(-32602);
+    expect((await modern(replicas[1]!.url, ALICE, "tasks/cancel", { taskId })).error).toBeUndefined();
+    const after = await modern(replicas[0]!.url, ALICE, "tasks/get", { taskId });
+    expect(after.result).toMatchObject({ taskId, status: "cancelled" });
+    expect(existsSync(join(dir, "task/big.bin"))).toBe(false);
+  } finally {
+    proxy.set({ kind: "pass" });
   }
 }, 60_000);
 
