@@ -5,7 +5,8 @@
  * capabilities gets `resultType: "task"`, then tasks/get and tasks/cancel)
  * and 2025-11-25's experimental tasks (`params.task`; tasks/get,
  * tasks/result, tasks/list, tasks/cancel), raw JSON-RPC so that every field
- * is seen as a client sees it. A call that asks for no task still gets
+ * is seen as a client sees it, and the official Tasks client library
+ * (@modelcontextprotocol/ext-tasks) on 2025-11-25. A call that asks for no task still gets
  * today's job handle, and a quick one answers as usual.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -13,6 +14,13 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, ListMultipartUploadsCommand } from "@aws-sdk/client-s3";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import {
+  createTaskSessionFromClient,
+  resultFromTaskOutcome,
+  toolDeclarationFromMcpTool,
+} from "@modelcontextprotocol/ext-tasks/client";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { requireBinary } from "../helpers/mcp.ts";
@@ -255,6 +263,40 @@ describe("2025-11-25: experimental tasks", () => {
       await client.close();
     }
   });
+
+  test("the official Tasks client (@modelcontextprotocol/ext-tasks over the v2 SDK's client) runs an upload as a task to its result", async () => {
+    const client = new Client(
+      { name: "ext-tasks-test", version: "1" },
+      { versionNegotiation: { mode: "legacy" } as never, capabilities: { tasks: {} } as never },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: requireBinary(),
+        args: ["--allowed-dir", dir],
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint },
+        stderr: "ignore",
+      }),
+    );
+    const session = createTaskSessionFromClient(client, { endpointId: "tasks-test" });
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === "upload_file")!;
+      const execution = await session.callTool(
+        "upload_file",
+        { local_file_path: "big.bin", bucket_name: bucket, object_key: "ext/big.bin" },
+        { declaration: toolDeclarationFromMcpTool(tool), task: { preference: "prefer" } },
+      );
+      expect(execution.kind).toBe("task");
+      const { outcome, lastTask } = await execution.settle();
+      expect(outcome.status).toBe("completed");
+      expect(lastTask?.taskId).toMatch(/^job_/);
+      const result = resultFromTaskOutcome(outcome) as { structuredContent?: Record<string, unknown> };
+      expect(result.structuredContent).toMatchObject({ bucket, key: "ext/big.bin", size: data.length });
+      expect(await storedMd5("ext/big.bin")).toBe(md5(data));
+    } finally {
+      await session.close();
+      await client.close();
+    }
+  }, 120_000);
 
   test("tasks/cancel mid-upload answers the cancelled task and leaves nothing behind", async () => {
     const { client } = await legacy();
