@@ -142,9 +142,14 @@ export function serveTasks(mcp: McpServer, serving: TaskServing): void {
     const { job, result } = await found(taskId, ctx);
     const task = taskOf(job, shape);
     if (shape === "2025") return task as never;
-    if (task.status === "completed" && result)
-      return { ...task, result: { ...result, resultType: "complete" } } as never;
-    return task as never;
+    if (task.status !== "completed") return task as never;
+    if (result) return { ...task, result: { ...result, resultType: "complete" } } as never;
+    // Ended without a result this replica can give (it was kept by one that has gone): a failed task, saying why.
+    return {
+      ...task,
+      status: "failed",
+      error: { code: -32603, message: `The job ${taskId} ended (${job.state}) but its result is not available here.` },
+    } as never;
   });
   mcp.server.setRequestHandler("tasks/cancel", { params: TaskId }, async ({ taskId }, ctx) => {
     const job = await jobs.cancel(caller, taskId);
