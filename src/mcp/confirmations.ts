@@ -8,9 +8,15 @@
  * dismissed or never answered), not_asked (the client cannot ask, or a
  * 2025-era remote call, where the model's confirm: true stands).
  *
- * Two ways to ask, by the protocol the call came in on:
- * - 2025 (`initialize`): the server sends elicitation/create mid-call and
- *   waits (never in remote mode: the answer could reach another replica).
+ * Three ways to ask, by the protocol and transport the call came in on:
+ * - 2025 (`initialize`) over stdio: the server sends elicitation/create
+ *   mid-call and waits.
+ * - 2025 over HTTP (remote mode): the transport says whether the client
+ *   declared elicitation and gives the call a LegacyAsk (on the call's own
+ *   stream; the answer may reach another replica and is relayed: see
+ *   transports/legacy-questions.ts). A question that can no longer reach the
+ *   user (a job's, after its call was answered) changes nothing: the call
+ *   fails with NotConfirmed and says to call again.
  * - 2026-07-28: the call answers `input_required` with the form; the client
  *   asks the user and calls again with the answer, and the tool runs again
  *   from the start up to the same question. The form's key carries a digest
@@ -35,7 +41,22 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from "@modelcontextprotocol/server";
+import { ActionableError } from "../runtime/errors.ts";
 import type { ConfirmAction, Confirmation } from "../tools/types.ts";
+
+/** An elicitation's outcome as a 2025 HTTP call sees it: the client's result, no answer in time, or no stream to ask on. */
+export type LegacyAnswer =
+  | { outcome: "answered"; result: { action?: string; content?: Record<string, unknown> } }
+  | { outcome: "unanswered" }
+  | { outcome: "unreachable" };
+
+/** How a 2025 HTTP call asks its user, handed to the call by the transport (absent: the client declared no elicitation). */
+export interface LegacyAsk {
+  ask(params: Record<string, unknown>, signal: AbortSignal): Promise<LegacyAnswer>;
+}
+
+/** Where the HTTP transport puts a call's LegacyAsk: the request's auth info `extra`, the SDK's per-request channel. */
+export const LEGACY_ASK = "store-mcp-server/legacy-ask";
 
 /** The form for each action: its one checkbox's title and description. */
 const FORMS: Record<ConfirmAction, { title: string; description: string }> = {
@@ -88,14 +109,15 @@ export function confirmationCodec(key: string | Uint8Array, caller: string): Con
   return createRequestStateCodec<AskedState>({ key, ttlSeconds: 600, bind: () => `confirm\0${caller}` });
 }
 
-/** How one call asks the user; `request` is the SDK's context for the call. */
+/** How one call asks the user; `request` is the SDK's context for the call, `signal` its work's (cancel, shutdown). */
 export type UserConfirmation = (
   request: ServerContext,
+  signal: AbortSignal,
 ) => (action: ConfirmAction, message: string) => Promise<Confirmation>;
 
-/** A confirmWithUser for one server's calls: asks where the client declared elicitation (2025: never in remote mode). */
+/** A confirmWithUser for one server's calls: asks where the client declared elicitation. */
 export function userConfirmation(mcp: McpServer, remote: boolean, codec: ConfirmationCodec): UserConfirmation {
-  return (request) => async (action, message) => {
+  return (request, signal) => async (action, message) => {
     // A 2026-07-28 request names its protocol and the client's capabilities in its own _meta (the SDK lifts them here).
     const envelope = request.mcpReq.envelope as Record<string, unknown> | undefined;
     if (envelope?.[PROTOCOL_VERSION_META_KEY])
@@ -106,11 +128,34 @@ export function userConfirmation(mcp: McpServer, remote: boolean, codec: Confirm
         action,
         message,
       );
+    const legacy = request.http?.authInfo?.extra?.[LEGACY_ASK] as LegacyAsk | undefined;
+    if (legacy) return askOnStream(legacy, signal, action, message);
     if (remote || !mcp.server.getClientCapabilities()?.elicitation) return "not_asked";
-    const answer = await mcp.server.elicitInput({ message, requestedSchema: confirmationForm(action) });
-    if (answer.action === "accept") return answer.content?.confirm === true ? "accepted" : "declined";
-    return answer.action === "decline" ? "declined" : "cancelled";
+    return outcomeOf(await mcp.server.elicitInput({ message, requestedSchema: confirmationForm(action) }));
   };
+}
+
+/** The outcome of an elicitation result: only an accepted form with the box ticked is a yes. */
+const outcomeOf = (answer: { action?: string; content?: Record<string, unknown> }): Confirmation =>
+  answer.action === "accept"
+    ? answer.content?.confirm === true
+      ? "accepted"
+      : "declined"
+    : answer.action === "decline"
+      ? "declined"
+      : "cancelled";
+
+/** 2025 over HTTP: the question on the call's stream; no answer in time is cancelled; no stream left changes nothing. */
+async function askOnStream(legacy: LegacyAsk, signal: AbortSignal, action: ConfirmAction, message: string) {
+  const answer = await legacy.ask({ mode: "form", message, requestedSchema: confirmationForm(action) }, signal);
+  if (answer.outcome === "answered") return outcomeOf(answer.result);
+  if (answer.outcome === "unanswered") return "cancelled";
+  throw new ActionableError({
+    resource: "confirmation",
+    code: "NotConfirmed",
+    message: `A question for the user ("${message}") came after this call was answered (it went on as a job), and a job cannot ask over HTTP. Nothing was changed past that point.`,
+    hint: "call the tool again with the same arguments: it asks before it changes anything.",
+  });
 }
 
 /**
@@ -128,10 +173,7 @@ async function askByRetry(
   const key = keyOf(action, message);
   const answer = inputResponse(request.mcpReq.inputResponses, key);
   const asked = request.mcpReq.requestState<AskedState>();
-  if (answer.kind === "elicit" && asked?.q === key) {
-    if (answer.action === "accept") return answer.content?.confirm === true ? "accepted" : "declined";
-    return answer.action === "decline" ? "declined" : "cancelled";
-  }
+  if (answer.kind === "elicit" && asked?.q === key) return outcomeOf(answer);
   const requestState = await codec.mint({ q: key }, request);
   throw new InputNeeded(
     inputRequired({

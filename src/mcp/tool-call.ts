@@ -133,7 +133,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           signal,
           log,
           contentBudget: CONTENT_BUDGET_BYTES,
-          confirmWithUser: env.confirmWithUser(request),
+          confirmWithUser: env.confirmWithUser(request, signal),
           progress,
           // Resource links are s3:// URIs, which name objects of the default store.
           resourceLinks: env.resourceLinks && scope === stores.default,

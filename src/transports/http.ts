@@ -21,6 +21,7 @@
  */
 import {
   createMcpHandler,
+  type JSONRPCMessage,
   type McpServer,
   PROTOCOL_VERSION_META_KEY,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -28,12 +29,14 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Authenticator, Caller } from "../auth/index.ts";
 import { type HttpConfig, isLoopbackHostHeader, type Scope } from "../config/http-config.ts";
+import { LEGACY_ASK } from "../mcp/confirmations.ts";
 import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { nextTurn } from "../runtime/turn.ts";
 import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, GraceWaiters, SLICE_BYTES, sseMessage } from "./http-answer.ts";
+import { type ClientResponse, LegacyQuestions } from "./legacy-questions.ts";
 import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
 /** The 2026-era revisions served per request (the SDK's SUPPORTED_PROTOCOL_VERSIONS lists only those of the handshake). */
@@ -60,6 +63,8 @@ export interface HttpDeps {
   log: Logger;
   /** The per-caller limits (remote.ts makes them, so jobs can hold slots); made here from the config when absent. */
   limits?: Limiter;
+  /** Questions to 2025 clients and their answers (remote.ts shares them between replicas); this replica's own when absent. */
+  questions?: LegacyQuestions;
 }
 
 export interface HttpServer {
@@ -108,6 +113,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
   // Counted in the shared state store when there is one (every replica enforces one limit), else here.
   const limits: Limiter = deps.limits ?? callerLimitsFor(config, log);
+  const questions = deps.questions ?? new LegacyQuestions(crypto.getRandomValues(new Uint8Array(32)));
   const resource = new URL(config.resourceUrl);
   // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
   // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).
@@ -226,6 +232,11 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       message?.method === "tools/call" ? `tools/call ${message.params?.name ?? "?"}` : (message?.method ?? "response"),
       caller.id,
     );
+    // A 2025 client's answer to a question a call asked it (legacy-questions.ts): taken here or relayed to the asker.
+    if (message && message.method === undefined && questions.answered(caller.id, message as ClientResponse)) {
+      note("answer", caller.id);
+      return new Response(null, { status: 202, headers: corsHeaders });
+    }
     if (message?.method === "tools/call" && typeof message.params?.name === "string") {
       const missing = deps.missingScope(message.params.name, message.params.arguments ?? {}, caller);
       if (missing) {
@@ -263,6 +274,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     const wantsProgress = message?.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
     const leases = new SendLeases(MAX_LEASE_MS);
     let close = () => {};
+    let sessionId: string | undefined;
     let served: Promise<Response>;
     if (message?.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
       // The SDK's handler builds the server, answers (JSON, or SSE once the call sends progress) and closes it.
@@ -271,14 +283,28 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     } else {
       const mcp = deps.serverFor(caller, leases, { era: "2025", method: message?.method });
       close = () => void mcp.close().catch(() => {});
+      // A client that declared elicitation (its sealed session id says so) can be asked mid-call: its calls are streamed.
+      const askable =
+        message?.method === "tools/call" && questions.declaresElicitation(req.headers.get("mcp-session-id"), caller.id);
+      if (message?.method === "initialize")
+        sessionId = questions.sessionFor(caller.id, (message.params as { capabilities?: unknown })?.capabilities);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
-        enableJsonResponse: !wantsProgress,
+        enableJsonResponse: !wantsProgress && !askable,
       });
       await mcp.connect(transport);
       // The client went away: closing the server cancels its calls (their clean-up still runs).
       req.signal.addEventListener("abort", close, { once: true });
-      served = transport.handleRequest(req, { parsedBody: body });
+      const ask =
+        askable &&
+        questions.askerFor(caller.id, (request) =>
+          transport.send(request as JSONRPCMessage, { relatedRequestId: message.id ?? undefined }),
+        );
+      const extra = ask ? { [LEGACY_ASK]: ask } : undefined;
+      served = transport.handleRequest(req, {
+        parsedBody: body,
+        ...(extra ? { authInfo: { token: "", clientId: caller.id, scopes: [], extra } } : {}),
+      });
     }
     const waiting = grace.wait();
     const res = await Promise.race([served, waiting.ended.then(() => undefined)]).finally(waiting.forget);
@@ -289,6 +315,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     }
     const headers = new Headers(res.headers);
     for (const [k, v] of Object.entries(corsHeaders)) headers.set(k, v);
+    if (sessionId && res.ok) headers.set("mcp-session-id", sessionId);
     const sse = !!res.body && !!res.headers.get("content-type")?.includes("text/event-stream");
     // JSON: the call is done, its server can go. SSE: the server lives until the stream has carried the answer.
     if (!sse) {

@@ -30,6 +30,7 @@ import { createStoreStorages } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
 import { startHttpServer } from "./http.ts";
+import { LegacyQuestions } from "./legacy-questions.ts";
 import { ServerPool } from "./server-pool.ts";
 import { SharedJobs } from "./shared-jobs.ts";
 import { callerLimitsFor } from "./shared-limits.ts";
@@ -94,6 +95,8 @@ export function startRemote(
   const server = startHttpServer({
     config: http,
     limits,
+    // Sealed with the same shared key: any replica reads a 2025 client's declaration, the store relays its answers.
+    questions: new LegacyQuestions(confirmationKey, share),
     auth: createAuthenticator(http),
     serverFor: (caller, leases, request) => {
       const callerStorages = passThrough ? passThrough.storagesFor(caller, storages) : storages;

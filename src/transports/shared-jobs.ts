@@ -10,7 +10,8 @@
  * carries "ended" (wakes every job_status waiting on it, no polling) and
  * "cancel" (reaches the replica running it within a round trip), and
  * "policy" (a replica read a changed policy: every other reads it too and
- * judges its running jobs by it).
+ * judges its running jobs by it), and "answer" (a 2025 client's answer to a
+ * question another replica asked: legacy-questions.ts).
  *
  * While the store does not answer, writes are dropped (the next write of a
  * running job carries everything again; an ended job's is retried once a
@@ -22,6 +23,7 @@ import type { RedisClient } from "bun";
 import type { JobShare, SharedJob } from "../mcp/jobs.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/log.ts";
+import type { AnswerRelay } from "./legacy-questions.ts";
 
 const CHANNEL = "smcp:jobs";
 /** How long a running job's replica is believed alive without a word from it. */
@@ -30,13 +32,14 @@ const ALIVE_MS = 6_000;
 const RUNNING_KEPT_MS = 2 * 60 * 60 * 1000;
 const ANSWER_MS = 2_000;
 
-export class SharedJobs implements JobShare {
+export class SharedJobs implements JobShare, AnswerRelay {
   readonly replica = randomBytes(6).toString("base64url");
   readonly #client: RedisClient;
   readonly #subscriber: RedisClient;
   readonly #waiting = new Map<string, Set<() => void>>();
   #onCancel: (id: string) => void = () => {};
   #onPolicy: () => void = () => {};
+  #onAnswer: (payload: string) => void = () => {};
   /** Ended records not yet written (the store was away), retried once a second. */
   readonly #unwritten = new Map<string, SharedJob>();
   readonly #inFlight = new Set<Promise<unknown>>();
@@ -165,6 +168,15 @@ export class SharedJobs implements JobShare {
     this.#onPolicy = handler;
   }
 
+  /** Hands a client's answer to every replica: the one whose question it answers takes it. */
+  relayAnswer(payload: string): void {
+    void this.#client.send("PUBLISH", [CHANNEL, JSON.stringify({ answer: payload })]).catch(() => {});
+  }
+
+  onAnswer(handler: (payload: string) => void): void {
+    this.#onAnswer = handler;
+  }
+
   close(): void {
     clearInterval(this.#retry);
     this.#client.close();
@@ -172,13 +184,14 @@ export class SharedJobs implements JobShare {
   }
 
   #heard(message: string): void {
-    let event: { ended?: string; cancel?: string; policy?: string };
+    let event: { ended?: string; cancel?: string; policy?: string; answer?: string };
     try {
       event = JSON.parse(message);
     } catch {
       return;
     }
     if (event.cancel) this.#onCancel(event.cancel);
+    if (typeof event.answer === "string") this.#onAnswer(event.answer);
     if (event.policy && event.policy !== this.replica) this.#onPolicy();
     if (event.ended) for (const wake of [...(this.#waiting.get(event.ended) ?? [])]) wake();
   }

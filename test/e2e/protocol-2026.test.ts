@@ -323,7 +323,7 @@ describe("2026-07-28 confirmations as input_required", () => {
     }, 90_000);
   }
 
-  test("no answer: the call ends at input_required and nothing changes; a 2025 remote call is not asked (not_asked)", async () => {
+  test("no answer: the call ends at input_required and nothing changes; a 2025 remote call is asked on its stream", async () => {
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "keep/1.txt", Body: "1" }));
     const manual = new Client(
       { name: "no-answer", version: "1" },
@@ -355,14 +355,17 @@ describe("2026-07-28 confirmations as input_required", () => {
     } finally {
       await manual.close();
     }
-    // The 2025 protocol in remote mode never asks (its answer could reach another replica): the model's confirm stands.
-    const legacy = await overHttp("legacy", http.url, { answer: "decline", asked: [] });
+    // The 2025 protocol in remote mode asks too, on the call's own stream (legacy-confirm.test.ts: across replicas).
+    const asked: string[] = [];
+    const legacy = await overHttp("legacy", http.url, { answer: "decline", asked });
     try {
       const r = await legacy.callTool({
         name: "delete_objects",
         arguments: { bucket_name: bucket, prefix: "keep/", confirm: true },
       });
-      expect(structured(r)).toMatchObject({ confirmation: "not_asked", applied: true, deleted_count: 1 });
+      expect(structured(r)).toMatchObject({ confirmation: "declined", applied: false });
+      expect(asked).toEqual([expect.stringContaining("Delete 1 object(s)")]);
+      expect(await keysUnder(bucket, "keep/")).toEqual(["keep/1.txt"]);
     } finally {
       await legacy.close();
     }
