@@ -1,12 +1,12 @@
 /**
  * MCP over Streamable HTTP at /mcp, stateless: every POST is answered by an
  * MCP server of its own (the tools its caller may use; remote.ts keeps it for
- * the caller's next request) — a 2026-07-28 request through the SDK's
- * per-request handler, a 2025 one through its web-standard transport without
- * sessions — so any replica behind a load balancer can answer any request and
- * no session is kept between requests. A plain call is answered with JSON; a
- * call that sends progress gets an SSE stream. The calls that arrive in one
- * event-loop turn start together (runtime/turn.ts).
+ * the caller's next request), by the era it speaks (http-eras.ts), so any
+ * replica behind a load balancer can answer any request and no session is
+ * kept between requests. A 2025 client's answer to a question a call asked it
+ * is taken here, or relayed to the replica that asked (legacy-questions.ts).
+ * The calls that arrive in one event-loop turn start together
+ * (runtime/turn.ts).
  *
  * In front of the MCP layer: Host and Origin checks (DNS rebinding), CORS
  * only for configured origins, a bounded body, authentication (auth/), a 403
@@ -19,23 +19,16 @@
  * memory bound. So a request is one call, one answer, one log line, and the
  * call's memory reservation lasts until its answer is written (http-answer.ts).
  */
-import {
-  createMcpHandler,
-  type JSONRPCMessage,
-  type McpServer,
-  PROTOCOL_VERSION_META_KEY,
-  SUPPORTED_PROTOCOL_VERSIONS,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
+import { type McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { Authenticator, Caller } from "../auth/index.ts";
 import { type HttpConfig, isLoopbackHostHeader, type Scope } from "../config/http-config.ts";
-import { LEGACY_ASK } from "../mcp/confirmations.ts";
 import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { nextTurn } from "../runtime/turn.ts";
 import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, GraceWaiters, SLICE_BYTES, sseMessage } from "./http-answer.ts";
+import { eraServing, type RpcMessage, type ServedRequest } from "./http-eras.ts";
 import { type ClientResponse, LegacyQuestions } from "./legacy-questions.ts";
 import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
@@ -75,21 +68,8 @@ export interface HttpServer {
 
 /** Told what outlives the handler: the call's reservations, the server to close after a stream (SSE), the request id. */
 type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMessage["id"] | undefined) => void;
-export type RpcMessage = {
-  jsonrpc?: string;
-  id?: string | number | null;
-  method?: string;
-  params?: {
-    name?: string;
-    arguments?: Record<string, unknown>;
-    _meta?: { progressToken?: unknown; [PROTOCOL_VERSION_META_KEY]?: unknown };
-  };
-};
 
-/** The request a server is asked for: its protocol era and JSON-RPC method. */
-export type ServedRequest = { era: "2025" | "2026"; method: string | undefined };
-/** What a 2026-07-28 request's server is built from: handed through the SDK's handler as the request's auth info. */
-type ModernRequest = { caller: Caller; leases: SendLeases; method: string | undefined };
+export type { RpcMessage, ServedRequest };
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
@@ -115,15 +95,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const limits: Limiter = deps.limits ?? callerLimitsFor(config, log);
   const questions = deps.questions ?? new LegacyQuestions(crypto.getRandomValues(new Uint8Array(32)));
   const resource = new URL(config.resourceUrl);
-  // 2026-07-28 requests (each names its protocol in its _meta): the SDK's per-request handler, one server per request as
-  // for 2025 requests, which keep the stateless transport below (the same answers as before the v2 SDK).
-  const modern = createMcpHandler(
-    (ctx) => {
-      const { caller, leases, method } = ctx.authInfo!.extra as ModernRequest;
-      return deps.serverFor(caller, leases, { era: "2026", method });
-    },
-    { legacy: "reject", onerror: (err) => log.debug(`http: ${logValue(err.message)}`) },
-  );
+  const serveByEra = eraServing({ serverFor: deps.serverFor, questions, log });
   // The Server Card and the catalog: public, before any token is asked for.
   const discover = discovery(
     config.resourceUrl,
@@ -271,41 +243,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     server.timeout(req, 0);
     // The calls that came in this loop turn start together (turn.ts: a sixth less CPU per S3 request under load).
     await nextTurn();
-    const wantsProgress = message?.method === "tools/call" && message.params?._meta?.progressToken !== undefined;
     const leases = new SendLeases(MAX_LEASE_MS);
-    let close = () => {};
-    let sessionId: string | undefined;
-    let served: Promise<Response>;
-    if (message?.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
-      // The SDK's handler builds the server, answers (JSON, or SSE once the call sends progress) and closes it.
-      const extra: ModernRequest = { caller, leases, method: message.method };
-      served = modern.fetch(req, { parsedBody: body, authInfo: { token: "", clientId: caller.id, scopes: [], extra } });
-    } else {
-      const mcp = deps.serverFor(caller, leases, { era: "2025", method: message?.method });
-      close = () => void mcp.close().catch(() => {});
-      // A client that declared elicitation (its sealed session id says so) can be asked mid-call: its calls are streamed.
-      const askable =
-        message?.method === "tools/call" && questions.declaresElicitation(req.headers.get("mcp-session-id"), caller.id);
-      if (message?.method === "initialize")
-        sessionId = questions.sessionFor(caller.id, (message.params as { capabilities?: unknown })?.capabilities);
-      const transport = new WebStandardStreamableHTTPServerTransport({
-        sessionIdGenerator: undefined,
-        enableJsonResponse: !wantsProgress && !askable,
-      });
-      await mcp.connect(transport);
-      // The client went away: closing the server cancels its calls (their clean-up still runs).
-      req.signal.addEventListener("abort", close, { once: true });
-      const ask =
-        askable &&
-        questions.askerFor(caller.id, (request) =>
-          transport.send(request as JSONRPCMessage, { relatedRequestId: message.id ?? undefined }),
-        );
-      const extra = ask ? { [LEGACY_ASK]: ask } : undefined;
-      served = transport.handleRequest(req, {
-        parsedBody: body,
-        ...(extra ? { authInfo: { token: "", clientId: caller.id, scopes: [], extra } } : {}),
-      });
-    }
+    const { served, close, sessionId } = await serveByEra(req, body, message, caller, leases);
     const waiting = grace.wait();
     const res = await Promise.race([served, waiting.ended.then(() => undefined)]).finally(waiting.forget);
     if (!res) {
@@ -318,10 +257,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     if (sessionId && res.ok) headers.set("mcp-session-id", sessionId);
     const sse = !!res.body && !!res.headers.get("content-type")?.includes("text/event-stream");
     // JSON: the call is done, its server can go. SSE: the server lives until the stream has carried the answer.
-    if (!sse) {
-      req.signal.removeEventListener("abort", close);
-      close();
-    }
+    if (!sse) close();
     answered(leases, sse ? close : undefined, message?.id);
     if (sse) return new Response(res.body, { status: res.status, headers });
     // A small JSON answer goes out as bytes with a Content-Length: no stream to pull slice by slice (a third of the
