@@ -2,6 +2,7 @@ import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../../config/config.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
+import { countedBody } from "./sent-bytes.ts";
 import { storedBytes } from "./stored-bytes.ts";
 
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
@@ -87,6 +88,8 @@ async function buildClient(config: Config): Promise<S3Handle> {
     requestHandler: new FetchHttpHandler({
       requestTimeout: Math.max(config.requestTimeoutMs, config.connectTimeoutMs),
       customFetch: storedBytes as typeof fetch,
+      // An upload's part registered for progress goes as a counted stream of the same bytes (sent-bytes.ts).
+      requestInit: countedBody as never,
     }),
   });
   const presignClient = new sdk.S3Client({

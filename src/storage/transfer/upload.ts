@@ -6,9 +6,11 @@ import { memoryPacer } from "../../runtime/memory.ts";
 import { CreateAttempts } from "../orphaned-uploads.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { type QuickPut, quickPut, quickPutFits } from "../requests/quick-requests.ts";
+import { countSent } from "../requests/sent-bytes.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
 import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
+import { PartProgress } from "./part-progress.ts";
 import { streamPart } from "./streamed-parts.ts";
 import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
 import {
@@ -204,7 +206,7 @@ async function putMultipart(
     const count = Math.ceil(req.size / partSize);
     const parts: CompletedPart[] = new Array(count);
     let next = 0;
-    let uploaded = 0;
+    const progress = new PartProgress(req.onProgress);
     let firstError: unknown;
     const pace = memoryPacer(UPLOAD_GC_EVERY);
     let grow: (bytes: number, ms: number) => void = () => {};
@@ -233,8 +235,7 @@ async function putMultipart(
         ETag: stored.etag,
         ...(stored.crc32 ? { ChecksumCRC32: stored.crc32 } : {}),
       };
-      uploaded += length;
-      req.onProgress?.(uploaded);
+      progress.partDone(index, length);
     };
     const worker = async () => {
       const buffer = streamed ? undefined : Buffer.allocUnsafe(fromFile ? HASH_CHUNK : partSize);
@@ -262,8 +263,7 @@ async function putMultipart(
           );
           checkEtag(sent.answer, sent.md5, req, `part ${index + 1}`);
           parts[index] = { PartNumber: index + 1, ETag: sent.answer.ETag };
-          uploaded += length;
-          req.onProgress?.(uploaded);
+          progress.partDone(index, length);
           continue;
         }
         let body: Uint8Array | Blob;
@@ -271,7 +271,7 @@ async function putMultipart(
         if (fromFile) {
           md5 = await md5Of(req, buffer, start, length);
           // Read again when sent: if the file changed since, Content-MD5 makes the store refuse the part.
-          body = req.slice!(start, start + length);
+          body = countSent(req.slice!(start, start + length), progress.sentOf(index));
         } else {
           body = buffer.subarray(0, length);
           await readFully(req, body, start);
@@ -291,8 +291,7 @@ async function putMultipart(
           ETag: out.ETag,
           ...(out.ChecksumCRC32 ? { ChecksumCRC32: out.ChecksumCRC32 } : {}),
         };
-        uploaded += length;
-        req.onProgress?.(uploaded);
+        progress.partDone(index, length);
         pace(length);
         grow(length, performance.now() - sentAt);
       }
