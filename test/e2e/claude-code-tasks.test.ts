@@ -13,12 +13,12 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { GetObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, ListMultipartUploadsCommand } from "@aws-sdk/client-s3";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { requireBinary } from "../helpers/mcp.ts";
-import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { startStandInAnthropic } from "../helpers/stand-in-anthropic.ts";
+import { freshBucket, keysUnder, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { startStandInAnthropic, type ToolCallScript } from "../helpers/stand-in-anthropic.ts";
 
 const CLAUDE = resolve(import.meta.dir, "../../.tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
 const KEY = "sk-ant-stand-in-000000";
@@ -44,11 +44,11 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
-test("an interactive Claude Code session runs a 64 MiB upload as a task: the model never polls, it is told when the task completed, the object is byte-exact", async () => {
-  const home = tempDir("cc-task-home");
+/** An interactive Claude Code session in tmux, past its first-run screens, with our server over stdio and the stand-in model. */
+async function session(name: string, script: (work: string) => ToolCallScript, data: Uint8Array) {
+  const home = tempDir(`cc-task-${name}`);
   const work = join(home, "work");
   mkdirSync(work);
-  const data = randomBytes(64 * MiB, 23);
   writeFileSync(join(work, "big.bin"), data);
   const serverLog = join(home, "server.log");
   // The server's own log, to see the hand-back (Claude Code keeps a stdio server's stderr to itself).
@@ -68,10 +68,7 @@ test("an interactive Claude Code session runs a 64 MiB upload as a task: the mod
       projects: { [work]: { hasTrustDialogAccepted: true, allowedTools: [] } },
     }),
   );
-  const api = startStandInAnthropic({
-    tool: "mcp__s3__upload_file",
-    input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: "task/big.bin" },
-  });
+  const api = startStandInAnthropic(script(work));
   const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     HOME: home,
@@ -83,7 +80,7 @@ test("an interactive Claude Code session runs a 64 MiB upload as a task: the mod
     ENABLE_TOOL_SEARCH: "false",
     MCP_PROTOCOL_NEGOTIATION: "auto",
   };
-  const socket = `cctask${process.pid}`;
+  const socket = `cctask${name}${process.pid}`;
   const claude = [CLAUDE, "--mcp-config", join(home, "mcp.json"), "--strict-mcp-config"];
   const started = tmux(
     socket,
@@ -106,11 +103,34 @@ test("an interactive Claude Code session runs a 64 MiB upload as a task: the mod
   );
   expect(started.exitCode, started.stderr.toString()).toBe(0);
   const pane = () => tmux(socket, "capture-pane", "-p", "-t", "cc").stdout.toString();
+  const close = () => {
+    tmux(socket, "kill-server");
+    api.stop();
+  };
   try {
     await until("the prompt", () => pane().includes("❯"), 30_000);
     await until("the server", () => existsSync(serverLog) && readFileSync(serverLog, "utf8").includes("ready"), 30_000);
     await Bun.sleep(2_000); // its tools listed by Claude Code
-    tmux(socket, "send-keys", "-t", "cc", "Upload it.", "Enter");
+  } catch (err) {
+    close();
+    throw err;
+  }
+  return { api, work, serverLog, close, ask: (text: string) => tmux(socket, "send-keys", "-t", "cc", text, "Enter") };
+}
+
+test("an interactive Claude Code session runs a 64 MiB upload as a task: the model never polls, it is told when the task completed, the object is byte-exact", async () => {
+  const data = randomBytes(64 * MiB, 23);
+  const cc = await session(
+    "done",
+    (work) => ({
+      tool: "mcp__s3__upload_file",
+      input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: "task/big.bin" },
+    }),
+    data,
+  );
+  const { api, serverLog } = cc;
+  try {
+    cc.ask("Upload it.");
     // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
     await until("the tool result", () => api.results.length > 0, 30_000);
     const first = JSON.stringify(api.results[0]!.content);
@@ -134,7 +154,44 @@ test("an interactive Claude Code session runs a 64 MiB upload as a task: the mod
     const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
     expect(md5(stored)).toBe(md5(data));
   } finally {
-    tmux(socket, "kill-server");
-    api.stop();
+    cc.close();
+  }
+}, 180_000);
+
+test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it calls it) is cancelled on the server: nothing at the key, no multipart upload left", async () => {
+  let stopSchema: unknown;
+  const cc = await session(
+    "stop",
+    (work) => ({
+      tool: "mcp__s3__upload_file",
+      input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: "task/stopped.bin" },
+      then: (text, schemas) => {
+        stopSchema = schemas.get("TaskStop");
+        const id = text.match(/moved to the background as task (\S+?)[.,]?\s/)?.[1];
+        return id ? { tool: "TaskStop", input: { task_id: id } } : undefined;
+      },
+    }),
+    randomBytes(64 * MiB, 24),
+  );
+  const { api, serverLog } = cc;
+  try {
+    cc.ask("Upload it, then stop it.");
+    await until("TaskStop's result", () => api.results.length > 1, 60_000);
+    expect(api.results[1]!.is_error, `${JSON.stringify(api.results[1])} ${JSON.stringify(stopSchema)}`).toBeFalsy();
+    // Claude Code sent tasks/cancel: the upload stops, aborted at the store (a cancel keeps nothing to resume).
+    await until(
+      "the upload's end",
+      () =>
+        /upload_file bucket="[^"]+" key="task\/stopped\.bin" failed in \d+ ms: Cancelled/.test(
+          readFileSync(serverLog, "utf8"),
+        ),
+      30_000,
+    );
+    await Bun.sleep(1_000);
+    const uploads = await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: "task/stopped" }));
+    expect(uploads.Uploads ?? []).toEqual([]);
+    expect(await keysUnder(bucket, "task/stopped")).toEqual([]);
+  } finally {
+    cc.close();
   }
 }, 180_000);

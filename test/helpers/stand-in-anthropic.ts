@@ -2,7 +2,9 @@
  * A stand-in for the Anthropic Messages API on loopback, for driving Claude
  * Code (`claude -p`) offline: it answers the first request that offers the
  * scripted tool with a tool_use of it, records the tool_result the client
- * sends back (exactly what the model would read), and then ends the turn.
+ * sends back (exactly what the model would read), and then ends the turn —
+ * or, with `then`, makes one more call chosen from that result (as a model
+ * that reads it would) and ends the turn after its result.
  * Any other request (titles, summaries) gets a short text answer. Streaming
  * (SSE) and plain JSON answers are both served. Nothing leaves the machine.
  */
@@ -10,6 +12,8 @@ export interface ToolCallScript {
   /** The tool's name as the client offers it (Claude Code: mcp__<server>__<tool>). */
   tool: string;
   input: Record<string, unknown>;
+  /** The call a model makes next, given the first call's result text (and the tools offered, by name). */
+  then?(resultText: string, tools: Map<string, unknown>): { tool: string; input: Record<string, unknown> } | undefined;
 }
 
 export interface StandInAnthropic {
@@ -18,6 +22,8 @@ export interface StandInAnthropic {
   results: { tool_use_id: string; content: unknown; is_error?: boolean }[];
   /** Every tool name the client offered to the model. */
   offered: Set<string>;
+  /** Each offered tool's input schema, by name. */
+  schemas: Map<string, unknown>;
   /** The text of every user message the model was sent (a prompt the user picked arrives as one). */
   userTexts: string[];
   requests: number;
@@ -33,10 +39,12 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
   const state = {
     results: [] as StandInAnthropic["results"],
     offered: new Set<string>(),
+    schemas: new Map<string, unknown>(),
     userTexts: [] as string[],
     requests: 0,
   };
   let called = false;
+  let followed = false;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -51,10 +59,10 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
       const body = (await req.json()) as {
         model?: string;
         stream?: boolean;
-        tools?: { name: string }[];
+        tools?: { name: string; input_schema?: unknown }[];
         messages?: Message[];
       };
-      for (const t of body.tools ?? []) state.offered.add(t.name);
+      for (const t of body.tools ?? []) state.offered.add(t.name), state.schemas.set(t.name, t.input_schema);
       for (const m of body.messages ?? []) {
         if (m.role !== "user") continue;
         for (const text of typeof m.content === "string"
@@ -71,10 +79,18 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
           ...(r.is_error ? { is_error: true } : {}),
         });
       const offersTool = (body.tools ?? []).some((t) => t.name === script.tool);
+      const resultText = (c: unknown) =>
+        typeof c === "string" ? c : Array.isArray(c) ? c.map((b: { text?: string }) => b.text ?? "").join("\n") : "";
+      const next =
+        called && !followed && toolResults.length > 0 && script.then
+          ? script.then(resultText(toolResults[0]!.content), state.schemas)
+          : undefined;
       const blocks: Record<string, unknown>[] =
         offersTool && !called && toolResults.length === 0
           ? ((called = true), [{ type: "tool_use", id: "toolu_standin_1", name: script.tool, input: script.input }])
-          : [{ type: "text", text: "Done." }];
+          : next
+            ? ((followed = true), [{ type: "tool_use", id: "toolu_standin_2", name: next.tool, input: next.input }])
+            : [{ type: "text", text: "Done." }];
       const stopReason = blocks[0]!.type === "tool_use" ? "tool_use" : "end_turn";
       const message = {
         id: `msg_standin_${state.requests}`,
@@ -98,6 +114,7 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
     },
     results: state.results,
     offered: state.offered,
+    schemas: state.schemas,
     userTexts: state.userTexts,
     stop: () => server.stop(true),
   };
