@@ -1,13 +1,14 @@
 /**
  * Claude Code (the real CLI, pinned) runs a long transfer as an MCP task: an
  * interactive session in tmux (its tasks are for interactive sessions; `claude
- * -p` asks for none), on a 2026-07-28 connection over stdio
+ * -p` asks for none), on a 2026-07-28 connection over stdio and over HTTP
  * (MCP_PROTOCOL_NEGOTIATION=auto), driving the stand-in model
  * (test/helpers/stand-in-anthropic.ts), which calls upload_file once and never
  * job_status. A 64 MiB upload through a slow link is handed back as a task
  * after a second, Claude Code moves it to the background and follows it
  * itself, tells the model when it has completed, and the object lands
- * byte-exact.
+ * byte-exact. A task stopped in Claude Code is cancelled on the server and
+ * leaves nothing behind.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
@@ -16,12 +17,14 @@ import { join, resolve } from "node:path";
 import { GetObjectCommand, ListMultipartUploadsCommand } from "@aws-sdk/client-s3";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
+import { startHttpBinary } from "../helpers/http.ts";
 import { requireBinary } from "../helpers/mcp.ts";
 import { freshBucket, keysUnder, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { startStandInAnthropic, type ToolCallScript } from "../helpers/stand-in-anthropic.ts";
 
 const CLAUDE = resolve(import.meta.dir, "../../.tools/agents/node_modules/@anthropic-ai/claude-code-linux-x64/claude");
 const KEY = "sk-ant-stand-in-000000";
+const TOKEN = "claude-code-tasks-token-0123456789";
 const MiB = 1024 * 1024;
 let wan: WanProxy;
 let bucket: string;
@@ -44,20 +47,33 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
     if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
 }
 
-/** An interactive Claude Code session in tmux, past its first-run screens, with our server over stdio and the stand-in model. */
-async function session(name: string, script: (work: string) => ToolCallScript, data: Uint8Array) {
+/**
+ * An interactive Claude Code session in tmux, past its first-run screens, with the stand-in model and our server:
+ * over stdio (Claude Code starts it), or over HTTP (started here, in remote mode with a token).
+ */
+async function session(
+  name: string,
+  script: (work: string) => ToolCallScript,
+  data: Uint8Array,
+  transport: "stdio" | "http" = "stdio",
+) {
   const home = tempDir(`cc-task-${name}`);
   const work = join(home, "work");
   mkdirSync(work);
   writeFileSync(join(work, "big.bin"), data);
   const serverLog = join(home, "server.log");
-  // The server's own log, to see the hand-back (Claude Code keeps a stdio server's stderr to itself).
-  const server = `exec ${requireBinary()} --allowed-dir ${work} --log-level debug 2>>${serverLog}`;
   const s3vars = { ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint };
-  writeFileSync(
-    join(home, "mcp.json"),
-    JSON.stringify({ mcpServers: { s3: { command: "bash", args: ["-c", server], env: s3vars } } }),
-  );
+  // The server's own log, to see the hand-back (Claude Code keeps a stdio server's stderr to itself).
+  const args = ["--allowed-dir", work, "--log-level", "debug"];
+  const remote =
+    transport === "http"
+      ? await startHttpBinary({ env: { ...s3vars, STORE_HTTP_TOKENS: `cc:${TOKEN}`, STORE_CALLER_RATE: "off" }, args })
+      : undefined;
+  const s3server = remote
+    ? { type: "http", url: remote.url, headers: { Authorization: `Bearer ${TOKEN}` } }
+    : { command: "bash", args: ["-c", `exec ${requireBinary()} ${args.join(" ")} 2>>${serverLog}`], env: s3vars };
+  const log = () => (remote ? remote.stderr() : existsSync(serverLog) ? readFileSync(serverLog, "utf8") : "");
+  writeFileSync(join(home, "mcp.json"), JSON.stringify({ mcpServers: { s3: s3server } }));
   // A user past the first-run screens who trusts this folder and approved the key.
   writeFileSync(
     join(home, ".claude.json"),
@@ -106,57 +122,61 @@ async function session(name: string, script: (work: string) => ToolCallScript, d
   const close = () => {
     tmux(socket, "kill-server");
     api.stop();
+    remote?.proc.kill("SIGKILL");
   };
   try {
     await until("the prompt", () => pane().includes("❯"), 30_000);
-    await until("the server", () => existsSync(serverLog) && readFileSync(serverLog, "utf8").includes("ready"), 30_000);
+    await until("the server", () => log().includes("ready"), 30_000);
     await Bun.sleep(2_000); // its tools listed by Claude Code
   } catch (err) {
     close();
     throw err;
   }
-  return { api, work, serverLog, close, ask: (text: string) => tmux(socket, "send-keys", "-t", "cc", text, "Enter") };
+  return { api, work, log, close, ask: (text: string) => tmux(socket, "send-keys", "-t", "cc", text, "Enter") };
 }
 
-test("an interactive Claude Code session runs a 64 MiB upload as a task: the model never polls, it is told when the task completed, the object is byte-exact", async () => {
-  const data = randomBytes(64 * MiB, 23);
-  const cc = await session(
-    "done",
-    (work) => ({
-      tool: "mcp__s3__upload_file",
-      input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: "task/big.bin" },
-    }),
-    data,
-  );
-  const { api, serverLog } = cc;
-  try {
-    cc.ask("Upload it.");
-    // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
-    await until("the tool result", () => api.results.length > 0, 30_000);
-    const first = JSON.stringify(api.results[0]!.content);
-    expect(first).toMatch(/started server-side task job_[A-Za-z0-9_-]{20,}/);
-    const taskId = first.match(/job_[A-Za-z0-9_-]{20,}/)![0];
-    // Claude Code follows the task itself and tells the model once it has completed.
-    await until(
-      "the task's completion",
-      () => api.userTexts.some((t) => t.includes(taskId) && t.includes("completed")),
-      90_000,
+for (const transport of ["stdio", "http"] as const)
+  test(`an interactive Claude Code session runs a 64 MiB upload as a task (${transport}): the model never polls, it is told when the task completed, the object is byte-exact`, async () => {
+    const data = randomBytes(64 * MiB, 23);
+    const key = `task/${transport}.bin`;
+    const cc = await session(
+      `done-${transport}`,
+      (work) => ({
+        tool: "mcp__s3__upload_file",
+        input: { local_file_path: join(work, "big.bin"), bucket_name: bucket, object_key: key },
+      }),
+      data,
+      transport,
     );
-    const log = readFileSync(serverLog, "utf8");
-    expect(log).toContain(`upload_file bucket="${bucket}" key="task/big.bin" handed back as ${taskId}`);
-    expect(log).toMatch(/upload_file bucket="[^"]+" key="task\/big\.bin" ok in \d+ ms/);
-    // The stand-in model called upload_file once and nothing else: no job_status, no second try.
-    expect(log).not.toContain("job_status");
-    expect(api.results).toHaveLength(1);
-    const stored = await (
-      await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "task/big.bin" }))
-    ).Body!.transformToByteArray();
-    const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
-    expect(md5(stored)).toBe(md5(data));
-  } finally {
-    cc.close();
-  }
-}, 180_000);
+    const { api, log: serverLog } = cc;
+    try {
+      cc.ask("Upload it.");
+      // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
+      await until("the tool result", () => api.results.length > 0, 30_000);
+      const first = JSON.stringify(api.results[0]!.content);
+      expect(first).toMatch(/started server-side task job_[A-Za-z0-9_-]{20,}/);
+      const taskId = first.match(/job_[A-Za-z0-9_-]{20,}/)![0];
+      // Claude Code follows the task itself and tells the model once it has completed.
+      await until(
+        "the task's completion",
+        () => api.userTexts.some((t) => t.includes(taskId) && t.includes("completed")),
+        90_000,
+      );
+      const log = serverLog();
+      expect(log).toContain(`upload_file bucket="${bucket}" key="${key}" handed back as ${taskId}`);
+      expect(log).toContain(`upload_file bucket="${bucket}" key="${key}" ok in `);
+      // The stand-in model called upload_file once and nothing else: no job_status, no second try.
+      expect(log).not.toContain("job_status");
+      expect(api.results).toHaveLength(1);
+      const stored = await (
+        await sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: key }))
+      ).Body!.transformToByteArray();
+      const md5 = (b: Uint8Array) => createHash("md5").update(b).digest("hex");
+      expect(md5(stored)).toBe(md5(data));
+    } finally {
+      cc.close();
+    }
+  }, 180_000);
 
 test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it calls it) is cancelled on the server: nothing at the key, no multipart upload left", async () => {
   let stopSchema: unknown;
@@ -173,7 +193,7 @@ test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it c
     }),
     randomBytes(64 * MiB, 24),
   );
-  const { api, serverLog } = cc;
+  const { api, log: serverLog } = cc;
   try {
     cc.ask("Upload it, then stop it.");
     await until("TaskStop's result", () => api.results.length > 1, 60_000);
@@ -181,10 +201,7 @@ test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it c
     // Claude Code sent tasks/cancel: the upload stops, aborted at the store (a cancel keeps nothing to resume).
     await until(
       "the upload's end",
-      () =>
-        /upload_file bucket="[^"]+" key="task\/stopped\.bin" failed in \d+ ms: Cancelled/.test(
-          readFileSync(serverLog, "utf8"),
-        ),
+      () => /upload_file bucket="[^"]+" key="task\/stopped\.bin" failed in \d+ ms: Cancelled/.test(serverLog()),
       30_000,
     );
     await Bun.sleep(1_000);
