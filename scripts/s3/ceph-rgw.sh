@@ -94,6 +94,11 @@ rgw max chunk size = 4194304
 rgw gc obj min wait = 0
 rgw gc processor period = 5
 rgw gc processor max time = 5
+# Server-side encryption for the encryption tests: SSE-KMS from RGW's testing KMS (a key named in the config, never
+# for real use) and SSE-C, over plain HTTP on loopback.
+rgw crypt require ssl = false
+rgw crypt s3 kms backend = testing
+rgw crypt s3 kms encryption keys = testkey-1=YmluCmJvb3N0CmJvb3N0LWJ1aWxkCmNlcGguY29uZgo= testkey-2=aWIKTWFrZWZpbGUKbWFuCm91dApzcmMKVGVzdGluZwo=
 CONF
 # CEPH_STS=1: STS (AssumeRoleWithWebIdentity) for the identity pass-through test. Only there: with it on,
 # RGW answers a wrong secret AccessDenied instead of SignatureDoesNotMatch.

@@ -3,7 +3,9 @@
  * stores-config.ts and deployment-config.ts all build parts of a Config, and
  * each takes its types from here rather than from another (no circle).
  */
+
 import type { LogLevel } from "../runtime/log.ts";
+import type { WriteEncryption } from "./encryption-config.ts";
 import type { HttpCliOptions, HttpConfig, Transport } from "./http-config.ts";
 
 /** Options as they came from the command line (undefined = not given). */
@@ -61,6 +63,8 @@ export interface StoreSettings {
   readOnly: boolean;
   allowDelete: boolean;
   buckets: string[];
+  /** How writes are encrypted when the call does not say (STORE_SSE…); absent: the bucket's default. */
+  encryption?: WriteEncryption;
 }
 
 /** Everything the server needs, validated. Secrets live only in `credentials` (and each store's). */
@@ -84,6 +88,8 @@ export interface Config {
   endpointUrl: string | undefined;
   forcePathStyle: boolean;
   checksums: ChecksumMode;
+  /** The default store's write encryption (each store's is in `stores`). */
+  encryption?: WriteEncryption;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */

@@ -3,6 +3,7 @@ import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
 import { maskUrlValue } from "../runtime/redact.ts";
 import type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 import { readDeployment } from "./deployment-config.ts";
+import { readEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
 import { readTransport, resolveHttpConfig } from "./http-config.ts";
@@ -108,6 +109,12 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
 
   const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", endpointRaw !== undefined, errors);
   const checksums = readChecksumMode(env, endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED", errors);
+  const encryption = readEncryption(
+    envValue(env, "STORE_SSE"),
+    envValue(env, "STORE_SSE_KMS_KEY_ID"),
+    { sse: "STORE_SSE", key: "STORE_SSE_KMS_KEY_ID" },
+    errors,
+  );
   const connectTimeoutMs = readPositiveInt(env, "STORE_CONNECT_TIMEOUT_MS", 5_000, errors);
   const requestTimeoutMs = readPositiveInt(env, "STORE_REQUEST_TIMEOUT_MS", 60_000, errors);
   const maxAttempts = readPositiveInt(env, "STORE_MAX_ATTEMPTS", 3, errors);
@@ -172,6 +179,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     readOnly,
     allowDelete,
     buckets,
+    ...(encryption ? { encryption } : {}),
   };
   // The single-store settings make the store "default"; when they say nothing, the first named store is the default.
   const singleGiven =
@@ -204,6 +212,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       endpointUrl: first.endpointUrl,
       forcePathStyle: first.forcePathStyle,
       checksums: first.checksums,
+      ...(first.encryption ? { encryption: first.encryption } : {}),
       connectTimeoutMs,
       requestTimeoutMs,
       operationTimeoutMs,

@@ -9,8 +9,10 @@
  * "default" and come first; when they give nothing and other stores are
  * configured, the first of those is the default instead.
  */
+
 import { type AwsProfile, readAwsProfiles } from "./aws-profiles.ts";
 import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
+import { readEncryption, type WriteEncryption } from "./encryption-config.ts";
 import { type Env, envValue, readBoolean, splitList } from "./env-values.ts";
 
 export type { StoreSettings } from "./config-types.ts";
@@ -29,6 +31,8 @@ export const STORE_VARIABLES = [
   "BUCKETS",
   "READ_ONLY",
   "ALLOW_DELETE",
+  "SSE",
+  "SSE_KMS_KEY_ID",
 ] as const;
 
 /** STORE_R2_… for the store "r2" ("my-store" → STORE_MY_STORE_…). */
@@ -172,7 +176,7 @@ function policyOf(
   env: Env,
   defaults: StoreDefaults,
   errors: string[],
-): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets"> {
+): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets" | "encryption"> {
   const buckets = splitList(envValue(env, storeVariable(name, "BUCKETS")), ",");
   for (const bucket of buckets) {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket))
@@ -180,15 +184,25 @@ function policyOf(
   }
   return {
     readOnly: defaults.readOnly || readBoolean(env, storeVariable(name, "READ_ONLY"), false, errors),
+    ...optionalEncryption(
+      readEncryption(
+        envValue(env, storeVariable(name, "SSE")),
+        envValue(env, storeVariable(name, "SSE_KMS_KEY_ID")),
+        { sse: storeVariable(name, "SSE"), key: storeVariable(name, "SSE_KMS_KEY_ID") },
+        errors,
+      ),
+    ),
     allowDelete: readBoolean(env, storeVariable(name, "ALLOW_DELETE"), defaults.allowDelete, errors),
     buckets,
   };
 }
 
+const optionalEncryption = (encryption: WriteEncryption | undefined) => (encryption ? { encryption } : {});
+
 /** The Config a store's client is built from (and the doctor checks): the server's timeouts and limits with the store's connection and allowlist. */
 export function storeConfig(config: Config, store: StoreSettings): Config {
   const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile, buckets } = store;
-  const { profile: _default, ...rest } = config;
+  const { profile: _default, encryption: _its, ...rest } = config;
   return {
     ...rest,
     credentials,
@@ -199,5 +213,6 @@ export function storeConfig(config: Config, store: StoreSettings): Config {
     checksums,
     buckets,
     ...(profile ? { profile } : {}),
+    ...optionalEncryption(store.encryption),
   };
 }

@@ -1,3 +1,4 @@
+import type { WriteEncryption } from "../config/encryption-config.ts";
 import { ActionableError, isAbortError, s3Uri } from "../runtime/errors.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 
@@ -31,6 +32,18 @@ const NETWORK_CODES = new Set([
   "ConnectionRefused",
   "ConnectionClosed",
 ]);
+
+/**
+ * What a refused write says: besides a missing permission, a bucket policy that requires encryption on writes refuses
+ * a write without it (or with another), and names no header in its answer.
+ */
+export function writeDeniedHint(encryption: WriteEncryption | undefined): string {
+  const set =
+    "the user sets STORE_SSE=aws:kms (and STORE_SSE_KMS_KEY_ID to the key the policy names; STORE_<NAME>_SSE… for a named store) and restarts the server";
+  return encryption
+    ? `these credentials may lack the permission to write here, or the bucket's policy may require another encryption than this store's (x-amz-server-side-encryption: ${encryption.sse}${encryption.kmsKeyId ? `, key ${encryption.kmsKeyId}` : ""}); ask the user which.`
+    : `these credentials may lack the permission to write here, or the bucket's policy may require encryption on writes (the x-amz-server-side-encryption header, usually aws:kms with a given key): then ${set}. Ask the user which.`;
+}
 
 /** Turns whatever the AWS SDK threw into one ActionableError. Never copies headers or URLs. */
 export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError {

@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import { copyObject } from "./copy.ts";
-import { stalledListing, toStorageError } from "./errors.ts";
+import { stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
@@ -68,7 +68,11 @@ export function createObjectStore(
 
     putObject: (req, signal) =>
       operation(
-        { bucket: req.bucket, key: req.key, hints: { PreconditionFailed: IF_ABSENT_HINT } },
+        {
+          bucket: req.bucket,
+          key: req.key,
+          hints: { PreconditionFailed: IF_ABSENT_HINT, AccessDenied: writeDeniedHint(config.encryption) },
+        },
         signal,
         async (s3, send) => {
           if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, send);
@@ -96,6 +100,9 @@ export function createObjectStore(
         hints: {
           PreconditionFailed:
             "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written.",
+          AccessDenied: writeDeniedHint(config.encryption),
+          NotImplemented:
+            "the store may not copy this object server-side: some stores (Ceph RGW before 18) cannot copy an encrypted object (SSE-KMS or a customer key), nor copy onto one; get_object mode download and upload_file instead, or ask the user.",
         },
       };
       return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) =>

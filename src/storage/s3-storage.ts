@@ -4,7 +4,7 @@ import { s3Uri } from "../runtime/errors.ts";
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { listBucketPage } from "./bucket-listing.ts";
 import { createSettingsStore } from "./bucket-settings.ts";
-import { stalledListing, toStorageError } from "./errors.ts";
+import { stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { createObjectStore } from "./objects.ts";
 import { lazyS3Client } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
@@ -250,6 +250,7 @@ export function createS3Storage(config: Config): Storage {
           InvalidArgument: req.storageClass
             ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD."
             : undefined,
+          AccessDenied: writeDeniedHint(config.encryption),
         },
       };
       try {

@@ -9,6 +9,9 @@ export interface Recorded {
   /** x-amz-content-sha256: the body's SHA-256 as signed, or UNSIGNED-PAYLOAD. */
   payloadHash: string | null;
   contentMd5: string | null;
+  /** x-amz-server-side-encryption and its KMS key id, as sent. */
+  sse: string | null;
+  sseKey: string | null;
 }
 
 /**
@@ -39,6 +42,8 @@ export function startRecordingProxy(
         search: url.search,
         payloadHash: req.headers.get("x-amz-content-sha256"),
         contentMd5: req.headers.get("content-md5"),
+        sse: req.headers.get("x-amz-server-side-encryption"),
+        sseKey: req.headers.get("x-amz-server-side-encryption-aws-kms-key-id"),
       };
       requests.push(recorded);
       await hold?.(recorded);

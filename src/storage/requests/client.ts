@@ -1,5 +1,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../../config/config.ts";
+import type { WriteEncryption } from "../../config/encryption-config.ts";
+import { encryptWrites } from "./encryption.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
 import { countedBody } from "./sent-bytes.ts";
@@ -25,6 +27,8 @@ export interface S3Handle {
    */
   presignClient: S3Client;
   sdk: S3Sdk;
+  /** The store's write encryption, for the signed requests of the quick paths (the clients add it themselves). */
+  encryption?: WriteEncryption;
 }
 
 /**
@@ -101,7 +105,9 @@ async function buildClient(config: Config): Promise<S3Handle> {
   guardClient(fetchClient);
   signUploadsWithoutPayloadHash(client);
   signUploadsWithoutPayloadHash(fetchClient);
-  return { client, fetchClient, presignClient, sdk };
+  encryptWrites(client, config.encryption);
+  encryptWrites(fetchClient, config.encryption);
+  return { client, fetchClient, presignClient, sdk, ...(config.encryption ? { encryption: config.encryption } : {}) };
 }
 
 /**

@@ -28,8 +28,11 @@
  * errors) is the one reported: a PUT of the same bytes is idempotent. So this
  * path can make a transfer faster, never different.
  */
+
 import type { CopyObjectCommandOutput, GetObjectCommandOutput, PutObjectCommandOutput } from "@aws-sdk/client-s3";
+import type { WriteEncryption } from "../../config/encryption-config.ts";
 import type { S3Handle } from "./client.ts";
+import { encryptionHeaders } from "./encryption.ts";
 import { bounded, EMPTY_SHA256, readExactly, readText, sendQuick } from "./quick-transport.ts";
 
 /** Objects up to this size take a quick GET, PUT or copy. */
@@ -129,10 +132,11 @@ export function plainPut(put: PutFields): boolean {
 }
 
 /** A PUT's headers as the SDK sends them: Content-MD5 (base64), the body unsigned (payload-hash.ts), type, cache control, storage class, metadata. */
-export function putHeaders(put: PutFields, md5: Buffer): Record<string, string> {
+export function putHeaders(put: PutFields, md5: Buffer, encryption?: WriteEncryption): Record<string, string> {
   const headers: Record<string, string> = {
     "content-md5": md5.toString("base64"),
     "x-amz-content-sha256": "UNSIGNED-PAYLOAD",
+    ...encryptionHeaders(encryption),
   };
   if (put.contentType) headers["content-type"] = put.contentType;
   if (put.cacheControl) headers["cache-control"] = put.cacheControl;
@@ -158,7 +162,13 @@ export async function quickPut(
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
     const answer = await sendQuick(
       s3,
-      { method: "PUT", bucket: put.bucket, key: put.key, headers: putHeaders(put, put.md5), body: put.body },
+      {
+        method: "PUT",
+        bucket: put.bucket,
+        key: put.key,
+        headers: putHeaders(put, put.md5, s3.encryption),
+        body: put.body,
+      },
       bound.signal,
     );
     if (!answer) return undefined;
@@ -216,6 +226,7 @@ export async function quickCopy(
       "x-amz-copy-source-if-match": etag,
       "x-amz-metadata-directive": "COPY",
       "x-amz-content-sha256": EMPTY_SHA256,
+      ...encryptionHeaders(s3.encryption),
     };
     const answer = await sendQuick(s3, { method: "PUT", bucket: copy.bucket, key: copy.key, headers }, bound.signal);
     if (!answer) return undefined;

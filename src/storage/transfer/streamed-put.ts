@@ -53,7 +53,7 @@ export async function putStreamed(
   const digest = Buffer.from(md5, "hex");
   const answer = await sendStreamed(
     s3,
-    { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest) },
+    { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest, s3.encryption) },
     req.takeAt!,
     0,
     req.size,
