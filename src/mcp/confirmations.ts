@@ -5,8 +5,8 @@
  * answer is one of four outcomes a tool puts in its structuredContent
  * (models that see only structuredContent must learn it was declined):
  * accepted, declined (no, or the box left unticked), cancelled (the form
- * dismissed or never answered), not_asked (the client cannot ask, or a
- * 2025-era remote call, where the model's confirm: true stands).
+ * dismissed or never answered), not_asked (the client declared no
+ * elicitation, so the model's confirm: true stands).
  *
  * Three ways to ask, by the protocol and transport the call came in on:
  * - 2025 (`initialize`) over stdio: the server sends elicitation/create

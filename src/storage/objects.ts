@@ -102,7 +102,7 @@ export function createObjectStore(
             "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written.",
           AccessDenied: writeDeniedHint(config.encryption),
           NotImplemented:
-            "the store may not copy this object server-side: some stores (Ceph RGW before 18) cannot copy an encrypted object (SSE-KMS or a customer key), nor copy onto one; get_object mode download and upload_file instead, or ask the user.",
+            "the store may not copy this object server-side: some stores (Ceph RGW 16 among them) cannot copy an encrypted object (SSE-KMS or a customer key); get_object mode download and upload_file instead, or ask the user.",
         },
       };
       return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) =>
