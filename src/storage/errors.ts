@@ -18,6 +18,9 @@ interface SdkLikeError {
   message?: string;
   $metadata?: { httpStatusCode?: number };
   $retryable?: unknown;
+  /** InvalidObjectState: the archived object's storage class (and Intelligent-Tiering's archive tier). */
+  StorageClass?: string;
+  AccessTier?: string;
 }
 
 const NETWORK_CODES = new Set([
@@ -81,7 +84,8 @@ export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError
   // Some servers answer HEAD errors with a bare status; name them by it.
   const code =
     rawCode === "UnknownError" || rawCode === "Unknown" ? codeFromStatus(status) : normalizeCode(rawCode, status);
-  const known = describeCode(code, ctx);
+  const known =
+    code === "ObjectArchived" ? describeArchived(ctx, e.AccessTier ?? e.StorageClass) : describeCode(code, ctx);
   return new ActionableError({
     resource,
     code,
@@ -105,6 +109,8 @@ function plainMessage(message: string | undefined): string {
 
 function normalizeCode(code: string, status: number | undefined): string {
   if (code === "NotFound" && status === 404) return "NotFound";
+  // S3 refuses to read an object whose storage class keeps it offline (GLACIER, DEEP_ARCHIVE, an archive tier).
+  if (code === "InvalidObjectState") return "ObjectArchived";
   if (code === "Forbidden") return "AccessDenied";
   return code;
 }
@@ -130,6 +136,19 @@ function codeFromStatus(status: number | undefined): string {
     default:
       return status !== undefined && status >= 500 ? "InternalError" : "UnknownError";
   }
+}
+
+/** How a user gets an archived object back (a restore costs money and takes minutes to hours). */
+export function archivedHint(bucket: string | undefined, key: string | undefined): string {
+  return `ask the user whether to restore it (it costs money, and takes minutes to hours by tier): S3's RestoreObject, e.g. the console's "Initiate restore" or \`aws s3api restore-object --bucket ${bucket ?? "BUCKET"} --key ${key ?? "KEY"} --restore-request Days=1\`; head_object then shows the restore in progress, and once it shows a restored copy available, call again.`;
+}
+
+/** An archived object (S3's InvalidObjectState): what it is, and how to get it back. */
+function describeArchived(ctx: ErrorContext, storageClass: string | undefined): { message: string; hint: string } {
+  return {
+    message: `The object is archived${storageClass ? ` (${storageClass})` : ""}: the store keeps its bytes offline until it is restored, so it cannot be read, downloaded or copied now.`,
+    hint: archivedHint(ctx.bucket, ctx.key),
+  };
 }
 
 function describeCode(code: string, ctx: ErrorContext): { message: string; hint: string } | undefined {

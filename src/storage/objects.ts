@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import { copyObject } from "./copy.ts";
-import { stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
+import { archivedHint, stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
@@ -101,6 +101,8 @@ export function createObjectStore(
           PreconditionFailed:
             "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written.",
           AccessDenied: writeDeniedHint(config.encryption),
+          // The source is what is archived, not the destination the error is named for.
+          ObjectArchived: `the source is the archived one; ${archivedHint(req.source.bucket, req.source.key)}`,
           NotImplemented:
             "the store may not copy this object server-side: some stores (Ceph RGW 16 among them) cannot copy an encrypted object (SSE-KMS or a customer key); get_object mode download and upload_file instead, or ask the user.",
         },
