@@ -12,7 +12,7 @@ import type { Outcome } from "./outcome.ts";
 /** Names listed per kind; the counts cover the rest. */
 export const SAMPLE = 50;
 
-const PROBLEM_KINDS = ["failed", "unsafe", "conflict", "skipped_local"] as const;
+const PROBLEM_KINDS = ["failed", "unsafe", "conflict", "skipped_local", "archived"] as const;
 type ProblemKind = (typeof PROBLEM_KINDS)[number];
 const problem = z.object({ kind: z.enum(PROBLEM_KINDS), name: z.string(), code: z.string(), message: z.string() });
 type Problem = z.output<typeof problem>;
@@ -27,6 +27,7 @@ export const jobResultSchema = z.object({
     unsafe: z.number(),
     conflicts: z.number(),
     failed: z.number(),
+    archived: z.number().describe("Objects the store keeps offline (ObjectArchived): restore them first."),
     deleted: z.number(),
     skipped_local: z.number(),
   }),
@@ -47,12 +48,12 @@ const n = (x: number) => x.toLocaleString("en-US");
 const mib = (bytes: number) => (bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0);
 
 export class Tally {
-  readonly counts = { done: 0, unchanged: 0, unsafe: 0, conflicts: 0, failed: 0, deleted: 0 };
+  readonly counts = { done: 0, unchanged: 0, unsafe: 0, conflicts: 0, failed: 0, archived: 0, deleted: 0 };
   bytesDone = 0;
   readonly done: string[] = [];
   readonly deleted: string[] = [];
   readonly problems: Problem[] = [];
-  readonly #listed: Record<ProblemKind, number> = { failed: 0, unsafe: 0, conflict: 0, skipped_local: 0 };
+  readonly #listed: Record<ProblemKind, number> = { failed: 0, unsafe: 0, conflict: 0, skipped_local: 0, archived: 0 };
   skippedLocalCount = 0;
   /** How the user answered the job's confirmation (a mirror's deletes, a move); not_asked when nobody was. */
   confirmation: Confirmation = "not_asked";
@@ -95,10 +96,13 @@ export class Tally {
         break;
       case "unsafe":
       case "failed":
-      case "conflict":
-        this.counts[outcome.kind === "conflict" ? "conflicts" : outcome.kind]++;
-        this.#list({ kind: outcome.kind, name: outcome.name, code: outcome.code, message: outcome.message });
+      case "conflict": {
+        // An archived object is no failure of the job: it is counted apart, to be restored (errors.ts says how).
+        const kind = outcome.kind === "failed" && outcome.code === "ObjectArchived" ? "archived" : outcome.kind;
+        this.counts[kind === "conflict" ? "conflicts" : kind]++;
+        this.#list({ kind, name: outcome.name, code: outcome.code, message: outcome.message });
         break;
+      }
       case "ignored":
         break;
     }
@@ -165,6 +169,8 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
   if (r.counts.unsafe) parts.push(`${n(r.counts.unsafe)} skipped as unsafe${first("unsafe")}`);
   if (r.counts.conflicts) parts.push(`${n(r.counts.conflicts)} conflict(s) left as they are${first("conflict")}`);
   if (r.counts.failed) parts.push(`${n(r.counts.failed)} failed${first("failed")}`);
+  if (r.counts.archived)
+    parts.push(`${n(r.counts.archived)} archived, not read: restore them first${first("archived")}`);
   if (r.counts.skipped_local)
     parts.push(
       `${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`,
