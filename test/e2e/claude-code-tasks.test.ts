@@ -132,7 +132,20 @@ async function session(
     close();
     throw err;
   }
-  return { api, work, log, close, ask: (text: string) => tmux(socket, "send-keys", "-t", "cc", text, "Enter") };
+  /**
+   * Types the prompt and presses Enter until the model has it: on a loaded machine Claude Code may still be setting up
+   * its input when the first Enter comes, and drop it.
+   */
+  const ask = async (text: string) => {
+    tmux(socket, "send-keys", "-t", "cc", "-l", text);
+    await until("the prompt typed", () => pane().includes(text), 30_000);
+    for (let tries = 0; !api.userTexts.some((t) => t.includes(text)); tries++) {
+      if (tries === 6) throw new Error(`the model was never asked: ${pane()}`);
+      tmux(socket, "send-keys", "-t", "cc", "Enter");
+      await until("the prompt sent", () => api.userTexts.some((t) => t.includes(text)), 10_000).catch(() => {});
+    }
+  };
+  return { api, work, log, close, ask };
 }
 
 for (const transport of ["stdio", "http"] as const)
@@ -150,9 +163,9 @@ for (const transport of ["stdio", "http"] as const)
     );
     const { api, log: serverLog } = cc;
     try {
-      cc.ask("Upload it.");
+      await cc.ask("Upload it.");
       // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
-      await until("the tool result", () => api.results.length > 0, 30_000);
+      await until("the tool result", () => api.results.length > 0, 60_000);
       const first = JSON.stringify(api.results[0]!.content);
       expect(first).toMatch(/started server-side task job_[A-Za-z0-9_-]{20,}/);
       const taskId = first.match(/job_[A-Za-z0-9_-]{20,}/)![0];
@@ -195,7 +208,7 @@ test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it c
   );
   const { api, log: serverLog } = cc;
   try {
-    cc.ask("Upload it, then stop it.");
+    await cc.ask("Upload it, then stop it.");
     await until("TaskStop's result", () => api.results.length > 1, 60_000);
     expect(api.results[1]!.is_error, `${JSON.stringify(api.results[1])} ${JSON.stringify(stopSchema)}`).toBeFalsy();
     // Claude Code sent tasks/cancel: the upload stops, aborted at the store (a cancel keeps nothing to resume).
