@@ -19,8 +19,10 @@ export function countedBody(request: { body?: unknown }): { body?: ReadableStrea
   const blob = request.body;
   const onSent = blob instanceof Blob ? counters.get(blob) : undefined;
   if (!onSent || !(blob instanceof Blob)) return {};
+  // A fresh Blob each attempt: after an attempt cut by a reset, Bun hands the same Blob's locked stream again, and
+  // the SDK's retry failed as "ReadableStream is locked" (faults.test's healed cut).
+  const reader = blob.slice().stream().getReader();
   onSent(0);
-  const reader = blob.stream().getReader();
   let sent = 0;
   return {
     body: new ReadableStream<Uint8Array>(
