@@ -7,6 +7,7 @@
  */
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { Storage } from "../../storage/index.ts";
+import { fillEarly } from "./early-fill.ts";
 import type { EngineLimits, Narrowing, QueryPage, RowWindow } from "./engine.ts";
 import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
@@ -59,6 +60,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   const onAbort = () => stop.abort(req.signal.reason);
   req.signal.addEventListener("abort", onAbort, { once: true });
   let bytesRead = 0;
+  let early: Promise<void> = Promise.resolve();
   try {
     const fetched = (bytes: number) => {
       bytesRead += bytes;
@@ -66,11 +68,14 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
       if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
     };
     const { files, sparse } = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, fetched);
+    // What the SQL names, fetched while the worker starts and plans (early-fill.ts); the plan's fill waits for it.
+    early = fillEarly(sparse, req.sql, stop.signal, fetched);
     const narrowing: Narrowing | undefined =
       sparse.length === 0
         ? undefined
         : {
             fromPlan: async (plan) => {
+              await early;
               // The row groups every filter may match, by their statistics (row-groups.ts).
               const comparisons = plan === undefined ? [] : comparisonsInPlan(plan);
               for (const s of sparse)
@@ -84,6 +89,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
                 );
             },
             completeAll: async () => {
+              await early;
               const open = sparse.filter((s) => !isComplete(s));
               for (const s of open) fetched(await fillColumns(s, "all", stop.signal));
               return open.length > 0;
@@ -100,6 +106,9 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
     throw err;
   } finally {
     req.signal.removeEventListener("abort", onAbort);
+    // An early fill still running (the query failed before its plan) stops before its directory goes.
+    if (!stop.signal.aborted) stop.abort(new Error("the query ended"));
+    await early;
     ws.remove();
     slot();
   }

@@ -21,9 +21,16 @@ type Range = [start: number, end: number];
 
 /** Ranges closer than this are read as one (a request costs more than the bytes between). */
 const MERGE_GAP = 256 * 1024;
-/** One ranged GET reads at most this much; this many at once. */
+/** One ranged GET reads at most this much. */
 const SLICE = 2 * 1024 * 1024;
-const AT_ONCE = 8;
+/**
+ * Ranged GETs in flight: as many as IN_FLIGHT_BYTES holds, within these bounds. Column chunks are often far smaller
+ * than a slice (one per row group and column), and each costs the store's answer time whatever its size: small ones
+ * go many at once, large ones fewer, the memory they hold bounded either way.
+ */
+const MIN_AT_ONCE = 4;
+const MAX_AT_ONCE = 32;
+const IN_FLIGHT_BYTES = 16 * 1024 * 1024;
 
 export interface SparseParquet {
   key: string;
@@ -167,15 +174,7 @@ export async function fillColumns(
   signal: AbortSignal,
   comparisons: readonly Comparison[] = [],
 ): Promise<number> {
-  let wanted: Range[] = [];
-  if (columns === "all") wanted = [[0, sparse.size]];
-  else {
-    const names = [...columns].map((n) => n.toLowerCase());
-    if (names.some((n) => sparse.columns.get(n) === undefined)) return fillColumns(sparse, "all", signal);
-    for (const group of sparse.groups)
-      if (mayMatch(comparisons, group.bounds)) for (const n of names) wanted.push(...(group.ranges.get(n) ?? []));
-  }
-  const missing = subtract(merged(wanted, 0), sparse.written);
+  const missing = missingRanges(sparse, columns, comparisons);
   if (missing.length === 0) return 0;
   const handle = await open(sparse.path, "r+");
   try {
@@ -184,6 +183,25 @@ export async function fillColumns(
     await handle.close();
   }
 }
+
+/** What fillColumns would fetch: the columns' ranges in the row groups `comparisons` may match, not written yet. */
+function missingRanges(
+  sparse: SparseParquet,
+  columns: Iterable<string> | "all",
+  comparisons: readonly Comparison[],
+): Range[] {
+  const names = columns === "all" ? [] : [...columns].map((n) => n.toLowerCase());
+  if (columns === "all" || names.some((n) => sparse.columns.get(n) === undefined))
+    return subtract([[0, sparse.size]], sparse.written);
+  const wanted: Range[] = [];
+  for (const group of sparse.groups)
+    if (mayMatch(comparisons, group.bounds)) for (const n of names) wanted.push(...(group.ranges.get(n) ?? []));
+  return subtract(merged(wanted, 0), sparse.written);
+}
+
+/** Bytes fillColumns would fetch for `columns` in every row group. */
+export const bytesToFill = (sparse: SparseParquet, columns: Iterable<string> | "all") =>
+  missingRanges(sparse, columns, []).reduce((sum, [s, e]) => sum + e - s, 0);
 
 /** Whether every byte of the file is written. */
 export const isComplete = (sparse: SparseParquet) => subtract([[0, sparse.size]], sparse.written).length === 0;
@@ -213,7 +231,9 @@ async function copyRanges(
       bytes += got.length;
     }
   };
-  await Promise.all(Array.from({ length: Math.min(AT_ONCE, slices.length) }, worker));
+  const average = slices.reduce((sum, [s, e]) => sum + e - s, 0) / Math.max(1, slices.length);
+  const atOnce = Math.max(MIN_AT_ONCE, Math.min(MAX_AT_ONCE, Math.floor(IN_FLIGHT_BYTES / average)));
+  await Promise.all(Array.from({ length: Math.min(atOnce, slices.length) }, worker));
   sparse.written = merged([...sparse.written, ...ranges], 0);
   return bytes;
 }
