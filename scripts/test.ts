@@ -8,8 +8,8 @@
  * store in STORE_TEST_S3 and starts none. TEST_WORKERS workers (default 3:
  * more only crowd two cores) take the jobs from one queue, longest first (the
  * last run's durations on this machine, else test/durations.json). The files
- * in SOLO time things a loaded machine would skew: they run after the queue,
- * one at a time, with nothing beside them. Each job's output is printed whole
+ * in SOLO_GROUPS time things a loaded machine would skew: they run after the
+ * queue, a group at a time, with nothing else beside them. Each job's output is printed whole
  * when it ends; the summary at the end says how many tests passed and failed,
  * in bun's words (.ci/run reads them).
  *
@@ -28,12 +28,17 @@ import { type S3Server, startCephRgw } from "./s3/local-servers.ts";
 const ROOT = resolve(import.meta.dir, "..");
 const WORKERS = Math.max(1, Number(process.env.TEST_WORKERS) || 3);
 /**
- * Run alone after the parallel queue. query-isolation holds a small call to a time limit while other calls load the
- * server; stores checks what the server does with a store it judged near or far by how fast it answers, and two busy
- * cores make a near store answer like a far one; shared-limits needs Redis to answer within the 250 ms after which a
- * replica counts alone (by design). A loaded machine would fail them for reasons of its own.
+ * Run after the parallel queue, one group at a time with nothing else beside it. query-isolation holds a small call to
+ * a time limit while other calls load the server; stores-copies checks what the server does with a store it judged
+ * near or far by how fast it answers, and two busy cores make a near store answer like a far one; shared-limits needs
+ * Redis to answer within the 250 ms after which a replica counts alone (by design); copy-nearness judges a store near
+ * by a HEAD answered within 12 ms. A loaded machine would fail them for reasons of their own. shared-limits mostly
+ * waits (about a sixth of a core): beside stores-copies (about one core) each leaves the other a core.
  */
-const SOLO = new Set(["query-isolation", "stores", "shared-limits"].map((name) => `test/e2e/${name}.test.ts`));
+const SOLO_GROUPS = [["query-isolation"], ["stores-copies", "shared-limits"], ["copy-nearness"]].map((group) =>
+  group.map((name) => `test/e2e/${name}.test.ts`),
+);
+const SOLO = new Set(SOLO_GROUPS.flat());
 /**
  * Files that each take both cores for a while (the release's compile and packing, the query engine's two threads):
  * beside one another both took twice as long in some runs, so a worker takes another file while one of these runs.
@@ -176,7 +181,10 @@ async function runAll(
     }
   };
   await Promise.all(Array.from({ length: Math.min(WORKERS, queue.length) }, worker));
-  for (const job of jobs.filter((j) => SOLO.has(j.name))) report(await run(job));
+  for (const group of SOLO_GROUPS) {
+    const mine = jobs.filter((j) => group.includes(j.name));
+    for (const done of await Promise.all(mine.map(run))) report(done);
+  }
   return runs;
 }
 

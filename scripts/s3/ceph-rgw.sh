@@ -73,6 +73,35 @@ mon max pg per osd = 1000
 osd crush chooseleaf type = 0
 osd class update on start = false
 osd objectstore = memstore
+# Cheaper daemons for a test run, where they share two cores with the tests: no debug logging (not even the
+# in-memory gather kept for crash dumps), no op tracking, fewer OSD shards and messenger threads. A fixed workload
+# (2,000 small objects up, down and deleted, 40 of 4 MiB) took 27% less CPU of Ceph with these.
+debug rgw = 0/0
+debug rgw sync = 0/0
+debug ms = 0/0
+debug osd = 0/0
+debug memstore = 0/0
+debug objecter = 0/0
+debug rados = 0/0
+debug monc = 0/0
+debug mon = 0/0
+debug paxos = 0/0
+debug auth = 0/0
+debug finisher = 0/0
+debug heartbeatmap = 0/0
+debug perfcounter = 0/0
+debug asok = 0/0
+debug throttle = 0/0
+debug objclass = 0/0
+debug context = 0/0
+debug optracker = 0/0
+debug timer = 0/0
+debug buffer = 0/0
+debug crush = 0/0
+osd enable op tracker = false
+osd op num shards = 2
+osd op num threads per shard = 1
+ms async op threads = 1
 # RAM is only used as objects arrive; the bench writes ~8 GB in all.
 memstore device bytes = 12884901888
 run dir = $dir/run

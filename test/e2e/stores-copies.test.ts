@@ -1,0 +1,425 @@
+/**
+ * Copies between stores through the compiled binary (one object): streamed or
+ * in parts by how near the destination is, each verified, and every way one can
+ * fail leaving nothing. Run alone (scripts/test.ts SOLO): a near store is judged
+ * by how fast it answers, which a loaded machine skews.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+
+import { HeadObjectCommand } from "@aws-sdk/client-s3";
+import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
+import { startFakeS3, xml } from "../helpers/fake-s3.ts";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
+import { randomBytes } from "../helpers/files.ts";
+
+import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
+import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { copySession, md5, multipartSource, severalEnv, storeBuckets, stored } from "../helpers/several-stores.ts";
+
+let ours: string;
+let theirs: string;
+beforeAll(async () => {
+  ({ ours, theirs } = await storeBuckets());
+});
+
+describe("copies between stores", () => {
+  let session: Awaited<ReturnType<typeof connectBinary>>;
+  let big: Uint8Array;
+  beforeAll(async () => {
+    ({ session, big } = await copySession(theirs));
+  });
+  afterAll(() => session.close());
+
+  test("copy_object with source_store streams another store's object in, verified: a small one whole, a large one as one PUT checked against the source's MD5, type and metadata kept", async () => {
+    const small = await call(session.client, "copy_object", {
+      source_store: "other",
+      source_bucket: theirs,
+      source_key: "note.txt",
+      bucket_name: ours,
+      object_key: "from-other/note.txt",
+    });
+    expect(small.isError, textOf(small)).toBeFalsy();
+    expect(textOf(small)).toContain(`other:s3://${theirs}/note.txt`);
+    expect(textOf(small)).toContain("streamed between stores and verified");
+    expect(new TextDecoder().decode(await stored(ours, "from-other/note.txt"))).toBe("from the other store");
+    const large = await call(session.client, "copy_object", {
+      source_store: "other",
+      source_bucket: theirs,
+      source_key: "big.bin",
+      bucket_name: ours,
+      object_key: "from-other/big.bin",
+    });
+    // A near destination takes the single-part source as one PUT whose Content-MD5 is the source's ETag: the same ETag there.
+    expect(large.structuredContent).toMatchObject({ size: big.length, multipart: false, etag: `"${md5(big)}"` });
+    expect(md5(await stored(ours, "from-other/big.bin"))).toBe(md5(big));
+    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: ours, Key: "from-other/big.bin" }));
+    expect([head.ContentType, head.Metadata?.origin]).toEqual(["application/x-test", "other"]);
+  });
+
+  test("to a far destination (the WAN model) the same object goes in parts, verified by our own check of the source's MD5", async () => {
+    const wan = await startWanProxy(s3().endpoint);
+    const far = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: wan.endpoint }) });
+    try {
+      const r = await call(far.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "big.bin",
+        bucket_name: ours,
+        object_key: "from-other/far.bin",
+      });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ size: big.length, multipart: true });
+      expect(md5(await stored(ours, "from-other/far.bin"))).toBe(md5(big));
+    } finally {
+      await far.close();
+      await wan.stop();
+    }
+  }, 60_000);
+
+  test("a multipart source to a near store goes as streamed parts (no part held here, none with Content-MD5), each checked by its ETag", async () => {
+    const whole = await multipartSource(theirs, "streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3, {
+      ContentType: "application/x-parts",
+      Metadata: { origin: "other" },
+    });
+    const proxy = startRecordingProxy(s3().endpoint);
+    const target = await freshBucket("streamparts");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    // A key the part requests must encode as the SDK does (path and query both signed).
+    const key = "copies/ü dir/a+b&c=d (1).bin";
+    try {
+      const r = await call(session.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "streamed-parts.bin",
+        bucket_name: target,
+        object_key: key,
+      });
+      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+      const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+      // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes), the body unsigned.
+      expect(parts.length).toBe(4);
+      expect(parts.map((q) => [q.contentMd5, q.payloadHash])).toEqual(parts.map(() => [null, "UNSIGNED-PAYLOAD"]));
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    expect(md5(await stored(target, key))).toBe(md5(whole));
+    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }));
+    expect([head.ContentType, head.Metadata?.origin, head.ETag?.endsWith('-4"')]).toEqual([
+      "application/x-parts",
+      "other",
+      true,
+    ]);
+  }, 60_000);
+
+  test("a streamed part changed on its way (its ETag not the MD5 of the bytes sent) fails the copy naming the destination and the part: nothing stored, no upload left", async () => {
+    await multipartSource(theirs, "altered.bin", randomBytes(5 * 1024 * 1024, 44), 3);
+    let altered = 0;
+    const proxy = startRecordingProxy(s3().endpoint, undefined, undefined, (q, body) => {
+      if (q.method !== "PUT" || !q.search.includes("partNumber=2") || altered++ > 0) return body;
+      const changed = Uint8Array.from(body);
+      changed[1000] = changed[1000]! ^ 0x01;
+      return changed;
+    });
+    const target = await freshBucket("altered");
+    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      const r = await call(session.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "altered.bin",
+        bucket_name: target,
+        object_key: "copy.bin",
+      });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(
+        `default:s3://${target}/copy.bin: IntegrityCheckFailed. The store answered the upload of the part 2 with ETag`,
+      );
+      expect(altered).toBe(1);
+      // The server serves on: the same copy again (nothing altered now) lands.
+      const again = await call(session.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "altered.bin",
+        bucket_name: target,
+        object_key: "again.bin",
+      });
+      expect(again.structuredContent, textOf(again)).toMatchObject({ multipart: true });
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a streamed part the destination fails to take (503, after its body or before it) is sent once more with Content-MD5, its bytes read from the source again: the copy lands", async () => {
+    const whole = await multipartSource(theirs, "resent.bin", randomBytes(5 * 1024 * 1024, 46), 3);
+    for (const unread of [false, true]) {
+      let refused = 0;
+      const slowDown = () =>
+        new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", {
+          status: 503,
+          headers: { "content-type": "application/xml" },
+        });
+      const proxy = startRecordingProxy(
+        s3().endpoint,
+        undefined,
+        (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined),
+        undefined,
+        unread,
+      );
+      const target = await freshBucket("resent");
+      const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+      try {
+        const r = await call(session.client, "copy_object", {
+          source_store: "other",
+          source_bucket: theirs,
+          source_key: "resent.bin",
+          bucket_name: target,
+          object_key: "copy.bin",
+        });
+        expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+        const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
+        // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
+        expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
+      } finally {
+        await session.close();
+        proxy.stop();
+      }
+      expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    }
+  }, 60_000);
+
+  test("a part sent again whose bytes read from the source again are not those first read fails naming the source: nothing stored, no upload left", async () => {
+    // A source that serves other bytes when asked again (no real store will): multipart (its ETag no MD5), 15 MiB.
+    const fake = await startFakeS3();
+    const part = 5 * 1024 * 1024;
+    const original = randomBytes(3 * part, 47);
+    const changed = Uint8Array.from(original);
+    changed[part + 10] = changed[part + 10]! ^ 0xff;
+    fake.handle((req) => {
+      const headers = {
+        etag: '"0123456789abcdef0123456789abcdef-3"',
+        "content-type": "application/octet-stream",
+        "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT",
+      };
+      if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
+      const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
+      if (req.method !== "GET" || !range)
+        return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
+      // The download's ranges start at 0, 2 MiB, 10 MiB; only the part read again starts at 5 MiB.
+      const served = start === part ? changed : original;
+      return {
+        status: 206,
+        headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` },
+        body: served.subarray(start, end + 1),
+      };
+    });
+    let refused = 0;
+    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) =>
+      q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0
+        ? new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })
+        : undefined,
+    );
+    const target = await freshBucket("reread");
+    const liar = {
+      STORE_STORES: "liar",
+      STORE_LIAR_ENDPOINT_URL: fake.endpoint,
+      STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+      STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+    };
+    const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint } });
+    try {
+      const r = await call(session.client, "copy_object", {
+        source_store: "liar",
+        source_bucket: "src",
+        source_key: "big.bin",
+        bucket_name: target,
+        object_key: "copy.bin",
+      });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(
+        `liar:s3://src/big.bin: IntegrityCheckFailed. Bytes ${part}-${2 * part - 1} read from the source again`,
+      );
+      expect(refused).toBe(1);
+    } finally {
+      await session.close();
+      proxy.stop();
+      await fake.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a multipart source cut mid-copy fails naming the source: nothing stored at the destination, no upload left", async () => {
+    await multipartSource(theirs, "cut-source.bin", randomBytes(5 * 1024 * 1024, 45), 4);
+    const proxy = await startFaultProxy(s3().endpoint);
+    const target = await freshBucket("cutsource");
+    const session = await connectBinary({ env: severalEnv({ STORE_OTHER_ENDPOINT_URL: proxy.endpoint }) });
+    try {
+      proxy.set({ kind: "cut", direction: "response", afterBytes: 9 * 1024 * 1024, once: true });
+      const r = await call(session.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "cut-source.bin",
+        bucket_name: target,
+        object_key: "copy.bin",
+      });
+      expect(r.isError, textOf(r)).toBe(true);
+      expect(textOf(r)).toStartWith(`other:s3://${theirs}/cut-source.bin: `);
+    } finally {
+      await session.close();
+      await proxy.stop();
+    }
+    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+  }, 60_000);
+
+  test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 4: streamed or buffered", async () => {
+    const key = "mp.bin";
+    const part = randomBytes(5 * 1024 * 1024, 41);
+    await multipartSource(theirs, key, part, 8);
+    // Every part answers 250 ms late (slower than a near store's ~50 MiB/s a connection); the bucket's HEAD does not.
+    let inFlight = 0;
+    let most = 0;
+    const proxy = startRecordingProxy(s3().endpoint, (q) => {
+      if (q.method !== "PUT" || !q.search.includes("partNumber")) return undefined;
+      most = Math.max(most, ++inFlight);
+      return Bun.sleep(250).then(() => void inFlight--);
+    });
+    const target = await freshBucket("slowparts");
+    // Streamed parts (a custom endpoint: the SDK adds no checksums); then parts read into buffers, as where the SDK must
+    // add its flexible checksums (AWS; here forced with STORE_CHECKSUMS=when_supported).
+    for (const checksums of ["when_required", "when_supported"]) {
+      most = 0;
+      proxy.requests.length = 0;
+      const session = await connectBinary({
+        env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_CHECKSUMS: checksums }),
+      });
+      try {
+        const r = await call(session.client, "copy_object", {
+          source_store: "other",
+          source_bucket: theirs,
+          source_key: key,
+          bucket_name: target,
+          object_key: key,
+        });
+        expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: 8 * part.length });
+        // At most a near store's 3, never a far store's 4 (a loaded machine may keep fewer in flight at once).
+        expect(most).toBeGreaterThanOrEqual(2);
+        expect(most).toBeLessThanOrEqual(3);
+        const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+        expect(parts.map((q) => q.contentMd5 !== null)).toEqual(parts.map(() => checksums === "when_supported"));
+      } finally {
+        await session.close();
+      }
+    }
+    proxy.stop();
+  }, 60_000);
+
+  test("a streamed PUT cut mid-body, or never answered, fails naming the destination, with nothing stored; the server keeps serving", async () => {
+    const proxy = await startFaultProxy(s3().endpoint);
+    const target = await freshBucket("hang");
+    const session = await connectBinary({
+      env: severalEnv({
+        STORE_ENDPOINT_URL: proxy.endpoint,
+        STORE_REQUEST_TIMEOUT_MS: "3000",
+        STORE_MAX_ATTEMPTS: "1",
+      }),
+    });
+    const copy = (key: string) =>
+      call(session.client, "copy_object", {
+        source_store: "other",
+        source_bucket: theirs,
+        source_key: "big.bin",
+        bucket_name: target,
+        object_key: key,
+      });
+    try {
+      // Near (its answers measured through the proxy): one streamed PUT.
+      expect((await copy("first.bin")).structuredContent).toMatchObject({ multipart: false });
+      proxy.set({ kind: "cut", direction: "request", afterBytes: 4 * 1024 * 1024, once: true });
+      const cut = await copy("cut.bin");
+      expect(cut.isError, textOf(cut)).toBe(true);
+      expect(textOf(cut)).toStartWith(`default:s3://${target}/cut.bin: `);
+      // The whole body taken, no answer: the request timeout after the last byte.
+      proxy.set({ kind: "blackhole" });
+      const hung = await copy("hung.bin");
+      expect(textOf(hung)).toStartWith(
+        `default:s3://${target}/hung.bin: Timeout. The destination stopped taking the upload (nothing for 3000 ms)`,
+      );
+      proxy.set({ kind: "pass" });
+      expect((await copy("after.bin")).structuredContent).toMatchObject({ multipart: false, size: big.length });
+    } finally {
+      await session.close();
+      await proxy.stop();
+    }
+    for (const key of ["cut.bin", "hung.bin"])
+      await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }))).rejects.toThrow();
+    expect(md5(await stored(target, "after.bin"))).toBe(md5(big));
+  }, 60_000);
+
+  test("a source whose bytes are not its ETag's MD5: refused by the destination's check (near, one PUT) and by ours (far, in parts); nothing stored, no upload left", async () => {
+    // A lying store: its ETag is the MD5 of the object, its bytes have one byte changed (no real store will do that).
+    const fake = await startFakeS3();
+    const original = randomBytes(13 * 1024 * 1024 + 17, 31);
+    const served = Uint8Array.from(original);
+    served[9 * 1024 * 1024] = served[9 * 1024 * 1024]! ^ 0xff;
+    fake.handle((req) => {
+      const headers = {
+        etag: `"${md5(original)}"`,
+        "content-type": "application/octet-stream",
+        "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT",
+      };
+      if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
+      const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
+      if (req.method !== "GET" || !range)
+        return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+      const start = Number(range[1]);
+      const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
+      return {
+        status: 206,
+        headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` },
+        body: served.subarray(start, end + 1),
+      };
+    });
+    const wan = await startWanProxy(s3().endpoint);
+    const liar = {
+      STORE_STORES: "liar",
+      STORE_LIAR_ENDPOINT_URL: fake.endpoint,
+      STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+      STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+    };
+    try {
+      for (const endpoint of [s3().endpoint, wan.endpoint]) {
+        const target = await freshBucket("liar");
+        const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: endpoint } });
+        try {
+          const r = await call(session.client, "copy_object", {
+            source_store: "liar",
+            source_bucket: "src",
+            source_key: "big.bin",
+            bucket_name: target,
+            object_key: "copy.bin",
+          });
+          expect(r.isError, textOf(r)).toBe(true);
+          expect(textOf(r)).toStartWith("liar:s3://src/big.bin: IntegrityCheckFailed");
+          if (endpoint === wan.endpoint) expect(textOf(r)).toContain("is not the object's ETag");
+          else expect(textOf(r)).toContain("the destination checked them and stored nothing");
+        } finally {
+          await session.close();
+        }
+        await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+        expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+      }
+    } finally {
+      await wan.stop();
+      await fake.stop();
+    }
+  }, 90_000);
+});
