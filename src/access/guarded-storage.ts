@@ -178,6 +178,24 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       read(addr);
       return storage.getObjectLock(addr, signal);
     },
+    // Shortening or removing a GOVERNANCE retention lets the object be deleted: the delete level, as S3's own
+    // s3:BypassGovernanceRetention sits beside s3:DeleteObject.
+    setObjectRetention: async (addr, retention, bypassGovernance, signal) => {
+      need(bypassGovernance ? "delete" : "write", addr.bucket, addr.key);
+      return storage.setObjectRetention(addr, retention, bypassGovernance, signal);
+    },
+    setObjectLegalHold: async (addr, status, signal) => {
+      need("write", addr.bucket, addr.key);
+      return storage.setObjectLegalHold(addr, status, signal);
+    },
+    setDefaultRetention: async (bucket, rule, signal) => {
+      need("write", bucket, "");
+      return storage.setDefaultRetention(bucket, rule, signal);
+    },
+    restoreObject: async (addr, request, signal) => {
+      need("write", addr.bucket, addr.key);
+      return storage.restoreObject(addr, request, signal);
+    },
     presign: async (req) => {
       need(req.method === "PUT" ? "write" : "read", req.bucket, req.key);
       return storage.presign(req);

@@ -56,6 +56,10 @@ export const STORAGE_TOUCHES: Touches = {
   getObjectTags: object,
   putObjectTags: object,
   getObjectLock: object,
+  setObjectRetention: object,
+  setObjectLegalHold: object,
+  setDefaultRetention: bucket,
+  restoreObject: object,
 };
 
 /** The methods that answer at once rather than with a promise. */

@@ -119,7 +119,10 @@ export function failure(name: string, err: unknown): Outcome {
       kind: "failed",
       name,
       code: err.code,
-      message: `${err.message} ${err.hint ? `Next: ${err.hint}` : ""}`.trim().slice(0, 300),
+      // An archived object's hint (how to restore it) is the job's to say once (tally.ts), not each object's, cut short.
+      message: `${err.message} ${err.hint && err.code !== "ObjectArchived" ? `Next: ${err.hint}` : ""}`
+        .trim()
+        .slice(0, 300),
     };
   const code = (err as { code?: string; name?: string })?.code ?? (err as { name?: string })?.name ?? "InternalError";
   return { kind: "failed", name, code: String(code), message: String((err as Error)?.message ?? err).slice(0, 300) };

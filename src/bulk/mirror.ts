@@ -51,7 +51,8 @@ export async function deleteExtraneous(m: MirrorDeletes): Promise<{ note: string
 export function deletesHeldBack(end: string, tally: Tally): string | undefined {
   if (end === "cancelled") return "the job was cancelled";
   if (end === "limit") return "the job stopped at max_objects; deletes run once every transfer is done";
-  if (tally.counts.failed + tally.counts.archived > 0)
-    return "some transfers failed; deletes run once every transfer went through";
+  if (tally.counts.failed > 0) return "some transfers failed; deletes run once every transfer went through";
+  if (tally.counts.archived > 0)
+    return "some objects are archived and were not transferred; deletes run once every transfer went through (restore them first)";
   return undefined;
 }

@@ -170,7 +170,9 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
   if (r.counts.conflicts) parts.push(`${n(r.counts.conflicts)} conflict(s) left as they are${first("conflict")}`);
   if (r.counts.failed) parts.push(`${n(r.counts.failed)} failed${first("failed")}`);
   if (r.counts.archived)
-    parts.push(`${n(r.counts.archived)} archived, not read: restore them first${first("archived")}`);
+    parts.push(
+      `${n(r.counts.archived)} archived, not read${first("archived")}: ask the user whether to restore them first (billed; minutes to hours): restore_object with the same bucket and prefix restores every archived object under it (the server needs --allow-admin), then call again`,
+    );
   if (r.counts.skipped_local)
     parts.push(
       `${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`,

@@ -5,7 +5,7 @@
  */
 
 import type { LogLevel } from "../runtime/log.ts";
-import type { WriteEncryption } from "./encryption-config.ts";
+import type { CustomerKey, WriteEncryption } from "./encryption-config.ts";
 import type { HttpCliOptions, HttpConfig, Transport } from "./http-config.ts";
 
 /** Options as they came from the command line (undefined = not given). */
@@ -65,6 +65,8 @@ export interface StoreSettings {
   buckets: string[];
   /** How writes are encrypted when the call does not say (STORE_SSE…); absent: the bucket's default. */
   encryption?: WriteEncryption;
+  /** SSE-C: the customer key every object request of this store carries (STORE_SSE_C_KEY…). */
+  customerKey?: CustomerKey;
 }
 
 /** Everything the server needs, validated. Secrets live only in `credentials` (and each store's). */
@@ -90,6 +92,8 @@ export interface Config {
   checksums: ChecksumMode;
   /** The default store's write encryption (each store's is in `stores`). */
   encryption?: WriteEncryption;
+  /** The default store's SSE-C key (each store's is in `stores`). */
+  customerKey?: CustomerKey;
   connectTimeoutMs: number;
   requestTimeoutMs: number;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */

@@ -1,9 +1,9 @@
-import { stateDirFrom } from "../runtime/kept-transfers.ts";
 import { DEFAULT_LOG_DIRECTIVE, parseLogDirectives } from "../runtime/log.ts";
 import { maskUrlValue } from "../runtime/redact.ts";
+import { stateDirFrom } from "../runtime/state-dir.ts";
 import type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 import { readDeployment } from "./deployment-config.ts";
-import { readEncryption } from "./encryption-config.ts";
+import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
 import { readTransport, resolveHttpConfig } from "./http-config.ts";
@@ -109,10 +109,9 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
 
   const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", endpointRaw !== undefined, errors);
   const checksums = readChecksumMode(env, endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED", errors);
-  const encryption = readEncryption(
-    envValue(env, "STORE_SSE"),
-    envValue(env, "STORE_SSE_KMS_KEY_ID"),
-    { sse: "STORE_SSE", key: "STORE_SSE_KMS_KEY_ID" },
+  const atRest = readStoreEncryption(
+    (v) => envValue(env, `STORE_${v}`),
+    (v) => `STORE_${v}`,
     errors,
   );
   const connectTimeoutMs = readPositiveInt(env, "STORE_CONNECT_TIMEOUT_MS", 5_000, errors);
@@ -179,7 +178,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     readOnly,
     allowDelete,
     buckets,
-    ...(encryption ? { encryption } : {}),
+    ...atRest,
   };
   // The single-store settings make the store "default"; when they say nothing, the first named store is the default.
   const singleGiven =
@@ -213,6 +212,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       forcePathStyle: first.forcePathStyle,
       checksums: first.checksums,
       ...(first.encryption ? { encryption: first.encryption } : {}),
+      ...(first.customerKey ? { customerKey: first.customerKey } : {}),
       connectTimeoutMs,
       requestTimeoutMs,
       operationTimeoutMs,

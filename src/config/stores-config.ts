@@ -12,7 +12,7 @@
 
 import { type AwsProfile, readAwsProfiles } from "./aws-profiles.ts";
 import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
-import { readEncryption, type WriteEncryption } from "./encryption-config.ts";
+import { readStoreEncryption, type WriteEncryption } from "./encryption-config.ts";
 import { type Env, envValue, readBoolean, splitList } from "./env-values.ts";
 
 export type { StoreSettings } from "./config-types.ts";
@@ -33,6 +33,8 @@ export const STORE_VARIABLES = [
   "ALLOW_DELETE",
   "SSE",
   "SSE_KMS_KEY_ID",
+  "SSE_C_KEY",
+  "SSE_C_KEY_FILE",
 ] as const;
 
 /** STORE_R2_… for the store "r2" ("my-store" → STORE_MY_STORE_…). */
@@ -176,7 +178,7 @@ function policyOf(
   env: Env,
   defaults: StoreDefaults,
   errors: string[],
-): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets" | "encryption"> {
+): Pick<StoreSettings, "readOnly" | "allowDelete" | "buckets" | "encryption" | "customerKey"> {
   const buckets = splitList(envValue(env, storeVariable(name, "BUCKETS")), ",");
   for (const bucket of buckets) {
     if (!/^[A-Za-z0-9._-]{1,255}$/.test(bucket))
@@ -184,13 +186,10 @@ function policyOf(
   }
   return {
     readOnly: defaults.readOnly || readBoolean(env, storeVariable(name, "READ_ONLY"), false, errors),
-    ...optionalEncryption(
-      readEncryption(
-        envValue(env, storeVariable(name, "SSE")),
-        envValue(env, storeVariable(name, "SSE_KMS_KEY_ID")),
-        { sse: storeVariable(name, "SSE"), key: storeVariable(name, "SSE_KMS_KEY_ID") },
-        errors,
-      ),
+    ...readStoreEncryption(
+      (v) => envValue(env, storeVariable(name, v)),
+      (v) => storeVariable(name, v),
+      errors,
     ),
     allowDelete: readBoolean(env, storeVariable(name, "ALLOW_DELETE"), defaults.allowDelete, errors),
     buckets,
@@ -202,7 +201,7 @@ const optionalEncryption = (encryption: WriteEncryption | undefined) => (encrypt
 /** The Config a store's client is built from (and the doctor checks): the server's timeouts and limits with the store's connection and allowlist. */
 export function storeConfig(config: Config, store: StoreSettings): Config {
   const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile, buckets } = store;
-  const { profile: _default, encryption: _its, ...rest } = config;
+  const { profile: _default, encryption: _its, customerKey: _key, ...rest } = config;
   return {
     ...rest,
     credentials,
@@ -214,5 +213,6 @@ export function storeConfig(config: Config, store: StoreSettings): Config {
     buckets,
     ...(profile ? { profile } : {}),
     ...optionalEncryption(store.encryption),
+    ...(store.customerKey ? { customerKey: store.customerKey } : {}),
   };
 }

@@ -16,14 +16,8 @@ import { realAllowedDirs } from "../local/allowed.ts";
 import { registerStartupCredentials, scrubSecrets } from "../runtime/redact.ts";
 import { clockCheck, probeEndpoint } from "./network.ts";
 import { type Check, CheckLog, exitCodeOf, renderCheck } from "./report.ts";
-import {
-  addressingCheck,
-  bucketChecks,
-  credentialSourceCheck,
-  listBucketsCheck,
-  storeProbe,
-  writeChecks,
-} from "./store.ts";
+import { addressingCheck, bucketChecks, credentialSourceCheck, listBucketsCheck, storeProbe } from "./store.ts";
+import { writeChecks } from "./write-checks.ts";
 
 /** Buckets checked when none is named: the first few listed. */
 const FIRST_BUCKETS = 3;

@@ -71,6 +71,28 @@ const FORMS: Record<ConfirmAction, { title: string; description: string }> = {
   delete: { title: "Delete", description: "Yes, delete them" },
   move: { title: "Move", description: "Yes, move them (each source is deleted once its copy is verified)" },
   mirror_delete: { title: "Delete extraneous", description: "Yes, delete what the source no longer has" },
+  retention: {
+    title: "Protect until a date",
+    description: "Yes, keep it from being deleted or overwritten until then (an administrator can still lift it)",
+  },
+  compliance: {
+    title: "Lock for compliance: cannot be undone",
+    description:
+      "Yes, I understand that nobody, not even the account's administrators, can delete or change it, or shorten the lock, until that date",
+  },
+  retention_shorten: {
+    title: "Lift retention",
+    description: "Yes, shorten or remove the retention, so it can be deleted or overwritten sooner",
+  },
+  legal_hold: {
+    title: "Change the legal hold",
+    description: "Yes, change the legal hold (while on, it cannot be deleted)",
+  },
+  default_retention: {
+    title: "Change default retention",
+    description: "Yes, change how long every new object in the bucket is kept from deletion",
+  },
+  restore: { title: "Restore archived objects", description: "Yes, restore them (the store bills each restore)" },
 };
 
 /** The schema of one action's form: one checkbox. */

@@ -9,7 +9,7 @@
 import { completable, type McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
 import { type PromptDefinition, promptsFor } from "../prompts/index.ts";
-import { type CompletionDeps, objectCompleters } from "./resources.ts";
+import { type CompletionDeps, objectCompleters } from "./completions.ts";
 import { installPromptHandlers, wrapRequestHandler } from "./sdk-internals.ts";
 
 export function registerPrompts(mcp: McpServer, offered: readonly string[], completion: CompletionDeps): void {

@@ -29,26 +29,23 @@ import { type Storage, visibleBuckets } from "../storage/index.ts";
 import { DEFAULT_MAX_CONTENT_SIZE, MAX_BUCKETS } from "../tools/limits.ts";
 import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
 import type { ToolContext } from "../tools/types.ts";
+import { type CompletionDeps, completeBuckets, listed, objectCompleters } from "./completions.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */
 export const LISTED_BUCKETS = 5;
 export const LISTED_PER_BUCKET = 20;
-/** MCP's error code for a resource that does not exist. */
-/** completion/complete: at most this many values (the MCP limit). */
-const COMPLETIONS = 100;
 
 /** A store's allowlist checks (stores.ts), made before a read reserves memory; its storage enforces them again. */
 type StoreChecks = { checkBucket(bucket: string): void; checkKey(key: string): void };
 
-type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" | "contentBudget"> &
+type Deps = CompletionDeps &
+  Pick<ToolContext, "storage" | "contentBudget"> &
   StoreChecks & {
     /** The same byte budget and call tracking as tool calls: parallel reads queue, shutdown cancels them. */
     memory: ByteBudget;
     calls: CallTracker;
     /** Where a read's reservation goes until its answer is written (as tool calls'); released when the handler returns without. */
     leases?: LeaseHolder;
-    /** The listings the caller's tools offer, each as those tools may list (under a policy, their rules): list_buckets, list_objects. */
-    lists: { buckets?: Storage; keys?: Storage };
     /** With several stores: the others, by name (the default is the one above), with their bucket listing where list_buckets is offered. */
     otherStores?: Record<
       string,
@@ -58,45 +55,7 @@ type Deps = Pick<ToolContext, "storage" | "bucketAllowed" | "configuredBuckets" 
     audit?: (entry: Omit<AuditEntry, "caller" | "action">) => void;
     /** --audit-required: why no read may run now (the audit log cannot be written). */
     auditRefusal?: () => ActionableError | undefined;
-    /** --audit-log: a line per listing (resources/list, completions): what was listed and how many names it returned. */
-    auditList?: (entry: Omit<AuditEntry, "caller">) => void;
   };
-
-/** What completing bucket names and keys needs (the resource template's and the prompts' arguments). */
-export type CompletionDeps = Pick<Deps, "lists" | "configuredBuckets" | "bucketAllowed" | "auditList">;
-
-/** Runs a listing with its audit line: the action, where, and how many names it returned (or the error's code). */
-async function listed<T extends { length: number }>(
-  deps: CompletionDeps,
-  action: string,
-  where: { store?: string; bucket?: string; prefix?: string },
-  list: () => Promise<T>,
-): Promise<T> {
-  const started = performance.now();
-  const line = (outcome: string, returned?: number) =>
-    deps.auditList?.({
-      action,
-      ...where,
-      outcome,
-      ...(returned === undefined ? {} : { returned }),
-      duration_ms: Math.round(performance.now() - started),
-      request_id: "",
-    });
-  try {
-    const out = await list();
-    line("ok", out.length);
-    return out;
-  } catch (err) {
-    line(err instanceof ActionableError ? err.code : "InternalError");
-    throw err;
-  }
-}
-
-/** A key that may not list buckets, with none configured, has no names to offer: an empty completion, not an error (its audit line says AccessDenied). */
-function nothingToOffer(err: unknown): string[] {
-  if (err instanceof ActionableError && err.code === "AccessDenied") return [];
-  throw err;
-}
 
 /** A read holds its bytes, their text or base64 and the serialized answer at once (as get_object's heldBytes). */
 const HELD_BYTES = 4 * DEFAULT_MAX_CONTENT_SIZE;
@@ -170,18 +129,7 @@ export function registerObjectResources(mcp: McpServer, deps: Deps): void {
         const store = context?.arguments?.store ?? "";
         const scope = others.get(store);
         const lister = scope?.bucketLister;
-        if (!scope || !lister) return [];
-        return listed(deps, "completion/complete", { store, prefix: value }, async () =>
-          (
-            await visibleBuckets(lister, scope.configuredBuckets, {
-              maxBuckets: MAX_BUCKETS,
-              ...(value ? { prefix: value } : {}),
-            })
-          ).buckets
-            .map((b) => b.name)
-            .filter((name) => scope.bucketAllowed(name) && name.startsWith(value))
-            .slice(0, COMPLETIONS),
-        ).catch(nothingToOffer);
+        return scope && lister ? completeBuckets(deps, lister, scope, value, store) : [];
       },
     },
   });
@@ -326,43 +274,4 @@ async function asMcpError<T>(read: () => Promise<T>, uri?: string): Promise<T> {
       { auditCode: err.code },
     );
   }
-}
-
-/**
- * Completions of a bucket name and of a key in the `bucket` argument's bucket (one level at a time), as the caller's
- * list_buckets and list_objects may list them; each listing audited. For the s3:// template and the prompts' arguments.
- */
-export function objectCompleters(deps: CompletionDeps) {
-  return {
-    bucket: async (value: string) => {
-      const lister = deps.lists.buckets;
-      if (!lister) return [];
-      return listed(deps, "completion/complete", { prefix: value }, async () =>
-        (
-          await visibleBuckets(lister, deps.configuredBuckets, {
-            maxBuckets: MAX_BUCKETS,
-            ...(value ? { prefix: value } : {}),
-          })
-        ).buckets
-          .map((b) => b.name)
-          .filter((name) => deps.bucketAllowed(name) && name.startsWith(value))
-          .slice(0, COMPLETIONS),
-      ).catch(nothingToOffer);
-    },
-    // Keys and "folders" under what was typed so far, one level at a time.
-    key: async (value: string, context?: { arguments?: Record<string, string> }) => {
-      const bucket = context?.arguments?.bucket;
-      const lister = deps.lists.keys;
-      if (!lister || !bucket || !deps.bucketAllowed(bucket)) return [];
-      return listed(deps, "completion/complete", { bucket, prefix: value }, async () => {
-        const page = await lister.listObjects({
-          bucket,
-          prefix: value || undefined,
-          delimiter: "/",
-          maxKeys: COMPLETIONS,
-        });
-        return [...page.common_prefixes, ...page.objects.map((o) => o.key)].slice(0, COMPLETIONS);
-      });
-    },
-  };
 }

@@ -158,12 +158,10 @@ export class Stores {
 /** What the `store` argument says (tools/list shows it without building the schema: sdk-hooks.ts). */
 export function storeParameterText(names: string[]): string {
   // A first store named "default" needs no "(default default)".
-  return names[0] === "default"
-    ? "Store to use; list_stores describes each."
-    : `Store to use (default ${names[0]}); list_stores describes each.`;
+  return names[0] === "default" ? "See list_stores." : `Default ${names[0]}; see list_stores.`;
 }
 export const SOURCE_STORE_TEXT =
-  "Store source_bucket is in (default: store); another store's object is streamed through the server and verified.";
+  "Store of source_bucket (default: store); from another, streamed through the server and verified.";
 
 /** An error of a call on a store, naming the store when there are several: `r2:s3://bucket/key`; NoSuchBucket names the other stores. */
 export function nameStore(err: ActionableError, scope: StoreScope, stores: Stores): ActionableError {

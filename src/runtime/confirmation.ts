@@ -13,7 +13,13 @@ export type ConfirmAction =
   | "policy"
   | "delete"
   | "move"
-  | "mirror_delete";
+  | "mirror_delete"
+  | "retention"
+  | "compliance"
+  | "retention_shorten"
+  | "legal_hold"
+  | "default_retention"
+  | "restore";
 
 /** accepted; declined (no, or the box left unticked); cancelled (the form dismissed or not answered); not_asked (the client cannot ask, or nothing needed asking). */
 export type Confirmation = "accepted" | "declined" | "cancelled" | "not_asked";

@@ -9,15 +9,13 @@
  * the user pays for. A record is never a secret: store endpoint, bucket,
  * key, upload id, paths. Kept for 24 h; after that the next call that sees a
  * record aborts the upload or removes the temp file.
- *
- * The directory decides what this server deletes and aborts, so it is used
- * only when it is this user's own: owned by them, not writable by group or
- * others, not a symlink (the database file likewise). Otherwise nothing is
- * kept, with one warning.
+ * The directory (state-dir.ts) decides what this server deletes and aborts,
+ * so it is used only when it is this user's own; otherwise nothing is kept,
+ * with one warning.
  */
-import { existsSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
-import { homedir } from "node:os";
+import { existsSync, readFileSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { STATE_DATABASE, stateDirProblem } from "./state-dir.ts";
 
 /** How long a kept transfer waits for its next call. */
 export const KEEP_MS = 24 * 60 * 60 * 1000;
@@ -57,8 +55,7 @@ interface Records {
   downloads: KeptDownload[];
 }
 
-/** The database's name in the state directory; the JSON file earlier versions wrote is taken in once, then removed. */
-export const STATE_DATABASE = "state.db";
+/** The JSON file earlier versions wrote: taken into the database once, then removed. */
 const OLD_FILE = "kept-transfers.json";
 
 const uploadId = (u: { store: string; bucket: string; key: string }) => `${u.store}\n${u.bucket}\n${u.key}`;
@@ -82,28 +79,6 @@ export function keptTransfersIn(dir: string | undefined, warn?: (message: string
   if (!kept) byDir.set(dir, (kept = new KeptTransfers(dir)));
   if (warn) kept.sayProblemsTo(warn);
   return kept;
-}
-
-/** Why `dir` is not this user's own to keep state in, or undefined. Created (0700) when missing. */
-export function stateDirProblem(dir: string): string | undefined {
-  if (process.platform === "win32") return undefined;
-  try {
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = lstatSync(dir);
-    if (st.isSymbolicLink()) return "it is a symlink";
-    if (!st.isDirectory()) return "it is not a directory";
-    if (st.uid !== process.getuid?.()) return "another user owns it";
-    if ((st.mode & 0o022) !== 0) return "others can write to it";
-    const db = join(dir, STATE_DATABASE);
-    if (existsSync(db)) {
-      const f = lstatSync(db);
-      if (!f.isFile() || f.uid !== process.getuid?.() || (f.mode & 0o022) !== 0)
-        return `its ${STATE_DATABASE} is not a file only this user can write`;
-    }
-    return undefined;
-  } catch (err) {
-    return `it cannot be made or read (${(err as Error).message})`;
-  }
 }
 
 export class KeptTransfers {
@@ -304,22 +279,6 @@ function takeOldFile(db: Database, dir: string): void {
   } catch {
     // Another process took it in first.
   }
-}
-
-/**
- * The state directory: STORE_STATE_DIR when set, else the platform's place
- * for an application's state (XDG_STATE_HOME or ~/.local/state on Linux,
- * ~/Library/Application Support on macOS, %LOCALAPPDATA% on Windows).
- * "off" keeps nothing.
- */
-export function stateDirFrom(env: Record<string, string | undefined>, platform = process.platform): string | undefined {
-  const given = env.STORE_STATE_DIR?.trim();
-  if (given === "off") return undefined;
-  if (given) return given;
-  const app = "store-mcp-server";
-  if (platform === "win32") return join(env.LOCALAPPDATA || join(homedir(), "AppData", "Local"), app);
-  if (platform === "darwin") return join(homedir(), "Library", "Application Support", app);
-  return join(env.XDG_STATE_HOME || join(homedir(), ".local", "state"), app);
 }
 
 /** Marks a stop after which nothing is kept to resume (cancel_job: the user stopped the work for good). */

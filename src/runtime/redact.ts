@@ -63,6 +63,7 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
     env.AWS_SECRET_ACCESS_KEY,
     env.AWS_SESSION_TOKEN,
     env.AWS_SECURITY_TOKEN,
+    env.STORE_SSE_C_KEY,
   );
   // Remote mode's static bearer tokens (label:token, comma-separated): the whole value and each token.
   const tokens = env.STORE_HTTP_TOKENS;
@@ -86,7 +87,7 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
   registerSecrets(...urlSecrets(stateUrl));
   // Every named store's (STORE_R2_SECRET_ACCESS_KEY…), whether or not STORE_STORES names it.
   for (const [name, value] of Object.entries(env)) {
-    if (/^STORE_\w+_(SECRET_ACCESS_KEY|SESSION_TOKEN)$/.test(name)) registerSecrets(value);
+    if (/^STORE_\w+_(SECRET_ACCESS_KEY|SESSION_TOKEN|SSE_C_KEY)$/.test(name)) registerSecrets(value);
     else if (/^STORE_\w+_ACCESS_KEY_ID$/.test(name)) registerKeyIds(value);
   }
 }

@@ -44,6 +44,7 @@ function destinationHeaders(req: CopyRequest, source: ObjectHead) {
     metadata: source.metadata,
     storageClass: req.storageClass,
     ifAbsent: req.ifAbsent,
+    encryption: req.encryption,
   });
 }
 
@@ -86,7 +87,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
       req.source,
       req.key,
       listed,
-      req.metadataDirective === "COPY" && !req.storageClass,
+      req.metadataDirective === "COPY" && !req.storageClass && !req.encryption,
       !!req.ifAbsent,
     )
       ? await request((s3, send) =>
@@ -110,7 +111,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
             MetadataDirective: req.metadataDirective,
             ...(req.metadataDirective === "REPLACE"
               ? writeParams(req)
-              : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent })),
+              : writeParams({ storageClass: req.storageClass, ifAbsent: req.ifAbsent, encryption: req.encryption })),
           }),
           send,
         ),

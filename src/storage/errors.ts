@@ -42,9 +42,9 @@ const NETWORK_CODES = new Set([
  */
 export function writeDeniedHint(encryption: WriteEncryption | undefined): string {
   const set =
-    "the user sets STORE_SSE=aws:kms (and STORE_SSE_KMS_KEY_ID to the key the policy names; STORE_<NAME>_SSE… for a named store) and restarts the server";
+    'call again with sse "aws:kms" and sse_kms_key_id set to the key the policy names (or the user sets STORE_SSE=aws:kms and STORE_SSE_KMS_KEY_ID, STORE_<NAME>_SSE… for a named store, for every write)';
   return encryption
-    ? `these credentials may lack the permission to write here, or the bucket's policy may require another encryption than this store's (x-amz-server-side-encryption: ${encryption.sse}${encryption.kmsKeyId ? `, key ${encryption.kmsKeyId}` : ""}); ask the user which.`
+    ? `these credentials may lack the permission to write here, or the bucket's policy may require another encryption than the one sent (x-amz-server-side-encryption: ${encryption.sse}${encryption.kmsKeyId ? `, key ${encryption.kmsKeyId}` : ""}): ask the user which, and ${set}.`
     : `these credentials may lack the permission to write here, or the bucket's policy may require encryption on writes (the x-amz-server-side-encryption header, usually aws:kms with a given key): then ${set}. Ask the user which.`;
 }
 
@@ -94,12 +94,18 @@ export function toStorageError(err: unknown, ctx: ErrorContext): ActionableError
     hint:
       ctx.hints?.[code] ??
       known?.hint ??
+      (status === 400 && CUSTOMER_KEY_NEEDED.test(e.message ?? "") ? CUSTOMER_KEY_HINT : undefined) ??
       (status !== undefined && status >= 500
         ? "retry later."
         : "check the parameters against the tool description and try again."),
     retryable: status !== undefined && (status >= 500 || status === 429),
   });
 }
+
+/** How S3 and Ceph say an object stored with a customer key (SSE-C) was asked for without it, or with another. */
+const CUSTOMER_KEY_NEEDED = /customer[- ]provided key|stored using a form of server[- ]side encryption|SSE-C\b/i;
+const CUSTOMER_KEY_HINT =
+  "the object is likely encrypted with a customer key (SSE-C), which every request for it must carry: the user gives the server that key (STORE_SSE_C_KEY or STORE_SSE_C_KEY_FILE; STORE_<NAME>_SSE_C_KEY… for a named store) and restarts it. Ask the user.";
 
 function plainMessage(message: string | undefined): string {
   // Ceph RGW sends "UnknownError" as its message; say nothing rather than that.
@@ -140,7 +146,7 @@ function codeFromStatus(status: number | undefined): string {
 
 /** How a user gets an archived object back (a restore costs money and takes minutes to hours). */
 export function archivedHint(bucket: string | undefined, key: string | undefined): string {
-  return `ask the user whether to restore it (it costs money, and takes minutes to hours by tier): S3's RestoreObject, e.g. the console's "Initiate restore" or \`aws s3api restore-object --bucket ${bucket ?? "BUCKET"} --key ${key ?? "KEY"} --restore-request Days=1\`; head_object then shows the restore in progress, and once it shows a restored copy available, call again.`;
+  return `ask the user whether to restore it (it costs money, and takes minutes to hours by tier): restore_object with bucket_name ${JSON.stringify(bucket ?? "BUCKET")}, object_key ${JSON.stringify(key ?? "KEY")} and days (the server needs --allow-admin for it; a prefix restores every archived object under it), or S3's RestoreObject elsewhere (\`aws s3api restore-object --bucket ${bucket ?? "BUCKET"} --key ${key ?? "KEY"} --restore-request Days=1\`); head_object then shows the restore in progress, and once it shows a restored copy available, call again.`;
 }
 
 /** An archived object (S3's InvalidObjectState): what it is, and how to get it back. */

@@ -1,8 +1,9 @@
 /** What put, copy and head share: mapping answers and write headers, and the if_absent check (one HEAD). */
 import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { S3Handle } from "./requests/client.ts";
+import { encryptionParams } from "./requests/encryption.ts";
 import type { SendOptions } from "./requests/operation.ts";
-import { iso } from "./transfer/bodies.ts";
+import { encryptionOf, iso } from "./transfer/bodies.ts";
 import type { ObjectHead, WriteOptions } from "./types.ts";
 
 const CHECKSUM_FIELDS = [
@@ -32,15 +33,9 @@ export function headOf(out: HeadObjectCommandOutput): ObjectHead {
     metadata: out.Metadata ?? {},
     checksums,
     delete_marker: out.DeleteMarker ?? false,
-    encryption:
-      out.ServerSideEncryption || out.SSECustomerAlgorithm
-        ? {
-            algorithm: out.ServerSideEncryption ?? "customer key",
-            kms_key_id: out.SSEKMSKeyId,
-            customer_algorithm: out.SSECustomerAlgorithm,
-          }
-        : null,
+    encryption: encryptionOf(out),
     restore: restoreOf(out.Restore),
+    archive_status: out.ArchiveStatus ?? null,
     object_lock:
       out.ObjectLockMode || out.ObjectLockLegalHoldStatus || out.ObjectLockRetainUntilDate
         ? {
@@ -72,6 +67,7 @@ export function writeParams(opts: WriteOptions) {
     ...(opts.storageClass ? { StorageClass: opts.storageClass as never } : {}),
     ...(opts.metadata ? { Metadata: opts.metadata } : {}),
     ...(opts.ifAbsent ? { IfNoneMatch: "*" } : {}),
+    ...encryptionParams(opts.encryption),
   };
 }
 

@@ -1,7 +1,7 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
 import { createHash } from "node:crypto";
 import type { Config } from "../config/config.ts";
-import { s3Uri } from "../runtime/errors.ts";
+import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { copyObject } from "./copy.ts";
 import { archivedHint, stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
@@ -71,7 +71,10 @@ export function createObjectStore(
         {
           bucket: req.bucket,
           key: req.key,
-          hints: { PreconditionFailed: IF_ABSENT_HINT, AccessDenied: writeDeniedHint(config.encryption) },
+          hints: {
+            PreconditionFailed: IF_ABSENT_HINT,
+            AccessDenied: writeDeniedHint(req.encryption ?? config.encryption),
+          },
         },
         signal,
         async (s3, send) => {
@@ -100,7 +103,7 @@ export function createObjectStore(
         hints: {
           PreconditionFailed:
             "an object already exists at the destination and if_absent was set, or the source changed during the copy; nothing was written.",
-          AccessDenied: writeDeniedHint(config.encryption),
+          AccessDenied: writeDeniedHint(req.encryption ?? config.encryption),
           // The source is what is archived, not the destination the error is named for.
           ObjectArchived: `the source is the archived one; ${archivedHint(req.source.bucket, req.source.key)}`,
           NotImplemented:
@@ -218,6 +221,15 @@ export function createObjectStore(
       }),
 
     presign: async (req) => {
+      // A link to an SSE-C object works only with the key's headers, which its user would need: the key never leaves.
+      if (config.customerKey)
+        throw new ActionableError({
+          resource: s3Uri(req.bucket, req.key),
+          code: "CustomerKeyNeeded",
+          message:
+            "This store's objects are encrypted with the server's customer key (SSE-C): a link would work only for someone who also sends that key, which the server never gives out.",
+          hint: "download the object with get_object mode download and share the file another way, or ask the user.",
+        });
       const [{ presignClient, sdk }, { getSignedUrl }] = await Promise.all([
         getClient(),
         import("@aws-sdk/s3-request-presigner"),

@@ -5,8 +5,9 @@ import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { listBucketPage } from "./bucket-listing.ts";
 import { createSettingsStore } from "./bucket-settings.ts";
 import { stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
+import { createLockAndRestoreStore } from "./lock-and-restore.ts";
 import { createObjectStore } from "./objects.ts";
-import { lazyS3Client } from "./requests/client.ts";
+import { fetchClientFor, lazyS3Client } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
@@ -33,6 +34,7 @@ export function createS3Storage(config: Config): Storage {
   const storage: Storage = {
     ...createObjectStore(config, getClient, operation),
     ...createSettingsStore(operation),
+    ...createLockAndRestoreStore(operation),
 
     listBuckets: (req, signal) => listBucketPage(operation, req, signal),
 
@@ -104,9 +106,11 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     readObjectHead: (addr, maxBytes, signal, offset = 0) =>
-      operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
+      operation(errorContext(addr), signal, async (s3, send) => {
+        // Bun's fetch, as a download's ranges: a window or a Parquet column chunk is object bytes too.
+        const client = fetchClientFor(s3, addr.key);
         const get = (range?: string) =>
-          client.send(new sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
+          client.send(new s3.sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
         let out: GetObjectCommandOutput;
         try {
           out = await get(`bytes=${offset}-${offset + maxBytes - 1}`);
@@ -250,7 +254,7 @@ export function createS3Storage(config: Config): Storage {
           InvalidArgument: req.storageClass
             ? "the store may not offer this storage_class; call again without storage_class, or with STANDARD."
             : undefined,
-          AccessDenied: writeDeniedHint(config.encryption),
+          AccessDenied: writeDeniedHint(req.encryption ?? config.encryption),
         },
       };
       try {

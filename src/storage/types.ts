@@ -1,16 +1,32 @@
 /** Domain types of the storage layer: plain data, no AWS SDK types leak out. */
+
+import type { WriteEncryption } from "../config/encryption-config.ts";
+import type { ObjectAddress } from "./address.ts";
+import type { LockAndRestoreStore, SettingsStore } from "./settings-types.ts";
 import type {
   ObjectDownload,
   ObjectDownloadOptions,
+  ObjectEncryption,
   ObjectMeta,
   UploadRequest,
   UploadResult,
 } from "./transfer/transfer-types.ts";
 
-// What uploads and downloads are made of lives beside (transfer-types.ts); importers keep taking it from here.
+// What uploads, downloads and settings are made of lives beside (transfer-types.ts, settings-types.ts, address.ts);
+// importers keep taking it from here.
+export type { ObjectAddress } from "./address.ts";
+export type {
+  CorsRule,
+  LifecycleRule,
+  LockAndRestoreStore,
+  RestoreTier,
+  SettingPart,
+  SettingsStore,
+} from "./settings-types.ts";
 export type {
   ObjectDownload,
   ObjectDownloadOptions,
+  ObjectEncryption,
   ObjectMeta,
   OrderedCheck,
   PieceSink,
@@ -62,12 +78,6 @@ export interface ObjectPage {
   store_ignored_max_keys?: boolean;
 }
 
-export interface ObjectAddress {
-  bucket: string;
-  key: string;
-  versionId?: string;
-}
-
 /** A multipart upload that was started and never completed or aborted: its parts are stored (and billed) but no object shows them. */
 export interface IncompleteUpload {
   key: string;
@@ -77,7 +87,7 @@ export interface IncompleteUpload {
   bytes: number | null;
 }
 
-export interface Storage extends ObjectStore, SettingsStore {
+export interface Storage extends ObjectStore, SettingsStore, LockAndRestoreStore {
   listBuckets(req: BucketsRequest, signal?: AbortSignal): Promise<BucketPage>;
   /** Whether the bucket exists and these credentials reach it (HeadBucket): throws NoSuchBucket, AccessDenied… */
   headBucket(bucket: string, signal?: AbortSignal): Promise<void>;
@@ -142,9 +152,11 @@ export interface ObjectHead {
   checksums: Record<string, string>;
   delete_marker: boolean;
   /** How the store encrypted it (x-amz-server-side-encryption, its KMS key, or a customer key's algorithm); null: not said. */
-  encryption?: { algorithm: string; kms_key_id?: string; customer_algorithm?: string } | null;
+  encryption?: ObjectEncryption | null;
   /** An archived object's restore (x-amz-restore): under way, or a copy available until a date; null: none asked for. */
   restore?: { in_progress: boolean; expires?: string } | null;
+  /** An Intelligent-Tiering object's archive tier (x-amz-archive-status: ARCHIVE_ACCESS, DEEP_ARCHIVE_ACCESS); null: none. */
+  archive_status?: string | null;
   /** Object lock: retention mode and date, and the legal hold, as the store reports them; null: none. */
   object_lock?: { mode?: string; retain_until?: string; legal_hold?: string } | null;
 }
@@ -156,6 +168,8 @@ export interface WriteOptions {
   metadata?: Record<string, string>;
   /** Write only if nothing exists at the key (If-None-Match: *). */
   ifAbsent?: boolean;
+  /** Encryption at rest the call asks for; absent: the store's (STORE_SSE…), if it has one. */
+  encryption?: WriteEncryption;
 }
 
 export interface PutRequest extends WriteOptions {
@@ -243,70 +257,4 @@ export interface ObjectStore {
   ): Promise<{ keys: string[]; more: boolean }>;
   listObjectVersions(req: VersionsRequest, signal?: AbortSignal): Promise<VersionsPage>;
   presign(req: PresignRequest): Promise<{ url: string; headers: Record<string, string> }>;
-}
-
-/** A lifecycle rule in the tools' form (lifecycle-form.ts converts it to and from S3's). */
-export interface LifecycleRule {
-  id: string;
-  enabled: boolean;
-  prefix?: string;
-  tag?: { key: string; value: string };
-  expire_after_days?: number;
-  noncurrent_expire_after_days?: number;
-  keep_noncurrent_versions?: number;
-  abort_incomplete_uploads_after_days?: number;
-  transition_after_days?: number;
-  transition_storage_class?: string;
-  /** What the stored rule also says that this form cannot (kept when the rule is written back). */
-  other?: string[];
-}
-
-export interface CorsRule {
-  id?: string;
-  allowed_origins: string[];
-  allowed_methods: string[];
-  allowed_headers?: string[];
-  expose_headers?: string[];
-  max_age_seconds?: number;
-}
-
-/** The parts of a bucket's configuration get_bucket_settings reads, each with its own request. */
-export type SettingPart =
-  | "location"
-  | "versioning"
-  | "lifecycle"
-  | "cors"
-  | "policy"
-  | "public_access_block"
-  | "encryption"
-  | "object_lock"
-  | "tags"
-  | "ownership";
-
-/** Bucket settings and object tags: each read answers null for "not set"; a store without the feature throws NotImplemented. */
-export interface SettingsStore {
-  readBucketSetting(bucket: string, part: SettingPart, signal?: AbortSignal): Promise<unknown>;
-  setBucketVersioning(bucket: string, status: "Enabled" | "Suspended", signal?: AbortSignal): Promise<void>;
-  /** Writes `set` and keeps the stored rules named in `keep` exactly as they are; nothing at all removes the configuration. */
-  /** `deletes`: the change has the store delete objects or versions (or drops rules): a policy checks the delete level for it. */
-  setBucketLifecycle(
-    bucket: string,
-    change: { keep: string[]; set: LifecycleRule[]; deletes?: boolean },
-    signal?: AbortSignal,
-  ): Promise<void>;
-  /** An empty list removes the CORS configuration. */
-  setBucketCors(bucket: string, rules: CorsRule[], signal?: AbortSignal): Promise<void>;
-  /** null removes the bucket policy. */
-  setBucketPolicy(bucket: string, policy: string | null, signal?: AbortSignal): Promise<void>;
-  getObjectTags(addr: ObjectAddress, signal?: AbortSignal): Promise<Record<string, string>>;
-  putObjectTags(
-    addr: ObjectAddress,
-    tags: Record<string, string>,
-    signal?: AbortSignal,
-  ): Promise<{ version_id: string | null }>;
-  /** Retention and legal hold (object lock); null where not set. */
-  getObjectLock(
-    addr: ObjectAddress,
-    signal?: AbortSignal,
-  ): Promise<{ retention: { mode: string; retain_until: string | null } | null; legal_hold: string | null }>;
 }

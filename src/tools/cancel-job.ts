@@ -5,7 +5,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const cancelJob = defineTool({
   name: "cancel_job",
   title: "Cancel a job",
-  description: "Stops a running job as a cancelled call stops: nothing partial is left.",
+  description: "Stops a running job; nothing partial is left.",
   inputSchema: z.object({ job_id: jobId }).strict(),
   outputSchema: z.object({ job: jobShape }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -3,7 +3,9 @@ import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import {
   bucketName,
   cacheControl,
+  callEncryption,
   contentType,
+  encryptionArgs,
   ifAbsent,
   metadata,
   objectKey,
@@ -28,12 +30,13 @@ export const copyObject = defineTool({
       metadata_directive: z
         .enum(["COPY", "REPLACE"])
         .optional()
-        .describe('"COPY" (default) keeps the source\'s type and metadata; "REPLACE" uses those given.'),
+        .describe('"COPY" (default): the source\'s type and metadata; "REPLACE": those given.'),
       content_type: contentType.optional().describe("With REPLACE."),
       cache_control: cacheControl.optional().describe("With REPLACE."),
       metadata: metadata.optional().describe("With REPLACE."),
       storage_class: storageClass.optional(),
       if_absent: ifAbsent.optional(),
+      ...encryptionArgs,
     })
     .strict(),
   outputSchema: z.object({
@@ -55,6 +58,7 @@ export const copyObject = defineTool({
   async handler(args, ctx) {
     // From another store (source_store): streamed through the server.
     const from = ctx.sourceStore;
+    const encryption = callEncryption(args);
     const replace = args.metadata_directive === "REPLACE";
     let sink: ((done: number) => void) | undefined;
     const copy = (req: Parameters<typeof ctx.storage.copyObject>[0], signal: AbortSignal) =>
@@ -76,6 +80,7 @@ export const copyObject = defineTool({
           : {}),
         storageClass: args.storage_class,
         ifAbsent: args.if_absent,
+        encryption,
         ...(from ? { sourceStore: from.name } : {}),
         onProgress: (done, total) =>
           (sink ??= ctx.progress.start(total, `copying s3://${args.source_bucket}/${args.source_key}`))(done),

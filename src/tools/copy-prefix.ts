@@ -18,7 +18,7 @@ import {
   SMALL_OBJECT_CONCURRENCY,
   skipUnchanged,
 } from "./bulk-schemas.ts";
-import { bucketName, keyPrefix, sourceBucketName, sourceKeyPrefix } from "./schemas.ts";
+import { bucketName, callEncryption, encryptionArgs, keyPrefix, sourceBucketName, sourceKeyPrefix } from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
@@ -30,7 +30,7 @@ export const copyPrefix = defineTool({
   name: "copy_prefix",
   title: "Copy a prefix",
   description:
-    "Copies every object under source_prefix to prefix + its path below it, server-side, in parallel; calling again resumes (skip_unchanged).",
+    "Copies every object under source_prefix to prefix + its path below it, server-side; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       source_bucket: sourceBucketName,
@@ -40,10 +40,11 @@ export const copyPrefix = defineTool({
       include: globList("source prefix").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      move: z.boolean().optional().describe("Delete each source once its copy is verified (--allow-delete)."),
+      move: z.boolean().optional().describe("Delete each source once its copy is verified."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),
+      ...encryptionArgs,
     })
     .strict(),
   outputSchema: jobResultSchema.extend({ source: z.string(), destination: z.string() }),
@@ -58,6 +59,7 @@ export const copyPrefix = defineTool({
   async handler(args, ctx) {
     // From another store (source_store): each object streamed through the server.
     const other = ctx.sourceStore;
+    const encryption = callEncryption(args);
     const from = folderPrefix(args.source_prefix);
     const to = folderPrefix(args.prefix);
     if (!other && args.source_bucket === args.bucket_name && (from.startsWith(to) || to.startsWith(from))) {
@@ -146,6 +148,7 @@ export const copyPrefix = defineTool({
             key,
             metadataDirective: "COPY" as const,
             listed: { size: object.size, etag: object.etag },
+            ...(encryption ? { encryption } : {}),
             ...(other ? { sourceStore: other.name } : {}),
           };
           const copied = other

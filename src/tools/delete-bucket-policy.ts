@@ -7,7 +7,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const deleteBucketPolicy = defineTool({
   name: "delete_bucket_policy",
   title: "Delete bucket policy",
-  description: "Removes a bucket's policy (access then follows the store's other permissions).",
+  description: "Removes a bucket's policy.",
   inputSchema: z.object({ bucket_name: bucketName, confirm: confirmArg }).strict(),
   ...SETTINGS_CHANGE,
   async handler(args, ctx) {

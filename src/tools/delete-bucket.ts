@@ -5,8 +5,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const deleteBucket = defineTool({
   name: "delete_bucket",
   title: "Delete bucket",
-  description:
-    "Deletes an EMPTY bucket (never objects: BucketNotEmpty otherwise). Cannot be undone; confirm with the user first.",
+  description: "Deletes an EMPTY bucket (never objects). Cannot be undone; confirm with the user first.",
   inputSchema: z.object({ bucket_name: bucketName }).strict(),
   outputSchema: z.object({ bucket: z.string(), deleted: z.boolean() }),
   // Idempotent in effect: deleting again changes nothing more (it reports NoSuchBucket).

@@ -7,7 +7,7 @@ export const deleteObject = defineTool({
   name: "delete_object",
   title: "Delete object",
   description:
-    "Deletes one object. Versioned bucket: a delete marker (restorable); with version_id that version PERMANENTLY. Unversioned: gone for good. It does not ask the user: get their go-ahead before calling.",
+    "Deletes one object. Versioned bucket: a delete marker (restorable), or with version_id that version PERMANENTLY; unversioned: gone for good. It does not ask the user: get their go-ahead first.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

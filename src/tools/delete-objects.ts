@@ -25,8 +25,8 @@ export const deleteObjects = defineTool({
   name: "delete_objects",
   title: "Delete many objects",
   description:
-    "Deletes objects by keys or prefix: a dry run (count, sample) unless confirm: true; " +
-    `then at most max_objects (cap ${MAX_OBJECTS_CAP}); the user confirms where the client can ask.`,
+    "Deletes objects by keys or prefix: a dry run (count, sample) unless confirm: true, " +
+    "then at most max_objects; the user confirms where the client can.",
   inputSchema,
   outputSchema: z.object({
     bucket: z.string(),

@@ -30,7 +30,7 @@ export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
   description:
-    "Downloads every object under prefix into local_dir (allowed directories), in parallel, atomic and verified; calling again resumes (skip_unchanged).",
+    "Downloads every object under prefix into local_dir (allowed directories), atomic and verified; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       bucket_name: bucketName,
@@ -44,10 +44,7 @@ export const downloadPrefix = defineTool({
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
       overwrite: z.boolean().optional().describe("Replace local files that differ (else: conflicts)."),
-      delete_extraneous: z
-        .boolean()
-        .optional()
-        .describe("Mirror: delete local files the prefix lacks (--allow-delete)."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       max_objects: maxObjects.optional(),

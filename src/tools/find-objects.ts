@@ -37,13 +37,7 @@ export const findObjects = defineTool({
       modified_after: isoTime("modified_after").optional(),
       modified_before: isoTime("modified_before").optional(),
       storage_class: storageClass.optional(),
-      max_results: z
-        .number()
-        .int()
-        .min(1)
-        .max(MAX_RESULTS)
-        .optional()
-        .describe(`Default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS}.`),
+      max_results: z.number().int().min(1).max(MAX_RESULTS).optional().describe(`Default ${DEFAULT_RESULTS}.`),
       max_keys_scanned: maxKeysScanned.optional(),
       continuation_token: continuationToken.optional(),
     })

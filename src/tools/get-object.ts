@@ -24,7 +24,7 @@ const inputSchema = z
       .min(1, "local_path must not be empty")
       .max(4096)
       .optional()
-      .describe('Download: the file to write, e.g. "./out/report.pdf".'),
+      .describe('Download: e.g. "./out/report.pdf".'),
     max_content_size: z
       .number()
       .int("max_content_size must be a whole number of bytes")
@@ -41,7 +41,7 @@ const inputSchema = z
       .int("offset must be a whole number of bytes")
       .min(0, "offset must be at least 0")
       .optional()
-      .describe("Read: first byte, default 0."),
+      .describe("Read: first byte."),
     include_binary: z.boolean().optional().describe("Read: binary as base64."),
     archive_member: archiveMember.optional(),
   })
@@ -56,6 +56,10 @@ const outputSchema = z.object({
   size: z.number(),
   etag: z.string().nullable(),
   last_modified: z.string().nullable(),
+  encryption: z
+    .object({ algorithm: z.string(), kms_key_id: z.string().optional(), customer_algorithm: z.string().optional() })
+    .nullable()
+    .optional(),
   returned_bytes: z.number().optional(),
   truncated: z.boolean().optional(),
   encoding: z.enum(["utf-8", "base64", "none"]).optional(),
@@ -76,8 +80,8 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object. mode "read" (default): text, or PNG/JPEG/GIF/WebP as an image (other binary: metadata), max_content_size bytes from offset; truncated with next_offset means more. ' +
-    'mode "download": the whole object to local_path (allowed directories), with its sha256.',
+    'Reads an object: mode "read" (default) gives text or a PNG/JPEG/GIF/WebP image, max_content_size bytes from offset (next_offset: more); ' +
+    'mode "download" writes it whole to local_path (allowed directories), with its sha256.',
   inputSchema,
   outputSchema,
   // Not read-only: download mode writes local files (and may replace one with overwrite).
@@ -143,6 +147,7 @@ async function read(args: Args, ctx: ToolContext) {
   const summary =
     `${uri}: ${meta.size} bytes, ${meta.content_type ?? "unknown type"}` +
     (meta.version_id ? `, version ${meta.version_id}` : "") +
+    (meta.encryption ? `, encrypted (${meta.encryption.algorithm})` : "") +
     (withheld
       ? `. Binary content not included; ${next}`
       : truncated

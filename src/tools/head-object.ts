@@ -8,7 +8,7 @@ export const headObject = defineTool({
   name: "head_object",
   title: "Object metadata",
   description:
-    "An object's metadata: size, type, ETag, dates, version, storage class and restore, headers, user metadata, checksums, encryption, object lock, delete marker.",
+    "An object's size, type, ETag, dates, version, storage class and restore, headers, metadata, checksums, encryption, object lock.",
   inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, version_id: versionId.optional() }).strict(),
   outputSchema: z.object({
     bucket: z.string(),
@@ -30,6 +30,7 @@ export const headObject = defineTool({
       .nullable()
       .optional(),
     restore: z.object({ in_progress: z.boolean(), expires: z.string().optional() }).nullable().optional(),
+    archive_status: z.string().nullable().optional(),
     object_lock: z
       .object({ mode: z.string().optional(), retain_until: z.string().optional(), legal_hold: z.string().optional() })
       .nullable()
@@ -61,6 +62,8 @@ function extrasText(head: ObjectHead): string {
     lines.push(
       `Encrypted: ${head.encryption.algorithm}${head.encryption.kms_key_id ? ` with KMS key ${head.encryption.kms_key_id}` : ""}.`,
     );
+  if (head.archive_status && !head.restore)
+    lines.push(`In the ${head.archive_status} archive tier: restore_object makes a readable copy first.`);
   if (head.restore)
     lines.push(
       head.restore.in_progress

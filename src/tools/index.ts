@@ -23,11 +23,13 @@ import { presignUrl } from "./presign-url.ts";
 import { putObject } from "./put-object.ts";
 import { putObjectTags } from "./put-object-tags.ts";
 import { queryObjects } from "./query-objects.ts";
+import { restoreObject } from "./restore-object.ts";
 import { searchObjects } from "./search-objects.ts";
 import { setBucketCors } from "./set-bucket-cors.ts";
 import { setBucketLifecycle } from "./set-bucket-lifecycle.ts";
 import { setBucketPolicy } from "./set-bucket-policy.ts";
 import { setBucketVersioning } from "./set-bucket-versioning.ts";
+import { setObjectLock } from "./set-object-lock.ts";
 import { storageUsage } from "./storage-usage.ts";
 import type { ToolDefinition } from "./types.ts";
 import { uploadDirectory } from "./upload-directory.ts";
@@ -64,6 +66,8 @@ export const ALL_TOOLS: readonly ToolDefinition[] = [
   setBucketCors,
   setBucketPolicy,
   deleteBucketPolicy,
+  setObjectLock,
+  restoreObject,
 ];
 
 /** Tools offered only with several stores (stores.ts): a single-store server's list stays as it was. */

@@ -44,7 +44,7 @@ function stillRunning(job: JobView): ToolOutput<{ job: JobView; next: string }> 
 export const jobStatus = defineTool({
   name: "job_status",
   title: "Job status",
-  description: "Waits for a job a long call handed back: its result as the call would have answered, or its progress.",
+  description: "Waits for a job a long call handed back: its result, or its progress.",
   inputSchema: z
     .object({
       job_id: jobId,

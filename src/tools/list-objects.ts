@@ -24,7 +24,7 @@ export const listObjects = defineTool({
         .max(MAX_KEYS, `max_keys must be at most ${MAX_KEYS}`)
         .optional()
         .describe(`Default ${MAX_KEYS}.`),
-      continuation_token: z.string().min(1).optional().describe("next_continuation_token of the previous page."),
+      continuation_token: z.string().min(1).optional().describe("From the previous page."),
       delimiter: z.string().min(1).max(16).optional().describe('Usually "/": list one folder level.'),
     })
     .strict(),

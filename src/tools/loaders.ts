@@ -33,6 +33,8 @@ export const TOOL_LOADERS: Readonly<Record<string, () => Promise<ToolDefinition>
   presign_url: () => import("./presign-url.ts").then((m) => m.presignUrl),
   put_object: () => import("./put-object.ts").then((m) => m.putObject),
   put_object_tags: () => import("./put-object-tags.ts").then((m) => m.putObjectTags),
+  restore_object: () => import("./restore-object.ts").then((m) => m.restoreObject),
+  set_object_lock: () => import("./set-object-lock.ts").then((m) => m.setObjectLock),
   query_objects: () => import("./query-objects.ts").then((m) => m.queryObjects),
   search_objects: () => import("./search-objects.ts").then((m) => m.searchObjects),
   set_bucket_cors: () => import("./set-bucket-cors.ts").then((m) => m.setBucketCors),

@@ -10,7 +10,7 @@ export const MAX_EXPIRY = 604_800;
 export const presignUrl = defineTool({
   name: "presign_url",
   title: "Share a link",
-  description: `A URL anyone can use without credentials until it expires (default ${DEFAULT_EXPIRY} s, at most ${MAX_EXPIRY}): GET downloads, PUT uploads.`,
+  description: `A URL anyone can use without credentials until it expires (at most ${MAX_EXPIRY / 86_400} days): GET downloads, PUT uploads.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

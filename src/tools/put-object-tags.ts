@@ -10,7 +10,7 @@ const MAX_TAGS = 10;
 export const putObjectTags = defineTool({
   name: "put_object_tags",
   title: "Set object tags",
-  description: `Sets an object's tags: merge (default) or replace. At most ${MAX_TAGS} tags; keys ≤ 128, values ≤ 256 characters.`,
+  description: `Sets an object's tags: merge (default) or replace; at most ${MAX_TAGS}, keys ≤ 128, values ≤ 256 characters.`,
   inputSchema: z
     .object({
       bucket_name: bucketName,

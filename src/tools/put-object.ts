@@ -1,6 +1,16 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, cacheControl, contentType, ifAbsent, metadata, objectKey, storageClass } from "./schemas.ts";
+import {
+  bucketName,
+  cacheControl,
+  callEncryption,
+  contentType,
+  encryptionArgs,
+  ifAbsent,
+  metadata,
+  objectKey,
+  storageClass,
+} from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 import { detectContentType } from "./upload-file.ts";
 
@@ -11,7 +21,7 @@ export const putObject = defineTool({
   name: "put_object",
   title: "Write object",
   description:
-    `Writes text (or base64) to s3://bucket_name/object_key, at most ${PUT_OBJECT_MAX_BYTES} bytes (files: upload_file). ` +
+    `Writes text (or base64) to s3://bucket_name/object_key, at most 4 MiB (files: upload_file). ` +
     "REPLACES an existing object unless if_absent.",
   inputSchema: z
     .object({
@@ -30,6 +40,7 @@ export const putObject = defineTool({
       storage_class: storageClass.optional(),
       metadata: metadata.optional(),
       if_absent: ifAbsent.optional(),
+      ...encryptionArgs,
     })
     .strict(),
   outputSchema: z.object({
@@ -45,6 +56,7 @@ export const putObject = defineTool({
   group: "write",
   writesToStore: true,
   async handler(args, ctx) {
+    const encryption = callEncryption(args);
     const body = decode(args.content, args.encoding ?? "utf-8");
     if (body.length > PUT_OBJECT_MAX_BYTES) {
       throw new ActionableError({
@@ -65,6 +77,7 @@ export const putObject = defineTool({
         storageClass: args.storage_class,
         metadata: args.metadata,
         ifAbsent: args.if_absent,
+        encryption,
       },
       ctx.signal,
     );

@@ -23,8 +23,8 @@ export const queryObjects = defineTool({
   name: "query_objects",
   title: "Query objects with SQL",
   description:
-    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd text too) as one table `objects` with a `_key` column. " +
-    "Give keys, or a prefix with include.",
+    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd too) as table `objects` with a `_key` column; " +
+    "give keys or a prefix.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { SSE_ALGORITHMS, type SseAlgorithm, type WriteEncryption } from "../config/encryption-config.ts";
+import { ActionableError } from "../runtime/errors.ts";
 
 /** Schema fragments shared by several tools. */
 
@@ -61,9 +63,10 @@ const asciiHeaderValue = (what: string) =>
     `${what} must be printable ASCII (S3 sends it as an HTTP header); percent-encode other text, e.g. caf%C3%A9`,
   );
 
-export const contentType = asciiHeaderValue("content_type")
-  .refine((s) => /^[\w.+-]+\/[\w.+-]+/.test(s), "content_type must look like type/subtype, e.g. text/plain")
-  .describe("Default: from the name.");
+export const contentType = asciiHeaderValue("content_type").refine(
+  (s) => /^[\w.+-]+\/[\w.+-]+/.test(s),
+  "content_type must look like type/subtype, e.g. text/plain",
+);
 
 export const storageClass = z
   .string()
@@ -85,6 +88,30 @@ export const metadata = z
     "metadata is at most 2 KB in all (S3's limit)",
   )
   .describe('e.g. {"author": "ana"}; ≤ 2 KB.');
+
+/**
+ * Encryption at rest a write asks for, over the store's default (STORE_SSE…); sse_kms_key_id alone means aws:kms.
+ * Undescribed: the names and values say it, and every write tool carries them (the tool list's budget).
+ */
+export const encryptionArgs = {
+  sse: z.enum(SSE_ALGORITHMS).optional(),
+  sse_kms_key_id: asciiHeaderValue("sse_kms_key_id").optional(),
+};
+
+/** The encryption a call's sse arguments ask for, or undefined: the store's default holds. */
+export function callEncryption(args: { sse?: SseAlgorithm; sse_kms_key_id?: string }): WriteEncryption | undefined {
+  if (!args.sse && !args.sse_kms_key_id) return undefined;
+  const sse = args.sse ?? "aws:kms";
+  if (!args.sse_kms_key_id) return { sse };
+  if (sse === "AES256")
+    throw new ActionableError({
+      resource: "sse_kms_key_id",
+      code: "InvalidArgument",
+      message: "sse_kms_key_id names a KMS key, which sse AES256 (SSE-S3, the store's own keys) does not use.",
+      hint: 'call again with sse "aws:kms" to use that key, or without sse_kms_key_id.',
+    });
+  return { sse, kmsKeyId: args.sse_kms_key_id };
+}
 
 export const ifAbsent = z.boolean().describe("true: never replace an existing object.");
 

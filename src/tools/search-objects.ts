@@ -31,7 +31,7 @@ export const searchObjects = defineTool({
   name: "search_objects",
   title: "Search inside objects",
   description:
-    "Finds lines containing a text (or RE2 regex) in the objects under a prefix, like grep -r; gzip'd objects are read decompressed, binary ones skipped.",
+    "Finds lines containing a text (or RE2 regex) in the objects under a prefix, like grep -r (gzip read decompressed, binary skipped).",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -9,7 +9,7 @@ const names = () => z.array(z.string().min(1).max(256));
 export const setBucketCors = defineTool({
   name: "set_bucket_cors",
   title: "Set bucket CORS",
-  description: "Replaces a bucket's CORS rules (which web origins may call it from a browser).",
+  description: "Replaces a bucket's CORS rules (which web origins may call it).",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -15,16 +15,10 @@ const rule = z
       .object({ key: z.string().min(1).max(128), value: z.string().max(256) })
       .strict()
       .optional()
-      .describe("Only objects with this tag."),
+      .describe("Only with this tag."),
     expire_after_days: days.optional(),
     noncurrent_expire_after_days: days.optional().describe("Days after replacement."),
-    keep_noncurrent_versions: z
-      .number()
-      .int()
-      .min(1)
-      .max(100)
-      .optional()
-      .describe("Keep this many old versions anyway."),
+    keep_noncurrent_versions: z.number().int().min(1).max(100).optional().describe("Old versions kept anyway."),
     abort_incomplete_uploads_after_days: days.optional(),
     transition_after_days: z.number().int().min(0).optional(),
     transition_storage_class: storageClass.optional(),
@@ -36,8 +30,8 @@ export const setBucketLifecycle = defineTool({
   name: "set_bucket_lifecycle",
   title: "Set bucket lifecycle rules",
   description:
-    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort uploads, or change class. " +
-    "Expiry and replace need the delete permission.",
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort uploads, change class. " +
+    "Expiry and replace need delete.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

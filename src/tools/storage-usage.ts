@@ -26,14 +26,14 @@ export const storageUsage = defineTool({
   name: "storage_usage",
   title: "Storage usage",
   description:
-    "Sums a bucket or prefix from its listing: objects and bytes in total, per folder (depth 1-3) and storage class; the largest, oldest, newest; " +
-    "incomplete uploads (billed, unlisted).",
+    "Sums a bucket or prefix: objects and bytes in total, per folder (depth 1-3) and storage class; the largest, oldest, newest; " +
+    "incomplete uploads.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
       prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "teams/".'),
-      depth: z.number().int().min(1).max(3).optional().describe("Folder levels to group by (default 1)."),
-      top: z.number().int().min(1).max(100).optional().describe("Largest objects to list (default 10)."),
+      depth: z.number().int().min(1).max(3).optional().describe("Default 1."),
+      top: z.number().int().min(1).max(100).optional().describe("Default 10."),
       max_keys_scanned: maxKeysScanned.optional(),
       continuation_token: continuationToken.optional(),
     })

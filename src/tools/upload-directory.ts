@@ -16,7 +16,15 @@ import {
   maxObjects,
   skipUnchanged,
 } from "./bulk-schemas.ts";
-import { bucketName, cacheControl, contentType, keyPrefix, storageClass } from "./schemas.ts";
+import {
+  bucketName,
+  cacheControl,
+  callEncryption,
+  contentType,
+  encryptionArgs,
+  keyPrefix,
+  storageClass,
+} from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 import { detectContentType } from "./upload-file.ts";
 
@@ -26,7 +34,7 @@ export const uploadDirectory = defineTool({
   name: "upload_directory",
   title: "Upload a directory",
   description:
-    "Uploads a local directory (allowed directories) to prefix + each relative path, in parallel; calling again resumes (skip_unchanged).",
+    "Uploads a local directory (allowed directories) to prefix + each relative path; calling again resumes (skip_unchanged).",
   inputSchema: z
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),
@@ -35,16 +43,14 @@ export const uploadDirectory = defineTool({
       include: globList("directory").optional(),
       exclude: excludeList.optional(),
       skip_unchanged: skipUnchanged.optional(),
-      delete_extraneous: z
-        .boolean()
-        .optional()
-        .describe("Mirror: delete objects the directory lacks (--allow-delete)."),
+      delete_extraneous: z.boolean().optional().describe("Mirror: delete objects the directory lacks."),
       dry_run: dryRun.optional(),
       confirm: confirm.optional(),
       content_type: contentType.optional().describe("For every file (default: detected)."),
       cache_control: cacheControl.optional(),
       storage_class: storageClass.optional(),
       max_objects: maxObjects.optional(),
+      ...encryptionArgs,
     })
     .strict(),
   outputSchema: jobResultSchema.extend({ bucket: z.string(), prefix: z.string(), local_dir: z.string() }),
@@ -58,6 +64,7 @@ export const uploadDirectory = defineTool({
   deletes: (args) => args.delete_extraneous === true,
   heldBytes: () => BULK_HELD_BYTES,
   async handler(args, ctx) {
+    const encryption = callEncryption(args);
     const prefix = folderPrefix(args.prefix);
     // Walked names are never "." or "..": the prefix is the one part of a key that could carry such a segment.
     const mirror = args.delete_extraneous === true;
@@ -141,6 +148,7 @@ export const uploadDirectory = defineTool({
                   metadata: mtimeMetadata(file.mtimeMs),
                   ...(args.storage_class ? { storageClass: args.storage_class } : {}),
                   ...(args.cache_control ? { cacheControl: args.cache_control } : {}),
+                  ...(encryption ? { encryption } : {}),
                 },
                 signal,
               );

@@ -1,5 +1,13 @@
 import { z } from "zod";
-import { bucketName, cacheControl, contentType, objectKey, storageClass } from "./schemas.ts";
+import {
+  bucketName,
+  cacheControl,
+  callEncryption,
+  contentType,
+  encryptionArgs,
+  objectKey,
+  storageClass,
+} from "./schemas.ts";
 import { defineTool, textOutput } from "./types.ts";
 
 export const uploadFile = defineTool({
@@ -19,6 +27,7 @@ export const uploadFile = defineTool({
       content_type: contentType.optional(),
       storage_class: storageClass.optional(),
       cache_control: cacheControl.optional(),
+      ...encryptionArgs,
     })
     .strict(),
   outputSchema: z.object({
@@ -37,6 +46,7 @@ export const uploadFile = defineTool({
   writesToStore: true,
   localFiles: "always",
   async handler(args, ctx) {
+    const encryption = callEncryption(args);
     const source = await ctx.files.openForUpload(args.local_file_path);
     try {
       const contentType = args.content_type ?? (await detectContentType(source.path, args.object_key));
@@ -52,6 +62,7 @@ export const uploadFile = defineTool({
           contentType,
           ...(args.storage_class ? { storageClass: args.storage_class } : {}),
           ...(args.cache_control ? { cacheControl: args.cache_control } : {}),
+          ...(encryption ? { encryption } : {}),
           onProgress: ctx.progress.start(
             source.size,
             `uploading ${args.local_file_path} to s3://${args.bucket_name}/${args.object_key}`,

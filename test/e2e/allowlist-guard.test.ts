@@ -62,6 +62,8 @@ function argsFor(tool: string, bucket: string, source: string, key = "k.csv", pr
     set_bucket_cors: { ...b, rules: [], confirm: true },
     set_bucket_policy: { ...b, policy: JSON.stringify({ Version: "2012-10-17", Statement: [] }), confirm: true },
     delete_bucket_policy: { ...b, confirm: true },
+    set_object_lock: { ...o, legal_hold: "ON", confirm: true },
+    restore_object: { ...o, days: 1, confirm: true },
   };
   const args = table[tool];
   if (!args) throw new Error(`no arguments for ${tool}: add it to this table`);

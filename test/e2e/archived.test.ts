@@ -84,6 +84,7 @@ test("get_object (read and download) and copy_object of an archived object say O
     const text = textOf(r);
     expect(text, tool).toContain("ObjectArchived");
     expect(text, tool).toContain("restore-object --bucket b --key cold/report.txt");
+    expect(text, tool).toContain('restore_object with bucket_name "b", object_key "cold/report.txt"');
     if (tool === "get_object") expect(text).toContain("DEEP_ARCHIVE");
   }
   expect(existsSync(join(dir, "report.txt"))).toBe(false);
@@ -95,7 +96,8 @@ test("get_object (read and download) and copy_object of an archived object say O
   const problems = bulk.structuredContent!.problems as { kind: string; name: string; code: string }[];
   expect(problems.map((p) => p.name).sort()).toEqual(["cold/report.txt", "cold/summary.txt"]);
   for (const p of problems) expect(p).toMatchObject({ kind: "archived", code: "ObjectArchived" });
-  expect(textOf(bulk)).toContain("2 archived, not read: restore them first");
+  expect(textOf(bulk)).toContain("2 archived, not read");
+  expect(textOf(bulk)).toContain("restore_object with the same bucket and prefix");
   expect(readdirSync(join(dir, "cold"))).toEqual(["warm.txt"]);
   // The session goes on.
   expect(

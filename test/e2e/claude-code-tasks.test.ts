@@ -42,9 +42,9 @@ afterAll(() => wan?.stop());
 const tmux = (socket: string, ...args: string[]) =>
   Bun.spawnSync(["tmux", "-L", socket, ...args], { stdout: "pipe", stderr: "pipe" });
 
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
+async function until(what: string, ok: () => boolean, ms: number, about?: () => string): Promise<void> {
   for (const end = performance.now() + ms; !ok(); await Bun.sleep(250))
-    if (performance.now() > end) throw new Error(`timed out waiting for ${what}`);
+    if (performance.now() > end) throw new Error(`timed out waiting for ${what}${about ? `\n${about()}` : ""}`);
 }
 
 /**
@@ -132,20 +132,31 @@ async function session(
     close();
     throw err;
   }
+  /** What the screen and the server's log say, for a wait that timed out. */
+  const about = () => `screen:\n${pane()}\nserver log (end):\n${log().slice(-3000)}`;
   /**
    * Types the prompt and presses Enter until the model has it: on a loaded machine Claude Code may still be setting up
-   * its input when the first Enter comes, and drop it.
+   * its input when the first Enter comes, and drop it. And it may send the prompt before it has listed the server's
+   * tools (a loaded run did: the model, offered none, answered in words); then the prompt goes again, numbered, until
+   * the request that carries it offers `tool`.
    */
-  const ask = async (text: string) => {
-    tmux(socket, "send-keys", "-t", "cc", "-l", text);
-    await until("the prompt typed", () => pane().includes(text), 30_000);
-    for (let tries = 0; !api.userTexts.some((t) => t.includes(text)); tries++) {
-      if (tries === 6) throw new Error(`the model was never asked: ${pane()}`);
-      tmux(socket, "send-keys", "-t", "cc", "Enter");
-      await until("the prompt sent", () => api.userTexts.some((t) => t.includes(text)), 10_000).catch(() => {});
+  const ask = async (text: string, tool: string) => {
+    for (let round = 1; ; round++) {
+      const said = round === 1 ? text : `${text} (${round})`;
+      const heard = () => api.userTexts.find((t) => t.includes(said));
+      tmux(socket, "send-keys", "-t", "cc", "-l", said);
+      await until("the prompt typed", () => pane().includes(said), 30_000, about);
+      for (let tries = 0; !heard(); tries++) {
+        if (tries === 6) throw new Error(`the model was never asked: ${about()}`);
+        tmux(socket, "send-keys", "-t", "cc", "Enter");
+        await until("the prompt sent", () => heard() !== undefined, 10_000).catch(() => {});
+      }
+      if (api.toolsWhenSaid.get(heard()!)?.has(tool)) return;
+      if (round === 5) throw new Error(`${tool} was never offered with the prompt: ${about()}`);
+      await Bun.sleep(2_000);
     }
   };
-  return { api, work, log, close, ask };
+  return { api, work, log, close, ask, about };
 }
 
 for (const transport of ["stdio", "http"] as const)
@@ -163,9 +174,9 @@ for (const transport of ["stdio", "http"] as const)
     );
     const { api, log: serverLog } = cc;
     try {
-      await cc.ask("Upload it.");
+      await cc.ask("Upload it.", "mcp__s3__upload_file");
       // The call's answer reaches the model at once: a task moved to the background, not the upload's result.
-      await until("the tool result", () => api.results.length > 0, 60_000);
+      await until("the tool result", () => api.results.length > 0, 60_000, cc.about);
       const first = JSON.stringify(api.results[0]!.content);
       expect(first).toMatch(/started server-side task job_[A-Za-z0-9_-]{20,}/);
       const taskId = first.match(/job_[A-Za-z0-9_-]{20,}/)![0];
@@ -174,6 +185,7 @@ for (const transport of ["stdio", "http"] as const)
         "the task's completion",
         () => api.userTexts.some((t) => t.includes(taskId) && t.includes("completed")),
         90_000,
+        cc.about,
       );
       const log = serverLog();
       expect(log).toContain(`upload_file bucket="${bucket}" key="${key}" handed back as ${taskId}`);
@@ -208,7 +220,7 @@ test("a task stopped in Claude Code (its TaskStop, as a model asked to stop it c
   );
   const { api, log: serverLog } = cc;
   try {
-    await cc.ask("Upload it, then stop it.");
+    await cc.ask("Upload it, then stop it.", "mcp__s3__upload_file");
     await until("TaskStop's result", () => api.results.length > 1, 60_000);
     expect(api.results[1]!.is_error, `${JSON.stringify(api.results[1])} ${JSON.stringify(stopSchema)}`).toBeFalsy();
     // Claude Code sent tasks/cancel: the upload stops, aborted at the store (a cancel keeps nothing to resume).

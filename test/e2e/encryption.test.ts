@@ -69,6 +69,34 @@ async function encryptionOf(key: string, where = bucket) {
   return { sse: head.ServerSideEncryption, key: head.SSEKMSKeyId };
 }
 
+/**
+ * copy_object and copy_prefix of plain/ to `to`/ in the open bucket, by a server with the store's KMS key and the
+ * calls' `extra` arguments, through a recording proxy: the PUTs that made objects there, as sent. (Ceph 16 stores a
+ * copy as its source was, whatever CopyObject asks, so what is checked is what the server sends.)
+ */
+async function copiesAsSent(to: string, extra: Record<string, unknown> = {}) {
+  const proxy = startRecordingProxy(s3().endpoint);
+  const copier = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_SSE: "aws:kms", STORE_SSE_KMS_KEY_ID: KEY_ID },
+  });
+  try {
+    for (const [tool, args] of [
+      [
+        "copy_object",
+        { source_bucket: open, source_key: "plain/one.txt", bucket_name: open, object_key: `${to}/one.txt` },
+      ],
+      ["copy_prefix", { source_bucket: open, source_prefix: "plain/", bucket_name: open, prefix: `${to}/p/` }],
+    ] as const) {
+      const r = await call(copier.client, tool, { ...args, ...extra });
+      expect(r.isError, `${tool}: ${textOf(r)}`).toBeFalsy();
+    }
+    return proxy.requests.filter((q) => q.method === "PUT" && q.path.startsWith(`/${open}/${to}/`));
+  } finally {
+    await copier.close();
+    proxy.stop();
+  }
+}
+
 test("without STORE_SSE, the policy refuses the write, and the error names the header it wants and the setting", async () => {
   const plain = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
   try {
@@ -77,6 +105,7 @@ test("without STORE_SSE, the policy refuses the write, and the error names the h
     expect(textOf(r)).toContain("AccessDenied");
     expect(textOf(r)).toContain("x-amz-server-side-encryption");
     expect(textOf(r)).toContain("STORE_SSE=aws:kms");
+    expect(textOf(r)).toContain('sse "aws:kms"');
   } finally {
     await plain.close();
   }
@@ -117,32 +146,12 @@ test("with STORE_SSE=aws:kms and a key, every kind of write lands, encrypted und
   });
   expect(down.isError, textOf(down)).toBeFalsy();
   expect(down.structuredContent!.sha256).toBe(sha256(await Bun.file(join(dir, "big.bin")).bytes()));
-  // Copies: Ceph 16 takes CopyObject's encryption headers and stores the copy as its source was, so what is checked
-  // here is what the server sends (a recording proxy): every request that makes an object carries them.
-  const proxy = startRecordingProxy(s3().endpoint);
-  const copier = await connectBinary({
-    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint, STORE_SSE: "aws:kms", STORE_SSE_KMS_KEY_ID: KEY_ID },
-  });
-  try {
-    for (const [tool, args] of [
-      [
-        "copy_object",
-        { source_bucket: open, source_key: "plain/one.txt", bucket_name: open, object_key: "copied/one.txt" },
-      ],
-      ["copy_prefix", { source_bucket: open, source_prefix: "plain/", bucket_name: open, prefix: "plain-copy/" }],
-    ] as const) {
-      const r = await call(copier.client, tool, args);
-      expect(r.isError, `${tool}: ${textOf(r)}`).toBeFalsy();
-    }
-    const creates = proxy.requests.filter((q) => q.method === "PUT" && /\/(copied|plain-copy)\//.test(q.path));
-    expect(creates.map((q) => q.path).sort()).toEqual(
-      [`/${open}/copied/one.txt`, `/${open}/plain-copy/one.txt`, `/${open}/plain-copy/two.txt`].sort(),
-    );
-    for (const q of creates) expect({ sse: q.sse, key: q.sseKey }, q.path).toEqual({ sse: "aws:kms", key: KEY_ID });
-  } finally {
-    await copier.close();
-    proxy.stop();
-  }
+  // Copies: every request that makes an object carries the store's encryption.
+  const creates = await copiesAsSent("copied");
+  expect(creates.map((q) => q.path).sort()).toEqual(
+    [`/${open}/copied/one.txt`, `/${open}/copied/p/one.txt`, `/${open}/copied/p/two.txt`].sort(),
+  );
+  for (const q of creates) expect({ sse: q.sse, key: q.sseKey }, q.path).toEqual({ sse: "aws:kms", key: KEY_ID });
   // A store that cannot copy an encrypted object server-side (Ceph 16) is named as the reason.
   const copy = await call(client, "copy_object", {
     source_bucket: open,
@@ -153,6 +162,83 @@ test("with STORE_SSE=aws:kms and a key, every kind of write lands, encrypted und
   expect(copy.isError).toBe(true);
   expect(textOf(copy)).toContain("NotImplemented");
   expect(textOf(copy)).toContain("encrypted");
+}, 120_000);
+
+test("a call's sse and sse_kms_key_id: every kind of write carries them, over the store's default or none", async () => {
+  const OTHER_KEY = "testkey-2";
+  const sse = { sse: "aws:kms", sse_kms_key_id: OTHER_KEY };
+  const plain = await connectBinary({ env: s3Env(), args: ["--allowed-dir", dir] });
+  try {
+    const writes: [Awaited<ReturnType<typeof connectBinary>>, string, Record<string, unknown>, string, string[]][] = [
+      [
+        plain,
+        "put_object",
+        { bucket_name: bucket, object_key: "call/put.txt", content: "hi" },
+        bucket,
+        ["call/put.txt"],
+      ],
+      // The call's key over the store's STORE_SSE_KMS_KEY_ID.
+      [
+        encrypted,
+        "put_object",
+        { bucket_name: bucket, object_key: "call/over.txt", content: "hi" },
+        bucket,
+        ["call/over.txt"],
+      ],
+      [
+        plain,
+        "upload_directory",
+        { local_dir: ".", bucket_name: bucket, prefix: "call/dir/", include: ["a.txt", "b.txt"] },
+        bucket,
+        ["call/dir/a.txt", "call/dir/b.txt"],
+      ],
+      [
+        plain,
+        "upload_file",
+        { local_file_path: "big.bin", bucket_name: open, object_key: "call/big.bin" },
+        open,
+        ["call/big.bin"],
+      ],
+    ];
+    for (const [session, tool, args, where, keys] of writes) {
+      const r = await call(session.client, tool, { ...args, ...sse });
+      expect(r.isError, `${tool}: ${textOf(r)}`).toBeFalsy();
+      for (const key of keys)
+        expect(await encryptionOf(key, where), `${tool} ${key}`).toEqual({ sse: "aws:kms", key: OTHER_KEY });
+    }
+    // sse_kms_key_id alone means aws:kms; a KMS key with AES256 is refused before anything is written.
+    const alone = await call(plain.client, "put_object", {
+      bucket_name: bucket,
+      object_key: "call/alone.txt",
+      content: "hi",
+      sse_kms_key_id: OTHER_KEY,
+    });
+    expect(alone.isError, textOf(alone)).toBeFalsy();
+    expect(await encryptionOf("call/alone.txt")).toEqual({ sse: "aws:kms", key: OTHER_KEY });
+    const wrong = await call(plain.client, "put_object", {
+      bucket_name: open,
+      object_key: "call/wrong.txt",
+      content: "hi",
+      sse: "AES256",
+      sse_kms_key_id: OTHER_KEY,
+    });
+    expect(wrong.isError).toBe(true);
+    expect(textOf(wrong)).toContain("InvalidArgument");
+    expect(textOf(wrong)).toContain("sse_kms_key_id");
+    const absent = await sdkClient()
+      .send(new HeadObjectCommand({ Bucket: open, Key: "call/wrong.txt" }))
+      .then(
+        () => "there",
+        () => "absent",
+      );
+    expect(absent).toBe("absent");
+  } finally {
+    await plain.close();
+  }
+  // Copies (Ceph 16 stores a copy as its source was): what the server sends, the call's key over the store's.
+  const creates = await copiesAsSent("callcopy", sse);
+  expect(creates.length).toBe(3);
+  for (const q of creates) expect({ sse: q.sse, key: q.sseKey }, q.path).toEqual({ sse: "aws:kms", key: OTHER_KEY });
 }, 120_000);
 
 test("a setting the store cannot use is refused at start: an unknown algorithm, a KMS key for AES256", async () => {

@@ -14,11 +14,13 @@ import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, ListMultipartUploadsCommand, ListPartsCommand } from "@aws-sdk/client-s3";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
+import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
 import { connectHttp, startHttpBinary } from "../helpers/http.ts";
 import { keptRecords } from "../helpers/kept.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { otherClient } from "../helpers/several-stores.ts";
 
 const MiB = 1024 * 1024;
 const SIZE = 24 * MiB;
@@ -35,12 +37,27 @@ beforeAll(async () => {
   data = randomBytes(SIZE, 7);
   writeFileSync(join(dir, "big.bin"), data);
   bucket = await freshBucket("jobs");
+  // The download and the copy read this object, not the one the upload test writes: a failure there stays there.
+  const { PutObjectCommand } = await import("@aws-sdk/client-s3");
+  await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "seed/big.bin", Body: data }));
 }, 60_000);
 afterAll(() => wan?.stop());
 
+/** The second Ceph user as the store "other", on the direct link (the slow one is the default store's). */
+const otherStoreEnv = () => {
+  const server = s3();
+  return {
+    STORE_STORES: "other",
+    STORE_OTHER_ENDPOINT_URL: server.endpoint,
+    STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
+    STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
+    STORE_OTHER_REGION: server.region,
+  };
+};
 const slowEnv = () => ({ ...s3Env(), STORE_ENDPOINT_URL: wan.endpoint, STORE_CALL_BUDGET_SECONDS: "1" });
-const openUploads = async () =>
-  (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket }))).Uploads ?? [];
+/** The multipart uploads open under `prefix`: each test looks at its own keys only. */
+const openUploads = async (prefix: string) =>
+  (await sdkClient().send(new ListMultipartUploadsCommand({ Bucket: bucket, Prefix: prefix }))).Uploads ?? [];
 
 /** Follows `next` as a model would: job_status until the job is no longer running. */
 async function untilDone(client: Awaited<ReturnType<typeof connectBinary>>["client"], jobId: string) {
@@ -55,7 +72,14 @@ async function untilDone(client: Awaited<ReturnType<typeof connectBinary>>["clie
 
 describe("past the call budget", () => {
   test("upload_file answers with a job; job_status gives the upload's own result; the object is byte-exact; list_jobs shows it", async () => {
-    const { client, close } = await connectBinary({ env: slowEnv(), args: ["--allowed-dir", dir] });
+    // Each connection's request bytes held after 1 MiB until released: the parts stay in flight, none can be stored,
+    // however loaded the machine is.
+    const gate = await startFaultProxy(s3().endpoint);
+    gate.set({ kind: "hold", afterBytes: MiB });
+    const { client, close } = await connectBinary({
+      env: { ...slowEnv(), STORE_ENDPOINT_URL: gate.endpoint },
+      args: ["--allowed-dir", dir],
+    });
     try {
       const tools = (await client.listTools()).tools.map((t) => t.name);
       for (const name of ["job_status", "cancel_job", "list_jobs"]) expect(tools).toContain(name);
@@ -72,21 +96,23 @@ describe("past the call budget", () => {
       expect(job.id).toMatch(/^job_[A-Za-z0-9_-]{20,}$/);
       expect(handed.structuredContent!.next).toContain(job.id);
       expect(textOf(handed)).toContain("Still running upload_file");
-      // The size is there from the first status, and the bytes count as they are sent: before the store holds any part
-      // (a 5 MiB part takes about 2 s at ~2.5 MiB/s a connection), not only as parts complete.
+      // The size is there from the first status, and the bytes count as they are sent, before the store holds any part.
       expect(job.progress).toMatchObject({ total_bytes: SIZE });
       let sent = 0;
-      while (sent === 0) {
+      for (let tries = 0; sent === 0; tries++) {
+        // No part can be stored while the gate holds them: bytes counted only as parts complete would stay at 0.
+        expect(tries).toBeLessThan(100);
         const status = await call(client, "job_status", { job_id: job.id });
         sent = status.structuredContent!.job.progress.done_bytes;
         expect(status.structuredContent!.job.state).toBe("running");
       }
-      const [upload] = (await openUploads()).filter((u) => u.Key === "up/big.bin");
+      const [upload] = await openUploads("up/");
       const stored = await sdkClient().send(
         new ListPartsCommand({ Bucket: bucket, Key: "up/big.bin", UploadId: upload!.UploadId }),
       );
       expect(stored.Parts ?? []).toEqual([]);
       expect(sent).toBeLessThan(SIZE);
+      gate.release();
       const done = await untilDone(client, job.id);
       expect(done.structuredContent).toMatchObject({
         job: { id: job.id, state: "done" },
@@ -100,9 +126,10 @@ describe("past the call budget", () => {
       expect(md5(body)).toBe(md5(data));
       const listed = await call(client, "list_jobs", {});
       expect(listed.structuredContent!.jobs[0]).toMatchObject({ id: job.id, state: "done", tool: "upload_file" });
-      expect(await openUploads()).toEqual([]);
+      expect(await openUploads("up/")).toEqual([]);
     } finally {
       await close();
+      await gate.stop();
     }
   }, 120_000);
 
@@ -111,7 +138,7 @@ describe("past the call budget", () => {
     try {
       const handed = await call(client, "get_object", {
         bucket_name: bucket,
-        object_key: "up/big.bin",
+        object_key: "seed/big.bin",
         mode: "download",
         local_path: "down.bin",
       });
@@ -123,7 +150,7 @@ describe("past the call budget", () => {
       // A read is bounded by max_content_size: never handed back.
       const read = await call(client, "get_object", {
         bucket_name: bucket,
-        object_key: "up/big.bin",
+        object_key: "seed/big.bin",
         max_content_size: 1024,
         include_binary: true,
       });
@@ -145,7 +172,7 @@ describe("past the call budget", () => {
       const cancelled = await call(client, "cancel_job", { job_id: id });
       expect(cancelled.structuredContent).toMatchObject({ job: { id, state: "cancelled" } });
       expect((await call(client, "job_status", { job_id: id })).structuredContent!.job.state).toBe("cancelled");
-      expect(await openUploads()).toEqual([]);
+      expect(await openUploads("cancelled/")).toEqual([]);
       await expect(
         sdkClient().send(new GetObjectCommand({ Bucket: bucket, Key: "cancelled/big.bin" })),
       ).rejects.toThrow();
@@ -343,22 +370,14 @@ describe("bulk work and copies between stores past the call budget", () => {
           .map(String)
           .filter((n) => n.endsWith(".partial")),
       ).toEqual([]);
-      expect(await openUploads()).toEqual([]);
+      expect(await openUploads("tree/")).toEqual([]);
     } finally {
       await close();
     }
   }, 180_000);
 
   test("a copy from a slow store to another hands back a job and lands byte-exact", async () => {
-    const server = s3();
-    const env = {
-      ...slowEnv(),
-      STORE_STORES: "other",
-      STORE_OTHER_ENDPOINT_URL: server.endpoint,
-      STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
-      STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
-      STORE_OTHER_REGION: server.region,
-    };
+    const env = { ...slowEnv(), ...otherStoreEnv() };
     const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
     try {
       const theirs = `t-jobs-other-${Date.now().toString(36)}`;
@@ -366,7 +385,7 @@ describe("bulk work and copies between stores past the call budget", () => {
       const copy = await call(client, "copy_object", {
         source_store: "default",
         source_bucket: bucket,
-        source_key: "up/big.bin",
+        source_key: "seed/big.bin",
         store: "other",
         bucket_name: theirs,
         object_key: "big.bin",
@@ -374,14 +393,9 @@ describe("bulk work and copies between stores past the call budget", () => {
       expect(copy.structuredContent!.job, textOf(copy)).toMatchObject({ state: "running", tool: "copy_object" });
       const done = await untilDone(client, copy.structuredContent!.job.id);
       expect(done.structuredContent).toMatchObject({ job: { state: "done" }, size: SIZE });
-      const { S3Client, GetObjectCommand: Get } = await import("@aws-sdk/client-s3");
-      const other = new S3Client({
-        endpoint: server.endpoint,
-        region: server.region,
-        forcePathStyle: true,
-        credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey },
-      });
-      const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
+      const body = await (
+        await otherClient().send(new GetObjectCommand({ Bucket: theirs, Key: "big.bin" }))
+      ).Body!.transformToByteArray();
       expect(md5(body)).toBe(md5(data));
     } finally {
       await close();
@@ -452,7 +466,7 @@ describe("with the budget off, a model that calls again after each timeout", () 
           .map(String)
           .filter((n) => n.endsWith(".partial")),
       ).toEqual([]);
-      expect(await openUploads()).toEqual([]);
+      expect(await openUploads("again/")).toEqual([]);
     } finally {
       await close();
     }
@@ -463,7 +477,6 @@ describe("with the budget off, a model that calls again after each timeout", () 
       CreateMultipartUploadCommand,
       UploadPartCommand,
       CompleteMultipartUploadCommand,
-      S3Client,
       GetObjectCommand: Get,
       ListMultipartUploadsCommand: ListUploads,
     } = await import("@aws-sdk/client-s3");
@@ -492,25 +505,10 @@ describe("with the budget off, a model that calls again after each timeout", () 
         MultipartUpload: { Parts: parts },
       }),
     );
-    const server = s3();
     const state = tempDir("jobs-state");
-    const env = {
-      ...slowEnv(),
-      STORE_CALL_BUDGET_SECONDS: "0",
-      STORE_STATE_DIR: state,
-      STORE_STORES: "other",
-      STORE_OTHER_ENDPOINT_URL: server.endpoint,
-      STORE_OTHER_ACCESS_KEY_ID: server.other!.accessKeyId,
-      STORE_OTHER_SECRET_ACCESS_KEY: server.other!.secretAccessKey,
-      STORE_OTHER_REGION: server.region,
-    };
+    const env = { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state, ...otherStoreEnv() };
     const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
-    const other = new S3Client({
-      endpoint: server.endpoint,
-      region: server.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: server.other!.accessKeyId, secretAccessKey: server.other!.secretAccessKey },
-    });
+    const other = otherClient();
     try {
       const theirs = `t-again-other-${Date.now().toString(36)}`;
       expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();

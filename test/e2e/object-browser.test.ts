@@ -62,14 +62,15 @@ test("the view is a self-contained page within its budget, declared with the sto
 test("list_buckets opens the browser; a bucket, a folder and paging through a large prefix", async () => {
   await host.open("list_buckets", {});
   await rowButton(bucket).click();
-  await expect(rowButton("Folder docs/").isVisible()).resolves.toBe(true);
+  // Waited for, not checked at once: the listing comes from a tool call the view makes (a loaded run took longer).
+  await rowButton("Folder docs/").waitFor({ state: "visible" });
   await host.view.getByRole("button", { name: "Folder many/" }).click();
   await host.view.getByText("Page 1: 0 folders, 100 objects, more on the next page").waitFor();
   expect(await host.view.locator("tbody tr").count()).toBe(100);
   await host.screenshot("browser-page-1");
   await host.view.getByRole("button", { name: "Next page" }).click();
   await host.view.getByText("Page 2: 0 folders, 20 objects").waitFor();
-  await expect(rowButton("item-119.log").isVisible()).resolves.toBe(true);
+  await rowButton("item-119.log").waitFor({ state: "visible" });
   await host.view.getByRole("button", { name: "Previous page" }).click();
   await host.view.getByText("Page 1: 0 folders, 100 objects, more on the next page").waitFor();
   // Sort within the page: a second click on Name sorts descending.
@@ -164,7 +165,7 @@ test("a share link (presign_url) that serves the object, and a download link the
 
 test("upload a small file from the person's machine: it is on the store", async () => {
   await host.open("list_objects", { bucket_name: bucket, prefix: "docs/", delimiter: "/" });
-  await expect(host.view.getByRole("button", { name: "Upload…" }).isVisible()).resolves.toBe(true);
+  await host.view.getByRole("button", { name: "Upload…" }).waitFor({ state: "visible" });
   await host.view
     .locator("#upload-file")
     .setInputFiles({ name: "from-browser.csv", mimeType: "text/csv", buffer: Buffer.from("a,b\n1,2\n") });

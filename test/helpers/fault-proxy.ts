@@ -1,9 +1,10 @@
 /**
  * A TCP proxy between the server under test and the S3 server that misbehaves
  * on command: refuse connections, blackhole them, delay them, cut them after N
- * bytes in one direction, or answer the next requests with an HTTP error.
- * Every fault applies to connections accepted after it is set; set() also
- * drops the open ones, so a keep-alive socket cannot slip past a new fault.
+ * bytes in one direction, hold requests after N bytes until released, or
+ * answer the next requests with an HTTP error. Every fault applies to
+ * connections accepted after it is set; set() also drops the open ones, so a
+ * keep-alive socket cannot slip past a new fault.
  */
 import { connect, createServer, type Socket } from "node:net";
 
@@ -19,12 +20,16 @@ export type Fault =
   | { kind: "cut"; direction: "request" | "response"; afterBytes: number; once?: boolean }
   /** Forward at most this many bytes a second each way, per connection (to keep a transfer in flight). */
   | { kind: "throttle"; bytesPerSecond: number }
+  /** Forward, but hold each connection's request bytes after `afterBytes` until release(): a transfer kept in flight. */
+  | { kind: "hold"; afterBytes: number }
   /** Answer the next `count` requests with this status and S3 error code, then pass. */
   | { kind: "http-error"; status: number; code: string; count: number };
 
 export interface FaultProxy {
   endpoint: string;
   set(fault: Fault): void;
+  /** Lets every held connection go on, and new ones pass, without dropping any. */
+  release(): void;
   /** HTTP errors answered and connections cut so far. */
   stats: { errorsAnswered: number; cuts: number; connections: number };
   stop(): Promise<void>;
@@ -36,6 +41,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   let errorsLeft = 0;
   let cutsAtSet = 0;
   const open = new Set<Socket>();
+  const held: (() => void)[] = [];
   const stats = { errorsAnswered: 0, cuts: 0, connections: 0 };
 
   const server = createServer((client) => {
@@ -66,6 +72,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return;
       case "cut":
       case "throttle":
+      case "hold":
         forward(client, current);
         return;
       default:
@@ -73,7 +80,7 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     }
   });
 
-  function forward(client: Socket, fault: Extract<Fault, { kind: "cut" | "throttle" }> | undefined): void {
+  function forward(client: Socket, fault: Extract<Fault, { kind: "cut" | "throttle" | "hold" }> | undefined): void {
     if (client.destroyed) return;
     const server = connect(Number(upstream.port), upstream.hostname);
     open.add(server);
@@ -88,7 +95,8 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const cutsAtStart = cutsAtSet;
     const armed = () => !(cut?.once && stats.cuts > cutsAtStart);
     const rate = fault?.kind === "throttle" ? fault.bytesPerSecond : Infinity;
-    pipe(client, server, { limit: cut?.direction === "request" ? cut.afterBytes : Infinity, armed, rate });
+    const hold = fault?.kind === "hold" ? fault.afterBytes : Infinity;
+    pipe(client, server, { limit: cut?.direction === "request" ? cut.afterBytes : Infinity, armed, rate, hold });
     pipe(server, client, { limit: cut?.direction === "response" ? cut.afterBytes : Infinity, armed, rate });
     client.resume();
   }
@@ -96,11 +104,22 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
   function pipe(
     from: Socket,
     to: Socket,
-    { limit, armed, rate }: { limit: number; armed: () => boolean; rate: number },
+    { limit, armed, rate, hold = Infinity }: { limit: number; armed: () => boolean; rate: number; hold?: number },
   ): void {
     let sent = 0;
     let reached = false;
     from.on("data", (chunk: Buffer) => {
+      if (hold !== Infinity && sent + chunk.length > hold && fault.kind === "hold") {
+        const rest = chunk.subarray(Math.max(0, hold - sent));
+        if (rest.length < chunk.length) forwardChunk(chunk.subarray(0, hold - sent));
+        from.pause();
+        held.push(() => {
+          forwardChunk(rest);
+          if (!from.destroyed) from.resume();
+        });
+        hold = Infinity;
+        return;
+      }
       if (!reached && sent + chunk.length >= limit) {
         reached = true;
         if (armed()) cut(chunk.subarray(0, limit - sent));
@@ -140,6 +159,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       errorsLeft = next.kind === "http-error" ? next.count : 0;
       cutsAtSet = stats.cuts;
       for (const socket of open) socket.destroy();
+    },
+    release() {
+      fault = { kind: "pass" };
+      for (const go of held.splice(0)) go();
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -4,12 +4,8 @@ import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../../src/config/config.ts";
-import { createServer, type ServerOptions } from "../../src/mcp/server.ts";
-import { createLogger } from "../../src/runtime/log.ts";
-import { createS3Storage } from "../../src/storage/index.ts";
 import { s3 } from "./s3.ts";
 
 /** The binary under test; STORE_TEST_BINARY names another (an earlier build, to watch a new test fail on it). */
@@ -70,22 +66,6 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     stores: [],
     ...overrides,
   };
-}
-
-/** createServer wired to the test S3 server, connected to a Client in memory. */
-export async function connectInMemory(
-  options: Partial<ServerOptions> = {},
-  config: Partial<Config> = {},
-): Promise<Client> {
-  const cfg = testConfig(config);
-  const server = createServer(
-    { region: cfg.region, allowedDirs: [], cwd: process.cwd(), readOnly: false, buckets: [], ...options },
-    { storage: createS3Storage(cfg), log: createLogger("error") },
-  );
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const client = new Client({ name: "store-mcp-test", version: "1.0.0" });
-  await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
-  return client;
 }
 
 /** Calls a tool and returns its result typed loosely for assertions. */

@@ -12,6 +12,9 @@ export interface Recorded {
   /** x-amz-server-side-encryption and its KMS key id, as sent. */
   sse: string | null;
   sseKey: string | null;
+  /** The SSE-C key's MD5 sent for the object, and for a copy's source. */
+  customerKeyMd5: string | null;
+  copySourceKeyMd5: string | null;
 }
 
 /**
@@ -44,6 +47,8 @@ export function startRecordingProxy(
         contentMd5: req.headers.get("content-md5"),
         sse: req.headers.get("x-amz-server-side-encryption"),
         sseKey: req.headers.get("x-amz-server-side-encryption-aws-kms-key-id"),
+        customerKeyMd5: req.headers.get("x-amz-server-side-encryption-customer-key-md5"),
+        copySourceKeyMd5: req.headers.get("x-amz-copy-source-server-side-encryption-customer-key-md5"),
       };
       requests.push(recorded);
       await hold?.(recorded);

@@ -27,6 +27,19 @@ export function s3Env(): Record<string, string> {
   };
 }
 
+/** The default store plus the test store again as the store "src", reached at `endpoint` (a proxy in front of it). */
+export function withSourceStore(endpoint: string): Record<string, string> {
+  const server = s3();
+  return {
+    ...s3Env(),
+    STORE_STORES: "src",
+    STORE_SRC_ENDPOINT_URL: endpoint,
+    STORE_SRC_ACCESS_KEY_ID: server.accessKeyId,
+    STORE_SRC_SECRET_ACCESS_KEY: server.secretAccessKey,
+    STORE_SRC_REGION: server.region,
+  };
+}
+
 /** An SDK client for arranging and checking state independently of the server under test. */
 export function sdkClient(): S3Client {
   const server = s3();

@@ -26,6 +26,8 @@ export interface StandInAnthropic {
   schemas: Map<string, unknown>;
   /** The text of every user message the model was sent (a prompt the user picked arrives as one). */
   userTexts: string[];
+  /** For each of those texts, the tools offered with the request that first carried it. */
+  toolsWhenSaid: Map<string, Set<string>>;
   requests: number;
   stop(): void;
 }
@@ -41,6 +43,7 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
     offered: new Set<string>(),
     schemas: new Map<string, unknown>(),
     userTexts: [] as string[],
+    toolsWhenSaid: new Map<string, Set<string>>(),
     requests: 0,
   };
   let called = false;
@@ -68,7 +71,10 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
         for (const text of typeof m.content === "string"
           ? [m.content]
           : m.content.filter((b) => b.type === "text").map((b) => b.text ?? ""))
-          if (!state.userTexts.includes(text)) state.userTexts.push(text);
+          if (!state.userTexts.includes(text)) {
+            state.userTexts.push(text);
+            state.toolsWhenSaid.set(text, new Set((body.tools ?? []).map((t) => t.name)));
+          }
       }
       const last = body.messages?.at(-1);
       const toolResults = Array.isArray(last?.content) ? last.content.filter((b) => b.type === "tool_result") : [];
@@ -116,6 +122,7 @@ export function startStandInAnthropic(script: ToolCallScript): StandInAnthropic 
     offered: state.offered,
     schemas: state.schemas,
     userTexts: state.userTexts,
+    toolsWhenSaid: state.toolsWhenSaid,
     stop: () => server.stop(true),
   };
 }

@@ -5,7 +5,8 @@ import { ListObjectsV2Command, PutObjectCommand } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { parseListObjectsV2 } from "../../src/storage/requests/list-xml.ts";
-import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call, textOf } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient, uniqueBucket } from "../helpers/s3.ts";
 
 let client: Client;

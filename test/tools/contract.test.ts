@@ -4,7 +4,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { advertisedAnnotations } from "../../src/tools/annotations.ts";
 import { cancelJob } from "../../src/tools/cancel-job.ts";
 import { jobStatus } from "../../src/tools/job-status.ts";
-import { connectInMemory } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
 
 let client: Client;
 beforeAll(async () => {
@@ -124,6 +124,19 @@ const SETTINGS_PARAMETERS: Record<string, string[]> = {
   set_bucket_cors: ["bucket_name", "rules", "confirm"],
   set_bucket_policy: ["bucket_name", "policy", "allow_public", "confirm"],
   delete_bucket_policy: ["bucket_name", "confirm"],
+  // The rest of S3 (issue #58).
+  set_object_lock: [
+    "bucket_name",
+    "object_key",
+    "version_id",
+    "mode",
+    "retain_until",
+    "days",
+    "legal_hold",
+    "bypass_governance",
+    "confirm",
+  ],
+  restore_object: ["bucket_name", "object_key", "prefix", "days", "tier", "confirm"],
 };
 /** Looking inside objects (issue #47), with the parameters the issue names (get_object gains archive_member). */
 const LOOK_PARAMETERS: Record<string, string[]> = {
@@ -155,6 +168,8 @@ const REQUIRED: Record<string, string[]> = {
   set_bucket_cors: ["bucket_name", "rules"],
   set_bucket_policy: ["bucket_name", "policy"],
   delete_bucket_policy: ["bucket_name"],
+  set_object_lock: ["bucket_name"],
+  restore_object: ["bucket_name", "days"],
   upload_directory: ["local_dir", "bucket_name", "prefix"],
   download_prefix: ["bucket_name", "prefix", "local_dir"],
   copy_prefix: ["source_bucket", "source_prefix", "bucket_name", "prefix"],
@@ -257,7 +272,11 @@ const SELF_DESCRIBING = new Set([
   "source_version_id",
   "storage_class",
   "cache_control",
+  "content_type",
   "job_id",
+  "legal_hold",
+  "sse",
+  "sse_kms_key_id",
 ]);
 
 test("every input field carries a description, but the few whose name says it all", async () => {
@@ -277,9 +296,9 @@ test("every input field carries a description, but the few whose name says it al
 // 13 tools took 19.3 KB, the bulk tools made it 35 KB; the settings tools came with output schemas advertised as {type: object} and tighter descriptions. --tools trims the list.
 // "nullable" on optional parameters (smolagents, #42) cost 1.6 KB: the budget is the house issue's (#43), 28 KB with every tool.
 // search_objects and inspect_object (#47): 24.0 → 26.2 KB.
-test("tools/list with every tool enabled (29 tools) stays within 28 KB of JSON", async () => {
+test("tools/list with every tool enabled (31 tools) stays within 28 KB of JSON", async () => {
   const listed = await client.listTools();
-  expect(listed.tools).toHaveLength(29);
+  expect(listed.tools).toHaveLength(31);
   expect(JSON.stringify(listed).length).toBeLessThanOrEqual(28 * 1024);
 });
 

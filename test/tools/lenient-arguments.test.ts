@@ -10,7 +10,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { tempDir } from "../helpers/files.ts";
-import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call, textOf } from "../helpers/mcp.ts";
 import { freshBucket } from "../helpers/s3.ts";
 
 let client: Client;

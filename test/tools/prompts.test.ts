@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { connectInMemory } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
 import { freshBucket, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;

@@ -11,7 +11,8 @@ import { createServer } from "../../src/mcp/server.ts";
 import { createLogger } from "../../src/runtime/log.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { tempDir } from "../helpers/files.ts";
-import { call, connectInMemory, testConfig, textOf } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call, testConfig, textOf } from "../helpers/mcp.ts";
 import { freshBucket } from "../helpers/s3.ts";
 
 describe("read-only mode", () => {

@@ -7,7 +7,8 @@
 import { expect, test } from "bun:test";
 import { ALL_TOOLS } from "../../src/tools/index.ts";
 import { DROPPED_KEYWORDS, PORTABLE_KEYWORDS, toolJsonSchemas } from "../../src/tools/json-schemas.ts";
-import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call, textOf } from "../helpers/mcp.ts";
 
 /** Every keyword used in a schema, with where: property names under `properties` are names, not keywords. */
 function keywords(node: unknown, path: string, out: Map<string, string>): void {

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { randomBytes } from "../helpers/files.ts";
-import { call, connectInMemory } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call } from "../helpers/mcp.ts";
 import { freshBucket, sdkClient } from "../helpers/s3.ts";
 
 let client: Client;

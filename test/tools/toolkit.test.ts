@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { GetObjectCommand, HeadObjectCommand, PutBucketVersioningCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { randomBytes, sha256 } from "../helpers/files.ts";
-import { call, connectInMemory, textOf } from "../helpers/mcp.ts";
+import { connectInMemory } from "../helpers/in-memory.ts";
+import { call, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, sdkClient } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../../config/config.ts";
-import type { WriteEncryption } from "../../config/encryption-config.ts";
-import { encryptWrites } from "./encryption.ts";
+import type { CustomerKey, WriteEncryption } from "../../config/encryption-config.ts";
+import { encryptWrites, withCustomerKey } from "./encryption.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
 import { countedBody } from "./sent-bytes.ts";
@@ -29,6 +29,8 @@ export interface S3Handle {
   sdk: S3Sdk;
   /** The store's write encryption, for the signed requests of the quick paths (the clients add it themselves). */
   encryption?: WriteEncryption;
+  /** The store's SSE-C key, for the signed requests of the quick paths (the clients add it themselves). */
+  customerKey?: CustomerKey;
 }
 
 /**
@@ -107,7 +109,16 @@ async function buildClient(config: Config): Promise<S3Handle> {
   signUploadsWithoutPayloadHash(fetchClient);
   encryptWrites(client, config.encryption);
   encryptWrites(fetchClient, config.encryption);
-  return { client, fetchClient, presignClient, sdk, ...(config.encryption ? { encryption: config.encryption } : {}) };
+  withCustomerKey(client, config.customerKey);
+  withCustomerKey(fetchClient, config.customerKey);
+  return {
+    client,
+    fetchClient,
+    presignClient,
+    sdk,
+    ...(config.encryption ? { encryption: config.encryption } : {}),
+    ...(config.customerKey ? { customerKey: config.customerKey } : {}),
+  };
 }
 
 /**

@@ -111,10 +111,15 @@ export interface QuickPut {
   cacheControl?: string;
   storageClass?: string;
   metadata?: Record<string, string>;
+  /** The call's own encryption; absent: the store's. */
+  encryption?: WriteEncryption;
 }
 
 /** What a PUT's headers are made of, whatever carries its body. */
-export type PutFields = Pick<QuickPut, "key" | "contentType" | "cacheControl" | "storageClass" | "metadata">;
+export type PutFields = Pick<
+  QuickPut,
+  "key" | "contentType" | "cacheControl" | "storageClass" | "metadata" | "encryption"
+>;
 
 /** Whether a PUT's key and header values may be sent by hand: as the SDK would send them (plain values, token names, no dot segments). */
 export function plainPut(put: PutFields): boolean {
@@ -122,6 +127,7 @@ export function plainPut(put: PutFields): boolean {
     put.contentType ?? "",
     put.cacheControl ?? "",
     put.storageClass ?? "",
+    put.encryption?.kmsKeyId ?? "",
     ...Object.values(put.metadata ?? {}),
   ];
   return (
@@ -166,7 +172,7 @@ export async function quickPut(
         method: "PUT",
         bucket: put.bucket,
         key: put.key,
-        headers: putHeaders(put, put.md5, s3.encryption),
+        headers: putHeaders(put, put.md5, put.encryption ?? s3.encryption),
         body: put.body,
       },
       bound.signal,

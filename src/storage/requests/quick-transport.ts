@@ -12,6 +12,7 @@
 import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
+import { customerKeyHeaders } from "./encryption.ts";
 import { storedBytes } from "./stored-bytes.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */
@@ -68,7 +69,7 @@ export async function signQuick(
     ...(url.port ? { port: Number(url.port) } : {}),
     path: url.pathname,
     query: Object.fromEntries(query),
-    headers: { host: url.host, ...req.headers },
+    headers: { host: url.host, ...req.headers, ...customerKeyHeaders(s3.customerKey, req) },
   });
   const body =
     req.body instanceof ReadableStream

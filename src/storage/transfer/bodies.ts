@@ -1,7 +1,7 @@
 /** What comes back from a GET: its metadata, and its body read safely. */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { releaseChunks } from "../../runtime/memory.ts";
-import type { ObjectMeta } from "../types.ts";
+import type { ObjectEncryption, ObjectMeta } from "../types.ts";
 
 /** Metadata of a GET answer; `size` is -1 when the store sent neither a Content-Range nor a Content-Length. */
 export function metaOf(out: GetObjectCommandOutput): ObjectMeta {
@@ -13,6 +13,21 @@ export function metaOf(out: GetObjectCommandOutput): ObjectMeta {
     etag: out.ETag ?? null,
     last_modified: iso(out.LastModified),
     version_id: out.VersionId ?? null,
+    encryption: encryptionOf(out),
+  };
+}
+
+/** How the store says it encrypted an object (a HEAD's or a GET's headers); null: it did not say. */
+export function encryptionOf(out: {
+  ServerSideEncryption?: string;
+  SSEKMSKeyId?: string;
+  SSECustomerAlgorithm?: string;
+}): ObjectEncryption | null {
+  if (!out.ServerSideEncryption && !out.SSECustomerAlgorithm) return null;
+  return {
+    algorithm: out.ServerSideEncryption ?? "customer key",
+    ...(out.SSEKMSKeyId ? { kms_key_id: out.SSEKMSKeyId } : {}),
+    ...(out.SSECustomerAlgorithm ? { customer_algorithm: out.SSECustomerAlgorithm } : {}),
   };
 }
 

@@ -111,6 +111,7 @@ export async function copyAcrossStores(
         : {}),
       ...(copyMeta ? { metadata: about.metadata } : req.metadata ? { metadata: req.metadata } : {}),
       ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+      ...(req.encryption ? { encryption: req.encryption } : {}),
       ...(download.meta.etag ? { source: sourceId } : {}),
       onProgress: (done) => req.onProgress?.(done, size),
     };

@@ -53,7 +53,12 @@ export async function putStreamed(
   const digest = Buffer.from(md5, "hex");
   const answer = await sendStreamed(
     s3,
-    { method: "PUT", bucket: req.bucket, key: req.key, headers: putHeaders(req, digest, s3.encryption) },
+    {
+      method: "PUT",
+      bucket: req.bucket,
+      key: req.key,
+      headers: putHeaders(req, digest, req.encryption ?? s3.encryption),
+    },
     req.takeAt!,
     0,
     req.size,

@@ -1,3 +1,4 @@
+import type { WriteEncryption } from "../../config/encryption-config.ts";
 import type { DownloadResume } from "../../runtime/kept-transfers.ts";
 /** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
 
@@ -29,6 +30,8 @@ export interface UploadRequest {
   mayAbort?: (bucket: string, key: string) => boolean;
   contentType: string;
   storageClass?: string;
+  /** Encryption at rest the call asks for; absent: the store's, if it has one. */
+  encryption?: WriteEncryption;
   cacheControl?: string;
   /** User metadata to store with the object (e.g. the source file's mtime). */
   metadata?: Record<string, string>;
@@ -103,4 +106,13 @@ export interface ObjectMeta {
   etag: string | null;
   last_modified: string | null;
   version_id: string | null;
+  /** How the store encrypted it; null: not said (absent where no GET was made, e.g. an archive member). */
+  encryption?: ObjectEncryption | null;
+}
+
+/** An object's encryption at rest as the store reports it: its algorithm, KMS key, or a customer key's algorithm. */
+export interface ObjectEncryption {
+  algorithm: string;
+  kms_key_id?: string;
+  customer_algorithm?: string;
 }

@@ -39,7 +39,13 @@ export interface ResumedUpload {
 
 /** What makes the object besides its bytes: a kept upload with other settings is not continued. */
 export function objectSettings(req: UploadRequest): string {
-  return JSON.stringify([req.contentType, req.storageClass ?? null, req.cacheControl ?? null, req.metadata ?? null]);
+  return JSON.stringify([
+    req.contentType,
+    req.storageClass ?? null,
+    req.cacheControl ?? null,
+    req.metadata ?? null,
+    ...(req.encryption ? [req.encryption] : []),
+  ]);
 }
 
 /** Whether this upload can be kept and resumed: a known source, in parts, on a store with a state directory. */

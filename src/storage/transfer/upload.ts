@@ -5,6 +5,7 @@ import { keepsOnStop } from "../../runtime/kept-transfers.ts";
 import { memoryPacer } from "../../runtime/memory.ts";
 import { CreateAttempts } from "../orphaned-uploads.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
+import { encryptionParams } from "../requests/encryption.ts";
 import { type QuickPut, quickPut, quickPutFits } from "../requests/quick-requests.ts";
 import { countSent } from "../requests/sent-bytes.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
@@ -108,6 +109,7 @@ async function putSingle(
     ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}),
     ...(req.storageClass ? { storageClass: req.storageClass } : {}),
     ...(req.metadata ? { metadata: req.metadata } : {}),
+    ...(req.encryption ? { encryption: req.encryption } : {}),
   };
   const out =
     (quickPutFits(quick) ? await quickPut(s3, quick, signal, requestTimeoutMs) : undefined) ??
@@ -382,5 +384,6 @@ function objectParams(req: UploadRequest) {
     ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
     ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
     ...(req.metadata ? { Metadata: req.metadata } : {}),
+    ...encryptionParams(req.encryption),
   };
 }

@@ -71,6 +71,10 @@ function samples(bucket: string, key = "k"): { [M in keyof Storage]: Parameters<
     getObjectTags: [addr(bucket, key)],
     putObjectTags: [addr(bucket, key), {}],
     getObjectLock: [addr(bucket, key)],
+    setObjectRetention: [addr(bucket, key), null, false],
+    setObjectLegalHold: [addr(bucket, key), "ON"],
+    setDefaultRetention: [bucket, null],
+    restoreObject: [addr(bucket, key), { days: 1, tier: "Bulk" }],
   };
 }
 

@@ -140,3 +140,38 @@ test("a lifecycle change that expires objects needs a delete rule, as a delete d
     ),
   ).toBe("delete");
 });
+
+test("object lock: a write rule sets retention and legal hold; lifting a GOVERNANCE retention early (the bypass) needs a delete rule", async () => {
+  const policy = `rules:\n  - who: ["sub:ops"]\n    access: write\n    stores: ["*"]\n    buckets: ["*"]\n    prefixes: [""]\n    tools: ["admin"]\n`;
+  const ops = accessFor(policy, { id: "ops", sub: "ops" });
+  const lock = tool("set_object_lock");
+  expect(ops.offers(lock)).toBe(true);
+  expect(ops.offers(tool("restore_object"))).toBe(true);
+  expect(
+    ops.forCall(lock, { bucket_name: "b", object_key: "k", mode: "NONE", bypass_governance: true }),
+  ).toBeUndefined();
+  const grants = ops.forCall(lock, { bucket_name: "b", object_key: "k", legal_hold: "ON" })!;
+  const sent: string[] = [];
+  const storage = {
+    setObjectRetention: async () => void sent.push("retention"),
+    setObjectLegalHold: async () => void sent.push("hold"),
+  } as unknown as Storage;
+  const guarded = guardedStorage(storage, grants, "default");
+  await expect(guarded.setObjectRetention({ bucket: "b", key: "k" }, null, true)).rejects.toMatchObject({
+    code: "PolicyDenied",
+  });
+  await guarded.setObjectLegalHold({ bucket: "b", key: "k" }, "ON");
+  expect(sent).toEqual(["hold"]);
+  const { missingScope } = await import("../../../src/access/policy.ts");
+  expect(
+    missingScope(
+      ALL_TOOLS,
+      "set_object_lock",
+      { bucket_name: "b", object_key: "k", bypass_governance: true },
+      new Set(["read", "write"]),
+    ),
+  ).toBe("delete");
+  // A rule over some prefixes of the bucket does not grant the admin tools, which are about whole buckets.
+  const narrow = accessFor(policy.replace('prefixes: [""]', 'prefixes: ["a/"]'), { id: "ops", sub: "ops" });
+  expect(narrow.offers(lock)).toBe(false);
+});

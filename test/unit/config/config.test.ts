@@ -113,7 +113,7 @@ describe("resolveConfig", () => {
 
 describe("the state directory and the shared state store", () => {
   test("STORE_STATE_DIR and --state-dir name it, off keeps none; else the platform's place for an application's state", async () => {
-    const { stateDirFrom } = await import("../../../src/runtime/kept-transfers.ts");
+    const { stateDirFrom } = await import("../../../src/runtime/state-dir.ts");
     const { homedir } = await import("node:os");
     expect(stateDirFrom({ STORE_STATE_DIR: "/srv/state" })).toBe("/srv/state");
     expect(stateDirFrom({ STORE_STATE_DIR: "off" })).toBeUndefined();
