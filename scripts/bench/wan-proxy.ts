@@ -24,18 +24,26 @@ export interface WanProxy {
 
 function pipeDelayed(from: Socket, to: Socket, model: WanModel): void {
   let held = 0;
+  /** When the last piece scheduled so far is delivered: the end goes after it. */
+  let lastDue = 0;
   from.on("data", (chunk: Buffer) => {
     held += chunk.length;
     if (held >= model.windowBytes) from.pause();
-    setTimeout(() => {
-      if (to.destroyed) return;
-      to.write(chunk, () => {
-        held -= chunk.length;
-        if (held < model.windowBytes && from.isPaused()) from.resume();
-      });
-    }, model.delayMs);
+    // A chunk larger than the window goes a window at a time, one delay apart: the link carries at most windowBytes
+    // per delayMs whatever size the socket's reads come in (they differ between machines and kernels).
+    for (let at = 0, n = 1; at < chunk.length; at += model.windowBytes, n++) {
+      const piece = chunk.subarray(at, at + model.windowBytes);
+      lastDue = Math.max(lastDue, performance.now() + model.delayMs * n);
+      setTimeout(() => {
+        if (to.destroyed) return;
+        to.write(piece, () => {
+          held -= piece.length;
+          if (held < model.windowBytes && from.isPaused()) from.resume();
+        });
+      }, model.delayMs * n);
+    }
   });
-  from.on("end", () => setTimeout(() => to.end(), model.delayMs));
+  from.on("end", () => setTimeout(() => to.end(), Math.max(model.delayMs, lastDue - performance.now() + 1)));
 }
 
 export async function startWanProxy(target: string, model: WanModel = DEFAULT_WAN): Promise<WanProxy> {

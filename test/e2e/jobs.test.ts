@@ -255,7 +255,8 @@ test("100 jobs started and abandoned by one caller, three times: memory stays fl
     );
     // Many of them past the 1 s budget as jobs (how many depends on how busy the machine is: 40 to 100 seen).
     const count = handed.filter((r) => r.structuredContent?.job?.state === "running").length;
-    expect(count).toBeGreaterThan(20);
+    const other = handed.find((r) => r.structuredContent?.job?.state !== "running");
+    expect(count, other && JSON.stringify(other).slice(0, 600)).toBeGreaterThan(20);
     // Never asked for: wait until none runs, as a model that went away would not.
     for (let i = 0; i < 240; i++) {
       const jobs = (await call(client, "list_jobs", {})).structuredContent!.jobs as { state: string }[];
