@@ -295,7 +295,7 @@ export function queryReport(rows: QueryRow[]): string {
         `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${s(r.laterMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× / ${(r.referenceMs / r.laterMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`,
     ),
     "",
-    "query_objects fetches a CSV whole into its private directory before the engine reads it; a Parquet object by its footer and then only the chunks of the columns the plan scans or filters on (here 3 of 5: not `ts` or `path`), see docs/tools.md. Its engine runs with 2 threads and 96 MB of memory.",
+    "query_objects fetches a CSV into its private directory, read whole from a near store, and from a far one (the WAN model) scanned by the engine as it arrives; a Parquet object by its footer and then only the chunks of the columns the plan scans or filters on (here 3 of 5: not `ts` or `path`), see docs/tools.md. Its engine runs with 2 threads and 96 MB of memory.",
     "",
   ].join("\n");
 }

@@ -13,6 +13,7 @@
  */
 import { join, sep } from "node:path";
 import { ActionableError } from "../../runtime/errors.ts";
+import { headOptions, STREAM_UNUSABLE, streamUnusable } from "./csv-head.ts";
 import { cellsCutInEngine, planOf, statementOf } from "./engine-sql.ts";
 import type {
   Connection,
@@ -72,10 +73,12 @@ export async function runQuery(
   const onAbort = () => ((stoppedBy ??= "cancel"), conn.interrupt());
   signal.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => ((stoppedBy ??= "time"), conn.interrupt()), limits.timeoutMs);
+  const streamed = files.find((f): f is TableFile & { head: string } => f.head !== undefined);
   try {
     for (const setting of sandboxSettings(ws.dir)) await conn.run(setting);
+    const streamOptions = streamed && (await headOptions(conn, streamed));
     try {
-      await conn.run(objectsView(files));
+      await conn.run(objectsView(files, streamOptions));
     } catch (err) {
       // Its "LINE 1:" context is the view's text, not the caller's: left out.
       const message = toKeys((err as Error).message.split("\nLINE ")[0]!.trim());
@@ -109,6 +112,11 @@ export async function runQuery(
     }
   } catch (err) {
     if (stoppedBy === "cancel") throw signal.reason ?? err;
+    // Whatever went wrong over a streamed CSV is decided over the whole file: the server runs the query again there.
+    if (streamed && !stoppedBy)
+      throw err instanceof ActionableError && err.code === STREAM_UNUSABLE
+        ? err
+        : streamUnusable(String((err as Error).message).split("\n")[0]!);
     if (stoppedBy === "time")
       throw new ActionableError({
         resource: "sql",

@@ -7,11 +7,14 @@
  */
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { Storage } from "../../storage/index.ts";
+import { STREAM_UNUSABLE } from "./csv-head.ts";
+import { type StreamedCsv, streamCsv, streamsCsv } from "./csv-stream.ts";
 import { fillEarly } from "./early-fill.ts";
 import type { EngineLimits, Narrowing, QueryPage, RowWindow } from "./engine.ts";
 import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
 import { comparisonsInPlan } from "./row-groups.ts";
+import type { TableFile } from "./tables.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
 export type { QueryPage, ReadAs, RowWindow } from "./engine.ts";
@@ -61,12 +64,36 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   req.signal.addEventListener("abort", onAbort, { once: true });
   let bytesRead = 0;
   let early: Promise<void> = Promise.resolve();
+  let streamed: StreamedCsv | undefined;
   try {
     const fetched = (bytes: number) => {
       bytesRead += bytes;
       req.progress?.(bytesRead);
       if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
     };
+    const run = (files: TableFile[], narrowing?: Narrowing) =>
+      engines!.run(
+        { dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS },
+        narrowing,
+        stop.signal,
+      );
+    // One large CSV: scanned while it downloads (csv-stream.ts), its rows counting once the whole object is checked.
+    if (streamsCsv(req.objects))
+      streamed = await streamCsv(req.storage, req.bucket, req.objects[0]!, ws.data, stop.signal);
+    if (streamed) {
+      // A download that fails stops the engine too: it may be waiting for a FIFO that nothing will write again.
+      streamed.whole.catch((err) => stop.abort(err));
+      const page = !streamed.streamed
+        ? undefined
+        : await run([streamed.streamed]).catch((err) => {
+            if (err instanceof ActionableError && err.code === STREAM_UNUSABLE) return undefined;
+            throw err;
+          });
+      streamed.release();
+      const whole = await streamed.whole;
+      fetched(whole.bytes);
+      return { ...(page ?? (await run([whole.table]))), bytesRead };
+    }
     const { files, sparse } = await fetchObjects(req.storage, req.bucket, req.objects, ws, stop.signal, fetched);
     // What the SQL names, fetched while the worker starts and plans (early-fill.ts); the plan's fill waits for it.
     early = fillEarly(sparse, req.sql, stop.signal, fetched);
@@ -95,12 +122,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
               return open.length > 0;
             },
           };
-    const page = await engines.run(
-      { dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS },
-      narrowing,
-      stop.signal,
-    );
-    return { ...page, bytesRead };
+    return { ...(await run(files, narrowing)), bytesRead };
   } catch (err) {
     if (stop.signal.aborted && !req.signal.aborted) throw stop.signal.reason;
     throw err;
@@ -108,6 +130,8 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
     req.signal.removeEventListener("abort", onAbort);
     // An early fill still running (the query failed before its plan) stops before its directory goes.
     if (!stop.signal.aborted) stop.abort(new Error("the query ended"));
+    streamed?.release();
+    await streamed?.whole.catch(() => {});
     await early;
     ws.remove();
     slot();

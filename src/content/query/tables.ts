@@ -14,6 +14,8 @@ export interface TableFile {
   format: TableFormat;
   /** The format was told from the bytes: the key's extension names none (`.log`, no extension). */
   byContent?: boolean;
+  /** A CSV read while it downloads (csv-stream.ts): `path` is a FIFO, this file its first whole lines. */
+  head?: string;
 }
 
 const BY_EXTENSION: Record<string, TableFormat> = {
@@ -64,8 +66,14 @@ const OPTIONS: Record<TableFormat, string> = {
 /** The internal column that tells which file a row came from: named so no data's column is likely to meet it. */
 const FILE_COLUMN = "__store_mcp_file";
 
-/** The view `objects`: every file through its format's reader, unioned by column name, `_key` first. */
-export function objectsView(files: readonly TableFile[]): string {
+/**
+ * The view `objects`: every file through its format's reader, unioned by column name, `_key` first. A streamed CSV
+ * (the only file then) is read with `streamOptions`, its dialect and columns as sniffed from its head.
+ */
+export function objectsView(files: readonly TableFile[], streamOptions?: string): string {
+  const streamed = files[0]?.head === undefined ? undefined : files[0];
+  if (streamed && streamOptions)
+    return `CREATE VIEW objects AS SELECT ${sqlText(streamed.key)} AS _key, * FROM read_csv(${sqlText(streamed.path)}, ${streamOptions}${OPTIONS.csv})`;
   const keys = `[${files.map((f) => sqlText(f.key)).join(", ")}]`;
   // The file's number, after the last separator (Windows paths have backslashes).
   const position = `regexp_extract(${FILE_COLUMN}, '[/\\\\]([0-9]+)\\.[^/\\\\]*$', 1)::INTEGER`;
