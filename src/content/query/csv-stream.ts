@@ -17,11 +17,10 @@
 import { closeSync, constants, openSync } from "node:fs";
 import { type FileHandle, open, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { writePieces } from "../../local/pieces.ts";
 import type { Storage } from "../../storage/index.ts";
 import { isGzip } from "../windows.ts";
 import { fileNameFor, formatOfKey, type TableFile } from "./tables.ts";
-import type { WantedObject } from "./workspace.ts";
+import { openWanted, type WantedObject, writeDownload } from "./workspace.ts";
 
 /** Smaller objects arrive before a worker could use the stream: fetched whole as before. */
 const STREAM_MIN_BYTES = 16 * 1024 * 1024;
@@ -97,26 +96,17 @@ export async function streamCsv(
   const fifo = join(dir, "1.stream.csv");
   if (!(await makeFifo(fifo))) return undefined;
   const started = performance.now();
-  const download = await storage.openObjectDownload(
-    { bucket, key: object.key },
-    signal,
-    object.etag ? { listed: { size: object.size, etag: object.etag } } : {},
-  );
+  const download = await openWanted(storage, bucket, object, signal);
   const size = download.size ?? object.size;
   const part = join(dir, "1.part");
   const handle = await open(part, "wx+", 0o600);
   const feed = size >= STREAM_MIN_BYTES ? new Feed(handle, fifo, join(dir, "1.head.csv"), size) : undefined;
   const whole = (async () => {
     try {
-      const written = await writePieces(
+      const written = await writeDownload(
         handle,
-        {
-          size: download.size,
-          fill: (write) => download.deliver(write),
-          ...(download.check ? { check: download.check } : {}),
-        },
+        download,
         signal,
-        false,
         feed && { have: [], written: (offset, length) => feed.written(offset, length) },
       );
       await feed?.finished();

@@ -5,12 +5,12 @@
  * files, and nothing else the engine may reach; removed when the query ends.
  */
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { open, rename } from "node:fs/promises";
+import { type FileHandle, open, rename } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Slots } from "../../bulk/engine.ts";
-import { writePieces } from "../../local/pieces.ts";
-import type { Storage } from "../../storage/index.ts";
+import { type WrittenRanges, writePieces } from "../../local/pieces.ts";
+import type { ObjectDownload, Storage } from "../../storage/index.ts";
 import { isGzip } from "../windows.ts";
 import { placeSparseParquet, type SparseParquet } from "./parquet-ranges.ts";
 import { fileNameFor, formatOfBytes, formatOfKey, type TableFile } from "./tables.ts";
@@ -93,6 +93,33 @@ export async function fetchObjects(
   }
 }
 
+/** The object's download, pinned to the ETag and size it was listed with (when it was). */
+export const openWanted = (storage: Storage, bucket: string, object: WantedObject, signal: AbortSignal) =>
+  storage.openObjectDownload(
+    { bucket, key: object.key },
+    signal,
+    object.etag ? { listed: { size: object.size, etag: object.etag } } : {},
+  );
+
+/** Writes `download` into `handle`, checked as a download is (no SHA-256 of its own); `ranges` hears each piece. */
+export const writeDownload = (
+  handle: FileHandle,
+  download: ObjectDownload,
+  signal: AbortSignal,
+  ranges?: WrittenRanges,
+) =>
+  writePieces(
+    handle,
+    {
+      size: download.size,
+      fill: (write) => download.deliver(write),
+      ...(download.check ? { check: download.check } : {}),
+    },
+    signal,
+    false,
+    ranges,
+  );
+
 async function fetchOne(
   storage: Storage,
   bucket: string,
@@ -101,25 +128,12 @@ async function fetchOne(
   position: number,
   signal: AbortSignal,
 ): Promise<{ table: TableFile; bytes: number }> {
-  const download = await storage.openObjectDownload(
-    { bucket, key: object.key },
-    signal,
-    object.etag ? { listed: { size: object.size, etag: object.etag } } : {},
-  );
+  const download = await openWanted(storage, bucket, object, signal);
   const part = join(dir, `${position}.part`);
   const handle = await open(part, "wx+", 0o600);
   let head = new Uint8Array(0);
   try {
-    const written = await writePieces(
-      handle,
-      {
-        size: download.size,
-        fill: (write) => download.deliver(write),
-        ...(download.check ? { check: download.check } : {}),
-      },
-      signal,
-      false,
-    );
+    const written = await writeDownload(handle, download, signal);
     const got = await handle.read(Buffer.alloc(64), 0, 64, 0);
     head = got.buffer.subarray(0, got.bytesRead);
     // The stored bytes: gzip'd text is told by its magic bytes, whatever its name or Content-Encoding.
