@@ -145,7 +145,8 @@ export function createS3Storage(config: Config): Storage {
           requestTimeout: send.requestTimeout,
           idleTimeout: config.requestTimeoutMs,
           ...(quick ? { quick } : {}),
-          ...(paced ? { paced, answersFast: () => isNear(s3, addr.bucket, signal) } : {}),
+          ...(paced ? { paced } : {}),
+          answersFast: () => isNear(s3, addr.bucket, signal),
         });
         const { first, whole } = download;
         const ctx = errorContext(addr);

@@ -1,18 +1,23 @@
 /**
- * A copy between stores judges its source near or far by how fast it answers
- * a HEAD (nearness.ts), not by how fast its first range came: a loaded
- * machine slows the range, and a near source must still be read a range at
- * a time. The judgement is a time of a few milliseconds, so this file runs
+ * A download judges its store near or far by how fast the first range
+ * streams in, and checks that judgement against how fast the store answers a
+ * HEAD (nearness.ts) where the range's timing can mislead: a loaded machine
+ * slows a near store's range, and a process busy while a far store's range
+ * arrives finds it piled up in its socket and reads it at once. A near store
+ * is read in one stream (a range at a time for a copy); a far one in ranges
+ * at once. The judgement is a time of a few milliseconds, so this file runs
  * with nothing beside it (scripts/test.ts SOLO_GROUPS); ranged-download.test.ts
  * has the copy's other ranges.
  */
 
 import { beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { FIRST_RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
-import { freshBucket, s3, sdkClient, withSourceStore } from "../helpers/s3.ts";
+import { freshBucket, s3, s3Env, sdkClient, withSourceStore } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
 const original = randomBytes(45 * MiB + 123, 11);
@@ -25,45 +30,52 @@ beforeAll(async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: original }));
 }, 60_000);
 
-test("a copy whose source's first range comes slowly (a busy machine) but which answers a HEAD fast still reads one range at a time", async () => {
-  // In front of the store: the first range's body trickles in (under the 100 MiB/s that means near), all else passes.
+/**
+ * A proxy in front of the store that counts the GETs of big.bin in flight at once. `firstRange`: how the first
+ * range's body comes (in 64 KiB pieces 3 ms apart, under the 100 MiB/s that means near; or all at once).
+ * `answerAfterMs`: how long every answer is held back (a far store's round trip).
+ */
+function shapingProxy(firstRange: "trickling" | "at once", answerAfterMs = 0) {
+  const seen = { most: 0 };
   let inFlight = 0;
-  let most = 0;
   const upstream = s3().endpoint;
-  const proxy = Bun.serve({
+  const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
     async fetch(req) {
       const url = new URL(req.url);
       const ranged = req.method === "GET" && url.pathname.endsWith("/big.bin");
-      if (ranged) most = Math.max(most, ++inFlight);
+      if (ranged) seen.most = Math.max(seen.most, ++inFlight);
       const answer = await fetch(new URL(url.pathname + url.search, upstream), {
         method: req.method,
         headers: req.headers,
         redirect: "manual",
         decompress: false,
       } as RequestInit);
-      if (!ranged) return answer;
       const bytes = new Uint8Array(await answer.arrayBuffer());
-      const first = req.headers.get("range") === `bytes=0-${FIRST_RANGE_SIZE - 1}`;
+      await Bun.sleep(answerAfterMs);
+      const trickle =
+        ranged && firstRange === "trickling" && req.headers.get("range") === `bytes=0-${FIRST_RANGE_SIZE - 1}`;
       const body = new ReadableStream({
         async start(controller) {
-          for (let at = 0; at < bytes.length; at += 64 * 1024) {
+          if (!trickle && bytes.length > 0) controller.enqueue(bytes);
+          for (let at = 0; trickle && at < bytes.length; at += 64 * 1024) {
             controller.enqueue(bytes.subarray(at, at + 64 * 1024));
-            if (first) await Bun.sleep(3);
+            await Bun.sleep(3);
           }
           controller.close();
-          inFlight--;
+          if (ranged) inFlight--;
         },
       });
-      return new Response(body, { status: answer.status, headers: answer.headers });
+      return new Response(req.method === "HEAD" ? null : body, { status: answer.status, headers: answer.headers });
     },
   });
-  const target = await freshBucket("busy");
-  const { client, close } = await connectBinary({
-    env: withSourceStore(`http://127.0.0.1:${proxy.port}`),
-    args: ["--allowed-dir", dir],
-  });
+  return { endpoint: `http://127.0.0.1:${server.port}`, seen, stop: () => server.stop(true) };
+}
+
+async function copyThrough(proxy: ReturnType<typeof shapingProxy>, label: string): Promise<void> {
+  const target = await freshBucket(label);
+  const { client, close } = await connectBinary({ env: withSourceStore(proxy.endpoint), args: ["--allowed-dir", dir] });
   try {
     const r = await call(client, "copy_object", {
       source_store: "src",
@@ -73,12 +85,50 @@ test("a copy whose source's first range comes slowly (a busy machine) but which 
       object_key: "copy.bin",
     });
     expect(r.isError, textOf(r)).toBeFalsy();
-    // Timed alone, the first range says far (two ranges at once to start); the store's fast HEAD says near.
-    expect(most).toBe(1);
     const copied = await sdkClient().send(new GetObjectCommand({ Bucket: target, Key: "copy.bin" }));
     expect(sha256(await copied.Body!.transformToByteArray())).toBe(sha256(original));
   } finally {
     await close();
-    proxy.stop(true);
+  }
+}
+
+test("a copy whose source's first range comes slowly (a busy machine) but which answers a HEAD fast still reads one range at a time", async () => {
+  const proxy = shapingProxy("trickling");
+  try {
+    await copyThrough(proxy, "busy");
+    // Timed alone, the first range says far (two ranges at once to start); the store's fast HEAD says near.
+    expect(proxy.seen.most).toBe(1);
+  } finally {
+    proxy.stop();
+  }
+}, 60_000);
+
+test("a far store whose first range is read all at once (a process busy as it came) is still read in ranges at once, by a download and by a copy", async () => {
+  // Every answer held back 40 ms: a HEAD says far, though the first range's bytes, once they come, come at once.
+  const proxy = shapingProxy("at once", 40);
+  const { client, close } = await connectBinary({
+    env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
+  try {
+    const r = await call(client, "get_object", {
+      bucket_name: bucket,
+      object_key: "big.bin",
+      mode: "download",
+      local_path: "far.bin",
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(sha256(readFileSync(join(dir, "far.bin")))).toBe(sha256(original));
+    // Timed alone, the first range says near (the rest in one GET); the slow HEAD says far.
+    expect(proxy.seen.most).toBeGreaterThan(1);
+  } finally {
+    await close();
+  }
+  proxy.seen.most = 0;
+  try {
+    await copyThrough(proxy, "stalled");
+    expect(proxy.seen.most).toBeGreaterThan(1);
+  } finally {
+    proxy.stop();
   }
 }, 60_000);

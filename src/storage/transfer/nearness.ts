@@ -3,9 +3,10 @@
  * from how fast it answers a HEAD of the bucket: what decides between one
  * streamed PUT and parts for a copy between stores (streamed-put.ts), keeps
  * buffered parts from multiplying when a loaded machine makes a near store's
- * parts look slow (upload.ts), and a copy's download from fetching twelve
- * ranges at once when its first range looked slow for the same reason
- * (ranged.ts).
+ * parts look slow (upload.ts), a copy's download from fetching several
+ * ranges at once when its first range looked slow for the same reason, and
+ * any download from reading a far store in one stream when its first range
+ * looked fast because the process was busy as it came (ranged.ts).
  */
 import type { S3Handle } from "../requests/client.ts";
 import { bounded, EMPTY_SHA256, signQuick } from "../requests/quick-transport.ts";

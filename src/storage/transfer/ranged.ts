@@ -6,7 +6,9 @@
  * the WAN model in the bench does); several ranged GETs at once multiply
  * that, as rclone and the AWS CLI do. On loopback or a LAN one stream is
  * already as fast as the store sends. So the first GET asks for the first
- * range, and how fast it streams in decides: near → the rest in one more GET;
+ * range, and how fast it streams in decides (a near judgement confirmed by
+ * how fast the store answers a HEAD: a busy process can time a far store's
+ * range as near): near → the rest in one more GET;
  * far → the rest in RANGE_SIZE ranges, PARALLEL_RANGES at a time, each
  * started as soon as one ends. Pieces go to the caller's sink at their
  * offsets (a file written at positions), so no range waits for an earlier
@@ -55,8 +57,8 @@ export interface DownloadOptions {
   /** After the first range from a near store, ranges one after another instead of one stream (types.ts, ObjectDownloadOptions). */
   paced?: boolean;
   /**
-   * Asked when a paced download's first range looked far: whether the store answers fast all the same
-   * (nearness.ts), as a near store timed on a busy machine does.
+   * Whether the store answers a request fast (nearness.ts), asked when the first range's timing cannot be trusted
+   * alone: when it looked near, and for a paced download when it looked far.
    */
   answersFast?: () => Promise<boolean>;
   /** A whole small object fetched another way (quick-requests.ts), tried before the first GET; undefined: send the GET. */
@@ -172,8 +174,11 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       if (spans.length === 0) return;
       // The whole first range in one chunk: it was all there at once.
       let near = timed === 0 || (performance.now() - (firstByteAt ?? 0)) * NEAR_STORE_BYTES_PER_MS < timed;
-      // A loaded machine can time a near store's first range below the rate: ask the store.
-      if (!near && options.paced && options.answersFast) near = await options.answersFast();
+      // Timed from the first byte, a far store can look near: a process busy while the range comes in (its first
+      // request's JIT, modules loading) finds the rest of it piled up in the socket and reads it at once. A round trip
+      // cannot be shortened by that, so a near judgement is confirmed by how fast the store answers. A paced reader
+      // asks either way: a loaded machine also times a near store's range below the rate, and far costs it memory.
+      if ((near || options.paced) && options.answersFast) near = await options.answersFast();
       if (near && !options.paced) for (const [start, end] of spans) await range(start, end - 1);
       // A paced reader (a copy to another store) takes one range at a time from a near store: one stream ran ahead of the
       // upload, and what its connection buffered lifted the copy's peak (BENCH_ONLY=stores).
