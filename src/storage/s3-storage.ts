@@ -16,7 +16,7 @@ import { copyAcrossStores } from "./transfer/cross-copy.ts";
 import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { openDownload } from "./transfer/ranged.ts";
-import { putStreamed, STREAM_PUT_MAX, streamFits } from "./transfer/streamed-put.ts";
+import { putStreamed, STREAM_PUT_MAX, streamable } from "./transfer/streamed-put.ts";
 import { partSizeFor, uploadObject } from "./transfer/upload.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
 import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
@@ -271,11 +271,20 @@ export function createS3Storage(config: Config): Storage {
     },
 
     streamingFor: async (req, wholeMd5, signal) => {
-      if (req.size <= partSizeFor(req.size) || !(await streamFits(await getClient(), req, signal))) return undefined;
+      const s3 = await getClient();
+      if (req.size <= partSizeFor(req.size) || !(await streamable(s3, req))) return undefined;
+      if (!(await isNear(s3, req.bucket, signal))) return "parts";
       return wholeMd5 !== undefined && req.size <= STREAM_PUT_MAX ? "whole" : "parts";
     },
 
-    copyFrom: (source, req, signal, nameSource) => copyAcrossStores(source, storage, req, signal, nameSource),
+    copyFrom: (source, req, signal, nameSource) => {
+      // How far the destination is decides how the bytes go out (streamingFor, uploadObject): probed beside the
+      // source's first requests instead of after them (five round trips to a far store; nearness.ts keeps the answer).
+      getClient()
+        .then((s3) => isNear(s3, req.bucket, signal))
+        .catch(() => {});
+      return copyAcrossStores(source, storage, req, signal, nameSource);
+    },
     hasKeptUpload: (req) => hasKeptUpload(req, resume, partSizeFor(req.size)),
   };
   return storage;

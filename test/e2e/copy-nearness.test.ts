@@ -14,9 +14,11 @@ import { beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { FIRST_RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, textOf } from "../helpers/mcp.ts";
+import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient, withSourceStore } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
@@ -131,4 +133,36 @@ test("a far store whose first range is read all at once (a process busy as it ca
   } finally {
     proxy.stop();
   }
+}, 60_000);
+
+test("a copy to a far destination streams its parts from the source's chunks (none read into a buffer first): no part carries a Content-MD5, and the object is the source's", async () => {
+  // The destination behind the WAN model (a HEAD takes a 20 ms round trip: far); the source near.
+  const wan = await startWanProxy(s3().endpoint);
+  const proxy = startRecordingProxy(wan.endpoint);
+  const target = await freshBucket("far-target");
+  const { client, close } = await connectBinary({
+    env: { ...withSourceStore(s3().endpoint), STORE_ENDPOINT_URL: proxy.endpoint },
+    args: ["--allowed-dir", dir],
+  });
+  try {
+    const r = await call(client, "copy_object", {
+      source_store: "src",
+      source_bucket: bucket,
+      source_key: "big.bin",
+      bucket_name: target,
+      object_key: "copy.bin",
+    });
+    expect(r.isError, textOf(r)).toBeFalsy();
+    expect(r.structuredContent).toMatchObject({ multipart: true, size: original.length });
+    const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber="));
+    // A buffered part goes with the MD5 of its bytes; a streamed one cannot (its ETag is checked instead).
+    expect(parts.length).toBe(Math.ceil(original.length / (5 * MiB)));
+    expect(parts.filter((q) => q.contentMd5 !== null)).toEqual([]);
+  } finally {
+    await close();
+    proxy.stop();
+    await wan.stop();
+  }
+  const copied = await sdkClient().send(new GetObjectCommand({ Bucket: target, Key: "copy.bin" }));
+  expect(sha256(await copied.Body!.transformToByteArray())).toBe(sha256(original));
 }, 60_000);

@@ -4,10 +4,10 @@
  * near, several at once far, every request pinned to the first answer's
  * ETag, its MD5 or checksums checked over all of it), the two joined by a
  * PiecePipe (bounded memory; nothing reaches the destination that did not
- * verify). A near destination takes the source's chunks as they are
- * (streamed-put.ts: one PUT checked against the source's MD5;
- * streamed-parts.ts: parts checked by their ETags); a far one parts read
- * into buffers, as upload_file sends them. The multipart upload is aborted on
+ * verify). The destination takes the source's chunks as they are where
+ * they can be streamed (streamed-put.ts: one PUT checked against the
+ * source's MD5, to a near store; streamed-parts.ts: parts checked by their
+ * ETags), else parts read into buffers, as upload_file sends them. The multipart upload is aborted on
  * any failure; a cut (a cancelled call, the server stopping) keeps it, and the
  * next copy of the same source (same ETag and size) to the same destination
  * reads from the source only the parts the destination lacks, each a ranged

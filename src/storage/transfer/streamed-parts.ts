@@ -1,7 +1,9 @@
 /**
  * The parts of a multipart upload sent as streamed bodies, for a copy from
- * another store whose object has no MD5 to promise (it was stored in parts:
- * its ETag is no MD5 of its bytes, so streamed-put.ts cannot be used). Each
+ * another store: to a near one when its object has no MD5 to promise (it was
+ * stored in parts: its ETag is no MD5 of its bytes, so streamed-put.ts cannot
+ * be used), to a far one always (parts in flight make the speed there, and
+ * streamed they hold no buffers: the WAN-model copy peaked ~45 MB lower). Each
  * part's bytes go out as the source's own chunks, hashed as they pass and
  * freed once sent: no part is held in a buffer here. Its MD5 cannot go out
  * before its bytes, so the store does not check them as they come; the
@@ -12,8 +14,8 @@
  * that ETag: a part replaced after it answered (its request replayed with
  * other bytes: the body is not signed) makes the store refuse to complete.
  *
- * Taken where the single PUT is (`streamFits`: a near store, custom
- * endpoints). A part the destination fails to take (a network error, a
+ * Taken where the bytes can be streamed at all (`streamable`: custom
+ * endpoints, plain headers). A part the destination fails to take (a network error, a
  * stall, a 5xx or a throttle) is sent once more the way buffered parts are,
  * with Content-MD5 and the SDK's retries (upload.ts): its bytes handed over
  * so far are gone, so they are read from the source again (`rereadAt`,

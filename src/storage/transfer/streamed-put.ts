@@ -8,18 +8,17 @@
  * MD5, then each part's Content-MD5), and on cores shared with the stores
  * that CPU is the copy's speed (BENCH_ONLY=stores; docs/stores.md).
  *
- * Taken only where it is at least as good as parts (`streamFits`): a near
- * destination (one connection carries what a few parts would; far away,
- * parts in flight are what makes the speed), up to S3's limit for one PUT,
- * header values the quick requests may send as they are, and no checksums
- * the SDK would add (custom endpoints). Being one request, a failure or a
+ * Taken only where it is at least as good as parts (s3-storage.ts,
+ * streamingFor): a near destination (one connection carries what a few parts
+ * would; far away, parts in flight are what makes the speed: streamed parts,
+ * streamed-parts.ts), up to S3's limit for one PUT, and what `streamable`
+ * asks of any streamed body. Being one request, a failure or a
  * cancel leaves nothing at the key and no multipart upload behind.
  */
 import type { S3Handle } from "../requests/client.ts";
 import { plainPut, putHeaders } from "../requests/quick-requests.ts";
 import { quickAddressable } from "../requests/quick-transport.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
-import { isNear } from "./nearness.ts";
 import { sendStreamed } from "./streamed-body.ts";
 import { checkEtag } from "./upload-bytes.ts";
 
@@ -27,15 +26,16 @@ import { checkEtag } from "./upload-bytes.ts";
 export const STREAM_PUT_MAX = 5 * 1024 ** 3;
 
 /**
- * Whether `req` would go out streamed (one PUT, or parts: streamed-parts.ts):
- * the source's chunks can be handed over, plain headers, no checksums the SDK
- * would add, an addressable bucket, and a near store.
+ * Whether `req` can go out streamed (one PUT, or parts: streamed-parts.ts):
+ * the source's chunks can be handed over, header values the quick requests
+ * may send as they are, no checksums the SDK would add (custom endpoints),
+ * and an addressable bucket.
  */
-export async function streamFits(s3: S3Handle, req: UploadRequest, signal?: AbortSignal): Promise<boolean> {
+export async function streamable(s3: S3Handle, req: UploadRequest): Promise<boolean> {
   // The bytes must be handed over (a source that can only be copied from is not one this was built for).
   if (!req.takeAt || !plainPut(req)) return false;
   if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return false;
-  return (await quickAddressable(s3, req.bucket)) && isNear(s3, req.bucket, signal);
+  return quickAddressable(s3, req.bucket);
 }
 
 /**

@@ -47,14 +47,15 @@ export function partSizeFor(size: number): number {
 
 /**
  * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
- * the file, or 4 read into buffers (a copy between stores), fewer when parts are huge, to bound memory: more raised
+ * the file, or 4 from another store (streamed, or read into buffers: then fewer when parts are huge, to bound memory): more raised
  * a WAN-model copy's peak for no speed (BENCH_ONLY=ab, docs/performance.md). Near, more in flight raises the
  * peak for little speed; far, one connection carries little (window / round trip), so parts in flight make the
  * speed (the loopback and WAN-model uploads of `npm run bench`).
  */
-export function queueSizeFor(partSize: number, far = false, fromFile = false): number {
+export function queueSizeFor(partSize: number, far = false, fromFile = false, streamed = false): number {
   // Parts sent from the file hold only a hashing buffer each: more may go out at once.
   if (fromFile) return far ? 12 : 3;
+  if (streamed) return far ? 4 : 3;
   return Math.max(1, Math.min(far ? 4 : 3, Math.floor(BUFFER_BUDGET / partSize)));
 }
 
@@ -318,7 +319,7 @@ async function putMultipart(
     // Parts that take long on their connection (a far store) let more parts go in flight. Parts read into buffers
     // hold memory, so a store that answers fast (nearness.ts) is not grown for: its slow parts are a loaded machine.
     // Asked before the first parts go: beside them the answer comes late, slowed by the very parts it is about.
-    const nearStore = !fromFile && (streamed || (await isNear(s3, req.bucket, stop.signal)));
+    const nearStore = !fromFile && (await isNear(s3, req.bucket, stop.signal));
     grow = (bytes, ms) => {
       if (
         !nearStore &&
@@ -328,7 +329,10 @@ async function putMultipart(
       )
         spawn();
     };
-    for (let i = 0; i < Math.min(queueSizeFor(partSize, false, fromFile), count); i++) spawn();
+    // Streamed parts are never timed for growth (their time is the source's as much as the store's): a far store
+    // gets its parts in flight from the start.
+    const initial = queueSizeFor(partSize, streamed && !nearStore, fromFile, streamed);
+    for (let i = 0; i < Math.min(initial, count); i++) spawn();
     const settled: PromiseSettledResult<void>[] = [];
     // Workers may be added while earlier ones run: settle until none is left.
     for (let i = 0; i < workers.length; i++) settled.push((await Promise.allSettled([workers[i]!]))[0]!);

@@ -32,4 +32,7 @@ test("a far store gets more parts in flight, still within the buffer budget", ()
   // Parts sent from the file hold only a 1 MiB hashing buffer each.
   expect(queueSizeFor(5 * 1024 * 1024, true, true)).toBe(12);
   expect(queueSizeFor(5 * 1024 * 1024, false, true)).toBe(3);
+  // Streamed parts (a copy from another store) hold no buffer: huge parts go as many at once as small ones.
+  expect(queueSizeFor(600 * 1024 * 1024, true, false, true)).toBe(4);
+  expect(queueSizeFor(600 * 1024 * 1024, false, false, true)).toBe(3);
 });
