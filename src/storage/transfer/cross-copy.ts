@@ -7,8 +7,8 @@
  * verify). The destination takes the source's chunks as they are where
  * they can be streamed (streamed-put.ts: one PUT checked against the
  * source's MD5, to a near store; streamed-parts.ts: parts checked by their
- * ETags), else parts read into buffers, as upload_file sends them. The multipart upload is aborted on
- * any failure; a cut (a cancelled call, the server stopping) keeps it, and the
+ * ETags), else parts read into buffers, as upload_file sends them. The
+ * multipart upload is aborted on any failure; a cut (a cancelled call, the server stopping) keeps it, and the
  * next copy of the same source (same ETag and size) to the same destination
  * reads from the source only the parts the destination lacks, each a ranged
  * read pinned to that ETag (upload-resume.ts). Length is always checked.

@@ -15,12 +15,12 @@
  * other bytes: the body is not signed) makes the store refuse to complete.
  *
  * Taken where the bytes can be streamed at all (`streamable`: custom
- * endpoints, plain headers). A part the destination fails to take (a network error, a
- * stall, a 5xx or a throttle) is sent once more the way buffered parts are,
- * with Content-MD5 and the SDK's retries (upload.ts): its bytes handed over
- * so far are gone, so they are read from the source again (`rereadAt`,
- * refused unless they have the MD5 of those first sent) and the rest taken
- * from the download as before.
+ * endpoints, plain headers). A part the destination fails to take (a
+ * network error, a stall, a 5xx or a throttle) is sent once more the way
+ * buffered parts are, with Content-MD5 and the SDK's retries (upload.ts):
+ * its bytes handed over so far are gone, so they are read from the source
+ * again (`rereadAt`, refused unless they have the MD5 of those first sent)
+ * and the rest taken from the download as before.
  */
 import { createHash } from "node:crypto";
 import type { S3Handle } from "../requests/client.ts";

@@ -12,8 +12,8 @@
  * streamingFor): a near destination (one connection carries what a few parts
  * would; far away, parts in flight are what makes the speed: streamed parts,
  * streamed-parts.ts), up to S3's limit for one PUT, and what `streamable`
- * asks of any streamed body. Being one request, a failure or a
- * cancel leaves nothing at the key and no multipart upload behind.
+ * asks of any streamed body. Being one request, a failure or a cancel
+ * leaves nothing at the key and no multipart upload behind.
  */
 import type { S3Handle } from "../requests/client.ts";
 import { plainPut, putHeaders } from "../requests/quick-requests.ts";

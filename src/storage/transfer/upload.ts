@@ -47,8 +47,9 @@ export function partSizeFor(size: number): number {
 
 /**
  * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
- * the file, or 4 from another store (streamed, or read into buffers: then fewer when parts are huge, to bound memory): more raised
- * a WAN-model copy's peak for no speed (BENCH_ONLY=ab, docs/performance.md). Near, more in flight raises the
+ * the file, or 4 from another store (streamed, or read into buffers: then
+ * fewer when parts are huge, to bound memory): more raised a WAN-model copy's
+ * peak for no speed (BENCH_ONLY=ab, docs/performance.md). Near, more in flight raises the
  * peak for little speed; far, one connection carries little (window / round trip), so parts in flight make the
  * speed (the loopback and WAN-model uploads of `npm run bench`).
  */
