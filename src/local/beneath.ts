@@ -252,7 +252,8 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
 /** lstat of `name` in `dir`, undefined when nothing is there. */
 export function entryStat(dir: Dir, name: string): Stats | undefined {
   try {
-    return lstatSync(dir.at(name));
+    // A missing name builds no error (a bulk download asks this of every new file, twice).
+    return lstatSync(dir.at(name), { throwIfNoEntry: false });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
