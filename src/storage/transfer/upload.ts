@@ -5,13 +5,12 @@ import { keepsOnStop } from "../../runtime/kept-transfers.ts";
 import { memoryPacer } from "../../runtime/memory.ts";
 import { CreateAttempts } from "../orphaned-uploads.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
-import { encryptionParams } from "../requests/encryption.ts";
-import { type QuickPut, quickPut, quickPutFits } from "../requests/quick-requests.ts";
 import { countSent } from "../requests/sent-bytes.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
 import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
 import { PartProgress } from "./part-progress.ts";
+import { objectParams, putSingle } from "./single-put.ts";
 import { streamPart } from "./streamed-parts.ts";
 import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
 import {
@@ -88,45 +87,6 @@ export async function uploadObject(
   const partSize = partSizeFor(req.size);
   if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
   return putMultipart(s3, req, partSize, signal, requestTimeoutMs, resume);
-}
-
-async function putSingle(
-  s3: S3Handle,
-  req: UploadRequest,
-  signal: AbortSignal | undefined,
-  requestTimeoutMs: number,
-): Promise<UploadResult> {
-  const { sdk } = s3;
-  const fetchClient = fetchClientFor(s3, req.key);
-  const body = Buffer.allocUnsafe(req.size);
-  await readFully(req, body, 0);
-  signal?.throwIfAborted();
-  const md5 = createHash("md5").update(body).digest();
-  const quick: QuickPut = {
-    bucket: req.bucket,
-    key: req.key,
-    body,
-    md5,
-    contentType: req.contentType,
-    ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}),
-    ...(req.storageClass ? { storageClass: req.storageClass } : {}),
-    ...(req.metadata ? { metadata: req.metadata } : {}),
-    ...(req.encryption ? { encryption: req.encryption } : {}),
-  };
-  const out =
-    (quickPutFits(quick) ? await quickPut(s3, quick, signal, requestTimeoutMs) : undefined) ??
-    (await fetchClient.send(
-      new sdk.PutObjectCommand({
-        ...objectParams(req),
-        Body: body,
-        ContentLength: req.size,
-        ContentMD5: md5.toString("base64"),
-      }),
-      { abortSignal: signal },
-    ));
-  checkEtag(out, md5, req, "object");
-  req.onProgress?.(req.size);
-  return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
 }
 
 /**
@@ -379,16 +339,4 @@ async function putMultipart(
     signal?.removeEventListener("abort", onCallerAbort);
     await creation.abortOrphans(s3, req.bucket, req.key, uploadId);
   }
-}
-
-function objectParams(req: UploadRequest) {
-  return {
-    Bucket: req.bucket,
-    Key: req.key,
-    ContentType: req.contentType,
-    ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
-    ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
-    ...(req.metadata ? { Metadata: req.metadata } : {}),
-    ...encryptionParams(req.encryption),
-  };
 }

@@ -1,0 +1,64 @@
+/**
+ * An upload that fits in one part: its bytes read into one buffer, sent as
+ * one PutObject with their Content-MD5 (a quick request where its headers
+ * allow, else the SDK's), its ETag checked against that MD5. And the object
+ * parameters every upload's first request carries (upload.ts).
+ */
+import { createHash } from "node:crypto";
+import { fetchClientFor, type S3Handle } from "../requests/client.ts";
+import { encryptionParams } from "../requests/encryption.ts";
+import { type QuickPut, quickPut, quickPutFits } from "../requests/quick-requests.ts";
+import type { UploadRequest, UploadResult } from "../types.ts";
+import { checkEtag, readFully } from "./upload-bytes.ts";
+
+export async function putSingle(
+  s3: S3Handle,
+  req: UploadRequest,
+  signal: AbortSignal | undefined,
+  requestTimeoutMs: number,
+): Promise<UploadResult> {
+  const { sdk } = s3;
+  const fetchClient = fetchClientFor(s3, req.key);
+  const body = Buffer.allocUnsafe(req.size);
+  await readFully(req, body, 0);
+  signal?.throwIfAborted();
+  const md5 = createHash("md5").update(body).digest();
+  const quick: QuickPut = {
+    bucket: req.bucket,
+    key: req.key,
+    body,
+    md5,
+    contentType: req.contentType,
+    ...(req.cacheControl ? { cacheControl: req.cacheControl } : {}),
+    ...(req.storageClass ? { storageClass: req.storageClass } : {}),
+    ...(req.metadata ? { metadata: req.metadata } : {}),
+    ...(req.encryption ? { encryption: req.encryption } : {}),
+  };
+  const out =
+    (quickPutFits(quick) ? await quickPut(s3, quick, signal, requestTimeoutMs) : undefined) ??
+    (await fetchClient.send(
+      new sdk.PutObjectCommand({
+        ...objectParams(req),
+        Body: body,
+        ContentLength: req.size,
+        ContentMD5: md5.toString("base64"),
+      }),
+      { abortSignal: signal },
+    ));
+  checkEtag(out, md5, req, "object");
+  req.onProgress?.(req.size);
+  return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
+}
+
+/** What PutObject and CreateMultipartUpload say of the object: its key, type, class, cache control, metadata, encryption. */
+export function objectParams(req: UploadRequest) {
+  return {
+    Bucket: req.bucket,
+    Key: req.key,
+    ContentType: req.contentType,
+    ...(req.storageClass ? { StorageClass: req.storageClass as never } : {}),
+    ...(req.cacheControl ? { CacheControl: req.cacheControl } : {}),
+    ...(req.metadata ? { Metadata: req.metadata } : {}),
+    ...encryptionParams(req.encryption),
+  };
+}
