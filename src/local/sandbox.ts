@@ -142,10 +142,26 @@ export async function openForReading(
   allowed: AllowedDirs,
   mode: WalkMode = platformMode(),
 ): Promise<OpenedFile> {
+  const opened = await openIfThere(given, allowed, mode);
+  if (opened) return opened;
+  return refuse(
+    given,
+    "LocalFileNotFound",
+    "No file exists at this path.",
+    `check the path; relative paths start from ${allowed.dirs[0]}.`,
+  );
+}
+
+/** As openForReading, but undefined when nothing is at the path (a bulk download asks this of every new file). */
+export async function openIfThere(
+  given: string,
+  allowed: AllowedDirs,
+  mode: WalkMode = platformMode(),
+): Promise<OpenedFile | undefined> {
   let abs = lexicalCheck(given, allowed);
   const scope = scopeOf(given, allowed, mode);
   for (let hops = 0, viaLink = false; hops <= MAX_SYMLINK_HOPS; hops++) {
-    const step = await withParent(abs, scope, false, async (parent): Promise<OpenedFile | string> => {
+    const step = await withParent(abs, scope, false, async (parent): Promise<OpenedFile | string | undefined> => {
       const st = parent.missing.length === 0 ? entryStat(parent.dir, parent.name) : undefined;
       if (!st) {
         if (viaLink)
@@ -155,12 +171,7 @@ export async function openForReading(
             "The path is a symlink whose target does not exist.",
             "give the path of a real file.",
           );
-        refuse(
-          given,
-          "LocalFileNotFound",
-          "No file exists at this path.",
-          `check the path; relative paths start from ${allowed.dirs[0]}.`,
-        );
+        return undefined;
       }
       if (st.isSymbolicLink()) {
         if (scope.followLinks === false) linkOnPath(given);

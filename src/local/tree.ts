@@ -4,7 +4,7 @@ import { unlinkSync } from "node:fs";
 import { ActionableError } from "../runtime/errors.ts";
 import { entryStat, type WalkMode, walkToParent } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { type AllowedDirs, allowedPath, openDirectory, openForReading } from "./sandbox.ts";
+import { type AllowedDirs, allowedPath, openDirectory, openIfThere } from "./sandbox.ts";
 import { type WalkEvents, type WalkedFile, walkFiles } from "./walk.ts";
 
 /**
@@ -58,11 +58,12 @@ export async function withLocalFile<T>(
 ): Promise<T> {
   let opened;
   try {
-    opened = await openForReading(given, allowed, mode);
+    opened = await openIfThere(given, allowed, mode);
   } catch (err) {
-    if (err instanceof ActionableError && err.code === "LocalFileNotFound") return use(undefined);
-    throw err;
+    // Gone between the look and the open.
+    if (!(err instanceof ActionableError && err.code === "LocalFileNotFound")) throw err;
   }
+  if (!opened) return use(undefined);
   const { handle } = opened;
   try {
     const st = await handle.stat();
