@@ -1,27 +1,41 @@
 /**
- * SHA-256 of a file computed on another thread, reading back (from the page
- * cache) the prefix the writer reports written. Hashing on the thread that
- * receives the download would bound its speed on loopback (the download shapes
- * of `npm run bench`). The worker's code is inline (a Blob URL), so the
- * compiled binary needs no extra entry point.
+ * Hashes of a file computed on another thread, reading back (from the page
+ * cache) the prefix the writer reports written: the file's SHA-256 and the
+ * object's own checks (the MD5 of its ETag, its checksums). Hashing on the
+ * thread that receives the download bounds its speed (the download shapes of
+ * `npm run bench`). The worker's code is inline (a Blob URL), so the compiled
+ * binary needs no extra entry point.
  */
 
 const WORKER_SOURCE = `
 const { createHash } = require("node:crypto");
 const { readSync } = require("node:fs");
-const hash = createHash("sha256");
+const { crc32 } = require("node:zlib");
 const buffer = Buffer.allocUnsafe(1024 * 1024);
+let hashes;
+let crc;
 let at = 0;
 self.onmessage = (event) => {
-  const { fd, upTo, done } = event.data;
+  const { fd, algorithms, upTo, done } = event.data;
   try {
+    if (!hashes) {
+      hashes = algorithms.filter((a) => a !== "crc32").map((a) => [a, createHash(a)]);
+      if (algorithms.includes("crc32")) crc = 0;
+    }
     while (at < upTo) {
       const read = readSync(fd, buffer, 0, Math.min(buffer.length, upTo - at), at);
       if (read <= 0) throw new Error("the file ended at " + at + " while hashing up to " + upTo);
-      hash.update(buffer.subarray(0, read));
+      const bytes = buffer.subarray(0, read);
+      for (const [, h] of hashes) h.update(bytes);
+      if (crc !== undefined) crc = crc32(bytes, crc);
       at += read;
     }
-    if (done) postMessage({ sha256: hash.digest("hex"), bytes: at });
+    if (done) {
+      const hex = {};
+      for (const [a, h] of hashes) hex[a] = h.digest("hex");
+      if (crc !== undefined) hex.crc32 = (crc >>> 0).toString(16).padStart(8, "0");
+      postMessage({ hex, bytes: at });
+    }
   } catch (err) {
     postMessage({ error: String(err && err.message || err) });
   }
@@ -33,19 +47,20 @@ let workerUrl: string | undefined;
 export interface FileHasher {
   /** The file's first `bytes` are written: hash them. */
   upTo(bytes: number): void;
-  /** The hash of the first `total` bytes, once they are hashed. */
-  digest(total: number): Promise<string>;
+  /** The digests (hex, by algorithm) of the first `total` bytes, once they are hashed. */
+  digests(total: number): Promise<Record<string, string>>;
   /** Stops the thread (it never reads after this resolves). */
   stop(): Promise<void>;
 }
 
-export function startFileHasher(fd: number): FileHasher {
+/** `algorithms`: node:crypto names, or crc32. */
+export function startFileHasher(fd: number, algorithms: readonly string[]): FileHasher {
   workerUrl ??= URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
   const worker = new Worker(workerUrl);
   let failed: Error | undefined;
-  let settle: ((result: { sha256?: string; error?: string }) => void) | undefined;
+  let settle: ((result: { hex?: Record<string, string>; error?: string }) => void) | undefined;
   const closed = new Promise<void>((resolve) => worker.addEventListener("close", () => resolve(), { once: true }));
-  worker.onmessage = (event: MessageEvent<{ sha256?: string; error?: string }>) => {
+  worker.onmessage = (event: MessageEvent<{ hex?: Record<string, string>; error?: string }>) => {
     if (event.data.error) failed ??= new Error(event.data.error);
     settle?.(event.data);
   };
@@ -58,16 +73,16 @@ export function startFileHasher(fd: number): FileHasher {
     upTo(bytes) {
       if (bytes <= reported || failed) return;
       reported = bytes;
-      worker.postMessage({ fd, upTo: bytes, done: false });
+      worker.postMessage({ fd, algorithms, upTo: bytes, done: false });
     },
-    async digest(total) {
+    async digests(total) {
       if (failed) throw failed;
-      const result = await new Promise<{ sha256?: string; error?: string }>((resolve) => {
+      const result = await new Promise<{ hex?: Record<string, string>; error?: string }>((resolve) => {
         settle = resolve;
-        worker.postMessage({ fd, upTo: total, done: true });
+        worker.postMessage({ fd, algorithms, upTo: total, done: true });
       });
-      if (result.error || !result.sha256) throw new Error(result.error ?? "the hashing thread gave no digest");
-      return result.sha256;
+      if (result.error || !result.hex) throw new Error(result.error ?? "the hashing thread gave no digest");
+      return result.hex;
     },
     async stop() {
       worker.terminate();

@@ -5,7 +5,8 @@
  * (hash-thread.ts); otherwise here, a piece that lands where the hashed
  * prefix ends from memory, one that lands further on read back from the file
  * (the page cache) once everything before it is there. The object's own
- * check (MD5 of a single-part ETag, checksums) is fed here the same way.
+ * check (MD5 of a single-part ETag, checksums) goes the same way: on the
+ * thread when it names its algorithms, else fed here.
  * Nothing is held for reordering: memory is the pieces in flight whatever
  * the object's size.
  */
@@ -24,9 +25,19 @@ export interface PieceSource {
   /** Calls `write` for every byte exactly once (but those in `have`); settles when it will call it no more. */
   fill(write: PieceWriter, have?: readonly [number, number][]): Promise<void>;
   /** Fed every byte in order, as the hash is; `finish` may refuse the whole (the object's own checks). */
-  check?: { update(bytes: Uint8Array): void; finish(): void };
+  check?: PieceCheck;
   /** Set when a cut download can be kept and resumed (kept-download.ts); `fill` then skips the ranges it is told the file has. */
   resume?: DownloadResume;
+}
+
+/** The object's own check of the whole file. */
+export interface PieceCheck {
+  update(bytes: Uint8Array): void;
+  finish(): void;
+  /** With `verify`: what it computes (node:crypto names, or crc32), so that the hashing thread can compute it instead. */
+  algorithms?: readonly string[];
+  /** Checks the digests (hex) the hashing thread computed; throws as `finish` does. */
+  verify?(hex: Record<string, string>): void;
 }
 
 /** A resumed file's ranges already written, and who hears of each piece written. */
@@ -47,11 +58,22 @@ export async function writePieces(
   sha256 = true,
   ranges?: WrittenRanges,
 ): Promise<{ bytes: number; sha256: string }> {
+  const onThread = source.check?.algorithms && source.check.verify ? source.check : undefined;
+  const algorithms = [...new Set([...(sha256 ? ["sha256"] : []), ...(onThread?.algorithms ?? [])])];
   const thread =
-    sha256 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES ? startFileHasher(out.fd) : undefined;
+    algorithms.length > 0 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES
+      ? startFileHasher(out.fd, algorithms)
+      : undefined;
   try {
-    const result = await writeAndHash(out, source, thread, signal, sha256, ranges);
-    return { bytes: result.bytes, sha256: result.sha256 ?? (thread ? await thread.digest(result.bytes) : "") };
+    // In order on this thread: what no thread hashes.
+    const result = await writeAndHash(out, source, thread, signal, ranges, {
+      sha256: sha256 && !thread,
+      check: thread && onThread ? undefined : source.check,
+    });
+    if (!thread) return { bytes: result.bytes, sha256: result.sha256 ?? "" };
+    const hex = await thread.digests(result.bytes);
+    if (onThread) onThread.verify!(hex);
+    return { bytes: result.bytes, sha256: sha256 ? hex.sha256! : "" };
   } finally {
     await thread?.stop();
   }
@@ -62,15 +84,15 @@ async function writeAndHash(
   source: PieceSource,
   thread: FileHasher | undefined,
   signal: AbortSignal | undefined,
-  sha256: boolean,
   ranges: WrittenRanges | undefined,
+  here: { sha256: boolean; check: PieceCheck | undefined },
 ): Promise<{ bytes: number; sha256?: string }> {
-  // In order on this thread: the sha256 when no thread hashes, and the object's own check.
-  const hash = thread || !sha256 ? undefined : createHash("sha256");
-  const feeds = hash !== undefined || source.check !== undefined;
+  const { check } = here;
+  const hash = here.sha256 ? createHash("sha256") : undefined;
+  const feeds = hash !== undefined || check !== undefined;
   const inOrder = (bytes: Uint8Array) => {
     hash?.update(bytes);
-    source.check?.update(bytes);
+    check?.update(bytes);
   };
   // The file's written prefix, for the hashing thread: every piece once written, start → end.
   const landed = new Map<number, number>();
@@ -163,7 +185,7 @@ async function writeAndHash(
   ) {
     throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }
-  source.check?.finish();
+  check?.finish();
   return { bytes: contiguous, sha256: hash?.digest("hex") };
 }
 

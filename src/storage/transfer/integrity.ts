@@ -72,10 +72,8 @@ class Crc32 {
     for (let i = 0; i < bytes.length; i++) c = Crc32.table[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
     this.crc = c;
   }
-  digestBase64(): string {
-    const out = Buffer.alloc(4);
-    out.writeUInt32BE((this.crc ^ 0xffffffff) >>> 0);
-    return out.toString("base64");
+  digestHex(): string {
+    return ((this.crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0");
   }
 }
 
@@ -107,35 +105,43 @@ export function orderedCheck(
     value,
     alg === "crc32" ? new Crc32() : createHash(alg),
   ]);
+  const verify = (hex: Record<string, string | undefined>) => {
+    // A digest missing from `hex` fails like a wrong one: nothing passes unchecked.
+    if (promises.md5 && hex.md5 !== promises.md5) {
+      throw fail(
+        ctx,
+        "IntegrityCheckFailed",
+        `The body's MD5 (${hex.md5 ?? "none"}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`,
+        "retry the call; if it repeats, the store or a proxy is corrupting data.",
+        true,
+      );
+    }
+    for (const [alg, value] of promises.checksums) {
+      const got = Buffer.from(hex[alg] ?? "", "hex").toString("base64");
+      if (got !== value) {
+        throw fail(
+          ctx,
+          "IntegrityCheckFailed",
+          `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`,
+          "retry the call; if it repeats, the store or a proxy is corrupting data.",
+          true,
+        );
+      }
+    }
+  };
   return {
+    algorithms: [...(md5 ? ["md5"] : []), ...promises.checksums.map(([alg]) => alg)],
     update(bytes) {
       md5?.update(bytes);
       for (const [, , h] of hashes) h.update(bytes);
     },
     finish() {
-      const digest = md5?.digest("hex");
-      if (digest !== undefined && digest !== promises.md5) {
-        throw fail(
-          ctx,
-          "IntegrityCheckFailed",
-          `The body's MD5 (${digest}) is not the object's ETag (${promises.md5}): the data was corrupted on the way; nothing was kept.`,
-          "retry the call; if it repeats, the store or a proxy is corrupting data.",
-          true,
-        );
-      }
-      for (const [alg, value, h] of hashes) {
-        const got = h instanceof Crc32 ? h.digestBase64() : h.digest("base64");
-        if (got !== value) {
-          throw fail(
-            ctx,
-            "IntegrityCheckFailed",
-            `The body's ${alg} (${got}) is not the checksum the store sent (${value}): the data was corrupted on the way; nothing was kept.`,
-            "retry the call; if it repeats, the store or a proxy is corrupting data.",
-            true,
-          );
-        }
-      }
+      const hex: Record<string, string> = {};
+      if (md5) hex.md5 = md5.digest("hex");
+      for (const [alg, , h] of hashes) hex[alg] = h instanceof Crc32 ? h.digestHex() : h.digest("hex");
+      verify(hex);
     },
+    verify,
   };
 }
 

@@ -43,7 +43,7 @@ export class PiecePipe {
   constructor(
     readonly size: number,
     private readonly limit: number,
-    private readonly check: OrderedCheck | undefined,
+    private readonly check: Pick<OrderedCheck, "update" | "finish"> | undefined,
   ) {}
 
   /**

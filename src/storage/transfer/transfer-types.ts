@@ -96,6 +96,10 @@ export interface ObjectDownload {
 export interface OrderedCheck {
   update(bytes: Uint8Array): void;
   finish(): void;
+  /** What it computes (node:crypto names, or crc32), for a reader that hashes the body elsewhere (another thread). */
+  readonly algorithms: readonly string[];
+  /** Checks digests computed elsewhere (hex, one per algorithm; crc32's big-endian) instead of `update` and `finish`; throws as `finish` does. */
+  verify(hex: Record<string, string>): void;
 }
 
 /** What a read tells of the object besides its bytes. */

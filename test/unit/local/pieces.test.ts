@@ -198,3 +198,39 @@ test("without a sha256 and without a check (a bulk download of a multipart objec
     await gap.close();
   }
 }, 60_000);
+
+test("a large download's own check (MD5 of its ETag, checksums) is computed on the hashing thread, and still refuses a body that breaks it", async () => {
+  const { orderedCheck } = await import("../../../src/storage/transfer/integrity.ts");
+  const { createHash } = await import("node:crypto");
+  const { crc32 } = await import("node:zlib");
+  const bytes = Buffer.from(require("node:crypto").randomBytes(65 * 1024 * KiB + 3));
+  const pieces = piecesOf(bytes, 1024 * KiB).reverse();
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(bytes) >>> 0);
+  const promises = (md5: string) => ({
+    md5,
+    checksums: [
+      ["sha256", createHash("sha256").update(bytes).digest("base64")],
+      ["sha1", createHash("sha1").update(bytes).digest("base64")],
+      ["crc32", crc.toString("base64")],
+    ] as [string, string][],
+  });
+  const run = async (name: string, md5: string) => {
+    const check = orderedCheck(promises(md5), { bucket: "b", key: "k" })!;
+    let fedHere = 0;
+    const counted = { ...check, update: (b: Uint8Array) => void (fedHere += b.length) };
+    const handle = await open(join(dir, name), "w+");
+    try {
+      // sha256 false: a bulk download's file, which still gets the object's check.
+      const fill = async (w: PieceWriter) => void (await Promise.all(pieces.map((p) => w(p.offset, p.chunks))));
+      return await writePieces(handle, { size: bytes.length, fill, check: counted }, undefined, false);
+    } finally {
+      await handle.close();
+      expect(fedHere).toBe(0);
+    }
+  };
+  const right = createHash("md5").update(bytes).digest("hex");
+  expect(await run("checked.bin", right)).toEqual({ bytes: bytes.length, sha256: "" });
+  const wrong = `${right.slice(0, 31)}${right.endsWith("0") ? "1" : "0"}`;
+  await expect(run("broken.bin", wrong)).rejects.toThrow(/MD5 .* is not the object's ETag/);
+}, 120_000);
