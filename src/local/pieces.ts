@@ -5,8 +5,9 @@
  * (hash-thread.ts); otherwise here, a piece that lands where the hashed
  * prefix ends from memory, one that lands further on read back from the file
  * (the page cache) once everything before it is there. The object's own
- * check (MD5 of a single-part ETag, checksums) goes the same way: on the
- * thread when it names its algorithms, else fed here.
+ * check (MD5 of a single-part ETag, checksums) is fed here while pieces
+ * come in order, and computed on the thread (from the first byte) once one
+ * does not, or from the start when no sha256 is wanted.
  * Nothing is held for reordering: memory is the pieces in flight whatever
  * the object's size.
  */
@@ -58,21 +59,22 @@ export async function writePieces(
   sha256 = true,
   ranges?: WrittenRanges,
 ): Promise<{ bytes: number; sha256: string }> {
-  const onThread = source.check?.algorithms && source.check.verify ? source.check : undefined;
-  const algorithms = [...new Set([...(sha256 ? ["sha256"] : []), ...(onThread?.algorithms ?? [])])];
+  const threadable = source.check?.algorithms && source.check.verify ? source.check : undefined;
+  // On the thread from the start: the sha256; for a file none is wanted of (a bulk download's), the object's check.
+  const algorithms = sha256 ? ["sha256"] : (threadable?.algorithms ?? []);
   const thread =
     algorithms.length > 0 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES
       ? startFileHasher(out.fd, algorithms)
       : undefined;
+  const checkFromStart = thread !== undefined && !sha256 && threadable !== undefined;
   try {
-    // In order on this thread: what no thread hashes.
     const result = await writeAndHash(out, source, thread, signal, ranges, {
       sha256: sha256 && !thread,
-      check: thread && onThread ? undefined : source.check,
+      check: checkFromStart ? undefined : source.check,
     });
     if (!thread) return { bytes: result.bytes, sha256: result.sha256 ?? "" };
     const hex = await thread.digests(result.bytes);
-    if (onThread) onThread.verify!(hex);
+    if (checkFromStart || result.handedOver) threadable!.verify!(hex);
     return { bytes: result.bytes, sha256: sha256 ? hex.sha256! : "" };
   } finally {
     await thread?.stop();
@@ -86,14 +88,19 @@ async function writeAndHash(
   signal: AbortSignal | undefined,
   ranges: WrittenRanges | undefined,
   here: { sha256: boolean; check: PieceCheck | undefined },
-): Promise<{ bytes: number; sha256?: string }> {
-  const { check } = here;
+): Promise<{ bytes: number; sha256?: string; handedOver: boolean }> {
+  // In order on this thread: what no thread hashes.
+  let check = here.check;
   const hash = here.sha256 ? createHash("sha256") : undefined;
-  const feeds = hash !== undefined || check !== undefined;
+  let feeds = hash !== undefined || check !== undefined;
   const inOrder = (bytes: Uint8Array) => {
     hash?.update(bytes);
     check?.update(bytes);
   };
+  // A check the thread can compute moves there at the first piece out of order (several ranges at once), which this
+  // thread would have to read back at the cost of receiving; in order (one stream) it is fed here from memory.
+  const canHandOver = thread !== undefined && hash === undefined && check?.algorithms !== undefined && !!check.verify;
+  let handedOver = false;
   // The file's written prefix, for the hashing thread: every piece once written, start → end.
   const landed = new Map<number, number>();
   let landedTo = 0;
@@ -136,6 +143,13 @@ async function writeAndHash(
       throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
     // The prefix's next piece: hashed now, from memory.
     const next = feeds && offset === hashedTo && !catchingUp;
+    if (feeds && !next && canHandOver) {
+      thread!.add(check!.algorithms!);
+      check = undefined;
+      feeds = false;
+      handedOver = true;
+      written.clear(); // nothing is read back here any more; a read-back under way feeds nothing
+    }
     if (next) {
       for (const chunk of chunks) inOrder(chunk);
       hashedTo += length;
@@ -186,7 +200,7 @@ async function writeAndHash(
     throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }
   check?.finish();
-  return { bytes: contiguous, sha256: hash?.digest("hex") };
+  return { bytes: contiguous, sha256: hash?.digest("hex"), handedOver };
 }
 
 /** One positional writev, finished plainly should it come up short (rare on a regular file). */

@@ -199,7 +199,7 @@ test("without a sha256 and without a check (a bulk download of a multipart objec
   }
 }, 60_000);
 
-test("a large download's own check (MD5 of its ETag, checksums) is computed on the hashing thread, and still refuses a body that breaks it", async () => {
+test("a large download's own check (MD5 of its ETag, checksums) moves to the hashing thread when pieces come out of order or no sha256 is wanted, and still refuses a body that breaks it", async () => {
   const { orderedCheck } = await import("../../../src/storage/transfer/integrity.ts");
   const { createHash } = await import("node:crypto");
   const { crc32 } = await import("node:zlib");
@@ -215,22 +215,46 @@ test("a large download's own check (MD5 of its ETag, checksums) is computed on t
       ["crc32", crc.toString("base64")],
     ] as [string, string][],
   });
-  const run = async (name: string, md5: string) => {
+  /** Writes the pieces in `order` with a check whose MD5 is `md5`; `fedHere`: the bytes this thread fed it. */
+  const run = async (name: string, md5: string, order: typeof pieces, withSha256: boolean, fedHere: number) => {
     const check = orderedCheck(promises(md5), { bucket: "b", key: "k" })!;
-    let fedHere = 0;
-    const counted = { ...check, update: (b: Uint8Array) => void (fedHere += b.length) };
+    let fed = 0;
+    const counted = { ...check, update: (b: Uint8Array) => void ((fed += b.length), check.update(b)) };
     const handle = await open(join(dir, name), "w+");
     try {
-      // sha256 false: a bulk download's file, which still gets the object's check.
-      const fill = async (w: PieceWriter) => void (await Promise.all(pieces.map((p) => w(p.offset, p.chunks))));
-      return await writePieces(handle, { size: bytes.length, fill, check: counted }, undefined, false);
+      const fill = async (w: PieceWriter) => {
+        for (const p of order) await w(p.offset, p.chunks);
+      };
+      return await writePieces(handle, { size: bytes.length, fill, check: counted }, undefined, withSha256);
     } finally {
       await handle.close();
-      expect(fedHere).toBe(0);
+      expect(fed).toBe(fedHere);
     }
   };
   const right = createHash("md5").update(bytes).digest("hex");
-  expect(await run("checked.bin", right)).toEqual({ bytes: bytes.length, sha256: "" });
   const wrong = `${right.slice(0, 31)}${right.endsWith("0") ? "1" : "0"}`;
-  await expect(run("broken.bin", wrong)).rejects.toThrow(/MD5 .* is not the object's ETag/);
+  const inOrder = [...pieces].reverse();
+  // No sha256 wanted (a bulk download's file): on the thread from the start.
+  expect(await run("checked.bin", right, pieces, false, 0)).toEqual({ bytes: bytes.length, sha256: "" });
+  await expect(run("broken.bin", wrong, pieces, false, 0)).rejects.toThrow(/MD5 .* is not the object's ETag/);
+  // One stream: fed here, from memory, beside the thread's sha256.
+  expect(await run("stream.bin", right, inOrder, true, bytes.length)).toEqual({
+    bytes: bytes.length,
+    sha256: sha256(bytes),
+  });
+  // The first piece in order, then ranges out of order: handed to the thread after the first piece.
+  const ranged = [inOrder[0]!, ...inOrder.slice(1).reverse()];
+  expect(
+    await run(
+      "ranged.bin",
+      right,
+      ranged,
+      true,
+      inOrder[0]!.chunks.reduce((n, c) => n + c.length, 0),
+    ),
+  ).toEqual({
+    bytes: bytes.length,
+    sha256: sha256(bytes),
+  });
+  await expect(run("ranged-broken.bin", wrong, ranged, true, 1024 * KiB)).rejects.toThrow(/MD5 .* is not/);
 }, 120_000);
