@@ -6,8 +6,9 @@
  * prefix ends from memory, one that lands further on read back from the file
  * (the page cache) once everything before it is there. The object's own
  * check (MD5 of a single-part ETag, checksums) is fed here while pieces
- * come in order, and computed on the thread (from the first byte) once one
- * does not, or from the start when no sha256 is wanted.
+ * come in order; for a large file, the first that does not hands it to the
+ * thread (started then if no sha256 is wanted), which computes it from the
+ * first byte.
  * Nothing is held for reordering: memory is the pieces in flight whatever
  * the object's size.
  */
@@ -59,47 +60,43 @@ export async function writePieces(
   sha256 = true,
   ranges?: WrittenRanges,
 ): Promise<{ bytes: number; sha256: string }> {
-  const threadable = source.check?.algorithms && source.check.verify ? source.check : undefined;
-  // On the thread from the start: the sha256; for a file none is wanted of (a bulk download's), the object's check.
-  const algorithms = sha256 ? ["sha256"] : (threadable?.algorithms ?? []);
-  const thread =
-    algorithms.length > 0 && source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES
-      ? startFileHasher(out.fd, algorithms)
-      : undefined;
-  const checkFromStart = thread !== undefined && !sha256 && threadable !== undefined;
+  const large = source.size !== undefined && source.size >= HASH_THREAD_MIN_BYTES;
+  const hashing: Hashing = { thread: sha256 && large ? startFileHasher(out.fd, ["sha256"]) : undefined };
   try {
-    const result = await writeAndHash(out, source, thread, signal, ranges, {
-      sha256: sha256 && !thread,
-      check: checkFromStart ? undefined : source.check,
+    const result = await writeAndHash(out, source, hashing, signal, ranges, {
+      sha256: sha256 && !hashing.thread,
+      handOver: large && source.check?.algorithms !== undefined && source.check.verify !== undefined,
     });
-    if (!thread) return { bytes: result.bytes, sha256: result.sha256 ?? "" };
-    const hex = await thread.digests(result.bytes);
-    if (checkFromStart || result.handedOver) threadable!.verify!(hex);
+    if (!hashing.thread) return { bytes: result.bytes, sha256: result.sha256 ?? "" };
+    const hex = await hashing.thread.digests(result.bytes);
+    if (result.handedOver) source.check!.verify!(hex);
     return { bytes: result.bytes, sha256: sha256 ? hex.sha256! : "" };
   } finally {
-    await thread?.stop();
+    await hashing.thread?.stop();
   }
+}
+
+/** A file's hashing thread: started up front for its sha256, or when the object's check is handed over. */
+interface Hashing {
+  thread: FileHasher | undefined;
 }
 
 async function writeAndHash(
   out: FileHandle,
   source: PieceSource,
-  thread: FileHasher | undefined,
+  hashing: Hashing,
   signal: AbortSignal | undefined,
   ranges: WrittenRanges | undefined,
-  here: { sha256: boolean; check: PieceCheck | undefined },
+  here: { sha256: boolean; handOver: boolean },
 ): Promise<{ bytes: number; sha256?: string; handedOver: boolean }> {
   // In order on this thread: what no thread hashes.
-  let check = here.check;
+  let check = source.check;
   const hash = here.sha256 ? createHash("sha256") : undefined;
   let feeds = hash !== undefined || check !== undefined;
   const inOrder = (bytes: Uint8Array) => {
     hash?.update(bytes);
     check?.update(bytes);
   };
-  // A check the thread can compute moves there at the first piece out of order (several ranges at once), which this
-  // thread would have to read back at the cost of receiving; in order (one stream) it is fed here from memory.
-  const canHandOver = thread !== undefined && hash === undefined && check?.algorithms !== undefined && !!check.verify;
   let handedOver = false;
   // The file's written prefix, for the hashing thread: every piece once written, start → end.
   const landed = new Map<number, number>();
@@ -143,8 +140,14 @@ async function writeAndHash(
       throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
     // The prefix's next piece: hashed now, from memory.
     const next = feeds && offset === hashedTo && !catchingUp;
-    if (feeds && !next && canHandOver) {
-      thread!.add(check!.algorithms!);
+    // The first piece out of order (several ranges at once): this thread would read the rest back to feed the check,
+    // at the cost of receiving, so the hashing thread computes it from the first byte; in order (one stream), it is
+    // fed here from memory, and no thread is started for it.
+    if (feeds && !next && here.handOver && !hash) {
+      const algorithms = check!.algorithms!;
+      if (hashing.thread) hashing.thread.add(algorithms);
+      else hashing.thread = startFileHasher(out.fd, algorithms);
+      hashing.thread.upTo(landedTo);
       check = undefined;
       feeds = false;
       handedOver = true;
@@ -168,15 +171,13 @@ async function writeAndHash(
   const inFile = (start: number, end: number, readBack: boolean) => {
     if (feeds && readBack) written.set(start, end);
     startCatchUp();
-    // The written prefix: for the hashing thread, or, when nothing reads the bytes in order, to find a gap.
-    if (thread || !feeds) {
-      landed.set(start, end);
-      for (let to = landed.get(landedTo); to !== undefined; to = landed.get(landedTo)) {
-        landed.delete(landedTo);
-        landedTo = to;
-      }
-      thread?.upTo(landedTo);
+    // The written prefix: for the hashing thread, and to find a gap.
+    landed.set(start, end);
+    for (let to = landed.get(landedTo); to !== undefined; to = landed.get(landedTo)) {
+      landed.delete(landedTo);
+      landedTo = to;
     }
+    hashing.thread?.upTo(landedTo);
   };
   // What a resumed file already has counts as written (and is read back for the hashes like any piece past the prefix).
   for (const [start, end] of ranges?.have ?? []) inFile(start, end, true);
@@ -190,12 +191,12 @@ async function writeAndHash(
   }
   signal?.throwIfAborted();
   await catchUp();
-  const contiguous = thread || !feeds ? landedTo : hashedTo;
+  const contiguous = feeds ? Math.min(landedTo, hashedTo) : landedTo;
   if (
     written.size > 0 ||
     landed.size > 0 ||
     (source.size !== undefined && contiguous !== source.size) ||
-    (feeds && thread && hashedTo !== landedTo)
+    (feeds && hashedTo !== landedTo)
   ) {
     throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
   }

@@ -199,7 +199,7 @@ test("without a sha256 and without a check (a bulk download of a multipart objec
   }
 }, 60_000);
 
-test("a large download's own check (MD5 of its ETag, checksums) moves to the hashing thread when pieces come out of order or no sha256 is wanted, and still refuses a body that breaks it", async () => {
+test("a large download's own check (MD5 of its ETag, checksums) moves to the hashing thread when pieces come out of order, and still refuses a body that breaks it", async () => {
   const { orderedCheck } = await import("../../../src/storage/transfer/integrity.ts");
   const { createHash } = await import("node:crypto");
   const { crc32 } = await import("node:zlib");
@@ -234,9 +234,11 @@ test("a large download's own check (MD5 of its ETag, checksums) moves to the has
   const right = createHash("md5").update(bytes).digest("hex");
   const wrong = `${right.slice(0, 31)}${right.endsWith("0") ? "1" : "0"}`;
   const inOrder = [...pieces].reverse();
-  // No sha256 wanted (a bulk download's file): on the thread from the start.
+  // No sha256 wanted (a bulk download's file), out of order from the first piece: a thread for the check alone.
   expect(await run("checked.bin", right, pieces, false, 0)).toEqual({ bytes: bytes.length, sha256: "" });
   await expect(run("broken.bin", wrong, pieces, false, 0)).rejects.toThrow(/MD5 .* is not the object's ETag/);
+  // No sha256 wanted, in order: fed here, no thread.
+  expect(await run("in-order.bin", right, inOrder, false, bytes.length)).toEqual({ bytes: bytes.length, sha256: "" });
   // One stream: fed here, from memory, beside the thread's sha256.
   expect(await run("stream.bin", right, inOrder, true, bytes.length)).toEqual({
     bytes: bytes.length,
