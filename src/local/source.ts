@@ -1,7 +1,7 @@
 import type { FileHandle } from "node:fs/promises";
 import { localError } from "./errors.ts";
+import { openForReading } from "./reading.ts";
 import type { AllowedDirs, WalkMode } from "./sandbox.ts";
-import { openForReading } from "./sandbox.ts";
 
 export interface UploadSource {
   size: number;

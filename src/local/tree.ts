@@ -4,7 +4,8 @@ import { unlinkSync } from "node:fs";
 import { ActionableError } from "../runtime/errors.ts";
 import { entryStat, type WalkMode, walkToParent } from "./beneath.ts";
 import { localError } from "./errors.ts";
-import { type AllowedDirs, allowedPath, openDirectory, openIfThere } from "./sandbox.ts";
+import { openIfThere } from "./reading.ts";
+import { type AllowedDirs, allowedPath, openDirectory } from "./sandbox.ts";
 import { type WalkEvents, type WalkedFile, walkFiles } from "./walk.ts";
 
 /**

@@ -4,7 +4,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { effectiveAllowedDirs } from "../../../src/local/allowed.ts";
-import { checkExistingPath, checkTargetPath, isInside } from "../../../src/local/sandbox.ts";
+import { checkExistingPath } from "../../../src/local/reading.ts";
+import { checkTargetPath, isInside } from "../../../src/local/sandbox.ts";
 import { ActionableError } from "../../../src/runtime/errors.ts";
 import { tempDir } from "../../helpers/files.ts";
 
