@@ -24,6 +24,8 @@ export interface ObjectSource extends Source {
   meta: ObjectMeta;
   /** Reads so far: GETs and bytes. */
   counts: { requests: number; bytes: number };
+  /** Whether `bytes`, a read's answer, is its own buffer (fetched for it), which the reader may free once used; not a view of the bytes the source keeps. */
+  owned(bytes: Uint8Array): boolean;
 }
 
 /** The object, with its first `sniff` bytes read (one GET). */
@@ -42,6 +44,7 @@ export async function objectSource(
     size: first.meta.size,
     meta: first.meta,
     counts,
+    owned: (bytes) => bytes.buffer !== head.buffer,
     read: async (offset, length) => {
       length = Math.max(0, Math.min(length, first.meta.size - offset));
       if (offset + length <= head.length) return head.subarray(offset, offset + length);

@@ -12,6 +12,7 @@
  */
 import { type FileHandle, open } from "node:fs/promises";
 import { type FileMetaData, parquetMetadataAsync, parquetSchema, type SchemaElement } from "hyparquet";
+import { releaseChunks } from "../../runtime/memory.ts";
 import type { Storage } from "../../storage/index.ts";
 import { rangedFile } from "../formats/parquet.ts";
 import { type ObjectSource, objectSource } from "../source.ts";
@@ -229,6 +230,8 @@ async function copyRanges(
         throw new Error(`${sparse.key}: ${got.length} bytes where ${e - s} were asked for at ${s}`);
       await handle.write(got, 0, got.length, s);
       bytes += got.length;
+      // Written, a fetched slice is garbage: freed now, not at the next collection (a fill runs up to 32 at once).
+      if (sparse.source.owned(got)) releaseChunks([got]);
     }
   };
   const average = slices.reduce((sum, [s, e]) => sum + e - s, 0) / Math.max(1, slices.length);
