@@ -26,6 +26,7 @@ import { type ErrorContext, toStorageError } from "../errors.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import type { PieceSink } from "../types.ts";
 import { isWhole } from "./bodies.ts";
+import { IdleTimer } from "./idle-timer.ts";
 import { stoppedSending, verifiedBody } from "./integrity.ts";
 import { FIRST_RANGE_SIZE, inParallel, missingSpans, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
 
@@ -257,40 +258,6 @@ async function pump(
     await Promise.allSettled(writing);
   }
   for (const write of writing) await write;
-}
-
-/** Fails a body that sends nothing for `ms` (a store that stopped), aborting every request of its download. */
-class IdleTimer {
-  stalled: Error | undefined;
-
-  constructor(
-    private readonly ms: number,
-    private readonly stop: AbortController,
-  ) {}
-
-  async *guard(body: Body | undefined): AsyncIterable<Uint8Array> {
-    if (!body) return;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      timer = setTimeout(() => {
-        this.stalled ??= Object.assign(new Error(`the store sent nothing for ${this.ms} ms`), { name: "TimeoutError" });
-        this.stop.abort(this.stalled);
-      }, this.ms);
-    };
-    try {
-      arm();
-      for await (const chunk of body) {
-        clearTimeout(timer);
-        // Not armed while the consumer holds the chunk: a slow disk is not an idle store.
-        yield chunk;
-        arm();
-      }
-    } catch (err) {
-      throw this.stalled ?? err;
-    } finally {
-      clearTimeout(timer);
-    }
-  }
 }
 
 function rangeError(err: unknown, ctx: ErrorContext): ActionableError {
