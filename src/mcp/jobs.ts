@@ -268,14 +268,22 @@ export class JobRegistry {
     if (!this.share) return undefined;
     const until = this.now() + waitMs;
     for (;;) {
-      const found = await this.share.load(id);
-      if (!found || found.owner !== owner) return undefined;
-      if (found.view.state !== "running")
-        return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
-      if (!found.alive) return { ...interrupted(found), args: found.args };
+      // Listening before reading: the "ended" event comes on its own connection, and may come before the answer to a
+      // read that still says running.
       const left = until - this.now();
-      if (left <= 0 || signal.aborted) return { job: found.view, args: found.args };
-      await this.share.ended(id, left, signal);
+      const heard = new AbortController();
+      const woken = left > 0 && !signal.aborted && this.share.ended(id, left, AbortSignal.any([signal, heard.signal]));
+      try {
+        const found = await this.share.load(id);
+        if (!found || found.owner !== owner) return undefined;
+        if (found.view.state !== "running")
+          return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
+        if (!found.alive) return { ...interrupted(found), args: found.args };
+        if (!woken) return { job: found.view, args: found.args };
+        await woken;
+      } finally {
+        heard.abort();
+      }
     }
   }
 

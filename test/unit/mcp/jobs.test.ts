@@ -1,6 +1,13 @@
 /** The job registry: a job is its caller's, ended jobs are kept an hour and at most 100 per caller, a cancel aborts the work and waits for it. */
 import { expect, test } from "bun:test";
-import { JOB_KEPT_MS, JOBS_PER_CALLER, JobRegistry } from "../../../src/mcp/jobs.ts";
+import {
+  JOB_KEPT_MS,
+  JOBS_PER_CALLER,
+  JobRegistry,
+  type JobShare,
+  type JobView,
+  type SharedJob,
+} from "../../../src/mcp/jobs.ts";
 
 const ended = (text = "ok") => ({
   answer: Promise.resolve({ content: [{ type: "text" as const, text }] }),
@@ -58,4 +65,52 @@ test("cancel aborts the work, waits for its clean-up, and the job says cancelled
   expect(waited?.job).toMatchObject({ state: "running", progress: { done_bytes: 5 } });
   expect(await jobs.cancel("alice", job.id)).toMatchObject({ state: "cancelled" });
   expect(cleaned).toBe(true);
+});
+
+/**
+ * Another replica's job that ends while its record is being read: the "ended" event comes on its own connection and
+ * may arrive before the read's answer (still "running"). The waiter is listening before it reads, so it is woken.
+ */
+test("another replica's job ending while its record is read is not missed: the wait ends at once, done", async () => {
+  const id = "job_AAAAAAAAAAAAAAAAAAAAAA";
+  const record = (state: JobView["state"]): SharedJob => ({
+    view: { id, tool: "get_object", state, started_at: new Date().toISOString(), progress: {} },
+    owner: "alice",
+    args: {},
+    alive: true,
+  });
+  let state: JobView["state"] = "running";
+  const waiting = new Set<() => void>();
+  const share: JobShare = {
+    save() {},
+    async load() {
+      const seen = record(state);
+      // The job ends on its replica, and the event is heard, before this read's answer is.
+      if (state === "running") {
+        state = "done";
+        for (const wake of [...waiting]) wake();
+      }
+      return seen;
+    },
+    async listOf() {
+      return [];
+    },
+    async cancel() {},
+    ended(_id, ms, signal) {
+      return new Promise((resolve) => {
+        const done = () => (waiting.delete(done), clearTimeout(timer), resolve());
+        const timer = setTimeout(done, ms);
+        signal.addEventListener("abort", done, { once: true });
+        waiting.add(done);
+      });
+    },
+    onCancel() {},
+    drop() {},
+  };
+  const jobs = new JobRegistry(Date.now, undefined, share);
+  const started = performance.now();
+  const found = await jobs.status("alice", id, 3_000, new AbortController().signal);
+  expect(found?.job.state).toBe("done");
+  expect(performance.now() - started).toBeLessThan(1_000);
+  expect(waiting.size).toBe(0);
 });
