@@ -69,9 +69,9 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       if (seen.all) return storage.listObjects(req, signal);
       return narrowedObjects(storage, req, unitsUnder(req.prefix ?? "", req.delimiter, seen.prefixes), signal);
     },
-    readObjectHead: async (addr, maxBytes, signal, offset) => {
+    readObjectHead: async (addr, maxBytes, signal, offset, etag) => {
       read(addr);
-      return storage.readObjectHead(addr, maxBytes, signal, offset);
+      return storage.readObjectHead(addr, maxBytes, signal, offset, etag);
     },
     openObjectDownload: async (addr, signal, options) => {
       read(addr);

@@ -49,7 +49,8 @@ export async function objectSource(
       length = Math.max(0, Math.min(length, first.meta.size - offset));
       if (offset + length <= head.length) return head.subarray(offset, offset + length);
       counts.requests++;
-      const got = await storage.readObjectHead(pinned, length, signal, offset);
+      // Pinned to the ETag of the first bytes: a replaced object fails rather than mixing two objects' bytes.
+      const got = await storage.readObjectHead(pinned, length, signal, offset, first.meta.etag ?? undefined);
       counts.bytes += got.bytes.length;
       return got.bytes;
     },

@@ -28,12 +28,15 @@ export async function* windowsOf(
   from = 0,
 ): AsyncGenerator<Window> {
   let pinned = addr;
+  let etag: string | undefined;
   let offset = from;
   for (;;) {
     const want = Math.min(window, limit - (offset - from));
     if (want <= 0) return;
-    const { meta, bytes } = await storage.readObjectHead(pinned, want, signal, offset);
+    // Each window after the first from the same object (its version, its ETag): a replaced one fails, never mixes.
+    const { meta, bytes } = await storage.readObjectHead(pinned, want, signal, offset, etag);
     if (meta.version_id && !pinned.versionId) pinned = { ...addr, versionId: meta.version_id };
+    etag ??= meta.etag ?? undefined;
     yield { meta, bytes, offset };
     offset += bytes.length;
     if (bytes.length === 0 || offset >= meta.size) return;

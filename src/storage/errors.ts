@@ -255,7 +255,8 @@ function describeCode(code: string, ctx: ErrorContext): { message: string; hint:
       return { message: "The store is overloaded or failing.", hint: "retry later." };
     case "PreconditionFailed":
       return {
-        message: "A condition of the request did not hold.",
+        message:
+          "A condition of the request did not hold (a read: the object changed since its first bytes were read).",
         hint: "check the object's current state (head_object) and call again.",
       };
     case "NotImplemented":

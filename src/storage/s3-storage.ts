@@ -10,6 +10,7 @@ import { createObjectStore } from "./objects.ts";
 import { fetchClientFor, lazyS3Client } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
+import { quickRange, quickRangeFits } from "./requests/quick-range.ts";
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
 import { iso, isWhole, metaOf, readAtMost } from "./transfer/bodies.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
@@ -105,15 +106,28 @@ export function createS3Storage(config: Config): Storage {
         };
       }),
 
-    readObjectHead: (addr, maxBytes, signal, offset = 0) =>
+    readObjectHead: (addr, maxBytes, signal, offset = 0, pinTo) =>
       operation(errorContext(addr), signal, async (s3, send) => {
+        // A weak ETag (a proxy's) names no bytes: not pinned to.
+        const etag = pinTo?.startsWith("W/") ? undefined : pinTo;
         // Bun's fetch, as a download's ranges: a window or a Parquet column chunk is object bytes too.
         const client = fetchClientFor(s3, addr.key);
         const get = (range?: string) =>
-          client.send(new s3.sdk.GetObjectCommand({ ...objectParams(addr), ...(range ? { Range: range } : {}) }), send);
-        let out: GetObjectCommandOutput;
+          client.send(
+            new s3.sdk.GetObjectCommand({
+              ...objectParams(addr),
+              ...(range ? { Range: range } : {}),
+              ...(etag ? { IfMatch: etag } : {}),
+            }),
+            send,
+          );
+        const pinned = etag && { ...addr, etag, offset, length: maxBytes };
+        let out: GetObjectCommandOutput | undefined =
+          pinned && quickRangeFits(pinned)
+            ? await quickRange(s3, pinned, send.abortSignal, send.requestTimeout)
+            : undefined;
         try {
-          out = await get(`bytes=${offset}-${offset + maxBytes - 1}`);
+          out ??= await get(`bytes=${offset}-${offset + maxBytes - 1}`);
         } catch (err) {
           // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
           if (

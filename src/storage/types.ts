@@ -94,12 +94,16 @@ export interface Storage extends ObjectStore, SettingsStore, LockAndRestoreStore
   createBucket(bucket: string, signal?: AbortSignal): Promise<{ location: string | null }>;
   deleteBucket(bucket: string, signal?: AbortSignal): Promise<void>;
   listObjects(req: ListObjectsRequest, signal?: AbortSignal): Promise<ObjectPage>;
-  /** At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET. */
+  /**
+   * At most `maxBytes` bytes of an object from byte `offset` on, fetched with one ranged GET; with `etag`, only from
+   * the object of that ETag (a changed object fails PreconditionFailed).
+   */
   readObjectHead(
     addr: ObjectAddress,
     maxBytes: number,
     signal?: AbortSignal,
     offset?: number,
+    etag?: string,
   ): Promise<{ meta: ObjectMeta; bytes: Uint8Array }>;
   /** The whole object, to be written where its pieces belong; the caller must call `discard` when done with it, delivered or not (it frees the connections). `onProgress` hears the bytes received so far. */
   openObjectDownload(

@@ -15,6 +15,8 @@ export interface Recorded {
   /** The SSE-C key's MD5 sent for the object, and for a copy's source. */
   customerKeyMd5: string | null;
   copySourceKeyMd5: string | null;
+  /** Whether the SDK sent it (its x-amz-user-agent), not one of our own quick requests. */
+  fromSdk: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ export function startRecordingProxy(
         sseKey: req.headers.get("x-amz-server-side-encryption-aws-kms-key-id"),
         customerKeyMd5: req.headers.get("x-amz-server-side-encryption-customer-key-md5"),
         copySourceKeyMd5: req.headers.get("x-amz-copy-source-server-side-encryption-customer-key-md5"),
+        fromSdk: req.headers.has("x-amz-user-agent") || (req.headers.get("user-agent") ?? "").includes("aws-sdk"),
       };
       requests.push(recorded);
       await hold?.(recorded);

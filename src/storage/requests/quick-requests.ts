@@ -260,7 +260,7 @@ export async function quickCopy(
 }
 
 /** The answer in the SDK's shape, as far as a download reads it. */
-function asGetOutput(headers: Headers, bytes: Uint8Array): GetObjectCommandOutput {
+export function asGetOutput(headers: Headers, bytes: Uint8Array): GetObjectCommandOutput {
   const metadata: Record<string, string> = {};
   headers.forEach((value, name) => {
     if (name.startsWith("x-amz-meta-")) metadata[name.slice("x-amz-meta-".length)] = value;

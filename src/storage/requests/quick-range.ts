@@ -1,0 +1,70 @@
+/**
+ * A ranged GET of an object pinned to its ETag, without the SDK's middleware
+ * (quick-requests.ts says why that matters): the reads of a Parquet
+ * object's column chunks and of an object's windows, dozens per query, each
+ * small. Tried only for a key the SDK would address the same way (no dot
+ * segments). Anything but a 206 of exactly the range asked for (an error, a
+ * changed object, a redirect, a store that ignores ranges, a network
+ * failure) answers undefined, and the caller sends the SDK's GET, whose
+ * answer is the one reported.
+ */
+import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
+import type { S3Handle } from "./client.ts";
+import { asGetOutput } from "./quick-requests.ts";
+import { bounded, EMPTY_SHA256, readExactly, sendQuick } from "./quick-transport.ts";
+
+const DOT_SEGMENT = /(^|\/)\.\.?(\/|$)/;
+
+export interface PinnedRange {
+  bucket: string;
+  key: string;
+  versionId?: string;
+  /** The ETag the bytes must be of (If-Match). */
+  etag: string;
+  offset: number;
+  length: number;
+}
+
+/** Whether a ranged read may take the quick GET. */
+export const quickRangeFits = (range: PinnedRange) => range.length > 0 && !DOT_SEGMENT.test(range.key);
+
+/** The range's bytes as a GET answer (with its Content-Range), or undefined: then send the SDK's GET. */
+export async function quickRange(
+  s3: S3Handle,
+  range: PinnedRange,
+  signal: AbortSignal | undefined,
+  timeoutMs: number,
+): Promise<GetObjectCommandOutput | undefined> {
+  const bound = bounded(signal, timeoutMs);
+  const last = range.offset + range.length - 1;
+  try {
+    const answer = await sendQuick(
+      s3,
+      {
+        method: "GET",
+        bucket: range.bucket,
+        key: range.key,
+        headers: {
+          range: `bytes=${range.offset}-${last}`,
+          "if-match": range.etag.startsWith('"') ? range.etag : `"${range.etag}"`,
+          "x-amz-content-sha256": EMPTY_SHA256,
+        },
+        ...(range.versionId ? { query: { versionId: range.versionId } } : {}),
+      },
+      bound.signal,
+    );
+    if (!answer) return undefined;
+    const contentRange = answer.headers.get("content-range");
+    if (answer.status !== 206 || !contentRange?.startsWith(`bytes ${range.offset}-${last}/`)) {
+      await answer.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    const bytes = await readExactly(answer.body, range.length);
+    return bytes && { ...asGetOutput(answer.headers, bytes), ContentRange: contentRange };
+  } catch {
+    // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
+    return undefined;
+  } finally {
+    bound.done();
+  }
+}
