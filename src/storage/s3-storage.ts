@@ -1,4 +1,3 @@
-import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { Config } from "../config/config.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
@@ -6,15 +5,15 @@ import { listBucketPage } from "./bucket-listing.ts";
 import { createSettingsStore } from "./bucket-settings.ts";
 import { stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { createLockAndRestoreStore } from "./lock-and-restore.ts";
+import { readObjectRange } from "./object-range.ts";
 import { createObjectStore } from "./objects.ts";
-import { fetchClientFor, lazyS3Client } from "./requests/client.ts";
+import { lazyS3Client } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
-import { quickRange, quickRangeFits } from "./requests/quick-range.ts";
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
-import { iso, isWhole, metaOf, readAtMost } from "./transfer/bodies.ts";
+import { iso, metaOf } from "./transfer/bodies.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
-import { orderedCheck, promisesOf, verifiedBody } from "./transfer/integrity.ts";
+import { orderedCheck, promisesOf } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { openDownload } from "./transfer/ranged.ts";
 import { putStreamed, STREAM_PUT_MAX, streamable } from "./transfer/streamed-put.ts";
@@ -107,46 +106,7 @@ export function createS3Storage(config: Config): Storage {
       }),
 
     readObjectHead: (addr, maxBytes, signal, offset = 0, pinTo) =>
-      operation(errorContext(addr), signal, async (s3, send) => {
-        // A weak ETag (a proxy's) names no bytes: not pinned to.
-        const etag = pinTo?.startsWith("W/") ? undefined : pinTo;
-        // Bun's fetch, as a download's ranges: a window or a Parquet column chunk is object bytes too.
-        const client = fetchClientFor(s3, addr.key);
-        const get = (range?: string) =>
-          client.send(
-            new s3.sdk.GetObjectCommand({
-              ...objectParams(addr),
-              ...(range ? { Range: range } : {}),
-              ...(etag ? { IfMatch: etag } : {}),
-            }),
-            send,
-          );
-        const pinned = etag && { ...addr, etag, offset, length: maxBytes };
-        let out: GetObjectCommandOutput | undefined =
-          pinned && quickRangeFits(pinned)
-            ? await quickRange(s3, pinned, send.abortSignal, send.requestTimeout)
-            : undefined;
-        try {
-          out ??= await get(`bytes=${offset}-${offset + maxBytes - 1}`);
-        } catch (err) {
-          // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
-          if (
-            offset > 0 ||
-            ((err as { name?: string }).name !== "InvalidRange" &&
-              (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== 416)
-          )
-            throw err;
-          out = await get();
-        }
-        const ctx = errorContext(addr);
-        const promises = promisesOf(out, isWhole(out));
-        const bytes = await readAtMost(
-          verifiedBody(out.Body as AsyncIterable<Uint8Array> | undefined, promises, ctx),
-          maxBytes,
-        );
-        const meta = metaOf(out);
-        return { meta: meta.size < 0 ? { ...meta, size: bytes.length } : meta, bytes };
-      }),
+      readObjectRange(operation, addr, maxBytes, signal, offset, pinTo),
 
     // The operation deadline bounds the wait for the first answer's headers; bodies then have the idle timeout.
     openObjectDownload: (addr, signal, { onProgress, listed, paced } = {}) =>
