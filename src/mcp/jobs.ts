@@ -13,9 +13,8 @@
  * With a share (--state-url: transports/shared-jobs.ts) every replica sees
  * every job: a running job's record is written each second (progress, and
  * that its replica is alive), an ended one's with its answer; a job this
- * replica does not run is read from the share, waited for on its "ended"
- * event, cancelled through it, and reported interrupted when its replica
- * stopped renewing it.
+ * replica does not run is read, waited for and cancelled through the share
+ * (other-replicas.ts).
  */
 
 import { randomBytes } from "node:crypto";
@@ -27,7 +26,8 @@ import type { JobProgress, JobState, JobView } from "../tools/types.ts";
 export type { JobProgress, JobState, JobView } from "../tools/types.ts";
 export type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
 
-import type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
+import type { JobLimits, JobShare, Recheck } from "./job-share.ts";
+import { type FoundJob, interrupted, OtherReplicas } from "./other-replicas.ts";
 
 interface Job {
   id: string;
@@ -62,6 +62,8 @@ export class JobRegistry {
   readonly #jobs = new Map<string, Job>();
   /** Set when the process stops: jobs it cuts from then on end interrupted (to be called again), not failed. */
   #stopping = false;
+  /** With a share: the jobs other replicas run. */
+  readonly #others: OtherReplicas | undefined;
 
   /**
    * `unknownJob`: told of an id shaped like this server's own that no job here has (with several replicas and no
@@ -73,6 +75,7 @@ export class JobRegistry {
     private readonly share?: JobShare,
     private readonly limits: JobLimits = {},
   ) {
+    this.#others = share && new OtherReplicas(share, now);
     share?.onCancel((id) => {
       const job = this.#jobs.get(id);
       if (job) void this.cancel(job.owner, id);
@@ -237,14 +240,9 @@ export class JobRegistry {
     throw refusal;
   }
 
-  async #status(
-    owner: string,
-    id: string,
-    waitMs: number,
-    signal: AbortSignal,
-  ): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
+  async #status(owner: string, id: string, waitMs: number, signal: AbortSignal): Promise<FoundJob | undefined> {
     const job = this.#own(owner, id);
-    if (!job) return this.#sharedStatus(owner, id, waitMs, signal);
+    if (!job) return this.#others?.status(owner, id, waitMs, signal);
     if (job.state === "running" && waitMs > 0) {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const gaveUp = new Promise<void>((resolve) => {
@@ -258,39 +256,10 @@ export class JobRegistry {
     return { job: view(job), args: job.args, ...(job.result ? { result: job.result } : {}) };
   }
 
-  /** Another replica's job, from the share: waited for on its "ended" event; interrupted when its replica went silent. */
-  async #sharedStatus(
-    owner: string,
-    id: string,
-    waitMs: number,
-    signal: AbortSignal,
-  ): Promise<{ job: JobView; result?: CallToolResult; args: Record<string, unknown> } | undefined> {
-    if (!this.share) return undefined;
-    const until = this.now() + waitMs;
-    for (;;) {
-      // Listening before reading: the "ended" event comes on its own connection, and may come before the answer to a
-      // read that still says running.
-      const left = until - this.now();
-      const heard = new AbortController();
-      const woken = left > 0 && !signal.aborted && this.share.ended(id, left, AbortSignal.any([signal, heard.signal]));
-      try {
-        const found = await this.share.load(id);
-        if (!found || found.owner !== owner) return undefined;
-        if (found.view.state !== "running")
-          return { job: found.view, args: found.args, ...(found.result ? { result: found.result } : {}) };
-        if (!found.alive) return { ...interrupted(found), args: found.args };
-        if (!woken) return { job: found.view, args: found.args };
-        await woken;
-      } finally {
-        heard.abort();
-      }
-    }
-  }
-
   /** Aborts a running job (its work cleans up as a cancelled call does) and waits for it to end; another replica's through the share. */
   async cancel(owner: string, id: string): Promise<JobView | undefined> {
     const job = this.#own(owner, id);
-    if (!job) return this.#sharedCancel(owner, id);
+    if (!job) return this.#others?.cancel(owner, id);
     if (job.state === "running") {
       // For good: what a cut would keep to resume (a multipart upload, a download's temp file) is cleaned up.
       job.abort.abort(
@@ -301,27 +270,11 @@ export class JobRegistry {
     return view(job);
   }
 
-  async #sharedCancel(owner: string, id: string): Promise<JobView | undefined> {
-    if (!this.share) return undefined;
-    const found = await this.share.load(id);
-    if (!found || found.owner !== owner) return undefined;
-    if (found.view.state !== "running") return found.view;
-    if (!found.alive) return interrupted(found).job;
-    await this.share.cancel(id);
-    // Its replica cancels it and writes its end: waited for as job_status waits (longer than a clean-up takes).
-    const ended = await this.#sharedStatus(owner, id, 10_000, new AbortController().signal);
-    return ended?.job ?? found.view;
-  }
-
   /** The caller's jobs, newest first: this replica's, and with a share every replica's. */
   async list(owner: string): Promise<JobView[]> {
     this.#sweep(owner);
     const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).map(view);
-    const shared = this.share
-      ? (await this.share.listOf(owner, JOBS_PER_CALLER)).map((j) =>
-          j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view,
-        )
-      : [];
+    const shared = (await this.#others?.list(owner, JOBS_PER_CALLER)) ?? [];
     const byId = new Map([...shared, ...mine].map((j) => [j.id, j]));
     return [...byId.values()]
       .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))
@@ -349,15 +302,4 @@ function view(job: Job): JobView {
     ...(job.ended ? { ended_at: job.ended.toISOString() } : {}),
     progress: { ...job.progress },
   };
-}
-
-/** A job whose replica stopped renewing it (crash, kill, OOM): what the caller does next is call the tool again. */
-function interrupted(
-  found: SharedJob,
-  how = "stopped before the job ended (a crash, a kill or a restart)",
-): { job: JobView; result: CallToolResult } {
-  const job: JobView = { ...found.view, state: "interrupted" };
-  const again = `call ${job.tool} again with the same arguments (${JSON.stringify(found.args).slice(0, 1_000)}): a transfer continues from what was kept, a bulk job skips what is done.`;
-  const text = `JobInterrupted: the replica running job ${job.id} (${job.tool}) ${how}. Next: ${again}`;
-  return { job, result: { content: [{ type: "text", text }], isError: true, structuredContent: { next: again } } };
 }
