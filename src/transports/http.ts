@@ -9,9 +9,10 @@
  * (runtime/turn.ts).
  *
  * In front of the MCP layer: Host and Origin checks (DNS rebinding), CORS
- * only for configured origins, a bounded body, authentication (auth/), a 403
- * for a call outside the caller's scopes, 429 for a caller over its limits
- * (caller-limits.ts), one access-log line per request,
+ * only for configured origins (http-browser-checks.ts), a bounded body,
+ * authentication (auth/), a 403 for a call outside the caller's scopes and an
+ * error result for a tool outside their policy (http-call-refusal.ts), 429
+ * for a caller over its limits (caller-limits.ts), one access-log line per request,
  * /healthz and the OAuth protected resource metadata (RFC 9728).
  *
  * One JSON-RPC message per POST: protocol 2025-06-18 dropped batching, and a
@@ -21,14 +22,17 @@
  */
 import { type McpServer, SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import type { Authenticator, Caller } from "../auth/index.ts";
-import { type HttpConfig, isLoopbackHostHeader, type Scope } from "../config/http-config.ts";
+import type { HttpConfig, Scope } from "../config/http-config.ts";
 import type { Logger } from "../runtime/log.ts";
 import { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
 import { nextTurn } from "../runtime/turn.ts";
 import { discovery, protectedResourceMetadata } from "./discovery.ts";
 import { answerBody, GraceWaiters, SLICE_BYTES, sseMessage } from "./http-answer.ts";
+import { browserChecks } from "./http-browser-checks.ts";
+import { type CallRules, callRefusal } from "./http-call-refusal.ts";
 import { eraServing, type RpcMessage, type ServedRequest } from "./http-eras.ts";
+import { json, rpcError } from "./http-replies.ts";
 import { type ClientResponse, LegacyQuestions } from "./legacy-questions.ts";
 import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
@@ -39,7 +43,8 @@ export const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const MCP_PATH = "/mcp";
 const METADATA_PATH = "/.well-known/oauth-protected-resource";
 
-export interface HttpDeps {
+/** What the transport is given; `CallRules` refuse a tools/call before any MCP server sees it (http-call-refusal.ts). */
+export interface HttpDeps extends CallRules {
   config: HttpConfig;
   auth: Authenticator;
   /**
@@ -47,12 +52,6 @@ export interface HttpDeps {
    * `leases`. It serves this request only and is closed when done (remote.ts may keep it for the next one).
    */
   serverFor(caller: Caller, leases: SendLeases, request: ServedRequest): McpServer;
-  /** The permission a tools/call needs that this caller lacks, if any (policy.ts decides). */
-  missingScope(name: string, args: Record<string, unknown>, caller: Caller): Scope | undefined;
-  /** Why the per-caller policy gives this caller no such tool (it is not in their tools/list), if it does not. */
-  policyRefusal?(name: string, caller: Caller): string | undefined;
-  /** Told of a tools/call refused here, before any MCP server saw it (for the audit log). */
-  refusedCall?(caller: Caller, name: string, args: Record<string, unknown>, code: string, id: RpcMessage["id"]): void;
   log: Logger;
   /** The per-caller limits (remote.ts makes them, so jobs can hold slots); made here from the config when absent. */
   limits?: Limiter;
@@ -71,15 +70,6 @@ type Answered = (leases: SendLeases, close: (() => void) | undefined, id: RpcMes
 
 export type { RpcMessage, ServedRequest };
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
-const rpcError = (
-  status: number,
-  code: number,
-  message: string,
-  headers: Record<string, string> = {},
-  id: RpcMessage["id"] = null,
-) => json(status, { jsonrpc: "2.0", error: { code, message }, id }, headers);
 const SHUTTING_DOWN =
   "The server is shutting down: this call was stopped before it finished (nothing partial is left in sight; a large transfer is kept to resume). Retry it; another replica or the restarted server will answer.";
 /** A finished answer sits in memory until written: a reservation is held at most this long, whatever happens. */
@@ -112,18 +102,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   // Told when the shutdown grace is over, so calls still running are answered with SHUTTING_DOWN.
   const grace = new GraceWaiters();
 
-  const hostAllowed = (host: string | null) =>
-    !!host && (isLoopbackHostHeader(host) || config.allowedHosts.includes(host.toLowerCase()));
-  const originAllowed = (origin: string | null) =>
-    origin === null || config.allowedOrigins.includes(origin.toLowerCase());
-  const cors = (origin: string | null): Record<string, string> =>
-    origin && config.corsOrigins.includes(origin.toLowerCase())
-      ? {
-          "access-control-allow-origin": origin,
-          vary: "Origin",
-          "access-control-expose-headers": "WWW-Authenticate, Mcp-Session-Id, Mcp-Protocol-Version",
-        }
-      : {};
+  const browser = browserChecks(config);
 
   async function handleMcp(
     req: Request,
@@ -133,25 +112,10 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     hold: (release: () => void) => void,
   ): Promise<Response> {
     const origin = req.headers.get("origin");
-    // DNS rebinding: a browser page under another name that resolves here.
-    if (!hostAllowed(req.headers.get("host")))
-      return rpcError(403, -32000, "Forbidden: this Host is not allowed (--allowed-host / STORE_ALLOWED_HOSTS).");
-    if (!originAllowed(origin))
-      return rpcError(403, -32000, "Forbidden: this Origin is not allowed (--allowed-origin / STORE_ALLOWED_ORIGINS).");
-    const corsHeaders = cors(origin);
-    if (req.method === "OPTIONS") {
-      if (!corsHeaders["access-control-allow-origin"]) return new Response(null, { status: 405 });
-      return new Response(null, {
-        status: 204,
-        headers: {
-          ...corsHeaders,
-          "access-control-allow-methods": "POST, OPTIONS",
-          "access-control-allow-headers":
-            "Authorization, Content-Type, Accept, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
-          "access-control-max-age": "600",
-        },
-      });
-    }
+    const forbidden = browser.refusal(req);
+    if (forbidden) return rpcError(403, -32000, forbidden);
+    if (req.method === "OPTIONS") return browser.preflight(origin);
+    const corsHeaders = browser.cors(origin);
     const who = await auth.authenticate(req.headers.get("authorization"));
     if (!who.ok) {
       // A quoted-string may not carry quotes or control characters (RFC 9110).
@@ -210,34 +174,11 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       return new Response(null, { status: 202, headers: corsHeaders });
     }
     if (message?.method === "tools/call" && typeof message.params?.name === "string") {
-      const missing = deps.missingScope(message.params.name, message.params.arguments ?? {}, caller);
-      if (missing) {
-        deps.refusedCall?.(
-          caller,
-          message.params.name,
-          message.params.arguments ?? {},
-          "InsufficientScope",
-          message.id,
-        );
-        const error = `, error="insufficient_scope", scope="${scopeName(missing)}", error_description="this call needs the ${scopeName(missing)} scope"`;
-        return rpcError(
-          403,
-          -32003,
-          `Forbidden: ${message.params.name} with these arguments needs the ${scopeName(missing)} scope.`,
-          { ...corsHeaders, "www-authenticate": challenge(error) },
-          message.id,
-        );
-      }
-      // A tool the caller's rules do not grant is not theirs to call: answered as the SDK answers an unknown tool (an error result), with our reason.
-      const refused = deps.policyRefusal?.(message.params.name, caller);
-      if (refused)
-        deps.refusedCall?.(caller, message.params.name, message.params.arguments ?? {}, "PolicyDenied", message.id);
-      if (refused)
-        return json(
-          200,
-          { jsonrpc: "2.0", id: message.id, result: { content: [{ type: "text", text: refused }], isError: true } },
-          corsHeaders,
-        );
+      const refused = callRefusal(deps, message as typeof message & { params: { name: string } }, caller, corsHeaders, {
+        scopeName,
+        header: challenge,
+      });
+      if (refused) return refused;
     }
     // A long tool call sends nothing until it is done: no idle cut for an authenticated call.
     server.timeout(req, 0);
