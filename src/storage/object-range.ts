@@ -36,10 +36,13 @@ export function readObjectRange(
         send,
       );
     const pinned = etag && { ...addr, etag, offset, length: maxBytes };
-    let out: GetObjectCommandOutput | undefined =
+    const quick =
       pinned && quickRangeFits(pinned)
         ? await quickRange(s3, pinned, send.abortSignal, send.requestTimeout)
         : undefined;
+    // Part of an object: its bytes as they came, not copied again (only a whole object's have a check to pass).
+    if (quick && !isWhole(quick.output)) return { meta: metaOf(quick.output), bytes: quick.bytes };
+    let out: GetObjectCommandOutput | undefined = quick?.output;
     try {
       out ??= await get(`bytes=${offset}-${offset + maxBytes - 1}`);
     } catch (err) {

@@ -28,13 +28,13 @@ export interface PinnedRange {
 /** Whether a ranged read may take the quick GET. */
 export const quickRangeFits = (range: PinnedRange) => range.length > 0 && !DOT_SEGMENT.test(range.key);
 
-/** The range's bytes as a GET answer (with its Content-Range), or undefined: then send the SDK's GET. */
+/** The range's bytes, and the answer as the SDK's GET would give it (with its Content-Range); undefined: then send the SDK's GET. */
 export async function quickRange(
   s3: S3Handle,
   range: PinnedRange,
   signal: AbortSignal | undefined,
   timeoutMs: number,
-): Promise<GetObjectCommandOutput | undefined> {
+): Promise<{ output: GetObjectCommandOutput; bytes: Uint8Array } | undefined> {
   const bound = bounded(signal, timeoutMs);
   const last = range.offset + range.length - 1;
   try {
@@ -59,8 +59,13 @@ export async function quickRange(
       await answer.body?.cancel().catch(() => {});
       return undefined;
     }
-    const bytes = await readExactly(answer.body, range.length);
-    return bytes && { ...asGetOutput(answer.headers, bytes), ContentRange: contentRange };
+    // With its length said, the body is read by fetch into one buffer (fetch reads no more than that); else counted.
+    const bytes =
+      answer.headers.get("content-length") === String(range.length)
+        ? new Uint8Array(await answer.arrayBuffer())
+        : await readExactly(answer.body, range.length);
+    if (bytes?.length !== range.length) return undefined;
+    return { output: { ...asGetOutput(answer.headers, bytes), ContentRange: contentRange }, bytes };
   } catch {
     // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
     return undefined;
