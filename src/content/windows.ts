@@ -29,14 +29,17 @@ export async function* windowsOf(
 ): AsyncGenerator<Window> {
   let pinned = addr;
   let etag: string | undefined;
+  let size = Infinity;
   let offset = from;
   for (;;) {
-    const want = Math.min(window, limit - (offset - from));
+    // Never past the end once it is known: a range the store would shorten is not the quick GET's exact range.
+    const want = Math.min(window, limit - (offset - from), size - offset);
     if (want <= 0) return;
     // Each window after the first from the same object (its version, its ETag): a replaced one fails, never mixes.
     const { meta, bytes } = await storage.readObjectHead(pinned, want, signal, offset, etag);
     if (meta.version_id && !pinned.versionId) pinned = { ...addr, versionId: meta.version_id };
     etag ??= meta.etag ?? undefined;
+    size = meta.size;
     yield { meta, bytes, offset };
     offset += bytes.length;
     if (bytes.length === 0 || offset >= meta.size) return;

@@ -7,7 +7,8 @@
  * through the SDK too. query_objects fetches a Parquet object's column
  * chunks with it, each pinned to the ETag its footer came with; an object
  * replaced between its footer and its columns fails the query naming it,
- * never mixing two objects' bytes, and the server serves on.
+ * never mixing two objects' bytes, and the server serves on. A search's
+ * windows after the first are quick, pinned, and never past the end.
  */
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
@@ -91,7 +92,7 @@ let proxy: ReturnType<typeof startRecordingProxy>;
 let replaceOnFirstChunk = false;
 afterAll(() => proxy?.stop());
 
-test("query_objects fetches a Parquet object's chunks pinned to its footer's ETag, without the SDK; replaced meanwhile, the query fails naming it", async () => {
+test("query_objects fetches a Parquet object's chunks (search_objects its windows) pinned to the first bytes' ETag, without the SDK; replaced meanwhile, the query fails naming it", async () => {
   const dir = tempDir("quickrange");
   const local = join(dir, "t.parquet");
   const duck = await (await DuckDBInstance.create(":memory:")).connect();
@@ -150,6 +151,23 @@ test("query_objects fetches a Parquet object's chunks pinned to its footer's ETa
     const again = await call(client, "query_objects", { bucket_name: bucket, keys: ["t.parquet"], sql });
     expect(again.isError, textOf(again)).toBeFalsy();
     expect(again.structuredContent!.rows_total).toBe(5);
+
+    // A search reads a large object in windows: each after the first pinned, quick, and never past the object's end.
+    const log = Buffer.from(
+      Array.from({ length: 200_000 }, (_, i) => `line ${i} ${i % 10_000 === 7 ? "needle" : "hay"}\n`).join(""),
+    );
+    const logTag = (await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.log", Body: log }))).ETag!;
+    const since = proxy.requests.length;
+    const found = await call(client, "search_objects", { bucket_name: bucket, prefix: "big.log", pattern: "needle" });
+    expect(found.isError, textOf(found)).toBeFalsy();
+    expect(found.structuredContent!.matches.length).toBe(20);
+    const windows = proxy.requests.slice(since).filter((q) => q.method === "GET" && q.path.endsWith("/big.log"));
+    expect(windows.length).toBeGreaterThan(1);
+    for (const w of windows.slice(1)) {
+      expect(w.ifMatch).toBe(logTag);
+      expect(w.fromSdk).toBe(false);
+      expect(Number(/bytes=\d+-(\d+)/.exec(w.range ?? "")?.[1])).toBeLessThan(log.length);
+    }
   } finally {
     await close();
   }
