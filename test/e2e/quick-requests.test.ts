@@ -30,7 +30,7 @@ import {
 } from "../../src/storage/requests/quick-requests.ts";
 import { startFakeS3 } from "../helpers/fake-s3.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
+import { addressedConfig, call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -69,11 +69,7 @@ async function bytesOf(out: { Body?: unknown }): Promise<Uint8Array> {
 
 for (const style of ["path", "virtual-host"] as const) {
   test(`quick GET (${style} style) gives each object's bytes and headers, whatever its key`, async () => {
-    const config =
-      style === "path"
-        ? testConfig()
-        : testConfig({ forcePathStyle: false, endpointUrl: s3().endpoint.replace("127.0.0.1", "localhost") });
-    const handle = await lazyS3Client(config)();
+    const handle = await lazyS3Client(addressedConfig(style))();
     for (const key of KEYS) {
       const body = bodies.get(key)!;
       const listed = { size: body.length, etag: etags.get(key)! };

@@ -68,6 +68,12 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
+/** The test server's configuration addressing buckets in the URL's path, or as virtual hosts (localhost's names). */
+export const addressedConfig = (style: "path" | "virtual-host") =>
+  style === "path"
+    ? testConfig()
+    : testConfig({ forcePathStyle: false, endpointUrl: s3().endpoint.replace("127.0.0.1", "localhost") });
+
 /** Calls a tool and returns its result typed loosely for assertions. */
 export async function call(
   client: Client,
