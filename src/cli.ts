@@ -2,7 +2,8 @@
 import { defineCommand, runMain } from "citty";
 import { selectionProblems, selectionWarning } from "./access/policy.ts";
 import { ARGS, cliOptionsFrom } from "./config/cli-options.ts";
-import { describeConfig, resolveConfig } from "./config/config.ts";
+import { resolveConfig } from "./config/config.ts";
+import { describeConfig } from "./config/config-description.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "./mcp/offer.ts";
 import { type AuditLog, openAuditLog } from "./runtime/audit.ts";

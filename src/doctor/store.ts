@@ -7,7 +7,8 @@
 
 import { isIP } from "node:net";
 import type { S3Client } from "@aws-sdk/client-s3";
-import { type ChecksumMode, type Config, redactKeyId } from "../config/config.ts";
+import type { ChecksumMode, Config } from "../config/config.ts";
+import { redactKeyId } from "../config/config-description.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { lazyS3Client, type S3Handle } from "../storage/requests/client.ts";
 import { startDeadline } from "../storage/requests/deadline.ts";

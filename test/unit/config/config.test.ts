@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { describeConfig, redactKeyId, resolveConfig } from "../../../src/config/config.ts";
+import { resolveConfig } from "../../../src/config/config.ts";
+import { describeConfig, redactKeyId } from "../../../src/config/config-description.ts";
 
 const ok = (cli: Parameters<typeof resolveConfig>[0], env: Record<string, string> = {}) => {
   const r = resolveConfig(cli, env);
