@@ -12,7 +12,7 @@ import { headOf, refuseIfPresent, writeParams } from "./object-params.ts";
 import type { S3Handle } from "./requests/client.ts";
 import type { SendOptions } from "./requests/operation.ts";
 import { quickCopy, quickCopyFits } from "./requests/quick-requests.ts";
-import { partSizeFor } from "./transfer/upload.ts";
+import { partSizeFor } from "./transfer/part-sizes.ts";
 import type { CopyRequest, CopyResult, ObjectAddress, ObjectHead } from "./types.ts";
 
 const MiB = 1024 * 1024;

@@ -15,9 +15,10 @@ import { iso, metaOf } from "./transfer/bodies.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
 import { orderedCheck, promisesOf } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
+import { partSizeFor } from "./transfer/part-sizes.ts";
 import { openDownload } from "./transfer/ranged.ts";
 import { putStreamed, STREAM_PUT_MAX, streamable } from "./transfer/streamed-put.ts";
-import { partSizeFor, uploadObject } from "./transfer/upload.ts";
+import { uploadObject } from "./transfer/upload.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
 import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
 

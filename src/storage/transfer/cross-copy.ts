@@ -16,8 +16,8 @@
 import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
+import { partSizeFor } from "./part-sizes.ts";
 import { PiecePipe } from "./piece-pipe.ts";
-import { partSizeFor } from "./upload.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent: more raises the peak, not the speed (BENCH_ONLY=stores). */
 const PIPE_BYTES = 8 * 1024 * 1024;

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { fetchClientFor } from "../../../../src/storage/requests/client.ts";
-import { MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../../../src/storage/transfer/upload.ts";
+import { MAX_PARTS, MIN_PART_SIZE, partSizeFor, queueSizeFor } from "../../../../src/storage/transfer/part-sizes.ts";
 
 test("part size: 5 MiB floor (S3 minimum), grows so 5 TiB fits in 10,000 parts", () => {
   expect(partSizeFor(0)).toBe(MIN_PART_SIZE);
