@@ -69,7 +69,7 @@ const registry = serverJson(bundleSha256);
 const problems = serverJsonProblems(registry);
 if (problems.length) throw new Error(`server.json: ${problems.join("; ")}`);
 await Bun.write(join(outDir, "server.json"), `${JSON.stringify(registry, null, 2)}\n`);
-await Bun.write(join(outDir, "sha256sums.txt"), sums.join("\n") + "\n");
+await Bun.write(join(outDir, "sha256sums.txt"), `${sums.join("\n")}\n`);
 
 // Smoke tests: --version, and an MCP initialize + tools/list answered.
 const smoke = (cmd: string[]): string => {
@@ -108,11 +108,11 @@ const smoke = (cmd: string[]): string => {
 };
 const hostTarget = `${process.platform}-${process.arch}`;
 if (targets.some((t) => t.name === hostTarget))
-  process.stderr.write(smoke([join(outDir, `stage-${hostTarget}`, "store-mcp-server")]) + "\n");
+  process.stderr.write(`${smoke([join(outDir, `stage-${hostTarget}`, "store-mcp-server")])}\n`);
 const qemu = Bun.which("qemu-aarch64");
 if (qemu && targets.some((t) => t.name === "linux-arm64")) {
   process.stderr.write(
-    smoke([qemu, "-L", "/usr/aarch64-linux-gnu", join(outDir, "stage-linux-arm64", "store-mcp-server")]) + "\n",
+    `${smoke([qemu, "-L", "/usr/aarch64-linux-gnu", join(outDir, "stage-linux-arm64", "store-mcp-server")])}\n`,
   );
 }
 for (const target of targets) rmSync(join(outDir, `stage-${target.name}`), { recursive: true, force: true });

@@ -14,7 +14,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { startFauxqs } from "./s3/local-servers.ts";
 
 const binary = resolve(import.meta.dir, "../dist/store-mcp-server");
-const out = (line = "") => process.stdout.write(line + "\n");
+const out = (line = "") => process.stdout.write(`${line}\n`);
 const dim = (s: string) => (process.stdout.isTTY ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s: string) => (process.stdout.isTTY ? `\x1b[1m${s}\x1b[0m` : s);
 
@@ -29,7 +29,7 @@ const work = mkdtempSync(join(tmpdir(), "store-mcp-demo-"));
 let client: Client | undefined;
 try {
   writeFileSync(join(work, "notes.md"), "# Meeting notes\n\n- ship the S3 MCP server\n- measure cold start\n");
-  writeFileSync(join(work, "metrics.json"), JSON.stringify({ cold_start_ms: 42, tools: 6 }, null, 2) + "\n");
+  writeFileSync(join(work, "metrics.json"), `${JSON.stringify({ cold_start_ms: 42, tools: 6 }, null, 2)}\n`);
   writeFileSync(join(work, "pixel.png"), PNG);
   writeFileSync(join(work, "archive.bin"), Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7) % 256)));
   // A small site for the bulk tools: nested folders, and a symlink the walk must skip.

@@ -65,7 +65,7 @@ export function renderFormula({ version, repo, sums }: FormulaInput): string {
     "  end",
     "end",
   );
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 if (import.meta.main) {

@@ -1,6 +1,7 @@
 /**
- * The README's test command, after provisioning: checks the formatting
- * (`biome ci`), builds the binary, starts one Ceph RGW for the whole run and
+ * The README's test command, after provisioning: checks the formatting and
+ * lints (`biome ci`), type-checks (`tsc --noEmit`, the view's too) while it
+ * builds the binary, starts one Ceph RGW for the whole run and
  * runs every test file in parallel workers that share it.
  *
  * Each end-to-end file runs in a `bun test` process of its own, and the unit
@@ -220,10 +221,19 @@ const needs = new Map(
     .filter((j) => NEEDS[j.name])
     .map((j) => [j.name, provision(NEEDS[j.name]!)] as const),
 );
+const tsc = join(ROOT, "node_modules/.bin/tsc");
+// The type check runs beside the build (`bun build` compiles type errors without a word: only tsc holds the types).
 const failedStep = named.length
   ? undefined
-  : ((await step("the formatting check", [join(ROOT, "node_modules/.bin/biome"), "ci"])) ??
-    (await step("the build", [process.execPath, "scripts/build-local.ts"])));
+  : ((await step("the formatting and lint check", [join(ROOT, "node_modules/.bin/biome"), "ci"])) ??
+    (
+      await Promise.all([
+        step("the type check", [tsc, "--noEmit"]).then(
+          async (failed) => failed ?? (await step("the view's type check", [tsc, "--noEmit", "-p", "view"])),
+        ),
+        step("the build", [process.execPath, "scripts/build-local.ts"]),
+      ])
+    ).find(Boolean));
 await storeUp;
 if (failedStep) {
   process.stderr.write(`${failedStep}\n`);

@@ -11,7 +11,7 @@
 
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 import { procMemoryMb, round, timedCommand } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";

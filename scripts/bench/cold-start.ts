@@ -25,7 +25,7 @@ const MODERN = [
 export async function coldStartOnce(cmd: string[], env: Record<string, string>, modern = false): Promise<number> {
   const started = performance.now();
   const proc = Bun.spawn(cmd, { stdin: "pipe", stdout: "pipe", stderr: "ignore", env });
-  proc.stdin.write((modern ? MODERN : [INIT, INITIALIZED, LIST]).map((m) => JSON.stringify(m)).join("\n") + "\n");
+  proc.stdin.write(`${(modern ? MODERN : [INIT, INITIALIZED, LIST]).map((m) => JSON.stringify(m)).join("\n")}\n`);
   proc.stdin.flush();
   let seen = "";
   for await (const chunk of proc.stdout) {

@@ -27,5 +27,5 @@ process.stdin.on("data", (chunk: Buffer) => {
 process.stdin.on("end", () => process.exit(0));
 
 function reply(id: unknown, result: unknown): void {
-  process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, result }) + "\n");
+  process.stdout.write(`${JSON.stringify({ jsonrpc: "2.0", id, result })}\n`);
 }

@@ -491,7 +491,7 @@ async function benchBudget(networks: Network[]): Promise<void> {
     size,
     [0, 20, 2],
   );
-  process.stdout.write(JSON.stringify(budget, null, 1) + "\n");
+  process.stdout.write(`${JSON.stringify(budget, null, 1)}\n`);
 }
 
 /** Start-up, --version, idle memory and the tools/list sizes, into `figures` (BENCH_ONLY=start prints just these). */
@@ -551,5 +551,5 @@ async function benchStart(networks: Network[]): Promise<void> {
     { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...serverEnv(s3, networks[0]!) },
     networks[0]!,
   );
-  process.stdout.write(JSON.stringify(figures, null, 1) + "\n");
+  process.stdout.write(`${JSON.stringify(figures, null, 1)}\n`);
 }

@@ -42,7 +42,7 @@ function logText(bytes: number, every: number, seed: number): string {
     lines.push(line);
     size += line.length + 1;
   }
-  return lines.join("\n") + "\n";
+  return `${lines.join("\n")}\n`;
 }
 
 export async function seedLook(store: Store & { endpoint: string }): Promise<number> {

@@ -29,9 +29,9 @@ function pipeDelayed(from: Socket, to: Socket, model: WanModel): void {
   // One timer delivers them in that order: a timer per piece let two due within the same millisecond swap, and the
   // bytes arrived out of order (a store refused an upload's part for its Content-MD5).
   const queue: { due: number; piece: Buffer | null }[] = [];
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let _timer: ReturnType<typeof setTimeout> | undefined;
   const deliver = () => {
-    timer = undefined;
+    _timer = undefined;
     while (queue.length > 0 && queue[0]!.due <= performance.now()) {
       const { piece } = queue.shift()!;
       if (to.destroyed) return;
@@ -44,12 +44,12 @@ function pipeDelayed(from: Socket, to: Socket, model: WanModel): void {
         if (held < model.windowBytes && from.isPaused()) from.resume();
       });
     }
-    if (queue.length > 0) timer = setTimeout(deliver, Math.max(0, queue[0]!.due - performance.now()));
+    if (queue.length > 0) _timer = setTimeout(deliver, Math.max(0, queue[0]!.due - performance.now()));
   };
   const enqueue = (piece: Buffer | null, delay: number) => {
     const last = queue.at(-1)?.due ?? 0;
     queue.push({ due: Math.max(last, performance.now() + delay), piece });
-    timer ??= setTimeout(deliver, Math.max(0, queue[0]!.due - performance.now()));
+    _timer ??= setTimeout(deliver, Math.max(0, queue[0]!.due - performance.now()));
   };
   from.on("data", (chunk: Buffer) => {
     held += chunk.length;

@@ -177,7 +177,7 @@ export function summarize(r: JobResult, what: { verb: string; where: string }): 
     parts.push(
       `${n(r.counts.skipped_local)} local entries skipped: symlinks, FIFOs, devices, hard links${first("skipped_local")}`,
     );
-  return `${parts.join("; ")}. ${r.seconds} s.` + (r.next ? ` Next: ${r.next}` : "");
+  return `${parts.join("; ")}. ${r.seconds} s.${r.next ? ` Next: ${r.next}` : ""}`;
 }
 
 /** A call that would delete (a mirror, a move) without confirm: true is a dry run as a whole. */

@@ -52,7 +52,7 @@ function readPassThrough(
 ): PassThroughConfig | undefined {
   const roleArn = given(cli.stsRoleArn, envValue(env, "STORE_STS_ROLE_ARN"));
   if (!roleArn) return undefined;
-  if (!/^arn:[\w-]+:iam::\d*:role\/[\w+=,.@\/-]+$/.test(roleArn))
+  if (!/^arn:[\w-]+:iam::\d*:role\/[\w+=,.@/-]+$/.test(roleArn))
     errors.push(`sts role ARN: "${roleArn}" is not a role ARN (arn:aws:iam::ACCOUNT:role/NAME).`);
   if (transport !== "http" || !(cli.oauthIssuer ?? envValue(env, "STORE_OAUTH_ISSUER")))
     errors.push(

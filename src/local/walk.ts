@@ -82,7 +82,7 @@ export async function* walkFiles(
       if (!st) continue; // removed meanwhile
       if (st.isDirectory()) {
         const child = step(frame.dir, name, mode, false);
-        if (child.kind === "dir") stack.push(frameOf(child.dir, rel + "/", join(rootGiven, rel), events));
+        if (child.kind === "dir") stack.push(frameOf(child.dir, `${rel}/`, join(rootGiven, rel), events));
         else if (child.kind !== "missing") skip(rel, "swapped");
       } else if (st.isSymbolicLink()) skip(rel, "link");
       else if (!st.isFile()) skip(rel, "special");

@@ -153,7 +153,12 @@ export class KeptTransfers {
       this.#flush = undefined;
       const batch = [...this.#noted.values()].map((record) => record());
       this.#noted.clear();
-      if (batch.length > 0) this.#run((db) => db.transaction(() => batch.forEach((b) => this.#putDownload(db, b)))());
+      if (batch.length > 0)
+        this.#run((db) =>
+          db.transaction(() => {
+            for (const b of batch) this.#putDownload(db, b);
+          })(),
+        );
     }, NOTE_EVERY_MS);
     this.#flush.unref?.();
   }

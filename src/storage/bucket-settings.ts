@@ -90,7 +90,7 @@ const READERS: Record<SettingPart, Reader> = {
   object_lock: async ({ client, sdk }, bucket, send) => {
     const c = (await orNotSet(client.send(new sdk.GetObjectLockConfigurationCommand({ Bucket: bucket }), send)))
       ?.ObjectLockConfiguration;
-    if (!c || c.ObjectLockEnabled !== "Enabled") return null;
+    if (c?.ObjectLockEnabled !== "Enabled") return null;
     const d = c.Rule?.DefaultRetention;
     return {
       enabled: true,

@@ -66,7 +66,7 @@ export const deleteObjects = defineTool({
     const { keys, more } = await select(args, max, ctx);
     const where =
       args.prefix !== undefined
-        ? s3Uri(args.bucket_name, args.prefix) + "*"
+        ? `${s3Uri(args.bucket_name, args.prefix)}*`
         : `${keys.length} listed key(s) in s3://${args.bucket_name}`;
     const base = {
       bucket: args.bucket_name,

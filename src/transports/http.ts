@@ -79,6 +79,7 @@ const SMALL_ANSWER_BYTES = SLICE_BYTES;
 /** The answers sent that way: written when handed to Bun, as far as the memory budget and the access log care. */
 const fixedAnswers = new WeakSet<Response>();
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function startHttpServer(deps: HttpDeps): HttpServer {
   const { config, auth, log } = deps;
   // Counted in the shared state store when there is one (every replica enforces one limit), else here.

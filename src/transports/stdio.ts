@@ -117,7 +117,7 @@ export class StdioTransport implements Transport {
 
   send(message: JSONRPCMessage): Promise<void> {
     const id = "result" in message || "error" in message ? (message as { id?: string | number }).id : undefined;
-    const json = JSON.stringify(message) + "\n";
+    const json = `${JSON.stringify(message)}\n`;
     return new Promise((resolve) => {
       const written = this.stdout.write(json, () => {
         if (id !== undefined) this.leases?.sent(id);

@@ -120,7 +120,7 @@ for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
         arguments: { bucket_name: bucket, object_key: "huge.bin", mode: "download", local_path: `${target}/huge.bin` },
       },
     };
-    for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(JSON.stringify(m) + "\n");
+    for (const m of [INITIALIZE, INITIALIZED, call]) proc.stdin.write(`${JSON.stringify(m)}\n`);
     proc.stdin.flush();
     // Signal once the download is under way (its temp file exists), or at the latest after 2 s.
     for (let i = 0; i < 100 && !(readdirSync(dir).includes(target) && readdirSync(join(dir, target)).length > 0); i++)

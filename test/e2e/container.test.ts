@@ -120,12 +120,12 @@ test("SIGTERM to the container (PID 1 is the server): it exits 0 at once", async
     env: { PATH: process.env.PATH ?? "", ...env, ...s3Env() },
   });
   proc.stdin.write(
-    JSON.stringify({
+    `${JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
       method: "initialize",
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
-    }) + "\n",
+    })}\n`,
   );
   proc.stdin.flush();
   const reader = proc.stdout.getReader();

@@ -48,7 +48,7 @@ function rawBinary(args: string[], env: Record<string, string> = {}) {
     }
   })();
   const send = (...messages: object[]) => {
-    for (const m of messages) proc.stdin.write(JSON.stringify(m) + "\n");
+    for (const m of messages) proc.stdin.write(`${JSON.stringify(m)}\n`);
     proc.stdin.flush();
   };
   const answerTo = async (id: number, timeoutMs = 30_000) => {

@@ -47,9 +47,9 @@ beforeAll(async () => {
   await put("data.tsv", "a\tb\n1\tx\n2\ty\n");
   await put(
     "events.jsonl",
-    Array.from({ length: 30 }, (_, i) =>
+    `${Array.from({ length: 30 }, (_, i) =>
       JSON.stringify({ id: i, kind: i % 3 ? "click" : "view", at: `2026-11-0${(i % 9) + 1}` }),
-    ).join("\n") + "\n",
+    ).join("\n")}\n`,
   );
   await put(
     "doc.json",

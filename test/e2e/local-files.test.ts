@@ -52,7 +52,7 @@ test("a FIFO as upload source is refused at once, and later calls still work", a
 }, 30_000);
 
 test("a 255-byte multibyte file name downloads; longer names and symlink loops are clear local errors", async () => {
-  const longest = "é".repeat(127) + "x"; // 255 bytes in UTF-8
+  const longest = `${"é".repeat(127)}x`; // 255 bytes in UTF-8
   const ok = await call(client, "get_object", {
     bucket_name: bucket,
     object_key: "obj.txt",

@@ -115,7 +115,7 @@ test("a cancelled download sends no progress after the cancel (raw protocol, as 
       STORE_ENDPOINT_URL: proxy.endpoint,
     },
   });
-  const send = (m: object) => proc.stdin.write(JSON.stringify(m) + "\n");
+  const send = (m: object) => proc.stdin.write(`${JSON.stringify(m)}\n`);
   const progressAt: number[] = [];
   let cancelledAt = Infinity;
   const reader = (async () => {

@@ -58,9 +58,9 @@ beforeAll(async () => {
   await put("sales/empty.csv", "");
   await put(
     "events.jsonl",
-    Array.from({ length: 50 }, (_, i) =>
+    `${Array.from({ length: 50 }, (_, i) =>
       JSON.stringify({ id: i, kind: i % 5 === 0 ? "error" : "info", ms: i * 2, tags: ["a", String(i % 3)] }),
-    ).join("\n") + "\n",
+    ).join("\n")}\n`,
   );
   await put("ref/customers.tsv", "name\tregion\nada\tnorth\nbob\tsouth\n");
   // A key that would end a SQL string literal and start another statement, were it pasted unescaped.

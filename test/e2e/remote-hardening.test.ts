@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
-import { type FakeS3, fakeEnv, listObjectsXml, startFakeS3 } from "../helpers/fake-s3.ts";
+import { type FakeS3, fakeEnv, startFakeS3 } from "../helpers/fake-s3.ts";
 import { randomBytes } from "../helpers/files.ts";
 import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";

@@ -33,7 +33,7 @@ function peer(args: string[], env: Record<string, string>) {
     }
   })();
   return {
-    send: (m: object) => proc.stdin.write(JSON.stringify(m) + "\n"),
+    send: (m: object) => proc.stdin.write(`${JSON.stringify(m)}\n`),
     /** The next message matching `pred`, or undefined after `ms`. */
     async next(pred: (m: Record<string, any>) => boolean, ms = 5_000): Promise<Record<string, any> | undefined> {
       const end = Date.now() + ms;

@@ -22,11 +22,11 @@ let close: () => Promise<void>;
 const put = (Key: string, Body: string | Uint8Array, extra: Record<string, string> = {}) =>
   sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key, Body, ...extra }));
 const log = (n: number, every: number, word = "order 81723 failed") =>
-  Array.from(
+  `${Array.from(
     { length: n },
     (_, i) =>
       `2026-11-20T10:00:${String(i % 60).padStart(2, "0")} line ${i + 1}${(i + 1) % every === 0 ? ` ERROR ${word}` : " INFO ok"}`,
-  ).join("\n") + "\n";
+  ).join("\n")}\n`;
 
 beforeAll(async () => {
   requireBinary();
@@ -140,7 +140,7 @@ describe("search_objects", () => {
 
   test("a regex that would run away in a backtracking engine answers at once; a bad one is an actionable error", async () => {
     // A backtracking engine tries 2^n ways to split line 1 before giving up.
-    await put("evil/a.txt", "a".repeat(50_000) + "!\naaa\n");
+    await put("evil/a.txt", `${"a".repeat(50_000)}!\naaa\n`);
     const started = performance.now();
     const r = await call(client, "search_objects", {
       bucket_name: bucket,

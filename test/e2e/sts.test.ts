@@ -9,7 +9,7 @@
  * a wrong secret differently, which other tests check.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
+import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { type S3Server, startCephRgw } from "../../scripts/s3/local-servers.ts";
 import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";

@@ -56,7 +56,7 @@ export async function rawSession(
     }
     if (buffer) lines.push(buffer);
   })();
-  for (const m of messages) proc.stdin.write((typeof m === "string" ? m : JSON.stringify(m)) + "\n");
+  for (const m of messages) proc.stdin.write(`${typeof m === "string" ? m : JSON.stringify(m)}\n`);
   if (expected.size === 0) proc.stdin.end();
   const timer = setTimeout(() => proc.kill(), timeoutMs);
   const exitCode = await proc.exited;

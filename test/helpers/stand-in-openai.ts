@@ -89,7 +89,7 @@ export function startStandInOpenAI(script: ScriptedCall[]): StandInOpenAI {
       const delta = call
         ? { role: "assistant", content: null, tool_calls: [{ index: 0, ...call }] }
         : { role: "assistant", content: "Done." };
-      const text = chunk(delta, null) + chunk({}, finish, { usage }) + "data: [DONE]\n\n";
+      const text = `${chunk(delta, null) + chunk({}, finish, { usage })}data: [DONE]\n\n`;
       return new Response(text, { headers: { "content-type": "text/event-stream" } });
     },
   });

@@ -4,7 +4,6 @@ import { h } from "./dom.ts";
 import {
   attachmentOf,
   type Entry,
-  formatDate,
   formatSize,
   INLINE_IMAGE_MAX_BYTES,
   previewKind,

@@ -27,7 +27,7 @@ export function etagMd5(
   etag: string | undefined | null,
   encryption?: { sse?: string; customerKey?: string },
 ): string | undefined {
-  if (!etag || encryption?.customerKey || (encryption?.sse && encryption.sse.startsWith("aws:kms"))) return undefined;
+  if (!etag || encryption?.customerKey || encryption?.sse?.startsWith("aws:kms")) return undefined;
   return MD5_ETAG.exec(etag)?.[1]?.toLowerCase();
 }
 

@@ -50,7 +50,7 @@ export function objectSettings(req: UploadRequest): string {
 
 /** Whether this upload can be kept and resumed: a known source, in parts, on a store with a state directory. */
 export function resumable(req: UploadRequest, resume: UploadResume | undefined): resume is UploadResume {
-  return resume !== undefined && resume.kept.enabled && req.source !== undefined && req.streamed !== "whole";
+  return resume?.kept.enabled === true && req.source !== undefined && req.streamed !== "whole";
 }
 
 /** The record of an upload just created. */

@@ -84,7 +84,7 @@ function recording(): { storage: Storage; called: string[] } {
   const storage = new Proxy({} as Storage, {
     get:
       (_t, name) =>
-      (...args: unknown[]) => (
+      (..._args: unknown[]) => (
         called.push(String(name)),
         name === "hasKeptUpload"
           ? false
