@@ -185,8 +185,9 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       need(bypassGovernance ? "delete" : "write", addr.bucket, addr.key);
       return storage.setObjectRetention(addr, retention, bypassGovernance, signal);
     },
+    // Lifting a hold lets the object be deleted, as bypassing a retention does: the delete level.
     setObjectLegalHold: async (addr, status, signal) => {
-      need("write", addr.bucket, addr.key);
+      need(status === "OFF" ? "delete" : "write", addr.bucket, addr.key);
       return storage.setObjectLegalHold(addr, status, signal);
     },
     setDefaultRetention: async (bucket, rule, signal) => {

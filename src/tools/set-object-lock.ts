@@ -4,7 +4,7 @@
  * user with the form its weight deserves: COMPLIANCE (nobody can lift it
  * before its date) and lifting a GOVERNANCE retention (which also needs
  * bypass_governance, so --allow-delete and the delete permission) have forms
- * of their own. A COMPLIANCE retention cannot be shortened or removed by
+ * of their own; lifting a legal hold needs the delete right too. A COMPLIANCE retention cannot be shortened or removed by
  * anyone: that is refused before anything is asked.
  */
 import { z } from "zod";
@@ -45,8 +45,9 @@ export const setObjectLock = defineTool({
     "An object's retention (mode, retain_until) and legal hold; without object_key, the bucket's default retention (mode, days).",
   inputSchema,
   ...SETTINGS_CHANGE,
-  deletes: (args) => args.bypass_governance === true,
-  deletesBy: "bypass_governance: true, which lets a protected object be deleted sooner",
+  // Both lift deletion protection, so both need what a delete needs (--allow-delete, the delete permission).
+  deletes: (args) => args.bypass_governance === true || args.legal_hold === "OFF",
+  deletesBy: 'bypass_governance: true or legal_hold: "OFF", which let a protected object be deleted sooner',
   async handler(args, ctx) {
     return args.object_key === undefined ? bucketDefault(args, ctx) : objectLock(args, args.object_key, ctx);
   },

@@ -137,12 +137,20 @@ test("legal hold on keeps a version from deletion; off lets it go", async () => 
     confirm: true,
   });
   expect(textOf(again)).toContain("Already so");
-  await call(admin.client, "set_object_lock", {
-    bucket_name: bucket,
-    object_key: "held.txt",
-    legal_hold: "OFF",
-    confirm: true,
-  });
+  // Lifting a hold removes deletion protection, as lifting a GOVERNANCE retention does: it needs --allow-delete.
+  const off = { bucket_name: bucket, object_key: "held.txt", legal_hold: "OFF", confirm: true };
+  const refused = await call(admin.client, "set_object_lock", off);
+  expect(refused.isError).toBe(true);
+  expect(textOf(refused)).toContain("DeleteNotAllowed");
+  expect(textOf(refused)).toContain('legal_hold: "OFF"');
+  expect(await legalHold("held.txt")).toBe("ON");
+  const both = await connectBinary({ env: s3Env(), args: ["--allow-admin", "--allow-delete"] });
+  try {
+    const lifted = await call(both.client, "set_object_lock", off);
+    expect(lifted.isError, textOf(lifted)).toBeFalsy();
+  } finally {
+    await both.close();
+  }
   expect(await legalHold("held.txt")).toBe("OFF");
   expect(await deletes("held.txt", version)).toBe(true);
 }, 60_000);

@@ -162,12 +162,25 @@ test("object lock: a write rule sets retention and legal hold; lifting a GOVERNA
   });
   await guarded.setObjectLegalHold({ bucket: "b", key: "k" }, "ON");
   expect(sent).toEqual(["hold"]);
+  // Lifting a hold lets the object be deleted: a write-level rule does not reach it.
+  await expect(guarded.setObjectLegalHold({ bucket: "b", key: "k" }, "OFF")).rejects.toMatchObject({
+    code: "PolicyDenied",
+  });
+  expect(sent).toEqual(["hold"]);
   const { missingScope } = await import("../../../src/access/policy.ts");
   expect(
     missingScope(
       ALL_TOOLS,
       "set_object_lock",
       { bucket_name: "b", object_key: "k", bypass_governance: true },
+      new Set(["read", "write"]),
+    ),
+  ).toBe("delete");
+  expect(
+    missingScope(
+      ALL_TOOLS,
+      "set_object_lock",
+      { bucket_name: "b", object_key: "k", legal_hold: "OFF" },
       new Set(["read", "write"]),
     ),
   ).toBe("delete");
