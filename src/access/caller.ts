@@ -3,7 +3,7 @@ import type { Scope } from "../config/http-config.ts";
 
 /** Who is calling, as far as authorization goes: never the token itself. */
 export interface Caller {
-  /** For access logs: the token's `sub`, or a static token's label, or "anonymous". */
+  /** The key of everything kept per caller (auth/caller-id.ts): label:NAME, sub:ID, client_id:ID, or "anonymous". */
   id: string;
   /** What this caller may do. */
   scopes: ReadonlySet<Scope>;

@@ -6,6 +6,7 @@
  * configuration allows.
  */
 import { type HttpConfig, SCOPES } from "../config/http-config.ts";
+import { callerId } from "./caller-id.ts";
 import { jwtVerifier } from "./jwt.ts";
 import { staticTokenMatcher } from "./static-tokens.ts";
 import type { Authenticator, AuthResult } from "./types.ts";
@@ -29,7 +30,7 @@ export function createAuthenticator(config: HttpConfig): Authenticator {
         return { ok: false, error: "invalid_request", description: "the Authorization header is not a Bearer token" };
       const token = match[1]!;
       const label = matchStaticToken(token);
-      if (label !== undefined) return { ok: true, caller: { id: label, label, scopes: ALL } };
+      if (label !== undefined) return { ok: true, caller: { id: callerId("label", label), label, scopes: ALL } };
       if (verifyJwt) return verifyJwt(token);
       return { ok: false, error: "invalid_token", description: "the token is not one this server accepts" };
     },

@@ -25,6 +25,7 @@ import {
   jwtVerify,
 } from "jose";
 import { type OAuthConfig, SCOPES, type Scope } from "../config/http-config.ts";
+import { callerId } from "./caller-id.ts";
 import type { AuthResult } from "./types.ts";
 
 /** Tolerated difference between our clock and the issuer's, in seconds. */
@@ -160,11 +161,19 @@ export function jwtVerifier(config: OAuthConfig): (token: string) => Promise<Aut
         clockTolerance: CLOCK_SKEW_S,
         ...(requireExp ? { requiredClaims: ["exp"] } : {}),
       });
-      const sub = typeof payload.sub === "string" ? payload.sub : undefined;
+      const sub = typeof payload.sub === "string" && payload.sub !== "" ? payload.sub : undefined;
+      const client = typeof payload.client_id === "string" && payload.client_id !== "" ? payload.client_id : undefined;
+      // Jobs, tasks, limits and confirmations belong to this id: a token that names nobody would share them.
+      if (!sub && !client)
+        return {
+          ok: false,
+          error: "invalid_token",
+          description: 'the access token names no subject ("sub" claim) or client ("client_id"), so it is nobody\'s',
+        };
       return {
         ok: true,
         caller: {
-          id: sub ?? (payload.client_id as string | undefined) ?? "unknown",
+          id: sub ? callerId("sub", sub) : callerId("client_id", client!),
           ...(sub ? { sub } : {}),
           claims: payload,
           tokenScopes: tokenScopes(payload),

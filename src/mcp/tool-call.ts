@@ -54,7 +54,7 @@ export interface CallEnvironment {
   memory: ByteBudget;
   leases?: LeaseHolder;
   audit?: AuditLog;
-  /** Who calls, for the audit log: a token's label, a JWT's sub, "anonymous" or "local". */
+  /** Who calls (auth/caller-id.ts): the key of their jobs and the audit line's caller; "anonymous" or "local" without a token. */
   caller: string;
   confirmWithUser: UserConfirmation;
   /** resource_link items (STORE_RESOURCE_LINKS): s3:// URIs name the default store's objects, so only its calls get them. */

@@ -15,7 +15,7 @@ import { closeSync, openSync, writeSync } from "node:fs";
 import { ActionableError } from "./errors.ts";
 
 export interface AuditEntry {
-  /** Who called: a static token's label, a JWT's sub, "anonymous", or "local" (stdio). */
+  /** Who called (auth/caller-id.ts): label:NAME for a static token, sub:ID or client_id:ID for a JWT, "anonymous", or "local" (stdio). */
   caller: string;
   /** The tool, or "resources/read". */
   action: string;

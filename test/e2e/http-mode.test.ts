@@ -114,7 +114,7 @@ describe("static bearer tokens", () => {
     await client.close();
     await Bun.sleep(50);
     const log = server.stderr();
-    expect(log).toMatch(/http POST \/mcp "tools\/call list_buckets" 200 \d+ms caller="bob"/);
+    expect(log).toMatch(/http POST \/mcp "tools\/call list_buckets" 200 \d+ms caller="label:bob"/);
     expect(log).not.toContain(TOKEN);
     expect(log).not.toContain(OTHER);
   });

@@ -158,7 +158,7 @@ test("raw: asked on one replica, answered on the other (relayed through Redis); 
     expect(await keysUnder(bucket, prefix)).toEqual(answer === "accept" ? [] : keys);
   }
   // The answer went through the other replica, which logged it as an answer.
-  expect(b!.stderr()).toMatch(/http POST \/mcp "answer" 202 .*caller="alice"/);
+  expect(b!.stderr()).toMatch(/http POST \/mcp "answer" 202 .*caller="label:alice"/);
 }, 60_000);
 
 test("raw: a session id is the caller's own; another caller presenting it is not asked (and no session, no question)", async () => {
