@@ -68,8 +68,8 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** How long SIGTERM waits for calls in flight before cancelling them. */
   shutdownGraceMs: number;
-  /** Per caller: requests per second (burst) and in flight; 0 is off. */
-  limits: { perSecond: number; burst: number; inFlight: number };
+  /** Per caller: requests per second (burst), in flight, and seconds of query time an hour; 0 is off. */
+  limits: { perSecond: number; burst: number; inFlight: number; querySeconds: number };
   /** --state-url: a Redis or Valkey that every replica shares (the per-caller limits are counted there); absent: per replica. */
   stateUrl?: string;
 }
@@ -226,6 +226,8 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     perSecond,
     burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors),
     inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors),
+    // Half of one query slot's hour: a caller cannot hold a slot most of the time, however often they renew it.
+    querySeconds: readLimit(env, "STORE_CALLER_QUERY_SECONDS", 1800, errors),
   };
   const stateUrl = readStateUrl(cli.stateUrl ?? value(env, "STORE_STATE_URL"), errors);
   return {

@@ -56,7 +56,14 @@ export interface ServerOptions {
    * client anything (stateless: the answer could reach another replica), so
    * no roots and no elicitation; local files only in explicit --allowed-dir.
    */
-  remote?: { scopes: ReadonlySet<Scope>; caller?: string; access?: CallerAccess; recheck?: Recheck };
+  remote?: {
+    scopes: ReadonlySet<Scope>;
+    caller?: string;
+    access?: CallerAccess;
+    recheck?: Recheck;
+    /** Seconds of query time a caller may use an hour (STORE_CALLER_QUERY_SECONDS); 0 or absent: no limit. */
+    querySecondsPerHour?: number;
+  };
   /** resource_link items in list_objects and truncated reads (default false: see config.ts). */
   resourceLinks?: boolean;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0 or absent: never (no job tools). */

@@ -67,6 +67,8 @@ export interface CallEnvironment {
   callBudgetMs: number;
   /** Why the caller's policy in force now would refuse a call (remote mode with a policy): jobs are judged by it. */
   recheck?: Recheck;
+  /** Remote mode: the server's callers share its query slots fairly, each with this much query time an hour (0: no limit). */
+  shared?: { querySecondsPerHour: number };
 }
 
 /** The handler the SDK runs for `tool`; `meta` goes on every answer (the object browser's list of the caller's tools). */
@@ -102,6 +104,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
     const canBeJob = env.jobs !== undefined && (taskShape === "2025" || handsBack(tool, args));
     let scope = stores.default;
     let adopted = false;
+    let jobId: string | undefined;
     const audit = (outcome: string, structured?: unknown) =>
       env.audit?.write({
         caller: env.caller,
@@ -142,6 +145,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           ...(env.storeInfos ? { stores: env.storeInfos } : {}),
           sourceStore: sourceContext(source, scope, guard),
           ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller, env.recheck), callBudgetMs: env.callBudgetMs } : {}),
+          ...(env.shared ? { share: { id: env.caller, job: () => jobId, ...env.shared } } : {}),
         };
         // A call that may become a job is refused up front while the caller has as many running as they may.
         if (canBeJob) await env.jobs!.admit(env.caller);
@@ -212,6 +216,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
         { answer: result, abort: work, progress: jobProgress, args: given, ...(recheck ? { recheck } : {}) },
         (r) => r.isError === true,
       );
+      jobId = job.id;
       log.debug(`${about} handed back as ${job.id} after ${Math.round(performance.now() - started)} ms`);
       // The task's answer replaces this one on its way out (sdk-hooks.ts); this one is what the SDK checks.
       if (taskShape) noteHandedBackAsTask(request, job);

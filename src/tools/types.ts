@@ -53,6 +53,18 @@ export interface ToolContext {
   callBudgetMs?: number;
   /** The store a copy reads from, when the call names another one (source_store; tools with `sourceStore`). */
   sourceStore?: { name: string; storage: Storage };
+  /** The caller among others (remote mode), for what callers share fairly; absent where the server has one caller. */
+  share?: CallerShare;
+}
+
+/** Who calls, where several callers share one server: what they share (query slots) is held fairly by this. */
+export interface CallerShare {
+  /** An opaque id: one caller, one id, whatever the kind of credential. */
+  id: string;
+  /** The job this call runs as, once it was handed back (to name it in another call's refusal). */
+  job(): string | undefined;
+  /** Seconds of query time the caller may use an hour; 0: no limit. */
+  querySecondsPerHour: number;
 }
 
 export interface ToolAnnotations {

@@ -115,6 +115,7 @@ export function startRemote(
             remote: {
               scopes: caller.scopes,
               caller: caller.id,
+              querySecondsPerHour: http.limits.querySeconds,
               ...(rules ? { access: new CallerAccess(rules, caller) } : {}),
               // Judged by the policy in force when asked (a job's call, on a change and before its result is handed over).
               ...(policy

@@ -1,8 +1,10 @@
 /**
  * The query engine runs in worker processes, not in the server (hardening,
- * fourth round), through the compiled binary: one caller's slow queries do
- * not stop another caller's reads and a third query is QueryBusy at once; a
- * caller's running jobs count against its in-flight limit and are capped;
+ * fourth round), through the compiled binary: one caller's slow query does
+ * not stop another caller's reads or queries, and their own second query is
+ * QueryBusy at once, naming the first (fifth round); their query time is
+ * budgeted; a caller's running jobs count against its in-flight limit and
+ * are capped;
  * SQL that builds huge strings ends QueryTooLarge while the server's
  * resident size stays flat; a worker has no credentials in its environment;
  * a worker killed mid-query (SIGSEGV, SIGKILL) costs that query a clear
@@ -80,23 +82,30 @@ const statusKb = (pid: number, field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
 
 describe("queries do not hold what other calls need", () => {
-  test("two slow queries by one caller: another caller's get_object answers at once, and a third query is QueryBusy", async () => {
+  test("one caller cannot hold every query slot: their second query is refused naming the first, another caller's query runs, and reads answer at once", async () => {
     const server = await startHttpBinary({
       env: { ...s3Env(), STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`, STORE_CALL_BUDGET_SECONDS: "1" },
     });
     try {
-      const jobs: string[] = [];
-      for (const id of [1, 2]) {
-        const handed = await callHttp(server.url, ALICE, id, "query_objects", {
-          bucket_name: bucket,
-          keys: ["tiny.csv"],
-          sql: SLOW_SQL,
-        });
-        expect(handed).not.toBe("timeout");
-        const job = (handed as { result: any }).result?.structuredContent?.job;
-        expect(job?.state, (handed as { text: string }).text).toBe("running");
-        jobs.push(job.id);
-      }
+      const handed = await callHttp(server.url, ALICE, 1, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: SLOW_SQL,
+      });
+      expect(handed).not.toBe("timeout");
+      const job = (handed as { result: any }).result?.structuredContent?.job;
+      expect(job?.state, (handed as { text: string }).text).toBe("running");
+      // Her second query is the one refused, naming the one she runs and how to stop it.
+      const second = await callHttp(server.url, ALICE, 2, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: SLOW_SQL,
+      });
+      const refused = (second as { result: any }).result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toContain("QueryBusy");
+      expect(refused.content[0].text).toContain(job.id);
+      expect(refused.content[0].text).toContain("cancel_job");
       const started = performance.now();
       const read = await callHttp(
         server.url,
@@ -109,30 +118,62 @@ describe("queries do not hold what other calls need", () => {
       expect(read).not.toBe("timeout");
       expect(JSON.stringify((read as { result: any }).result)).toContain("nine byte");
       expect(performance.now() - started).toBeLessThan(5_000);
-      const third = await callHttp(
-        server.url,
-        BOB,
-        4,
-        "query_objects",
-        { bucket_name: bucket, keys: ["tiny.csv"], sql: "SELECT count(*) FROM objects" },
-        10_000,
-      );
-      expect(third).not.toBe("timeout");
-      const busy = (third as { result: any }).result;
-      expect(busy.isError).toBe(true);
-      expect(busy.content[0].text).toContain("QueryBusy");
-      expect(busy.content[0].text).toMatch(/retry in/);
-      for (const [i, id] of jobs.entries()) {
-        const cancelled = await callHttp(server.url, ALICE, 10 + i, "cancel_job", { job_id: id });
-        expect((cancelled as { result: any }).result.structuredContent.job.state).toBe("cancelled");
-      }
-      // The slots are free again.
-      const again = await callHttp(server.url, BOB, 20, "query_objects", {
+      // Another caller's query runs in the slot she could not take.
+      const bobs = await callHttp(server.url, BOB, 4, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n FROM objects",
+      });
+      expect((bobs as { result: any }).result.structuredContent?.rows, (bobs as { text: string }).text).toEqual([[2]]);
+      const cancelled = await callHttp(server.url, ALICE, 10, "cancel_job", { job_id: job.id });
+      expect((cancelled as { result: any }).result.structuredContent.job.state).toBe("cancelled");
+      // Her slot is free again.
+      const again = await callHttp(server.url, ALICE, 20, "query_objects", {
         bucket_name: bucket,
         keys: ["tiny.csv"],
         sql: "SELECT count(*) AS n FROM objects",
       });
       expect((again as { result: any }).result.structuredContent.rows).toEqual([[2]]);
+    } finally {
+      await server.stop();
+    }
+  }, 90_000);
+
+  test("a caller's queries count against their query time (STORE_CALLER_QUERY_SECONDS): renewing a slot has a cost", async () => {
+    const server = await startHttpBinary({
+      env: {
+        ...s3Env(),
+        STORE_HTTP_TOKENS: `alice:${ALICE},bob:${BOB}`,
+        STORE_CALL_BUDGET_SECONDS: "1",
+        STORE_CALLER_QUERY_SECONDS: "3",
+      },
+    });
+    try {
+      const handed = await callHttp(server.url, ALICE, 1, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: SLOW_SQL,
+      });
+      const job = (handed as { result: any }).result.structuredContent.job;
+      expect(job.state).toBe("running");
+      await Bun.sleep(3_500);
+      await callHttp(server.url, ALICE, 2, "cancel_job", { job_id: job.id });
+      const spent = await callHttp(server.url, ALICE, 3, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n FROM objects",
+      });
+      const refused = (spent as { result: any }).result;
+      expect(refused.isError).toBe(true);
+      expect(refused.content[0].text).toContain("QueryBudgetSpent");
+      expect(refused.content[0].text).toMatch(/retry in about \d+ s/);
+      // Another caller's budget is their own.
+      const bobs = await callHttp(server.url, BOB, 4, "query_objects", {
+        bucket_name: bucket,
+        keys: ["tiny.csv"],
+        sql: "SELECT count(*) AS n FROM objects",
+      });
+      expect((bobs as { result: any }).result.structuredContent?.rows).toEqual([[2]]);
     } finally {
       await server.stop();
     }

@@ -13,7 +13,8 @@
  * runtime and an engine to load, more than a small query's own work. One
  * that failed, was cut, grew past REUSE_BELOW or served MAX_USES queries is
  * ended; an idle one ends after IDLE_MS. At most `slots` queries run at once
- * per server; the next is answered QueryBusy at once rather than queued.
+ * per server, shared fairly between callers (query-slots.ts); the next is
+ * answered QueryBusy at once rather than queued.
  */
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
@@ -21,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { ActionableError } from "../../runtime/errors.ts";
 import type { Narrowing, QueryPage } from "./engine.ts";
 import { sweepLeftovers } from "./leftovers.ts";
+import { QuerySlots, type SlotOwner } from "./query-slots.ts";
 import { type FromWorker, line, messages, type RunQuery, type ToWorker, WORKER_ARGUMENT } from "./worker-protocol.ts";
 
 /** A worker's resident size past which its query ends QueryTooLarge (the engine's 96 MB and the runtime's ~60 MB fit). */
@@ -142,7 +144,7 @@ class Worker {
 }
 
 export class QueryEngines {
-  #running = 0;
+  readonly #slots: QuerySlots;
   /** Workers waiting for a query, engine loaded. */
   #idle: Worker[] = [];
   #swept = false;
@@ -150,30 +152,18 @@ export class QueryEngines {
   constructor(
     readonly slots = QUERY_SLOTS,
     readonly capBytes = WORKER_MEMORY_CAP,
-  ) {}
+  ) {
+    this.#slots = new QuerySlots(slots);
+  }
 
-  /** A slot for one query, or QueryBusy at once (never queued): the release gives it back. */
-  take(): () => void {
-    if (this.#running >= this.slots) {
-      throw new ActionableError({
-        resource: "query_objects",
-        code: "QueryBusy",
-        message: `${this.#running} queries are running on this server, the most it runs at once.`,
-        hint: "retry in 5-10 seconds (or after a running query's job ends: job_status); other tools are not affected.",
-        retryable: true,
-      });
-    }
-    this.#running++;
+  /** A slot for one query, or QueryBusy at once (never queued; shared fairly: query-slots.ts): the release gives it back. */
+  take(owner?: SlotOwner): () => void {
+    const release = this.#slots.take(owner);
     if (!this.#swept) {
       this.#swept = true;
       sweepLeftovers();
     }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.#running--;
-    };
+    return release;
   }
 
   /**

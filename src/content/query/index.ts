@@ -13,6 +13,7 @@ import { fillEarly } from "./early-fill.ts";
 import type { EngineLimits, Narrowing, QueryPage, RowWindow } from "./engine.ts";
 import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
+import type { SlotOwner } from "./query-slots.ts";
 import { comparisonsInPlan } from "./row-groups.ts";
 import type { TableFile } from "./tables.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
@@ -41,6 +42,8 @@ export interface QueryRequest {
   signal: AbortSignal;
   /** Hears the bytes fetched so far. */
   progress?: (bytes: number) => void;
+  /** Where several callers share the server: who asks, for a fair share of the query slots (query-slots.ts). */
+  owner?: Omit<SlotOwner, "sql">;
 }
 
 /** The process's query workers: made on the first query. */
@@ -49,7 +52,7 @@ let engines: QueryEngines | undefined;
 export async function queryObjects(req: QueryRequest): Promise<QueryPage & { bytesRead: number }> {
   engines ??= new QueryEngines();
   // A slot now or QueryBusy: queries never wait in line, and hold nothing of the server's read budget.
-  const slot = engines.take();
+  const slot = engines.take(req.owner && { ...req.owner, sql: req.sql });
   // A worker starting (its runtime and engine loading) while the objects are fetched, not after.
   engines.prepare();
   let ws;
