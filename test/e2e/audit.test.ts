@@ -107,8 +107,8 @@ describe("audit log, remote", () => {
     await Promise.all([alice.close(), bob.close()]);
     const got = lines(file);
     expect(got.map((l) => [l.caller, l.action, l.key, l.outcome])).toEqual([
-      ["alice", "put_object", "a.txt", "ok"],
-      ["bob", "head_object", "a.txt", "ok"],
+      ["label:alice", "put_object", "a.txt", "ok"],
+      ["label:bob", "head_object", "a.txt", "ok"],
     ]);
     const text = readFileSync(file, "utf8");
     for (const secret of [ALICE, BOB, s3().secretAccessKey]) expect(text).not.toContain(secret);
@@ -135,7 +135,7 @@ describe("audit log, remote", () => {
       await guarded.stop();
     }
     expect(lines(other).map((l) => [l.caller, l.action, l.bucket, l.key, l.outcome])).toEqual([
-      ["alice", "put_object", bucket, "nope.txt", "PolicyDenied"],
+      ["label:alice", "put_object", bucket, "nope.txt", "PolicyDenied"],
     ]);
   });
 
@@ -166,7 +166,7 @@ describe("audit log, remote", () => {
     const alice = await connectHttp(server.url, ALICE);
     await call(alice, "list_objects", { bucket_name: bucket });
     await alice.close();
-    expect(lines(file).map((l) => [l.caller, l.action])).toEqual([["alice", "list_objects"]]);
+    expect(lines(file).map((l) => [l.caller, l.action])).toEqual([["label:alice", "list_objects"]]);
     expect(lines(`${file}.1`)).toHaveLength(2);
     expect(server.proc.exitCode).toBeNull();
   });

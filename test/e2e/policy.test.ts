@@ -237,7 +237,7 @@ describe("each caller gets exactly their grants", () => {
         groups: [{ group: "builds/", objects: 2 }],
       });
       expect(textOf(await call(ci, "get_object", { bucket_name: reports, object_key: "builds/v1.zip" }))).toContain(
-        "PolicyDenied: the policy has no rule giving ci the tool get_object",
+        "PolicyDenied: the policy has no rule giving label:ci the tool get_object",
       );
     } finally {
       await ci.close();
@@ -372,7 +372,7 @@ describe("each caller gets exactly their grants", () => {
       .trimEnd()
       .split("\n")
       .map((l) => JSON.parse(l))
-      .filter((l) => l.caller === "erin");
+      .filter((l) => l.caller === "sub:erin");
     expect(
       lines.filter((l) => l.action === "completion/complete").map((l) => [l.bucket, l.prefix, l.returned, l.outcome]),
     ).toEqual([
@@ -390,7 +390,7 @@ describe("each caller gets exactly their grants", () => {
     try {
       expect(await toolNames(mallory)).toEqual([]);
       expect(textOf(await call(mallory, "list_buckets", {}))).toContain(
-        "PolicyDenied: the policy has no rule giving mallory the tool list_buckets",
+        "PolicyDenied: the policy has no rule giving sub:mallory the tool list_buckets",
       );
     } finally {
       await mallory.close();
