@@ -5,7 +5,7 @@ import { readDeployment } from "./deployment-config.ts";
 import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
-import { readTransport, resolveHttpConfig } from "./http-config.ts";
+import { isLoopback, readTransport, resolveHttpConfig } from "./http-config.ts";
 import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
@@ -197,6 +197,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       ? [{ ...named[0]!, buckets: buckets.length > 0 ? buckets : named[0]!.buckets }, ...named.slice(1)]
       : [defaultStore, ...named];
   const first = stores[0]!;
+  for (const store of stores) if (store.customerKey) checkCustomerKeyTransport(store, errors);
 
   if (errors.length > 0) return { ok: false, errors };
   return {
@@ -250,4 +251,22 @@ function readChecksumMode(env: Env, fallback: ChecksumMode, errors: string[]): C
   if (value === "when_supported") return "WHEN_SUPPORTED";
   errors.push(`STORE_CHECKSUMS: "${value}" must be when_required or when_supported.`);
   return fallback;
+}
+
+/**
+ * An SSE-C key goes with every object request of its store, in headers: over plain HTTP it would cross the network in
+ * clear, so only a loopback endpoint (a store on this machine) may be http://.
+ */
+function checkCustomerKeyTransport(store: { name: string; endpointUrl?: string | undefined }, errors: string[]): void {
+  if (!store.endpointUrl) return;
+  let url: URL;
+  try {
+    url = new URL(store.endpointUrl);
+  } catch {
+    return; // the endpoint's own check says what is wrong with it
+  }
+  if (url.protocol !== "http:" || isLoopback(url.hostname)) return;
+  errors.push(
+    `store ${store.name}: an SSE-C key (STORE_SSE_C_KEY) is set with the plain-HTTP endpoint ${url.origin}, which would send the key in clear with every request. Use the store's https:// endpoint (plain http:// is allowed only on loopback).`,
+  );
 }

@@ -72,6 +72,8 @@ export interface HttpConfig {
   limits: { perSecond: number; burst: number; inFlight: number; querySeconds: number };
   /** --state-url: a Redis or Valkey that every replica shares (the per-caller limits are counted there); absent: per replica. */
   stateUrl?: string;
+  /** STORE_CONFIRMATION_KEY: the secret replicas seal confirmations with (transports/confirmation-key.ts). Never logged. */
+  confirmationKey?: string;
 }
 
 export interface HttpCliOptions {
@@ -230,6 +232,11 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     querySeconds: readLimit(env, "STORE_CALLER_QUERY_SECONDS", 1800, errors),
   };
   const stateUrl = readStateUrl(cli.stateUrl ?? value(env, "STORE_STATE_URL"), errors);
+  const confirmationKey = value(env, "STORE_CONFIRMATION_KEY") || undefined;
+  if (confirmationKey !== undefined && confirmationKey.length < 32)
+    errors.push(
+      "STORE_CONFIRMATION_KEY: shorter than 32 characters; give 32 or more random characters (e.g. openssl rand -hex 32), the same on every replica.",
+    );
   return {
     host,
     port,
@@ -242,6 +249,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     shutdownGraceMs,
     limits,
     ...(stateUrl ? { stateUrl } : {}),
+    ...(confirmationKey ? { confirmationKey } : {}),
   };
 }
 

@@ -64,6 +64,7 @@ export function registerStartupCredentials(argv: string[], env: Record<string, s
     env.AWS_SESSION_TOKEN,
     env.AWS_SECURITY_TOKEN,
     env.STORE_SSE_C_KEY,
+    env.STORE_CONFIRMATION_KEY,
   );
   // Remote mode's static bearer tokens (label:token, comma-separated): the whole value and each token.
   const tokens = env.STORE_HTTP_TOKENS;

@@ -6,7 +6,6 @@
  * SIGHUP that reopens the audit log.
  */
 
-import { createHash, randomBytes } from "node:crypto";
 import type { McpServer } from "@modelcontextprotocol/server";
 import { CallerAccess } from "../access/caller-access.ts";
 import { callRefusal } from "../access/index.ts";
@@ -29,6 +28,7 @@ import type { Storage } from "../storage/index.ts";
 import { createStoreStorages } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
 import { EVERY_TOOL } from "../tools/index.ts";
+import { confirmationKey } from "./confirmation-key.ts";
 import { startHttpServer } from "./http.ts";
 import { LegacyQuestions } from "./legacy-questions.ts";
 import { ServerPool } from "./server-pool.ts";
@@ -88,7 +88,16 @@ export function startRemote(
     share?.onPolicy(() => policy.reload(FROM_PEER));
   }
   const defaultStore = config.stores[0]?.name ?? "default";
-  const confirmationKey = sharedConfirmationKey(config);
+  const sealing = confirmationKey({
+    configured: http.confirmationKey,
+    tokens: http.tokens.map((t) => t.token),
+    storeSecretKey: config.credentials?.secretAccessKey,
+  });
+  if (!sealing.shared && http.stateUrl)
+    log.warn(
+      "confirmations are sealed with this replica's own key: no shared secret to derive one from (OAuth without static tokens or a store secret key). Set STORE_CONFIRMATION_KEY (32+ random characters, the same on every replica) so that an answer may reach any replica.",
+    );
+  const sealingKey = sealing.key;
   // Identity pass-through: each caller's own STS credentials on the default store.
   const passThrough = config.passThrough
     ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages)
@@ -97,7 +106,7 @@ export function startRemote(
     config: http,
     limits,
     // Sealed with the same shared key: any replica reads a 2025 client's declaration, the store relays its answers.
-    questions: new LegacyQuestions(confirmationKey, share),
+    questions: new LegacyQuestions(sealingKey, share),
     auth: createAuthenticator(http),
     serverFor: (caller, leases, request) => {
       const callerStorages = passThrough ? passThrough.storagesFor(caller, storages) : storages;
@@ -136,7 +145,7 @@ export function startRemote(
             jobs,
             jsonSchemaValidator,
             tools: TOOLS,
-            confirmationKey,
+            confirmationKey: sealingKey,
             ...(audit ? { audit } : {}),
           },
         );
@@ -198,23 +207,6 @@ export function startRemote(
   process.on("unhandledRejection", (reason) =>
     log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`),
   );
-}
-
-/**
- * The key a 2026-07-28 question's state is sealed with, the same on every replica given the same secrets (a retry may
- * reach another replica): derived from the store's secret key, the static tokens and the state store's URL; with none
- * of them (nothing secret to derive from), this process's own random key.
- */
-function sharedConfirmationKey(config: Config): Uint8Array {
-  const secrets = [
-    config.credentials?.secretAccessKey,
-    ...(config.http?.tokens ?? []).map((t) => t.token),
-    config.http?.stateUrl,
-  ].filter((s): s is string => !!s);
-  if (secrets.length === 0) return randomBytes(32);
-  const hash = createHash("sha256").update("store-mcp-server/confirmation-state/v1");
-  for (const secret of secrets) hash.update(`\0${secret}`);
-  return hash.digest();
 }
 
 /** Why the caller's current policy refuses a call of the tool named `name`, if it does. */

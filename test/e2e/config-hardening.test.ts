@@ -180,3 +180,67 @@ describe("secrets", () => {
     }
   });
 });
+
+describe("secrets that are not secret, and secrets sent in clear (hardening, fifth round)", () => {
+  const STORE_SSE_C_KEY = Buffer.alloc(32, 7).toString("base64");
+
+  test("an SSE-C key with a plain-HTTP endpoint that is not loopback stops the start, saying why; loopback is allowed", () => {
+    const far = runBinary([], { ...s3Env(), STORE_ENDPOINT_URL: "http://s3.example.invalid:9000", STORE_SSE_C_KEY });
+    expect(far.exitCode).toBe(1);
+    expect(far.stderr).toContain("SSE-C");
+    expect(far.stderr).toContain("in clear");
+    expect(far.stderr).not.toContain(STORE_SSE_C_KEY);
+    const named = runBinary([], {
+      ...s3Env(),
+      STORE_STORES: "far",
+      STORE_FAR_ENDPOINT_URL: "http://s3.example.invalid:9000",
+      STORE_FAR_ACCESS_KEY_ID: "AKIAFAR",
+      STORE_FAR_SECRET_ACCESS_KEY: "far-secret",
+      STORE_FAR_SSE_C_KEY: STORE_SSE_C_KEY,
+    });
+    expect(named.exitCode).toBe(1);
+    expect(named.stderr).toContain("store far");
+    const near = runBinary([], { ...s3Env(), STORE_SSE_C_KEY });
+    expect(near.exitCode, near.stderr).toBe(0);
+  });
+
+  test("with OAuth and no shared secret, replicas sharing a state store are told to set STORE_CONFIRMATION_KEY; a short one stops the start", async () => {
+    const { startIssuer } = await import("../helpers/oidc.ts");
+    const { startHttpBinary } = await import("../helpers/http.ts");
+    const issuer = await startIssuer();
+    const home = tempDir("profile-only");
+    writeFileSync(
+      join(home, "credentials"),
+      "[p]\naws_access_key_id = AKIAPROFILE\naws_secret_access_key = profsecret\n",
+    );
+    const { STORE_ACCESS_KEY_ID: _a, STORE_SECRET_ACCESS_KEY: _s, ...store } = s3Env();
+    const env = {
+      ...store,
+      AWS_SHARED_CREDENTIALS_FILE: join(home, "credentials"),
+      AWS_CONFIG_FILE: join(home, "config"),
+      STORE_OAUTH_ISSUER: issuer.issuer,
+      STORE_STATE_URL: "redis://127.0.0.1:1",
+    };
+    try {
+      const server = await startHttpBinary({ env, args: ["--profile", "p"] });
+      await server.stop();
+      expect(server.stderr()).toContain("STORE_CONFIRMATION_KEY");
+      const keyed = await startHttpBinary({
+        env: { ...env, STORE_CONFIRMATION_KEY: "k".repeat(48) },
+        args: ["--profile", "p"],
+      });
+      await keyed.stop();
+      expect(keyed.stderr()).not.toContain("STORE_CONFIRMATION_KEY");
+      expect(keyed.stderr()).not.toContain("k".repeat(48));
+      const short = runBinary(["--transport", "http", "--profile", "p"], {
+        ...env,
+        STORE_CONFIRMATION_KEY: "too-short-a-key",
+      });
+      expect(short.exitCode).toBe(1);
+      expect(short.stderr).toContain("STORE_CONFIRMATION_KEY");
+      expect(short.stderr).not.toContain("too-short-a-key");
+    } finally {
+      await issuer.stop();
+    }
+  }, 60_000);
+});
