@@ -64,6 +64,6 @@ export function callerJobs(jobs: JobRegistry, caller: string, recheck?: Recheck)
         ReturnType<NonNullable<ToolContext["jobs"]>["status"]>
       >,
     cancel: (id) => jobs.cancel(caller, id),
-    list: () => jobs.list(caller),
+    list: () => jobs.list(caller, recheck),
   };
 }

@@ -270,11 +270,18 @@ export class JobRegistry {
     return view(job);
   }
 
-  /** The caller's jobs, newest first: this replica's, and with a share every replica's. */
-  async list(owner: string): Promise<JobView[]> {
+  /**
+   * The caller's jobs, newest first: this replica's, and with a share every replica's. With `recheck`, a job whose call
+   * the caller's policy no longer grants is listed without its progress, which may name what the policy now withholds.
+   */
+  async list(owner: string, recheck?: Recheck): Promise<JobView[]> {
     this.#sweep(owner);
-    const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).map(view);
-    const shared = (await this.#others?.list(owner, JOBS_PER_CALLER)) ?? [];
+    const judged = ({ view: v, args }: { view: JobView; args: Record<string, unknown> }): JobView =>
+      recheck?.(v.tool, args) ? { ...v, progress: { message: "not shown: the policy no longer grants this call" } } : v;
+    const mine = [...this.#jobs.values()]
+      .filter((j) => j.owner === owner)
+      .map((j) => judged({ view: view(j), args: j.args }));
+    const shared = ((await this.#others?.list(owner, JOBS_PER_CALLER)) ?? []).map(judged);
     const byId = new Map([...shared, ...mine].map((j) => [j.id, j]));
     return [...byId.values()]
       .sort((a, b) => Date.parse(b.started_at) - Date.parse(a.started_at))

@@ -59,10 +59,11 @@ export class OtherReplicas {
   }
 
   /** The caller's jobs on every replica, newest first (at most `max`). */
-  async list(owner: string, max: number): Promise<JobView[]> {
-    return (await this.share.listOf(owner, max)).map((j) =>
-      j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view,
-    );
+  async list(owner: string, max: number): Promise<{ view: JobView; args: Record<string, unknown> }[]> {
+    return (await this.share.listOf(owner, max)).map((j) => ({
+      view: j.view.state === "running" && j.alive === false ? interrupted(j).job : j.view,
+      args: j.args,
+    }));
   }
 }
 

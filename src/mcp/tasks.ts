@@ -167,7 +167,7 @@ export function serveTasks(mcp: McpServer, serving: TaskServing): void {
     }
   });
   mcp.server.setRequestHandler("tasks/list", { params: z.object({ cursor: z.string().optional() }) }, async () => {
-    return { tasks: (await jobs.list(caller)).map((job) => taskOf(job, "2025")) } as never;
+    return { tasks: (await jobs.list(caller, recheck)).map((job) => taskOf(job, "2025")) } as never;
   });
   mcp.server.setRequestHandler("tasks/update", { params: TaskId.passthrough() }, async ({ taskId }) => {
     throw new ProtocolError(

@@ -3,7 +3,8 @@
  * binary in remote mode with static tokens: after a caller's grant is
  * narrowed (SIGHUP), a query job's stored rows on the removed prefix are not
  * handed over (PolicyDenied, and the result is dropped); a running query and
- * a running bulk copy it would now refuse are stopped for good; and with two
+ * a running bulk copy it would now refuse are stopped for good, and listed
+ * (list_jobs, tasks/list) without their progress (fifth round); and with two
  * replicas sharing Redis, a reload on one stops the other's job.
  */
 
@@ -13,7 +14,7 @@ import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { connectHttp, type HttpBinary, startHttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";
 import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -43,6 +44,8 @@ beforeAll(async () => {
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: "n,v\n1,x\n2,y\n" }));
   for (let i = 0; i < 8; i++)
     await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `src/${i}.bin`, Body: randomBytes(MiB, i) }));
+  for (let i = 0; i < 2; i++)
+    await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: `a/${i}.bin`, Body: randomBytes(MiB, 20 + i) }));
   proxy = await startFaultProxy(s3().endpoint);
   // Each connection at 256 KiB/s: a download of eight 1 MiB objects takes seconds, whatever its concurrency.
   proxy.set({ kind: "throttle", bytesPerSecond: 256 * 1024 });
@@ -78,6 +81,28 @@ async function jobOf(
   const id = r.structuredContent?.job?.id;
   if (!id) throw new Error(`not handed back as a job: ${textOf(r)}`);
   return id;
+}
+
+type JobListed = { id: string; progress: Record<string, unknown> };
+
+/** tasks/list (2025-11-25) as a raw HTTP client sends it. */
+async function tasksList(url: string): Promise<{ taskId: string; statusMessage?: string }[]> {
+  const res = await rpc(
+    url,
+    { jsonrpc: "2.0", id: 99, method: "tasks/list", params: {} },
+    { authorization: `Bearer ${ALICE}`, "mcp-protocol-version": "2025-11-25" },
+  );
+  const body = await res.text();
+  const json = body.includes("data: ")
+    ? JSON.parse(
+        body
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      )
+    : JSON.parse(body);
+  if (!json.result) throw new Error(`tasks/list: ${body.slice(0, 300)}`);
+  return json.result.tasks;
 }
 
 describe("one replica", () => {
@@ -125,10 +150,11 @@ describe("one replica", () => {
       const query = await jobOf(client, "query_objects", { bucket_name: bucket, keys: ["b/t.csv"], sql: SLOW_SQL });
       // 1 MiB an object at 256 KiB/s: four seconds at least.
       const copy = await jobOf(client, "download_prefix", { bucket_name: bucket, prefix: "src/", local_dir: local });
-      const untouched = await jobOf(client, "query_objects", {
+      // Another job the new policy still grants (not a second query: a caller runs one query at a time).
+      const untouched = await jobOf(client, "download_prefix", {
         bucket_name: bucket,
-        keys: ["a/t.csv"],
-        sql: "SELECT count(*) AS n, sum(hash(i) % 7) AS h FROM objects, range(150000000) t(i)",
+        prefix: "a/",
+        local_dir: join(dir, "still-granted"),
       });
       writeFileSync(policyFile, policyFor(["a/"]));
       await reload(server);
@@ -141,6 +167,14 @@ describe("one replica", () => {
         expect(textOf(status)).toContain("stopped when the policy changed");
       }
       expect(server.stderr()).toContain("2 running job(s) it refuses were stopped");
+      // Listed by the policy in force: a stopped job's progress may name what the policy now withholds, so it is not shown.
+      const hidden = { message: "not shown: the policy no longer grants this call" };
+      const listed = (await call(client, "list_jobs", {})).structuredContent!.jobs as JobListed[];
+      for (const id of [query, copy]) expect(listed.find((j) => j.id === id)?.progress).toEqual(hidden);
+      expect(listed.find((j) => j.id === untouched)?.progress).not.toEqual(hidden);
+      const tasks = (await tasksList(server.url)).filter((t) => t.taskId === query || t.taskId === copy);
+      expect(tasks.length).toBe(2);
+      for (const task of tasks) expect(task.statusMessage).toBe(hidden.message);
       // The download stopped short: not every object reached the folder.
       expect(existsSync(local) ? readdirSync(local).filter((n) => n.endsWith(".bin")).length : 0).toBeLessThan(8);
       // A job the new policy still grants goes on to its end.
