@@ -98,6 +98,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** How long a long call runs before it answers with a job handle (--call-budget); 0: never. */
   callBudgetSeconds: number;
+  /** STORE_QUERY_SPILL_MB, in bytes: the most one query may spill to its directory; absent: the default (content/query/spill.ts). */
+  querySpillBytes?: number;
   /** Jobs one caller may have running at once (STORE_MAX_RUNNING_JOBS). */
   maxRunningJobs: number;
   /** The overall deadline of a call that is not a streaming transfer, retries included. */

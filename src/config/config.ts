@@ -121,6 +121,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const stateDir = stateDirFrom({ ...env, ...(cli.stateDir !== undefined ? { STORE_STATE_DIR: cli.stateDir } : {}) });
   const callBudgetSeconds = readCallBudget(cli.callBudget ?? envValue(env, "STORE_CALL_BUDGET_SECONDS"), errors);
   const maxRunningJobs = readMaxRunningJobs(envValue(env, "STORE_MAX_RUNNING_JOBS"), errors);
+  const spillMb = envValue(env, "STORE_QUERY_SPILL_MB") && readPositiveInt(env, "STORE_QUERY_SPILL_MB", 1, errors);
   const multipartCopyThreshold = Math.min(
     readPositiveInt(env, "STORE_MULTIPART_COPY_THRESHOLD", 5 * 1024 ** 3, errors),
     5 * 1024 ** 3,
@@ -219,6 +220,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       operationTimeoutMs,
       callBudgetSeconds,
       maxRunningJobs,
+      ...(spillMb ? { querySpillBytes: spillMb * 1024 * 1024 } : {}),
       multipartCopyThreshold,
       maxAttempts,
       logLevel: "level" in parsed ? parsed.level : "info",

@@ -70,6 +70,8 @@ export interface ServerOptions {
   callBudgetMs?: number;
   /** Jobs one caller may have running at once; the next long call is refused. */
   maxRunningJobs?: number;
+  /** The most one query may spill to disk (STORE_QUERY_SPILL_MB); absent: the default for the temp directory. */
+  querySpillBytes?: number;
   /**
    * Several stores (stores.ts), the default first, each with its own read-only,
    * deletes and allowlist; absent: one store from region, readOnly,
@@ -124,6 +126,7 @@ export function serverOptions(config: Config, allowedDirs: string[]): ServerOpti
     resourceLinks: config.resourceLinks,
     callBudgetMs: config.callBudgetSeconds * 1000,
     maxRunningJobs: config.maxRunningJobs,
+    ...(config.querySpillBytes ? { querySpillBytes: config.querySpillBytes } : {}),
     ...(config.stateDir ? { stateDir: config.stateDir } : {}),
     ...(stores.length > 1 ? { stores } : {}),
   };

@@ -135,6 +135,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     jobs,
     resourceLinks: options.resourceLinks ?? false,
     access,
+    ...(options.querySpillBytes ? { querySpillBytes: options.querySpillBytes } : {}),
     // Several callers share this process: what they share (query slots) is shared fairly.
     ...(options.remote ? { shared: { querySecondsPerHour: options.remote.querySecondsPerHour ?? 0 } } : {}),
     storeInfos,

@@ -67,6 +67,8 @@ export interface CallEnvironment {
   callBudgetMs: number;
   /** Why the caller's policy in force now would refuse a call (remote mode with a policy): jobs are judged by it. */
   recheck?: Recheck;
+  /** The most one query may spill to disk (STORE_QUERY_SPILL_MB); absent: the default for the temp directory. */
+  querySpillBytes?: number;
   /** Remote mode: the server's callers share its query slots fairly, each with this much query time an hour (0: no limit). */
   shared?: { querySecondsPerHour: number };
 }
@@ -145,6 +147,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           ...(env.storeInfos ? { stores: env.storeInfos } : {}),
           sourceStore: sourceContext(source, scope, guard),
           ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller, env.recheck), callBudgetMs: env.callBudgetMs } : {}),
+          ...(env.querySpillBytes ? { querySpillBytes: env.querySpillBytes } : {}),
           ...(env.shared ? { share: { id: env.caller, job: () => jobId, ...env.shared } } : {}),
         };
         // A call that may become a job is refused up front while the caller has as many running as they may.

@@ -113,6 +113,7 @@ export const queryObjects = defineTool({
       // The rows go out twice (text and structured content): each copy gets under half the budget.
       window: { offset, maxRows, maxBytes: Math.floor(ctx.contentBudget / 2.5), maxCellChars: MAX_CELL_CHARS },
       signal: ctx.signal,
+      ...(ctx.querySpillBytes ? { spillBytes: ctx.querySpillBytes } : {}),
       ...(ctx.share
         ? { owner: { id: ctx.share.id, job: ctx.share.job, secondsPerHour: ctx.share.querySecondsPerHour } }
         : {}),

@@ -53,6 +53,8 @@ export interface ToolContext {
   callBudgetMs?: number;
   /** The store a copy reads from, when the call names another one (source_store; tools with `sourceStore`). */
   sourceStore?: { name: string; storage: Storage };
+  /** The most one query may spill to disk, as the operator set it (STORE_QUERY_SPILL_MB); absent: the default. */
+  querySpillBytes?: number;
   /** The caller among others (remote mode), for what callers share fairly; absent where the server has one caller. */
   share?: CallerShare;
 }

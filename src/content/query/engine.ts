@@ -75,7 +75,7 @@ export async function runQuery(
   const timer = setTimeout(() => ((stoppedBy ??= "time"), conn.interrupt()), limits.timeoutMs);
   const streamed = files.find((f): f is TableFile & { head: string } => f.head !== undefined);
   try {
-    for (const setting of sandboxSettings(ws.dir)) await conn.run(setting);
+    for (const setting of sandboxSettings(ws.dir, limits.spillBytes)) await conn.run(setting);
     const streamOptions = streamed && (await headOptions(conn, streamed));
     try {
       await conn.run(objectsView(files, streamOptions));
@@ -144,13 +144,16 @@ export async function runQuery(
 }
 
 /**
- * The sandbox, in this order (each closes the door on the ones before): spill, home and secret directories inside the
+ * The sandbox, in this order (each closes the door on the ones before): spill and its bound, home and secret directories inside the
  * query's directory (a home elsewhere was a way around allowed_directories), file access confined to it, no external
  * access, no community extensions or persistent secrets, then the configuration locked.
  */
-function sandboxSettings(dir: string): string[] {
+function sandboxSettings(dir: string, spillBytes: number): string[] {
   return [
     `SET temp_directory = ${sqlText(join(dir, "spill"))}`,
+    // Again after the directory: the engine's spill bound takes only a value set once its temp directory is (a bound
+    // given only when the instance is made reads back, yet the spill passes it: 278 MB spilled under 16 MB, DuckDB 1.5).
+    `SET max_temp_directory_size = '${Math.floor(spillBytes / 1024 / 1024)}MB'`,
     `SET home_directory = ${sqlText(dir)}`,
     `SET secret_directory = ${sqlText(join(dir, "secrets"))}`,
     "SET allow_persistent_secrets = false",

@@ -15,6 +15,7 @@ import { QueryEngines } from "./engine-process.ts";
 import { columnsInPlan, fillColumns, isComplete } from "./parquet-ranges.ts";
 import type { SlotOwner } from "./query-slots.ts";
 import { comparisonsInPlan } from "./row-groups.ts";
+import { DEFAULT_SPILL_BYTES, spillBound } from "./spill.ts";
 import type { TableFile } from "./tables.ts";
 import { fetchObjects, openWorkspace, type WantedObject } from "./workspace.ts";
 
@@ -25,7 +26,7 @@ export type { WantedObject } from "./workspace.ts";
 export const QUERY_LIMITS: EngineLimits = {
   memoryBytes: 96 * 1024 * 1024,
   threads: 2,
-  spillBytes: 4 * 1024 * 1024 * 1024,
+  spillBytes: DEFAULT_SPILL_BYTES,
   timeoutMs: 10 * 60 * 1000,
 };
 /** Bytes of objects one query fetches at most (they are written to the temp directory first). */
@@ -42,6 +43,8 @@ export interface QueryRequest {
   signal: AbortSignal;
   /** Hears the bytes fetched so far. */
   progress?: (bytes: number) => void;
+  /** The most the query may spill, as the operator set it; absent: spillBound()'s default for the temp directory. */
+  spillBytes?: number;
   /** Where several callers share the server: who asks, for a fair share of the query slots (query-slots.ts). */
   owner?: Omit<SlotOwner, "sql">;
 }
@@ -53,6 +56,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   engines ??= new QueryEngines();
   // A slot now or QueryBusy: queries never wait in line, and hold nothing of the server's read budget.
   const slot = engines.take(req.owner && { ...req.owner, sql: req.sql });
+  const limits = { ...QUERY_LIMITS, spillBytes: spillBound(req.spillBytes) };
   // A worker starting (its runtime and engine loading) while the objects are fetched, not after.
   engines.prepare();
   let ws;
@@ -75,11 +79,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
       if (bytesRead > MAX_QUERY_BYTES) stop.abort(tooMuch(req.bucket));
     };
     const run = (files: TableFile[], narrowing?: Narrowing) =>
-      engines!.run(
-        { dir: ws.dir, files, sql: req.sql, window: req.window, limits: QUERY_LIMITS },
-        narrowing,
-        stop.signal,
-      );
+      engines!.run({ dir: ws.dir, files, sql: req.sql, window: req.window, limits }, narrowing, stop.signal);
     // One large CSV: scanned while it downloads (csv-stream.ts), its rows counting once the whole object is checked.
     if (streamsCsv(req.objects))
       streamed = await streamCsv(req.storage, req.bucket, req.objects[0]!, ws.data, stop.signal);
