@@ -373,3 +373,54 @@ for (const when of ["at start", "by a first query"] as const) {
     }
   }, 60_000);
 }
+
+test("a server in another PID namespace sharing the temp directory keeps a running server's query directory (judged by its lock, not its pid)", async () => {
+  const tmp = tempDir("qiso-pidns");
+  const env = { ...s3Env(), TMPDIR: tmp, STORE_CALL_BUDGET_SECONDS: "1" };
+  const a = await connectBinary({ env });
+  let b: ReturnType<typeof Bun.spawn> | undefined;
+  try {
+    const handed = await call(a.client, "query_objects", { bucket_name: bucket, keys: ["tiny.csv"], sql: SLOW_SQL });
+    const job = handed.structuredContent?.job as { id: string; state: string } | undefined;
+    expect(job?.state, textOf(handed)).toBe("running");
+    const live = readdirSync(tmp).filter((n) => n.startsWith("store-mcp-query-"));
+    expect(live.length).toBe(1);
+    // Another server in a PID namespace of its own, as in another container: its start sweeps after 2 s.
+    b = Bun.spawn(["unshare", "--pid", "--fork", "--mount", "--mount-proc", requireBinary()], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    await Bun.sleep(3_500);
+    expect(b.exitCode).toBeNull();
+    expect(readdirSync(tmp).filter((n) => n.startsWith("store-mcp-query-"))).toEqual(live);
+    b.kill("SIGKILL");
+    // Killed mid-query, the server's lock goes with it: the next server's start sweeps what it left.
+    process.kill(a.pid, "SIGKILL");
+    b = Bun.spawn(["unshare", "--pid", "--fork", "--mount", "--mount-proc", requireBinary()], {
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
+      stdin: "pipe",
+      stdout: "ignore",
+      stderr: "pipe",
+    });
+    for (let i = 0; i < 100 && existsSync(join(tmp, live[0]!)); i++) await Bun.sleep(100);
+    expect(existsSync(join(tmp, live[0]!))).toBe(false);
+    // Its worker did not go on with the query for nobody.
+    const orphans = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((p) => {
+          try {
+            return readFileSync(`/proc/${p}/environ`, "utf8").includes(`TMPDIR=${tmp}`);
+          } catch {
+            return false;
+          }
+        });
+    for (let i = 0; i < 20 && orphans().length > 0; i++) await Bun.sleep(100);
+    expect(orphans().filter((p) => readFileSync(`/proc/${p}/cmdline`, "utf8").includes("__query-worker"))).toEqual([]);
+  } finally {
+    b?.kill("SIGKILL");
+    await a.close().catch(() => {});
+  }
+}, 60_000);

@@ -161,7 +161,7 @@ export class QueryEngines {
     const release = this.#slots.take(owner);
     if (!this.#swept) {
       this.#swept = true;
-      sweepLeftovers();
+      void sweepLeftovers().catch(() => {});
     }
     return release;
   }

@@ -61,7 +61,7 @@ export async function queryObjects(req: QueryRequest): Promise<QueryPage & { byt
   engines.prepare();
   let ws;
   try {
-    ws = openWorkspace();
+    ws = await openWorkspace();
   } catch (err) {
     slot();
     throw err;

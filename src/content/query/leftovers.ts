@@ -1,15 +1,18 @@
 /**
  * Query directories (workspace.ts: store-mcp-query-<pid>-…, in the temp
  * directory) that a server killed mid-query (SIGKILL, a crash) left behind:
- * removed once their process no longer runs, by a server's start and by its
- * first query. Only this user's directories; a running server's are kept.
+ * removed by a server's start and by its first query once no process holds
+ * their lock (dir-lock.ts), which every PID namespace sharing the directory
+ * sees alike; a directory without a lock (an older server's) once its pid no
+ * longer runs here. Only this user's directories; a running server's are kept.
  */
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LOCK_FILE, lockHeld } from "./dir-lock.ts";
 
 /** Query directories a server left behind (a SIGKILL): those of processes that no longer run. */
-export function sweepLeftovers(dir = tmpdir()): number {
+export async function sweepLeftovers(dir = tmpdir()): Promise<number> {
   let removed = 0;
   let names: string[];
   try {
@@ -22,7 +25,7 @@ export function sweepLeftovers(dir = tmpdir()): number {
     if (!found) continue;
     const path = join(dir, name);
     try {
-      if (alive(Number(found[1]))) continue;
+      if ((await lockHeld(join(path, LOCK_FILE))) ?? alive(Number(found[1]))) continue;
       const st = statSync(path);
       if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
       rmSync(path, { recursive: true, force: true });

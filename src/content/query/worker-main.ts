@@ -8,7 +8,8 @@
  * It watches its own resident size and ends itself past its cap, having said
  * so ("memory"); the server watches it too, and kills it on any doubt. It has
  * no credentials (the server starts it with a scrubbed environment) and ends
- * when the server's end of the pipe closes.
+ * when the server's end of the pipe closes, or mid-query when the server is
+ * gone (it is given to another parent).
  */
 import { writeSync } from "node:fs";
 import { ActionableError } from "../../runtime/errors.ts";
@@ -40,7 +41,10 @@ async function warmUp(): Promise<void> {
 }
 
 export async function workerMain(capBytes: number): Promise<void> {
+  const parent = process.ppid;
   const watch = setInterval(() => {
+    // The server is gone (killed mid-query: the pipe is not read while the engine runs): nobody wants the answer.
+    if (process.ppid !== parent) process.kill(process.pid, "SIGKILL");
     const rss = process.memoryUsage.rss();
     if (rss <= capBytes) return;
     // Said first, synchronously, so the server can tell a cap from a crash; then gone at once.

@@ -4,7 +4,7 @@
  * (policy, allowlist and credentials applied to each), the engine's spill
  * files, and nothing else the engine may reach; removed when the query ends.
  */
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { type FileHandle, open, rename } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,6 +12,7 @@ import { Slots } from "../../bulk/engine.ts";
 import { type WrittenRanges, writePieces } from "../../local/pieces.ts";
 import type { ObjectDownload, Storage } from "../../storage/index.ts";
 import { isGzip } from "../windows.ts";
+import { holdLock, LOCK_FILE } from "./dir-lock.ts";
 import { placeSparseParquet, type SparseParquet } from "./parquet-ranges.ts";
 import { fileNameFor, formatOfBytes, formatOfKey, type TableFile } from "./tables.ts";
 
@@ -25,12 +26,24 @@ export interface Workspace {
   remove(): void;
 }
 
-export function openWorkspace(): Workspace {
-  // Named by this process, so a later one can tell what a killed server left behind (engine-process.ts sweepLeftovers).
-  const dir = mkdtempSync(join(tmpdir(), `store-mcp-query-${process.pid}-`));
+export async function openWorkspace(): Promise<Workspace> {
+  // Locked while it lives, and named by this process, so that a later server can tell what a killed one left behind
+  // (leftovers.ts): by the lock, or for a directory without one, by the pid.
+  // Locked before it takes the name a sweep looks for: no sweep ever sees it without its lock.
+  const made = mkdtempSync(join(tmpdir(), `.store-mcp-query-new-${process.pid}-`));
+  const release = await holdLock(join(made, LOCK_FILE)).catch(() => undefined);
+  const dir = join(tmpdir(), `store-mcp-query-${process.pid}-${made.slice(made.lastIndexOf("-") + 1)}`);
+  renameSync(made, dir);
   const data = join(dir, "data");
   mkdirSync(data, { mode: 0o700 });
-  return { dir, data, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    data,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+      release?.();
+    },
+  };
 }
 
 export interface WantedObject {
