@@ -20,7 +20,7 @@
 import { isInputRequiredResult, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { ToolCard, ToolDefinition } from "../tools/types.ts";
 import { installToolHandlers, wrapRequestHandler } from "./sdk-internals.ts";
-import { noteTaskAsked, taskAskedFor, taskCreated } from "./tasks.ts";
+import { noteTaskAsked, TASKS_DECLARED, taskAskedFor, taskCreated } from "./tasks.ts";
 import { listedTools } from "./tool-list.ts";
 
 /** A top-level null argument means "not given". */
@@ -174,7 +174,12 @@ export function installSdkHooks(
     return noteIgnored(result, ignored, tool);
   });
   // 2. tools/list: prepared above, the same answer for every server with this list.
-  wrapRequestHandler(mcp, "tools/list", () => async () => ({
-    tools: (mcp.server.getClientCapabilities() as { tasks?: unknown } | undefined)?.tasks ? listedForTasks : listed,
+  // A client declared tasks on this connection (stdio), or in the initialize its HTTP session id carries (http-eras.ts).
+  wrapRequestHandler(mcp, "tools/list", () => async (_request, extra) => ({
+    tools:
+      (mcp.server.getClientCapabilities() as { tasks?: unknown } | undefined)?.tasks ||
+      (extra as ServerContext).http?.authInfo?.extra?.[TASKS_DECLARED]
+        ? listedForTasks
+        : listed,
   }));
 }

@@ -113,6 +113,9 @@ function statusOf(job: JobView, shape: TaskShape): string {
   }
 }
 
+/** On an HTTP request's auth info (http-eras.ts): its session id says the client declared tasks in its initialize. */
+export const TASKS_DECLARED = "store-mcp-server/tasks-declared";
+
 /** What the task methods need from the server: the registry, whose tasks these are, and the policy's recheck. */
 export interface TaskServing {
   jobs: JobRegistry;

@@ -19,6 +19,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Caller } from "../auth/index.ts";
 import { LEGACY_ASK } from "../mcp/confirmations.ts";
+import { TASKS_DECLARED } from "../mcp/tasks.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
@@ -82,7 +83,10 @@ export function eraServing(deps: EraDeps) {
     const mcp = deps.serverFor(caller, leases, { era: "2025", method: message?.method });
     const close = () => void mcp.close().catch(() => {});
     const call = message?.method === "tools/call";
-    const askable = call && questions.declaresElicitation(req.headers.get("mcp-session-id"), caller.id);
+    const declared = questions.declared(req.headers.get("mcp-session-id"), caller.id);
+    const askable = call && declared.elicitation;
+    // A client that declared tasks in its initialize (which reached some replica) gets the tools that take them marked.
+    const tasksMarked = message?.method === "tools/list" && declared.tasks;
     const wantsProgress = call && message.params?._meta?.progressToken !== undefined;
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
@@ -96,7 +100,12 @@ export function eraServing(deps: EraDeps) {
       questions.askerFor(caller.id, (request) =>
         transport.send(request as JSONRPCMessage, { relatedRequestId: message.id ?? undefined }),
       );
-    const authInfo = ask && { token: "", clientId: caller.id, scopes: [], extra: { [LEGACY_ASK]: ask } };
+    const authInfo = (ask || tasksMarked) && {
+      token: "",
+      clientId: caller.id,
+      scopes: [],
+      extra: { ...(ask ? { [LEGACY_ASK]: ask } : {}), ...(tasksMarked ? { [TASKS_DECLARED]: true } : {}) },
+    };
     return {
       served: transport.handleRequest(req, { parsedBody: body, ...(authInfo ? { authInfo } : {}) }),
       close: () => {

@@ -53,26 +53,38 @@ export class LegacyQuestions {
     relay?.onAnswer((payload) => this.#heard(payload));
   }
 
-  /** The Mcp-Session-Id for a 2025 initialize: only a client that declared elicitation gets one (nothing else needs it). */
+  /**
+   * The Mcp-Session-Id for a 2025 initialize: only a client that declared elicitation or tasks gets one (nothing else
+   * needs it). It says which, so that every replica asks such a client, and lists the tools that take tasks for it.
+   */
   sessionFor(caller: string, capabilities: unknown): string | undefined {
-    const elicitation = (capabilities as { elicitation?: unknown } | undefined)?.elicitation;
-    if (elicitation === undefined || elicitation === null) return undefined;
-    const body = Buffer.from(JSON.stringify({ e: 1, n: randomBytes(9).toString("base64url") })).toString("base64url");
+    const declared = capabilities as { elicitation?: unknown; tasks?: unknown } | undefined;
+    const e = declared?.elicitation !== undefined && declared.elicitation !== null ? 1 : 0;
+    const t = declared?.tasks !== undefined && declared.tasks !== null ? 1 : 0;
+    if (!e && !t) return undefined;
+    const body = Buffer.from(JSON.stringify({ e, t, n: randomBytes(9).toString("base64url") })).toString("base64url");
     return `${body}.${this.#seal(caller, body)}`;
+  }
+
+  /** What the request's session id, verified for this caller, declares: nothing for one that does not verify. */
+  declared(sessionId: string | null, caller: string): { elicitation: boolean; tasks: boolean } {
+    const none = { elicitation: false, tasks: false };
+    const [body, mac, extra] = (sessionId ?? "").split(".");
+    if (!body || !mac || extra !== undefined) return none;
+    const expected = Buffer.from(this.#seal(caller, body));
+    const given = Buffer.from(mac);
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return none;
+    try {
+      const said = JSON.parse(Buffer.from(body, "base64url").toString("utf8"));
+      return { elicitation: said.e === 1, tasks: said.t === 1 };
+    } catch {
+      return none;
+    }
   }
 
   /** Whether the request's session id, verified for this caller, declares elicitation. */
   declaresElicitation(sessionId: string | null, caller: string): boolean {
-    const [body, mac, extra] = (sessionId ?? "").split(".");
-    if (!body || !mac || extra !== undefined) return false;
-    const expected = Buffer.from(this.#seal(caller, body));
-    const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
-    try {
-      return JSON.parse(Buffer.from(body, "base64url").toString("utf8")).e === 1;
-    } catch {
-      return false;
-    }
+    return this.declared(sessionId, caller).elicitation;
   }
 
   /** How one call of `caller` asks: `send` writes a request on the call's own stream (it throws once that is closed). */

@@ -61,7 +61,10 @@ test("static tokens match exactly, whatever their length; the Authorization head
   expect(matchStaticToken(tokens, "0123456789abcdef012")).toBeUndefined();
   expect(matchStaticToken(tokens, "0123456789abcdef01234")).toBeUndefined();
   const auth = createAuthenticator(resolve({}, { STORE_HTTP_TOKENS: "a:0123456789abcdef0123" }).config);
-  expect(await auth.authenticate("Bearer 0123456789abcdef0123")).toMatchObject({ ok: true, caller: { id: "label:a", label: "a" } });
+  expect(await auth.authenticate("Bearer 0123456789abcdef0123")).toMatchObject({
+    ok: true,
+    caller: { id: "label:a", label: "a" },
+  });
   expect(await auth.authenticate(null)).toMatchObject({ ok: false });
   expect(await auth.authenticate("Basic abc")).toMatchObject({ ok: false, error: "invalid_request" });
   const open = createAuthenticator(resolve({}).config);

@@ -33,6 +33,17 @@ test("a session id declares elicitation for its own caller only, and only as sea
   expect(questions.sessionFor("alice", { elicitation: {} })).not.toBe(session);
 });
 
+test("a session id says whether its client declared tasks: one that declared only tasks gets one too", () => {
+  const questions = new LegacyQuestions(KEY);
+  const tasksOnly = questions.sessionFor("alice", { tasks: {} })!;
+  expect(questions.declared(tasksOnly, "alice")).toEqual({ elicitation: false, tasks: true });
+  expect(questions.declared(tasksOnly, "bob")).toEqual({ elicitation: false, tasks: false });
+  const both = questions.sessionFor("alice", { tasks: {}, elicitation: {} })!;
+  expect(questions.declared(both, "alice")).toEqual({ elicitation: true, tasks: true });
+  const asking = questions.sessionFor("alice", { elicitation: {} })!;
+  expect(questions.declared(asking, "alice")).toEqual({ elicitation: true, tasks: false });
+});
+
 test("an answer reaching another replica is relayed to the one that asked; another caller's is not taken", async () => {
   const [ra, rb] = joinedRelays(2);
   const asking = new LegacyQuestions(KEY, ra);
