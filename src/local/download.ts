@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { ActionableError } from "../runtime/errors.ts";
 import type { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { type Dir, entryStat } from "./beneath.ts";
+import { claimDestination, type DestinationHolder } from "./destinations.ts";
 import { localError } from "./errors.ts";
 import { isCut, openTemp, removeQuietly } from "./kept-download.ts";
 import { type PieceSource, writePieces } from "./pieces.ts";
@@ -20,6 +21,8 @@ export interface WriteOptions {
   mtime?: Date;
   /** Compute the file's sha256 (default true; a bulk download's result has no room for one per file). */
   sha256?: boolean;
+  /** Who writes it, to name in the refusal of a second transfer to the same path (destinations.ts). */
+  holder?: DestinationHolder;
 }
 
 export interface WriteResult {
@@ -62,7 +65,14 @@ export async function writeFileAtomically(
   return withTargetParent(given, allowed, mode, async (parent, exists) => {
     if (exists && !opts.overwrite) throw existsError(given);
     const { dir, name } = parent;
-    const slot = await openTemp(dir, name, () => tempNameFor(name), source.resume, kept);
+    const release = claimDestination(join(dir.real, name), given, opts.holder);
+    let slot: Awaited<ReturnType<typeof openTemp>>;
+    try {
+      slot = await openTemp(dir, name, () => tempNameFor(name), source.resume, kept);
+    } catch (err) {
+      release();
+      throw err;
+    }
     const { temp } = slot;
     let handle: FileHandle | undefined = slot.handle;
     let moved = false;
@@ -82,6 +92,7 @@ export async function writeFileAtomically(
       await handle?.close().catch(() => {});
       const kept = slot.end(cut && !moved);
       if (!moved && !kept) removeQuietly(dir, temp);
+      release();
     }
   });
 }

@@ -1,6 +1,7 @@
 /** The local-files layer: the only code that touches the local filesystem for tools. */
 import type { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { platformMode } from "./beneath.ts";
+import { type DestinationHolder, destinationBusy } from "./destinations.ts";
 import { existsError, type WriteOptions, type WriteResult, writeFileAtomically } from "./download.ts";
 import type { PieceSource } from "./pieces.ts";
 import { type AllowedDirs, type CheckedPath, checkTargetPath, type WalkMode } from "./sandbox.ts";
@@ -23,8 +24,8 @@ export type {
 export interface LocalFiles {
   /** Checks `given` against the allowed directories and opens it for streaming. */
   openForUpload(given: string): Promise<UploadSource>;
-  /** Checks a download target; refuses an existing file unless `overwrite`. */
-  checkDownloadTarget(given: string, overwrite: boolean): Promise<CheckedPath>;
+  /** Checks a download target; refuses an existing file unless `overwrite`, and one another running download writes. */
+  checkDownloadTarget(given: string, overwrite: boolean, asker?: DestinationHolder): Promise<CheckedPath>;
   /** Writes the pieces into the target atomically, checking the whole path again as it goes; computes sha256 on the way. */
   writeDownload(target: CheckedPath, source: PieceSource, opts: WriteOptions): Promise<WriteResult>;
   /** The regular files below a directory, each opened as the walk reaches it (the taker closes it); a missing directory is an error, or with `missingOk` an empty walk. */
@@ -55,8 +56,11 @@ export function createLocalFiles(
     async openForUpload(given) {
       return openUploadSource(given, await allowed(), mode);
     },
-    async checkDownloadTarget(given, overwrite) {
+    async checkDownloadTarget(given, overwrite, asker) {
       const checked = await checkTargetPath(given, await allowed(), mode);
+      // Before the exists check: a running download's target may not exist yet, or already (it replaces it).
+      const busy = destinationBusy(checked.path, given, asker);
+      if (busy) throw busy;
       if (checked.exists && !overwrite) throw existsError(given);
       return checked;
     },

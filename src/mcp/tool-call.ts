@@ -148,7 +148,8 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
           sourceStore: sourceContext(source, scope, guard),
           ...(env.jobs ? { jobs: callerJobs(env.jobs, env.caller, env.recheck), callBudgetMs: env.callBudgetMs } : {}),
           ...(env.querySpillBytes ? { querySpillBytes: env.querySpillBytes } : {}),
-          ...(env.shared ? { share: { id: env.caller, job: () => jobId, ...env.shared } } : {}),
+          call: { owner: env.caller, job: () => jobId },
+          ...(env.shared ? { share: env.shared } : {}),
         };
         // A call that may become a job is refused up front while the caller has as many running as they may.
         if (canBeJob) await env.jobs!.admit(env.caller);

@@ -91,7 +91,7 @@ export async function memberReader(
 
 /** Saves the member to a checked local path: its bytes in order, a zip member's size and CRC-32 checked before the file is moved into place. */
 export async function downloadMember(
-  ctx: Pick<ToolContext, "storage" | "files" | "signal">,
+  ctx: Pick<ToolContext, "storage" | "files" | "signal" | "call">,
   addr: ObjectAddress,
   member: string,
   target: CheckedPath,
@@ -130,7 +130,7 @@ export async function downloadMember(
           },
         },
       },
-      { overwrite, signal: ctx.signal },
+      { overwrite, signal: ctx.signal, holder: ctx.call },
     );
     const { lookup } = await import("mime-types");
     return {

@@ -201,7 +201,7 @@ async function downloadOne(
         check: download.check,
         ...(download.resume ? { resume: download.resume } : {}),
       },
-      { overwrite, signal: ctx.signal, sha256: false, ...(modified ? { mtime: modified } : {}) },
+      { overwrite, signal: ctx.signal, sha256: false, holder: ctx.call, ...(modified ? { mtime: modified } : {}) },
     );
   } finally {
     download.discard();

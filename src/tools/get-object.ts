@@ -209,7 +209,7 @@ async function download(args: Args, ctx: ToolContext) {
   }
   const overwrite = args.overwrite ?? false;
   // Check the target before fetching anything: a refused path costs no transfer.
-  const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite);
+  const target = await ctx.files.checkDownloadTarget(args.local_path, overwrite, ctx.call);
   if (args.archive_member) {
     const { written, meta } = await downloadMember(ctx, address(args), args.archive_member, target, overwrite);
     const structured: Result = {
@@ -246,7 +246,7 @@ async function download(args: Args, ctx: ToolContext) {
         check: download.check,
         ...(download.resume ? { resume: download.resume } : {}),
       },
-      { overwrite, signal: ctx.signal },
+      { overwrite, signal: ctx.signal, holder: ctx.call },
     );
   } finally {
     download.discard(); // a refused target must not keep the connection

@@ -115,7 +115,7 @@ export const queryObjects = defineTool({
       signal: ctx.signal,
       ...(ctx.querySpillBytes ? { spillBytes: ctx.querySpillBytes } : {}),
       ...(ctx.share
-        ? { owner: { id: ctx.share.id, job: ctx.share.job, secondsPerHour: ctx.share.querySecondsPerHour } }
+        ? { owner: { id: ctx.call.owner, job: ctx.call.job, secondsPerHour: ctx.share.querySecondsPerHour } }
         : {}),
       progress: (bytes) =>
         ctx.progress.report(bytes, undefined, `query_objects: ${bytes} bytes fetched`, false, { doneBytes: bytes }),

@@ -55,16 +55,22 @@ export interface ToolContext {
   sourceStore?: { name: string; storage: Storage };
   /** The most one query may spill to disk, as the operator set it (STORE_QUERY_SPILL_MB); absent: the default. */
   querySpillBytes?: number;
-  /** The caller among others (remote mode), for what callers share fairly; absent where the server has one caller. */
+  /** This call: who makes it, and the job it runs as once handed back (to name it in another call's refusal). */
+  call: CallIdentity;
+  /** Where several callers share the server (remote mode): what they share (query slots) is held fairly; absent with one. */
   share?: CallerShare;
 }
 
-/** Who calls, where several callers share one server: what they share (query slots) is held fairly by this. */
-export interface CallerShare {
+/** Who makes a call, and the job it runs as. */
+export interface CallIdentity {
   /** An opaque id: one caller, one id, whatever the kind of credential. */
-  id: string;
-  /** The job this call runs as, once it was handed back (to name it in another call's refusal). */
+  owner: string;
+  /** The job this call runs as, once it was handed back; undefined before (or never). */
   job(): string | undefined;
+}
+
+/** What a caller among several may use of what they share. */
+export interface CallerShare {
   /** Seconds of query time the caller may use an hour; 0: no limit. */
   querySecondsPerHour: number;
 }
