@@ -9,7 +9,7 @@ import { z } from "zod";
 
 const globs = z.array(z.string().min(1, "a glob must not be empty").max(1024)).max(100);
 /** include: what a glob matches is said once; exclude refers to it. */
-export const globList = (what: string) => globs.describe(`Globs below the ${what}, e.g. ["*.log"].`);
+export const globList = (what: string) => globs.describe(`Globs below the ${what}: ["*.log"].`);
 export const excludeList = globs.describe("Globs to leave out.");
 
 export type PathFilter = (rel: string) => boolean;

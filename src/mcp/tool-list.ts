@@ -47,9 +47,10 @@ export function listedTools(tools: readonly ToolCard[], stores: string[] | undef
   if (!found) {
     // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
+    // No `title`: each one is its name in words ("list_jobs", "List jobs"), and a client shows the name where there
+    // is none; together they cost the list 900 bytes of every client's context (test/e2e/tool-list-budget.test.ts).
     const listed = tools.map((t) => ({
       name: t.name,
-      title: t.title,
       description: t.description,
       ...(stores && !t.storeless ? withStoreProperty(BUILT_SCHEMAS[t.name]!, stores, t) : BUILT_SCHEMAS[t.name]!),
       annotations: advertisedAnnotations(t.annotations),

@@ -20,4 +20,4 @@ export const maxObjects = z.number().int().min(1).max(BULK_OBJECTS_CAP).describe
 
 export const skipUnchanged = z.boolean().describe("Default true.");
 export const dryRun = z.boolean().describe("true: only report.");
-export const confirm = z.boolean().describe("true: delete (else a dry run).");
+export const confirm = z.boolean().describe("Else a dry run.");

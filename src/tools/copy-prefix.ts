@@ -29,8 +29,7 @@ const CROSS_STORE_MIB = 48;
 export const copyPrefix = defineTool({
   name: "copy_prefix",
   title: "Copy a prefix",
-  description:
-    "Copies every object under source_prefix to prefix + its path below it, server-side; calling again resumes (skip_unchanged).",
+  description: "Copies every object under source_prefix to prefix + its path below it; calling again resumes.",
   inputSchema: z
     .object({
       source_bucket: sourceBucketName,

@@ -7,8 +7,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const createBucket = defineTool({
   name: "create_bucket",
   title: "Create bucket",
-  description:
-    "Creates an empty bucket in the configured region (names: 3-63 of a-z, 0-9, '.', '-'). Fails if it exists.",
+  description: "Creates an empty bucket in the configured region (names: 3-63 of a-z, 0-9, '.', '-').",
   inputSchema: z
     .object({
       bucket_name: newBucketName.describe('e.g. "team-reports-2024".'),

@@ -7,7 +7,7 @@ export const deleteObject = defineTool({
   name: "delete_object",
   title: "Delete object",
   description:
-    "Deletes one object. Versioned bucket: a delete marker (restorable), or with version_id that version PERMANENTLY; unversioned: gone for good. It does not ask the user: get their go-ahead first.",
+    "Deletes one object: versioned, a delete marker (restorable) or with version_id that version for good; unversioned, gone for good. Get the user's go-ahead first.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -16,7 +16,7 @@ const inputSchema = z
     keys: z.array(objectKey).max(MAX_OBJECTS_CAP).optional().describe("Exact keys (or give prefix)."),
     prefix: z.string().max(1024).optional().describe('Keys starting with this ("" = all).'),
     dry_run: z.boolean().optional().describe("true: only count and sample."),
-    confirm: z.boolean().optional().describe("true: delete (else a dry run)."),
+    confirm: z.boolean().optional().describe("Else a dry run."),
     max_objects: z.number().int().min(1).max(MAX_OBJECTS_CAP).optional().describe(`Default ${DEFAULT_MAX_OBJECTS}.`),
   })
   .strict();

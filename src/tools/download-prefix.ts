@@ -29,8 +29,7 @@ const FOLDS_CASE = process.platform === "darwin" || process.platform === "win32"
 export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
-  description:
-    "Downloads every object under prefix into local_dir (allowed directories), atomic and verified; calling again resumes (skip_unchanged).",
+  description: "Downloads every object under prefix into local_dir, atomic and verified; calling again resumes.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

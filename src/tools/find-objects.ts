@@ -25,7 +25,7 @@ export const findObjects = defineTool({
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "logs/".'),
+      prefix: z.string().max(1024).optional().describe('e.g. "logs/".'),
       glob: z
         .string()
         .min(1)

@@ -29,7 +29,7 @@ export const getBucketSettings = defineTool({
   name: "get_bucket_settings",
   title: "Get bucket settings",
   description:
-    "A bucket's settings, summed up: location, versioning, lifecycle, CORS, policy (what it makes public), public access block, encryption, object lock, tags, ownership.",
+    "A bucket's settings: location, versioning, lifecycle, CORS, policy (what it makes public), public access block, encryption, object lock, tags, ownership.",
   inputSchema: z.object({ bucket_name: bucketName }).strict(),
   outputSchema: z.object({
     bucket: z.string(),

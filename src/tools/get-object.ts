@@ -18,7 +18,7 @@ const inputSchema = z
         error: 'mode must be "read" (return the content) or "download" (save to local_path)',
       })
       .optional()
-      .describe('"read" (default) or "download".'),
+      .describe("Default read."),
     local_path: z
       .string()
       .min(1, "local_path must not be empty")
@@ -80,8 +80,8 @@ export const getObject = defineTool({
   name: "get_object",
   title: "Get object",
   description:
-    'Reads an object: mode "read" (default) gives text or a PNG/JPEG/GIF/WebP image, max_content_size bytes from offset (next_offset: more); ' +
-    'mode "download" writes it whole to local_path (allowed directories), with its sha256.',
+    'Reads an object: mode "read" (default) gives text or an image, max_content_size bytes from offset (next_offset: more); ' +
+    '"download" saves it whole to local_path, with its sha256.',
   inputSchema,
   outputSchema,
   // Not read-only: download mode writes local files (and may replace one with overwrite).

@@ -8,7 +8,7 @@ export const headObject = defineTool({
   name: "head_object",
   title: "Object metadata",
   description:
-    "An object's size, type, ETag, dates, version, storage class and restore, headers, metadata, checksums, encryption, object lock.",
+    "An object's size, type, ETag, dates, version, storage class, restore, headers, metadata, checksums, encryption, lock.",
   inputSchema: z.object({ bucket_name: bucketName, object_key: objectKey, version_id: versionId.optional() }).strict(),
   outputSchema: z.object({
     bucket: z.string(),

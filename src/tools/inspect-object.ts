@@ -13,8 +13,8 @@ export const inspectObject = defineTool({
   name: "inspect_object",
   title: "Inspect an object",
   description:
-    "What an object holds, from only the bytes needed: CSV/TSV columns, types, first rows, row count; JSON fields; " +
-    "Parquet schema and row groups; zip/tar entries; image size; else its type.",
+    "What an object holds, reading only the bytes needed: CSV/TSV/JSON columns, first rows, row count; " +
+    "Parquet schema and row groups; zip/tar entries; image size.",
   inputSchema: z
     .object({ bucket_name: bucketName, object_key: objectKey, archive_member: archiveMember.optional() })
     .strict(),

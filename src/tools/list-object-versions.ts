@@ -12,13 +12,8 @@ export const listObjectVersions = defineTool({
       bucket_name: bucketName,
       prefix: z.string().max(1024).optional().describe("Only keys starting with this (or one whole key)."),
       max_keys: z.number().int().min(1).max(MAX_KEYS).optional().describe(`Default ${MAX_KEYS}.`),
-      key_marker: z.string().min(1).max(1024).optional().describe("next_key_marker of the previous page."),
-      version_id_marker: z
-        .string()
-        .min(1)
-        .max(1024)
-        .optional()
-        .describe("next_version_id_marker of the previous page."),
+      key_marker: z.string().min(1).max(1024).optional().describe("From the previous page."),
+      version_id_marker: z.string().min(1).max(1024).optional().describe("From the previous page."),
     })
     .strict(),
   outputSchema: z.object({

@@ -16,7 +16,7 @@ export const listObjects = defineTool({
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "logs/2024/".'),
+      prefix: z.string().max(1024).optional().describe('e.g. "logs/2024/".'),
       max_keys: z
         .number()
         .int("max_keys must be a whole number")

@@ -15,7 +15,7 @@ export const presignUrl = defineTool({
     .object({
       bucket_name: bucketName,
       object_key: objectKey,
-      method: z.enum(["GET", "PUT"]).optional().describe('"GET" (default) to download, "PUT" to upload.'),
+      method: z.enum(["GET", "PUT"]).optional().describe("Default GET."),
       expires_in: z
         .number()
         .int()

@@ -21,7 +21,7 @@ export const putObject = defineTool({
   name: "put_object",
   title: "Write object",
   description:
-    `Writes text (or base64) to s3://bucket_name/object_key, at most 4 MiB (files: upload_file). ` +
+    "Writes text (or base64), at most 4 MiB, to an object (files: upload_file). " +
     "REPLACES an existing object unless if_absent.",
   inputSchema: z
     .object({
@@ -34,7 +34,7 @@ export const putObject = defineTool({
           `content is at most ${PUT_OBJECT_MAX_BYTES} bytes (4 MiB)`,
         )
         .describe("Text, or base64 with encoding base64."),
-      encoding: z.enum(["utf-8", "base64"]).optional().describe('"utf-8" (default) or "base64".'),
+      encoding: z.enum(["utf-8", "base64"]).optional().describe("Default utf-8."),
       content_type: contentType.optional(),
       cache_control: cacheControl.optional(),
       storage_class: storageClass.optional(),

@@ -23,8 +23,7 @@ export const queryObjects = defineTool({
   name: "query_objects",
   title: "Query objects with SQL",
   description:
-    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd too) as table `objects` with a `_key` column; " +
-    "give keys or a prefix.",
+    "Runs one SQL SELECT (DuckDB) over CSV/TSV, JSON Lines and Parquet objects (gzip'd too) as table `objects`, with a `_key` column.",
   inputSchema: z
     .object({
       bucket_name: bucketName,

@@ -41,7 +41,7 @@ export const restoreObject = defineTool({
   name: "restore_object",
   title: "Restore archived objects",
   description:
-    "Restores an archived object (GLACIER, DEEP_ARCHIVE, an Intelligent-Tiering archive tier) for days, or all under prefix: billed, ready in minutes to hours.",
+    "Restores an archived object (GLACIER, DEEP_ARCHIVE, archive tiers) for days, or all under prefix: billed, ready in minutes to hours.",
   inputSchema,
   outputSchema: z.object({
     bucket: z.string(),

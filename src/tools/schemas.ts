@@ -113,11 +113,7 @@ export function callEncryption(args: { sse?: SseAlgorithm; sse_kms_key_id?: stri
   return { sse, kmsKeyId: args.sse_kms_key_id };
 }
 
-export const ifAbsent = z.boolean().describe("true: never replace an existing object.");
+export const ifAbsent = z.boolean().describe("Never replace an object.");
 
 /** A file inside an archive object (inspect_object, get_object). */
-export const archiveMember = z
-  .string()
-  .min(1)
-  .max(4096)
-  .describe('A file inside a zip or tar object, e.g. "data/2026.csv".');
+export const archiveMember = z.string().min(1).max(4096).describe('A zip or tar member, e.g. "data/a.csv".');

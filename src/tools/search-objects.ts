@@ -31,13 +31,13 @@ export const searchObjects = defineTool({
   name: "search_objects",
   title: "Search inside objects",
   description:
-    "Finds lines containing a text (or RE2 regex) in the objects under a prefix, like grep -r (gzip read decompressed, binary skipped).",
+    "Finds lines containing a text (or RE2 regex) in the objects under a prefix, like grep -r (gzip decompressed, binary skipped).",
   inputSchema: z
     .object({
       bucket_name: bucketName,
       prefix: z.string().max(1024).optional().describe('Default "": the whole bucket.'),
       pattern: z.string().min(1).max(1000).describe("Text to find."),
-      regex: z.boolean().optional().describe("pattern is RE2 (no lookaround or backreferences)."),
+      regex: z.boolean().optional().describe("pattern is RE2."),
       ignore_case: z.boolean().optional().describe("Either case."),
       include: globList("prefix").optional(),
       exclude: excludeList.optional(),

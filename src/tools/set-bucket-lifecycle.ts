@@ -30,7 +30,7 @@ export const setBucketLifecycle = defineTool({
   name: "set_bucket_lifecycle",
   title: "Set bucket lifecycle rules",
   description:
-    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions (or keep N), abort uploads, change class. " +
+    "Adds or updates lifecycle rules by id: after N days expire objects (by prefix or tag) or old versions, abort uploads, change class. " +
     "Expiry and replace need delete.",
   inputSchema: z
     .object({

@@ -9,7 +9,7 @@ export const setBucketPolicy = defineTool({
   name: "set_bucket_policy",
   title: "Set bucket policy",
   description:
-    'Replaces a bucket policy (JSON text). One granting anything to everyone (Principal "*") is refused unless allow_public: true.',
+    'Replaces a bucket policy (JSON). One granting anything to everyone (Principal "*") needs allow_public: true.',
   inputSchema: z
     .object({
       bucket_name: bucketName,

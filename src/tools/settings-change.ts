@@ -9,7 +9,7 @@ import {
 } from "../runtime/confirmation.ts";
 import type { ToolContext } from "./types.ts";
 
-export const confirmArg = z.boolean().optional().describe("true: apply (else a dry run).");
+export const confirmArg = z.boolean().optional().describe("Else a dry run.");
 
 export const changeOutput = z.object({
   bucket: z.string(),

@@ -26,12 +26,12 @@ export const storageUsage = defineTool({
   name: "storage_usage",
   title: "Storage usage",
   description:
-    "Sums a bucket or prefix: objects and bytes in total, per folder (depth 1-3) and storage class; the largest, oldest, newest; " +
+    "Sums a bucket or prefix: objects and bytes, per folder (depth 1-3) and storage class; largest, oldest, newest; " +
     "incomplete uploads.",
   inputSchema: z
     .object({
       bucket_name: bucketName,
-      prefix: z.string().max(1024).optional().describe('Only keys starting with this, e.g. "teams/".'),
+      prefix: z.string().max(1024).optional().describe('e.g. "teams/".'),
       depth: z.number().int().min(1).max(3).optional().describe("Default 1."),
       top: z.number().int().min(1).max(100).optional().describe("Default 10."),
       max_keys_scanned: maxKeysScanned.optional(),

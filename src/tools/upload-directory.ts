@@ -33,8 +33,7 @@ const MiB = 1024 * 1024;
 export const uploadDirectory = defineTool({
   name: "upload_directory",
   title: "Upload a directory",
-  description:
-    "Uploads a local directory (allowed directories) to prefix + each relative path; calling again resumes (skip_unchanged).",
+  description: "Uploads a local directory to prefix + each relative path; calling again resumes.",
   inputSchema: z
     .object({
       local_dir: z.string().min(1, "local_dir must not be empty").max(4096).describe('Local directory, e.g. "./site".'),

@@ -13,8 +13,7 @@ import { defineTool, textOutput } from "./types.ts";
 export const uploadFile = defineTool({
   name: "upload_file",
   title: "Upload file",
-  description:
-    "Uploads one local file (allowed directories; relative paths start there) to s3://bucket_name/object_key. REPLACES an existing object.",
+  description: "Uploads one local file (in the allowed directories) to an object. REPLACES an existing object.",
   inputSchema: z
     .object({
       local_file_path: z
@@ -23,7 +22,7 @@ export const uploadFile = defineTool({
         .max(4096)
         .describe('Local file, e.g. "./report.pdf".'),
       bucket_name: bucketName,
-      object_key: objectKey.describe('Key to store it under, e.g. "reports/q1.pdf".'),
+      object_key: objectKey.describe('e.g. "reports/q1.pdf".'),
       content_type: contentType.optional(),
       storage_class: storageClass.optional(),
       cache_control: cacheControl.optional(),

@@ -18,7 +18,7 @@ export function requireBinary(): string {
 
 /** Starts the compiled binary as an MCP client would, and connects to it. */
 export async function connectBinary(
-  opts: { args?: string[]; env?: Record<string, string>; cwd?: string } = {},
+  opts: { args?: string[]; env?: Record<string, string>; cwd?: string; capabilities?: Record<string, unknown> } = {},
 ): Promise<{ client: Client; stderr: () => string; close: () => Promise<void>; pid: number }> {
   const transport = new StdioClientTransport({
     command: requireBinary(),
@@ -31,7 +31,10 @@ export async function connectBinary(
   transport.stderr?.on("data", (chunk: Buffer) => {
     stderr += chunk.toString();
   });
-  const client = new Client({ name: "store-mcp-test", version: "1.0.0" });
+  const client = new Client(
+    { name: "store-mcp-test", version: "1.0.0" },
+    opts.capabilities ? { capabilities: opts.capabilities as never } : undefined,
+  );
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close(), pid: transport.pid! };
 }
