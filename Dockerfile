@@ -2,9 +2,10 @@
 # distroless base (glibc, CA certificates, no shell), running as a non-root user.
 #   docker run -i --rm -e STORE_ACCESS_KEY_ID -e STORE_SECRET_ACCESS_KEY -e STORE_REGION -e STORE_ENDPOINT_URL <image>
 # The binary handles SIGTERM itself (in-flight calls cleaned up, exit 0), so it can be PID 1.
+# Build: podman build -t store-mcp-server . (or docker build); image names are fully qualified, as podman requires.
 # test/container/ builds an equivalent image from scratch where no registry is reachable.
 
-FROM oven/bun:1.4.5 AS build
+FROM docker.io/oven/bun:1.4.5 AS build
 WORKDIR /src
 COPY package.json bun.lock bunfig.toml tsconfig.json ./
 RUN bun install --frozen-lockfile --production
