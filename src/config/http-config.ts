@@ -68,6 +68,8 @@ export interface HttpConfig {
   corsOrigins: string[];
   /** How long SIGTERM waits for calls in flight before cancelling them. */
   shutdownGraceMs: number;
+  /** How long SIGTERM keeps accepting, not ready (/readyz 503), before it stops accepting and drains (0: at once). */
+  shutdownUnreadyMs: number;
   /** Per caller: requests per second (burst), in flight, and seconds of query time an hour; 0 is off. */
   limits: { perSecond: number; burst: number; inFlight: number; querySeconds: number };
   /** --state-url: a Redis or Valkey that every replica shares (the per-caller limits are counted there); absent: per replica. */
@@ -221,6 +223,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     `https://${h}`,
   ]);
   const shutdownGraceMs = readPositiveInt(env, "STORE_SHUTDOWN_GRACE_MS", 25_000, errors);
+  const shutdownUnreadyMs = readLimit(env, "STORE_SHUTDOWN_UNREADY_MS", 0, errors);
 
   // An assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person.
   const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
@@ -247,6 +250,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])],
     corsOrigins,
     shutdownGraceMs,
+    shutdownUnreadyMs,
     limits,
     ...(stateUrl ? { stateUrl } : {}),
     ...(confirmationKey ? { confirmationKey } : {}),

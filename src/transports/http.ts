@@ -34,6 +34,7 @@ import { type CallRules, callRefusal } from "./http-call-refusal.ts";
 import { eraServing, type RpcMessage, type ServedRequest } from "./http-eras.ts";
 import { json, rpcError } from "./http-replies.ts";
 import { type ClientResponse, LegacyQuestions } from "./legacy-questions.ts";
+import type { Readiness } from "./readiness.ts";
 import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
 /** The 2026-era revisions served per request (the SDK's SUPPORTED_PROTOCOL_VERSIONS lists only those of the handshake). */
@@ -57,6 +58,8 @@ export interface HttpDeps extends CallRules {
   limits?: Limiter;
   /** Questions to 2025 clients and their answers (remote.ts shares them between replicas); this replica's own when absent. */
   questions?: LegacyQuestions;
+  /** /readyz's checks (readiness.ts); without them, ready while not stopping. */
+  readiness?: () => Promise<Readiness>;
 }
 
 export interface HttpServer {
@@ -248,6 +251,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
             status: stopping ? "stopping" : "ok",
             ...(limits instanceof SharedCallerLimits ? { state_store: limits.stateStore() } : {}),
           });
+        else if (path === "/readyz" && req.method === "GET") res = await readyAnswer(stopping, deps.readiness);
         else if (config.oauth && (path === METADATA_PATH || path === `${METADATA_PATH}${resource.pathname}`))
           res = json(200, protectedResourceMetadata(config), { "access-control-allow-origin": "*" });
         else if (discovered) res = discovered;
@@ -297,6 +301,8 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
     url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}${MCP_PATH}`,
     async shutdown(graceMs, cancel) {
       stopping = true;
+      // Not ready from now on (/readyz): a load balancer that probes it stops sending before this replica stops accepting.
+      if (config.shutdownUnreadyMs > 0) await Bun.sleep(config.shutdownUnreadyMs);
       // Stop accepting: a load balancer's retry lands on another replica.
       void server.stop(false);
       const settled = (ms: number) =>
@@ -311,4 +317,11 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
       await server.stop(true);
     },
   };
+}
+
+/** /readyz: 200 while every check passes and the server is not stopping, else 503; which check failed, nothing more. */
+async function readyAnswer(stopping: boolean, readiness: HttpDeps["readiness"]): Promise<Response> {
+  if (stopping) return json(503, { ready: false, stopping: true });
+  const checked = readiness ? await readiness() : { ready: true };
+  return json(checked.ready ? 200 : 503, checked);
 }

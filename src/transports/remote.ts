@@ -31,9 +31,10 @@ import { EVERY_TOOL } from "../tools/index.ts";
 import { confirmationKey } from "./confirmation-key.ts";
 import { startHttpServer } from "./http.ts";
 import { LegacyQuestions } from "./legacy-questions.ts";
+import { readinessProbe, storeUrlOf } from "./readiness.ts";
 import { ServerPool } from "./server-pool.ts";
 import { SharedJobs } from "./shared-jobs.ts";
-import { callerLimitsFor } from "./shared-limits.ts";
+import { callerLimitsFor, SharedCallerLimits } from "./shared-limits.ts";
 
 /** Idle servers kept in all: a few megabytes together, room for the requests a busy replica has in flight at once. */
 const MAX_IDLE_SERVERS = 128;
@@ -105,6 +106,10 @@ export function startRemote(
   const server = startHttpServer({
     config: http,
     limits,
+    readiness: readinessProbe({
+      storeUrl: storeUrlOf(config.endpointUrl, config.region),
+      ...(limits instanceof SharedCallerLimits ? { stateStore: () => limits.stateStore() } : {}),
+    }),
     // Sealed with the same shared key: any replica reads a 2025 client's declaration, the store relays its answers.
     questions: new LegacyQuestions(sealingKey, share),
     auth: createAuthenticator(http),

@@ -130,7 +130,7 @@ test("requests in flight are counted across replicas too: a slow call on one mak
     // The other replica is asked once the slow call holds its slot in the store (a fixed wait raced it under CI's load,
     // and a first ask sent at once can even take the slot before it). It then runs ~3 s.
     const counts = new RedisClient(redis.url);
-    const held = async () => Number(await counts.send("ZCARD", ["smcp:inflight:team"]));
+    const held = async () => Number(await counts.send("ZCARD", ["smcp:inflight:label:team"]));
     for (const until = Date.now() + 30_000; (await held()) < 1 && Date.now() < until; ) await Bun.sleep(50);
     if ((await held()) !== 1) throw new Error(`no slot held in the store; replica a said:\n${a!.stderr()}`);
     counts.close();
