@@ -11,8 +11,10 @@
  * last run's durations on this machine, else test/durations.json). The files
  * in SOLO_GROUPS time things a loaded machine would skew: they run after the
  * queue, a group at a time, with nothing else beside them. Each job's output is printed whole
- * when it ends; the summary at the end says how many tests passed and failed,
- * in bun's words (.ci/run reads them).
+ * when it ends; a file that failed is run again alone once (what passes alone
+ * failed by the machine's load, and the summary says so); the summary at the
+ * end names each failed file with the command that reruns it, and says how
+ * many tests passed and failed, in bun's words (.ci/run reads them).
  *
  * What the tests need that takes a while comes up beside other work: the
  * store starts while the formatting is checked and the binary built, and the
@@ -241,8 +243,10 @@ if (failedStep) {
   process.exit(1);
 }
 let runs: FileRun[] = [];
+let reruns: FileRun[] = [];
 try {
   runs = await runAll(files, env, needs);
+  reruns = await rerunAlone(runs.filter((r) => r.code !== 0));
 } finally {
   await store?.stop();
 }
@@ -251,12 +255,16 @@ writeFileSync(
   LAST_DURATIONS,
   JSON.stringify({ ...durations(), ...Object.fromEntries(runs.map((r) => [r.file, Math.round(r.seconds)])) }, null, 1),
 );
-const failedFiles = runs.filter((r) => r.code !== 0);
-const pass = runs.reduce((n, r) => n + r.pass, 0);
-const fail = runs.reduce((n, r) => n + r.fail, 0);
+// A file that failed beside others and passed alone counts as its run alone says (timing under load, said below).
+const final = runs.map((r) => reruns.find((again) => again.file === r.file) ?? r);
+const failedFiles = final.filter((r) => r.code !== 0);
+const pass = final.reduce((n, r) => n + r.pass, 0);
+const fail = final.reduce((n, r) => n + r.fail, 0);
 process.stdout.write(
   `\n${files.length} files in ${((performance.now() - started) / 1000).toFixed(0)} s, ${WORKERS} workers\n`,
 );
+for (const again of reruns.filter((r) => r.code === 0))
+  process.stdout.write(`passed when rerun alone (it failed beside the others: timing under load): ${again.file}\n`);
 for (const run of failedFiles)
   process.stdout.write(
     `failed: ${run.file}\n${run.output
@@ -264,5 +272,26 @@ for (const run of failedFiles)
       .filter((l) => l.startsWith("(fail)"))
       .join("\n")}\n`,
   );
+if (failedFiles.length)
+  process.stdout.write(`rerun them alone: bun scripts/test.ts ${failedFiles.map((r) => r.file).join(" ")}\n`);
 process.stdout.write(` ${pass} pass\n ${fail} fail\n`);
 process.exit(failedFiles.length ? 1 : 0);
+
+/**
+ * Files that failed in the parallel queue, run again one at a time with nothing beside them (TEST_RERUN=0: not), as a
+ * newcomer would rerun them: what fails alone too is a failure; what passes alone failed by the machine's load, and
+ * the summary says which. The unit and tool folders are not rerun (no timing in them).
+ */
+async function rerunAlone(failed: FileRun[]): Promise<FileRun[]> {
+  if (process.env.TEST_RERUN === "0" || named.length > 0) return [];
+  const out: FileRun[] = [];
+  for (const run of failed.filter((r) => r.file.startsWith("test/e2e/"))) {
+    process.stdout.write(`\nrerunning alone: ${run.file}\n`);
+    const again = await runJob({ name: run.file, files: [run.file] }, env);
+    process.stdout.write(
+      `${again.output.trimEnd()}\n── ${again.file} (alone): ${again.pass} pass, ${again.fail} fail\n`,
+    );
+    out.push(again);
+  }
+  return out;
+}

@@ -14,6 +14,7 @@ import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
 import { call, requireBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const TOKEN = "alice-token-0123456789abcdef";
 const OTHER = "bob-token-fedcba9876543210xyz";
@@ -112,9 +113,9 @@ describe("static bearer tokens", () => {
     const client = await connectHttp(server.url, OTHER);
     await call(client, "list_buckets");
     await client.close();
-    await Bun.sleep(50);
+    const line = /http POST \/mcp "tools\/call list_buckets" 200 \d+ms caller="label:bob"/;
+    await waitFor("the call's access log line", () => line.test(server.stderr()));
     const log = server.stderr();
-    expect(log).toMatch(/http POST \/mcp "tools\/call list_buckets" 200 \d+ms caller="label:bob"/);
     expect(log).not.toContain(TOKEN);
     expect(log).not.toContain(OTHER);
   });
@@ -262,10 +263,16 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
         object_key: "slow.bin",
         max_content_size: 6 * MiB,
       });
-      await Bun.sleep(300);
+      // In flight once its GET reached the store; stopped once the server says so and no longer accepts.
+      await waitFor("the call's GET at the store", () => proxy.stats.connections > 0);
       draining.proc.kill(signal);
-      await Bun.sleep(100);
-      await expect(fetch(draining.url.replace("/mcp", "/healthz"))).rejects.toThrow();
+      await waitFor("the shutdown", () => draining.stderr().includes(`shutting down (${signal})`));
+      await waitFor("new connections refused", () =>
+        fetch(draining.url.replace("/mcp", "/healthz")).then(
+          () => false,
+          () => true,
+        ),
+      );
       const r = await pending;
       expect(r.isError, textOf(r)).toBeFalsy();
       expect(r.structuredContent?.size).toBe(8 * MiB);

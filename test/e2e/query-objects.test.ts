@@ -8,7 +8,7 @@
  * cancelled query stopped; the private directory gone after every query.
  */
 
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -17,12 +17,12 @@ import { DuckDBInstance } from "@duckdb/node-api";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { tempDir } from "../helpers/files.ts";
-import { call, connectBinary, requireBinary, textOf } from "../helpers/mcp.ts";
+import { call, connectBinary, requireBinary, sharedBinary, textOf } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
 let bucket: string;
 let client: Client;
-let close: () => Promise<void>;
+const shared = sharedBinary(() => ({ env: { ...s3Env(), TMPDIR: tmp } }));
 /** The server's temp directory: every query's private directory is made (and must be removed) here. */
 let tmp: string;
 const put = (Key: string, Body: string | Uint8Array, extra: Record<string, string> = {}) =>
@@ -79,10 +79,15 @@ beforeAll(async () => {
     `n,text\n${Array.from({ length: WIDE_ROWS }, (_, i) => `${i + 1},${String(i + 1).padStart(6, "0")}${"x".repeat(1994)}`).join("\n")}\n`,
   );
   tmp = tempDir("query-tmp");
-  ({ client, close } = await connectBinary({ env: { ...s3Env(), TMPDIR: tmp } }));
+  await shared.ensure();
 }, 120_000);
+// A test that left the shared server closed (a timeout mid-call) costs itself only: the next one gets a new server.
+beforeEach(async () => {
+  await shared.ensure();
+  client = shared.client;
+});
 afterAll(async () => {
-  await close?.();
+  await shared.close();
 });
 
 const query = (args: Record<string, unknown>) => call(client, "query_objects", { bucket_name: bucket, ...args });

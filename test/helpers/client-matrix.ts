@@ -1,7 +1,9 @@
 /** Runs test/clients/drive.mjs under Node 22 for one client library and returns what that library hands the model, per scenario. */
+
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { requireBinary } from "./mcp.ts";
+import { tracked } from "./processes.ts";
 import { s3Env } from "./s3.ts";
 
 export const NODE22 = resolve(import.meta.dir, "../../.tools/node22/node_modules/node/bin/node");
@@ -38,6 +40,7 @@ export async function driveClient(
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" },
     },
   );
+  tracked(proc);
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),

@@ -1,8 +1,10 @@
 /** The compiled binary in remote mode (--transport http), and MCP clients over Streamable HTTP. */
+
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { freePort } from "../../scripts/s3/local-servers.ts";
 import { requireBinary } from "./mcp.ts";
+import { tracked } from "./processes.ts";
 
 export interface HttpBinary {
   /** http://127.0.0.1:PORT/mcp */
@@ -19,14 +21,13 @@ export async function startHttpBinary(
   opts: { env?: Record<string, string>; args?: string[]; port?: number } = {},
 ): Promise<HttpBinary> {
   const port = opts.port ?? freePort();
-  const proc = Bun.spawn(
-    [requireBinary(), "--transport", "http", "--listen", `127.0.0.1:${port}`, ...(opts.args ?? [])],
-    {
+  const proc = tracked(
+    Bun.spawn([requireBinary(), "--transport", "http", "--listen", `127.0.0.1:${port}`, ...(opts.args ?? [])], {
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...opts.env },
       stdin: "ignore",
       stdout: "pipe",
       stderr: "pipe",
-    },
+    }),
   );
   let stderr = "";
   void (async () => {

@@ -6,6 +6,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Config } from "../../src/config/config.ts";
+import { trackPid } from "./processes.ts";
 import { s3 } from "./s3.ts";
 
 /** The binary under test; STORE_TEST_BINARY names another (an earlier build, to watch a new test fail on it). */
@@ -14,6 +15,29 @@ export const BINARY = process.env.STORE_TEST_BINARY || resolve(import.meta.dir, 
 export function requireBinary(): string {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`bun run build\` first (bun run test does it).`);
   return BINARY;
+}
+
+/**
+ * A binary the tests of one file share, connected anew before a test when an earlier one left it closed (a test that
+ * timed out mid-call, a crash): one failure stays one, instead of every later test failing "Not connected".
+ */
+export function sharedBinary(opts: () => Parameters<typeof connectBinary>[0]) {
+  let session: Awaited<ReturnType<typeof connectBinary>> | undefined;
+  let closed = true;
+  return {
+    get client(): Client {
+      if (!session) throw new Error("the shared server is not connected: call ensure() first (beforeAll/beforeEach)");
+      return session.client;
+    },
+    async ensure(): Promise<void> {
+      if (!closed) return;
+      await session?.close().catch(() => {});
+      session = await connectBinary(opts());
+      closed = false;
+      session.client.onclose = () => void (closed = true);
+    },
+    close: async () => session?.close(),
+  };
 }
 
 /** Starts the compiled binary as an MCP client would, and connects to it. */
@@ -36,6 +60,7 @@ export async function connectBinary(
     opts.capabilities ? { capabilities: opts.capabilities as never } : undefined,
   );
   await client.connect(transport);
+  trackPid(transport.pid ?? undefined);
   return { client, stderr: () => stderr, close: () => client.close(), pid: transport.pid! };
 }
 

@@ -6,10 +6,12 @@
  * it never accepted) — is retried on the next one, POSTs included (the
  * README's advice). The client's Host is passed on (the replicas check it).
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { freePort } from "../../scripts/s3/local-servers.ts";
 import { tempDir } from "./files.ts";
+import { tracked } from "./processes.ts";
 
 export const NGINX = "/usr/sbin/nginx";
 
@@ -57,6 +59,7 @@ ${upstreamPorts.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=3
     stdout: "ignore",
     stderr: "pipe",
   });
+  tracked(proc);
   const deadline = Date.now() + 10_000;
   for (;;) {
     const up = await fetch(`http://127.0.0.1:${port}/healthz`).then(

@@ -1,5 +1,7 @@
 /** Drives the binary with raw JSON-RPC lines, to see exactly what reaches stdout and stderr. */
+
 import { requireBinary } from "./mcp.ts";
+import { tracked } from "./processes.ts";
 
 export interface RawRun {
   stdoutLines: string[];
@@ -31,6 +33,7 @@ export async function rawSession(
     stderr: "pipe",
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root", ...env },
   });
+  tracked(proc);
   const expected = new Set(
     messages.filter((m) => typeof m === "object" && "id" in m).map((m) => (m as { id: unknown }).id),
   );

@@ -3,8 +3,10 @@
  * loopback port, with a password, nothing saved to disk; stopped and
  * started again on the same port to test a state store that goes away.
  */
+
 import { existsSync } from "node:fs";
 import { freePort } from "../../scripts/s3/local-servers.ts";
+import { tracked } from "./processes.ts";
 
 export const REDIS_SERVER = "/usr/bin/redis-server";
 
@@ -39,6 +41,7 @@ export async function startRedis(password = `redis-pass-${Math.random().toString
       ],
       { stdout: "ignore", stderr: "ignore" },
     );
+    tracked(proc);
     const deadline = Date.now() + 10_000;
     for (;;) {
       const up = await Bun.connect({ hostname: "127.0.0.1", port, socket: { data() {} } }).then(

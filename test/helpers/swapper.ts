@@ -4,6 +4,8 @@
  * loop, so at any instant either name may be either thing. It stops by itself
  * after `maxSeconds` and reports how many swaps it made.
  */
+import { tracked } from "./processes.ts";
+
 const SCRIPT = `
 import ctypes, os, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
@@ -31,6 +33,7 @@ export async function startSwapper(a: string, b: string, maxSeconds = 120): Prom
     stdout: "pipe",
     stderr: "pipe",
   });
+  tracked(proc);
   const reader = proc.stdout.getReader();
   let text = "";
   while (!text.includes("ready")) {

@@ -8,10 +8,12 @@
  * README's test command) every file shares the one store the runner started
  * (STORE_TEST_S3), or fails with the reason it could not (STORE_TEST_S3_ERROR).
  */
+
 import { afterAll } from "bun:test";
 import { readFileSync } from "node:fs";
 import { type S3Server, startCephRgw } from "../../scripts/s3/local-servers.ts";
 import { removeTempDirs } from "../helpers/files.ts";
+import { killLeftovers } from "../helpers/processes.ts";
 import { setS3Server } from "../helpers/s3.ts";
 
 /** Whether this run names only unit test files or folders (read from the command line; elsewhere than Linux: no). */
@@ -57,6 +59,8 @@ if (shared) {
 }
 
 afterAll(async () => {
+  // A test that failed or timed out left its servers: none outlives the file (test/helpers/processes.ts).
+  killLeftovers();
   await server?.stop();
   removeTempDirs();
 });
