@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
-import { median, procMemoryMb, writeRandomFile } from "./measure.ts";
+import { median, procCpuMs, procMemoryMb, writeRandomFile } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { type Network, type Store, serverEnv } from "./transfers.ts";
 
@@ -56,6 +56,9 @@ export interface AbRow {
   /** The same for the call alone, on a server already started (and answering tools/list). */
   callRatio: number;
   callSpread: [number, number];
+  /** The same for the server's CPU during the call (/proc: every thread, the call alone): > 1, this tree spends less. */
+  cpuRatio: number;
+  cpuSpread: [number, number];
   aMs: number;
   bMs: number;
   aPeakMb: number;
@@ -75,6 +78,8 @@ interface Shape {
 interface Timed {
   ms: number;
   callMs: number;
+  /** The server's CPU (user + system, every thread) during the call. */
+  cpuMs: number;
   peakMb: number;
 }
 
@@ -118,10 +123,12 @@ export async function measureAb(
     const spawned = performance.now();
     const s = await session(binary, net, extra);
     try {
+      const cpuBefore = procCpuMs(s.pid);
       const started = performance.now();
       await call(s);
       const now = performance.now();
-      return { ms: now - spawned, callMs: now - started, peakMb: procMemoryMb(s.pid, "VmHWM") };
+      const cpuMs = procCpuMs(s.pid) - cpuBefore;
+      return { ms: now - spawned, callMs: now - started, cpuMs, peakMb: procMemoryMb(s.pid, "VmHWM") };
     } finally {
       await s.close();
     }
@@ -199,6 +206,7 @@ export async function measureAb(
       const bs: number[] = [];
       const ratios: number[] = [];
       const callRatios: number[] = [];
+      const cpuRatios: number[] = [];
       let aPeak = 0;
       let bPeak = 0;
       for (let round = 0; round < rounds; round++) {
@@ -212,6 +220,7 @@ export async function measureAb(
         bs.push(rb.ms);
         ratios.push(rb.ms / ra.ms);
         callRatios.push(rb.callMs / ra.callMs);
+        cpuRatios.push(rb.cpuMs / Math.max(ra.cpuMs, 1));
         aPeak = Math.max(aPeak, ra.peakMb);
         bPeak = Math.max(bPeak, rb.peakMb);
       }
@@ -222,13 +231,15 @@ export async function measureAb(
         spread: [Math.min(...ratios), Math.max(...ratios)],
         callRatio: median(callRatios),
         callSpread: [Math.min(...callRatios), Math.max(...callRatios)],
+        cpuRatio: median(cpuRatios),
+        cpuSpread: [Math.min(...cpuRatios), Math.max(...cpuRatios)],
         aMs: median(as),
         bMs: median(bs),
         aPeakMb: aPeak,
         bPeakMb: bPeak,
       });
       process.stderr.write(
-        `bench: ab ${net.name} ${shape.name}: B/A ${median(ratios).toFixed(2)} from spawn, ${median(callRatios).toFixed(2)} the call alone\n`,
+        `bench: ab ${net.name} ${shape.name}: B/A ${median(ratios).toFixed(2)} from spawn, ${median(callRatios).toFixed(2)} the call alone, CPU ${median(cpuRatios).toFixed(2)}\n`,
       );
     }
   }
@@ -243,11 +254,11 @@ export function abReport(rows: AbRow[], against: string, rounds: number): string
     "",
     `Each shape ${rounds} rounds, A and B alternating (which goes first alternates too), each run on a fresh server with its own state directory. B/A > 1: this tree is faster. A ratio is the median of the rounds' ratios, with their lowest and highest. "From spawn" times the server's start and the call (what a client's first call costs; each build pays for what it loads, at its start or during the call); "call alone" only the call, on a server that has answered tools/list.`,
     "",
-    "| network | shape | B/A from spawn (spread) | B/A call alone (spread) | A | B | A peak | B peak |",
-    "|---|---|---|---|---|---|---|---|",
+    "| network | shape | B/A from spawn (spread) | B/A call alone (spread) | CPU B/A, the call (spread) | A | B | A peak | B peak |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${r.callRatio.toFixed(2)} (${r.callSpread[0].toFixed(2)}-${r.callSpread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`,
+        `| ${r.network} | ${r.shape} | ${r.ratio.toFixed(2)} (${r.spread[0].toFixed(2)}-${r.spread[1].toFixed(2)}) | ${r.callRatio.toFixed(2)} (${r.callSpread[0].toFixed(2)}-${r.callSpread[1].toFixed(2)}) | ${r.cpuRatio.toFixed(2)} (${r.cpuSpread[0].toFixed(2)}-${r.cpuSpread[1].toFixed(2)}) | ${s(r.aMs)} | ${s(r.bMs)} | ${Math.round(r.aPeakMb)} MB | ${Math.round(r.bPeakMb)} MB |`,
     ),
     "",
   ].join("\n");

@@ -12,7 +12,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
-import { procMemoryMb, round, timedCommand } from "./measure.ts";
+import { procCpuMs, procMemoryMb, round, timedCommand, timedRun } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
@@ -25,10 +25,15 @@ export interface BulkRow {
   awsBestMs: number;
   rcloneMs: number;
   rcloneBestMs: number;
+  /** CPU ms: the server's for the call alone; rclone at its best flags for its whole process. */
+  oursCpuMs: number;
+  rcloneBestCpuMs: number;
 }
 
 const SMALL = 2000;
 const BIG = 4;
+/** Files the jobs move (the small ones and the big ones). */
+const FILES = SMALL + BIG;
 
 /** 2,000 files of 4-64 KiB in 20 folders and 4 of 64 MiB. */
 export function makeBulkTree(dir: string, bigMiB = 64): void {
@@ -67,7 +72,7 @@ async function references(
   work: string,
   aws: (best: boolean) => string[],
   rclone: (best: boolean) => string[],
-): Promise<Pick<BulkRow, "awsMs" | "awsBestMs" | "rcloneMs" | "rcloneBestMs">> {
+): Promise<Pick<BulkRow, "awsMs" | "awsBestMs" | "rcloneMs" | "rcloneBestMs" | "rcloneBestCpuMs">> {
   const best = ["--transfers", "32", "--checkers", "32"];
   return {
     awsMs: await timedCommand(
@@ -79,7 +84,10 @@ async function references(
       awsEnv(store, true, work),
     ),
     rcloneMs: await timedCommand(["rclone", ...rclone(false)], rcloneEnv(store, net)),
-    rcloneBestMs: await timedCommand(["rclone", ...rclone(true), ...best], rcloneEnv(store, net)),
+    ...(await timedRun(["rclone", ...rclone(true), ...best], rcloneEnv(store, net)).then((r) => ({
+      rcloneBestMs: r.ms,
+      rcloneBestCpuMs: r.cpuMs,
+    }))),
   };
 }
 
@@ -95,11 +103,14 @@ export async function measureBulkTransfers(
   const rows: BulkRow[] = [];
   const server = await startServer(binary, serverEnv(store, net), work, ["--allow-delete"]);
   const tag = net.name;
+  let oursCpuMs = 0;
   const ours = async (name: string, args: Record<string, unknown>) => {
+    const cpuBefore = procCpuMs(server.pid);
     const started = performance.now();
     const r = await server.call(name, { bucket_name: bucket, max_objects: 100_000, ...args });
     if (r.structuredContent?.counts?.failed)
       throw new Error(`${name} failed for ${r.structuredContent.counts.failed} objects`);
+    oursCpuMs = procCpuMs(server.pid) - cpuBefore;
     return performance.now() - started;
   };
   const down = (who: string) => {
@@ -111,7 +122,7 @@ export async function measureBulkTransfers(
     const s3 = (p: string) => `s3://${bucket}/${p}`;
     const rc = (p: string) => `bench:${bucket}/${p}`;
     const row = async (job: string, oursMs: number, refs: Awaited<ReturnType<typeof references>>) => {
-      rows.push({ network: tag, job, oursMs, oursPeakMb: procMemoryMb(server.pid, "VmHWM"), ...refs });
+      rows.push({ network: tag, job, oursMs, oursCpuMs, oursPeakMb: procMemoryMb(server.pid, "VmHWM"), ...refs });
     };
     // The store's first writes into a fresh bucket are slow (Ceph sets up its pools and indexes: the same upload took
     // 6.1 s first and 4.0 s next): one untimed upload of the tree first, so no client is timed on a cold store.
@@ -269,6 +280,7 @@ export async function measureScans(
 }
 
 const s = (ms: number) => `${round(ms / 1000, 1)} s`;
+const perFile = (cpuMs: number) => round(cpuMs / FILES, 2);
 const ratio = (ref: number, ours: number) => `${round(ref / ours, 2)}×`;
 
 export function bulkReport(rows: BulkRow[], scans: ScanRow[], machine: string): string {
@@ -277,11 +289,11 @@ export function bulkReport(rows: BulkRow[], scans: ScanRow[], machine: string): 
     "",
     `Measured ${new Date().toISOString().slice(0, 10)} on ${machine}. One run per figure (each is thousands of requests). Ratios are the faster reference at its best flags divided by ours: above 1.0× we are faster.`,
     "",
-    "| network | job | ours | peak RSS | aws s3 sync (default / 32 at once) | rclone (default / --transfers 32) | vs the faster at best flags |",
-    "|---|---|---|---|---|---|---|",
+    "| network | job | ours | peak RSS | aws s3 sync (default / 32 at once) | rclone (default / --transfers 32) | vs the faster at best flags | CPU a file: ours / rclone --transfers 32 (efficiency) |",
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.network} | ${r.job} | ${s(r.oursMs)} | ${Math.round(r.oursPeakMb)} MB | ${s(r.awsMs)} / ${s(r.awsBestMs)} | ${s(r.rcloneMs)} / ${s(r.rcloneBestMs)} | ${ratio(Math.min(r.awsBestMs, r.rcloneBestMs), r.oursMs)} |`,
+        `| ${r.network} | ${r.job} | ${s(r.oursMs)} | ${Math.round(r.oursPeakMb)} MB | ${s(r.awsMs)} / ${s(r.awsBestMs)} | ${s(r.rcloneMs)} / ${s(r.rcloneBestMs)} | ${ratio(Math.min(r.awsBestMs, r.rcloneBestMs), r.oursMs)} | ${perFile(r.oursCpuMs)} / ${perFile(r.rcloneBestCpuMs)} ms (${ratio(r.rcloneBestCpuMs, r.oursCpuMs)}) |`,
     ),
     "",
     "| network | keys | storage_usage | find_objects | peak RSS | rclone size | aws s3 ls --recursive --summarize | usage vs the faster |",

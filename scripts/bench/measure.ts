@@ -31,6 +31,14 @@ export async function timeRuns(runs: number, once: (i: number) => Promise<void>)
  * meant for other endpoints breaks rclone's plain-HTTP transport).
  */
 export async function timedCommand(cmd: string[], env: Record<string, string> = {}): Promise<number> {
+  return (await timedRun(cmd, env)).ms;
+}
+
+/** timedCommand, with the command's whole-process CPU (user + system, start-up included) beside its wall time. */
+export async function timedRun(
+  cmd: string[],
+  env: Record<string, string> = {},
+): Promise<{ ms: number; cpuMs: number }> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("AWS_")));
   const started = performance.now();
   const proc = Bun.spawn(cmd, {
@@ -41,7 +49,9 @@ export async function timedCommand(cmd: string[], env: Record<string, string> = 
   const code = await proc.exited;
   const took = performance.now() - started;
   if (code !== 0) throw new Error(`${cmd.join(" ")} failed (${code}): ${await new Response(proc.stderr).text()}`);
-  return took;
+  const used = proc.resourceUsage();
+  const cpuMs = used ? (Number(used.cpuTime.user) + Number(used.cpuTime.system)) / 1000 : Number.NaN;
+  return { ms: took, cpuMs };
 }
 
 export function round(value: number, digits = 2): number {

@@ -57,6 +57,9 @@ const x = (v: number) => `${round(v)}×`;
 const met = (ok: boolean | undefined) => (ok === undefined ? "" : ok ? "yes" : "**no**");
 const mibPerS = (sizeMiB: number, t: number) => `${round(sizeMiB / (t / 1000), 0)} MiB/s`;
 
+/** CPU ms spent on `sizeMiB` as CPU-seconds per GiB. */
+const perGiB = (cpuMs: number, sizeMiB: number) => ((cpuMs / 1000) * (1024 / sizeMiB)).toFixed(2);
+
 export function rows(f: Figures): Row[] {
   const out: Row[] = [
     [
@@ -120,9 +123,20 @@ export function rows(f: Figures): Row[] {
         [`${dir} ${t.sizeMiB} MiB, ${net}: server peak RSS (VmHWM)`, mb(peak), "", "", "≤ 150 MB", met(peak <= 150)],
       ];
     };
+    // CPU efficiency is rclone's CPU over ours (≥ 1: we spend no more); per GiB, the call alone against rclone's process.
+    const cpu = (dir: "upload" | "download", ours: number, rclone: number, aws: number, target: number): Row => [
+      `${dir} ${t.sizeMiB} MiB, ${net}: CPU per GiB (the call; references whole-process)`,
+      `${perGiB(ours, t.sizeMiB)} s`,
+      `rclone ${perGiB(rclone, t.sizeMiB)} s, aws ${perGiB(aws, t.sizeMiB)} s`,
+      x(rclone / ours),
+      `≥ ${target.toFixed(1)}× rclone`,
+      met(rclone / ours >= target),
+    ];
     out.push(
       ...transfer("upload", t.uploadMs, t.rcloneUploadMs, t.awsUploadMs, t.uploadPeakRssMb),
+      cpu("upload", t.uploadCpuMs, t.rcloneUploadCpuMs, t.awsUploadCpuMs, 1.5),
       ...transfer("download", t.downloadMs, t.rcloneDownloadMs, t.awsDownloadMs, t.downloadPeakRssMb),
+      cpu("download", t.downloadCpuMs, t.rcloneDownloadCpuMs, t.awsDownloadCpuMs, 1),
     );
   }
   if (f.budget) {

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { median, procMemoryMb, timedCommand } from "./measure.ts";
+import { median, procCpuMs, procMemoryMb, timedRun } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 
 export interface TransferFigures {
@@ -19,6 +19,16 @@ export interface TransferFigures {
   rcloneDownloadMs: number;
   awsDownloadMs: number;
   downloadPeakRssMb: number;
+  /**
+   * CPU ms per transfer (medians): the server's for the call alone (/proc, start-up excluded), each reference's for
+   * its whole process. CPU holds on a busy machine where wall time does not, and where a core is the limit it is the speed.
+   */
+  uploadCpuMs: number;
+  rcloneUploadCpuMs: number;
+  awsUploadCpuMs: number;
+  downloadCpuMs: number;
+  rcloneDownloadCpuMs: number;
+  awsDownloadCpuMs: number;
 }
 
 /** The store as every client under test reaches it: its endpoint (the WAN proxy's, or the store's own). */
@@ -78,10 +88,9 @@ function awsEnv(store: Store): Record<string, string> {
 }
 
 const aws = (setup: TransferSetup, net: Network, from: string, to: string) =>
-  timedCommand(
-    [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", "--only-show-errors", from, to],
-    awsEnv(setup.store),
-  );
+  timedRun([AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", "--only-show-errors", from, to], awsEnv(setup.store));
+
+type Run = { ms: number; cpuMs: number; peakMb?: number };
 
 /** One transfer in a fresh server process, so VmHWM is this transfer's peak alone. */
 async function serverTransfer(
@@ -89,13 +98,14 @@ async function serverTransfer(
   net: Network,
   name: string,
   args: Record<string, unknown>,
-): Promise<{ ms: number; peakMb: number }> {
+): Promise<Run> {
   const server = await startServer(setup.binary, serverEnv(setup.store, net), setup.dir);
   try {
+    const cpuBefore = procCpuMs(server.pid);
     const started = performance.now();
     await server.call(name, args);
     const ms = performance.now() - started;
-    return { ms, peakMb: procMemoryMb(server.pid, "VmHWM") };
+    return { ms, cpuMs: procCpuMs(server.pid) - cpuBefore, peakMb: procMemoryMb(server.pid, "VmHWM") };
   } finally {
     await server.close();
   }
@@ -109,12 +119,12 @@ export async function measureTransfer(
 ): Promise<TransferFigures> {
   const key = (who: string) => `${who}-${net.name}-${sizeMiB}.bin`;
   const rclone = rcloneEnv(setup.store, net);
-  const up: { ms: number; peakMb: number }[] = [];
-  const down: { ms: number; peakMb: number }[] = [];
-  const rcloneUp: number[] = [];
-  const rcloneDown: number[] = [];
-  const awsUp: number[] = [];
-  const awsDown: number[] = [];
+  const up: Run[] = [];
+  const down: Run[] = [];
+  const rcloneUp: Run[] = [];
+  const rcloneDown: Run[] = [];
+  const awsUp: Run[] = [];
+  const awsDown: Run[] = [];
   // Interleaved, so drift on a shared machine hits every client alike; and each round starts with
   // the next client, so none always takes the same slot (the first download comes right after the
   // store took three uploads; on this VM a transfer's kernel time varies with what ran before it).
@@ -129,7 +139,7 @@ export async function measureTransfer(
       ),
     async () =>
       void rcloneUp.push(
-        await timedCommand(
+        await timedRun(
           ["rclone", "copyto", "--ignore-times", join(setup.dir, file), `bench:${setup.bucket}/${key("rclone")}`],
           rclone,
         ),
@@ -149,7 +159,7 @@ export async function measureTransfer(
       ),
     async () =>
       void rcloneDown.push(
-        await timedCommand(
+        await timedRun(
           [
             "rclone",
             "copyto",
@@ -173,13 +183,19 @@ export async function measureTransfer(
     network: net.name,
     sizeMiB,
     uploadMs: median(up.map((r) => r.ms)),
-    rcloneUploadMs: median(rcloneUp),
-    awsUploadMs: median(awsUp),
-    uploadPeakRssMb: Math.max(...up.map((r) => r.peakMb)),
+    rcloneUploadMs: median(rcloneUp.map((r) => r.ms)),
+    awsUploadMs: median(awsUp.map((r) => r.ms)),
+    uploadPeakRssMb: Math.max(...up.map((r) => r.peakMb ?? 0)),
     downloadMs: median(down.map((r) => r.ms)),
-    rcloneDownloadMs: median(rcloneDown),
-    awsDownloadMs: median(awsDown),
-    downloadPeakRssMb: Math.max(...down.map((r) => r.peakMb)),
+    rcloneDownloadMs: median(rcloneDown.map((r) => r.ms)),
+    awsDownloadMs: median(awsDown.map((r) => r.ms)),
+    downloadPeakRssMb: Math.max(...down.map((r) => r.peakMb ?? 0)),
+    uploadCpuMs: median(up.map((r) => r.cpuMs)),
+    rcloneUploadCpuMs: median(rcloneUp.map((r) => r.cpuMs)),
+    awsUploadCpuMs: median(awsUp.map((r) => r.cpuMs)),
+    downloadCpuMs: median(down.map((r) => r.cpuMs)),
+    rcloneDownloadCpuMs: median(rcloneDown.map((r) => r.cpuMs)),
+    awsDownloadCpuMs: median(awsDown.map((r) => r.cpuMs)),
   };
 }
 
