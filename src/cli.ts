@@ -19,9 +19,9 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const { cli, errors: optionErrors } = cliOptionsFrom(rawArgs, args);
   const resolved = resolveConfig(cli, process.env);
   const errors = [...optionErrors, ...(resolved.ok ? [] : resolved.errors)];
-  const dirs = resolved.ok
-    ? realAllowedDirs(resolved.config.allowedDirs, process.cwd(), resolved.config.allowBroadDirs)
-    : { dirs: [], errors: [] };
+  // Checked whatever else failed: configuration errors are reported all at once.
+  const given = resolved.ok ? resolved.config : resolved.partial;
+  const dirs = realAllowedDirs(given.allowedDirs, process.cwd(), given.allowBroadDirs);
   errors.push(...dirs.errors);
   if (resolved.ok) errors.push(...selectionProblems(resolved.config.tools, EVERY_CARD));
   if (!resolved.ok || errors.length > 0) {

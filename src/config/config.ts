@@ -11,7 +11,13 @@ import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 export type { Env } from "./env-values.ts";
 
-export type ConfigResult = { ok: true; config: Config; warnings: string[] } | { ok: false; errors: string[] };
+/**
+ * A failed result still carries what the directories' own check needs (cli.ts), so that every problem is reported
+ * at once: a bad endpoint does not hide a bad --allowed-dir.
+ */
+export type ConfigResult =
+  | { ok: true; config: Config; warnings: string[] }
+  | { ok: false; errors: string[]; partial: Pick<Config, "allowedDirs" | "allowBroadDirs"> };
 
 export const DEFAULT_REGION = "us-east-1";
 /** Half of the 60 s most MCP clients wait for a tool call: our error arrives before their timeout. */
@@ -200,7 +206,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const first = stores[0]!;
   for (const store of stores) if (store.customerKey) checkCustomerKeyTransport(store, errors);
 
-  if (errors.length > 0) return { ok: false, errors };
+  if (errors.length > 0) return { ok: false, errors, partial: { allowedDirs, allowBroadDirs } };
   return {
     ok: true,
     warnings,

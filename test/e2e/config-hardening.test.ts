@@ -244,3 +244,12 @@ describe("secrets that are not secret, and secrets sent in clear (hardening, fif
     }
   }, 60_000);
 });
+
+test("configuration errors are reported all at once: a bad endpoint does not hide a bad --allowed-dir", () => {
+  const missing = join(tempDir("all-at-once"), "not-there");
+  const r = runBinary(["--endpoint-url", "ftp://s3.example.invalid", "--allowed-dir", missing], s3Env());
+  expect(r.exitCode).toBe(1);
+  expect(r.stderr).toContain("2 problem(s)");
+  expect(r.stderr).toContain("ftp://");
+  expect(r.stderr).toContain(missing);
+});
