@@ -8,6 +8,7 @@ import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ProgressReporter } from "../runtime/progress.ts";
 import type { ToolContext, ToolDefinition } from "../tools/types.ts";
 import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
+import { TASK_GRACE_MS, type TaskShape } from "./tasks.ts";
 
 /** Whether a call of `tool` with `args` is one that may be handed back as a job. */
 export function handsBack(tool: ToolDefinition, args: Record<string, unknown>): boolean {
@@ -66,4 +67,15 @@ export function callerJobs(jobs: JobRegistry, caller: string, recheck?: Recheck)
     cancel: (id) => jobs.cancel(caller, id),
     list: () => jobs.list(caller, recheck),
   };
+}
+
+/**
+ * How long a call runs before it is handed back as a job: none for a call that cannot become one; the call budget; for
+ * one that asked for a task, sooner: a 2026-07-28 one after a short grace (a quick call answers as usual), a
+ * 2025-11-25 one at once (it must answer with a task).
+ */
+export function callBudgetOf(canBeJob: boolean, taskShape: TaskShape | undefined, callBudgetMs: number) {
+  if (!canBeJob) return undefined;
+  if (taskShape === "2025") return 0;
+  return taskShape === "2026" ? Math.min(TASK_GRACE_MS, callBudgetMs) : callBudgetMs;
 }
