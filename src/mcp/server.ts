@@ -10,6 +10,7 @@ import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
 import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
 import type { Storage } from "../storage/index.ts";
+import { addressesOf } from "./call/addresses.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { confirmationCodec, userConfirmation } from "./confirmations.ts";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
@@ -240,7 +241,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   // The same recipes as skills, for hosts that load skills (io.modelcontextprotocol/skills).
   registerSkills(mcp, promptsFor(offered.map((t) => t.name)));
   const refusedCall: RefusedCall | undefined =
-    deps.audit && ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id)));
+    deps.audit &&
+    ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id, addressesOf(name))));
   // Calls that may be handed back as jobs may be asked for as tasks too (tasks.ts): the same registry behind both.
   if (jobs) serveTasks(mcp, { jobs, caller, ...(recheck ? { recheck } : {}) });
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered, jobs !== undefined);

@@ -164,17 +164,44 @@ export function openAuditLog(target: string, onError: (message: string) => void,
   };
 }
 
+/**
+ * The arguments that name what a call acts on, by role: a tool's addresses as its card carries them (found in its
+ * schema by the shared fragments' marks, tools/addresses.ts), so an argument a new tool names a key with reaches the
+ * audit line without a word here. Without them (a call to no known tool), the usual names.
+ */
+export interface AuditAddresses {
+  bucket: readonly string[];
+  key: readonly string[];
+  sourceBucket: readonly string[];
+  sourceKey: readonly string[];
+  /** Those of the above whose value is a list (a delete's or a query's keys): not on the line, which names one thing. */
+  lists: readonly string[];
+}
+
+const USUAL: AuditAddresses = {
+  bucket: ["bucket_name"],
+  key: ["object_key"],
+  sourceBucket: ["source_bucket"],
+  sourceKey: ["source_key", "source_prefix"],
+  lists: [],
+};
+
 /** What a call names, for its audit line: the bucket and key or prefix it acts on, and a copy's source. */
 export function auditTarget(
   args: Record<string, unknown>,
   sourceStore: string | undefined,
+  addresses: AuditAddresses = USUAL,
 ): Pick<AuditEntry, "bucket" | "key" | "prefix" | "source"> {
-  const str = (name: string) => (typeof args[name] === "string" ? (args[name] as string) : undefined);
-  const bucket = str("bucket_name");
-  const key = str("object_key");
-  const prefix = str("prefix");
-  const sourceBucket = str("source_bucket");
-  const sourcePath = str("source_key") ?? str("source_prefix");
+  const first = (names: readonly string[]) =>
+    names.map((name) => args[name]).find((v): v is string => typeof v === "string");
+  const named = (names: readonly string[], prefix: boolean) =>
+    first(names.filter((n) => !addresses.lists.includes(n) && n.endsWith("prefix") === prefix));
+  const bucket = first(addresses.bucket);
+  const key = named(addresses.key, false);
+  // A prefix a bulk tool acts on is marked as a key; a listing's prefix is no address at all, and goes on the line too.
+  const prefix = named(addresses.key, true) ?? (typeof args.prefix === "string" ? args.prefix : undefined);
+  const sourceBucket = first(addresses.sourceBucket);
+  const sourcePath = first(addresses.sourceKey.filter((n) => !addresses.lists.includes(n)));
   return {
     ...(bucket !== undefined ? { bucket } : {}),
     ...(key !== undefined ? { key } : {}),
@@ -192,21 +219,29 @@ export function refusedEntry(
   args: unknown,
   outcome: string,
   requestId: string | number | null | undefined,
+  addresses?: AuditAddresses,
 ): AuditEntry {
   const given = args && typeof args === "object" ? (args as Record<string, unknown>) : {};
   const sourceStore = typeof given.source_store === "string" ? given.source_store : undefined;
-  return { caller, action, ...auditTarget(given, sourceStore), outcome, duration_ms: 0, request_id: requestId ?? "" };
+  return {
+    caller,
+    action,
+    ...auditTarget(given, sourceStore, addresses),
+    outcome,
+    duration_ms: 0,
+    request_id: requestId ?? "",
+  };
 }
 
-/** Tools whose result's `size` is the bytes they moved (elsewhere, as in head_object, it only describes an object). */
-const SIZE_MOVED = new Set(["upload_file", "put_object", "copy_object"]);
+/** Where a result says the bytes a call moved or returned, unless its tool names its own field (a tool's `bytesField`). */
+const BYTES_FIELDS = ["bytes", "returned_bytes", "bytes_done"];
 
-/** The bytes a call's result says it moved or returned: a download's bytes, a read's window, a bulk job's bytes done, an upload's or copy's size. */
-export function auditBytes(action: string, structured: unknown): number | undefined {
+/** The bytes a call's result says it moved or returned: `field` where the tool names one, else the usual fields. */
+export function auditBytes(structured: unknown, field?: string): number | undefined {
   if (!structured || typeof structured !== "object") return undefined;
   const out = structured as Record<string, unknown>;
-  for (const field of ["bytes", "returned_bytes", "bytes_done", ...(SIZE_MOVED.has(action) ? ["size"] : [])]) {
-    const value = out[field];
+  for (const name of field ? [field] : BYTES_FIELDS) {
+    const value = out[name];
     if (typeof value === "number" && Number.isFinite(value)) return value;
   }
   return undefined;

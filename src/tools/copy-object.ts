@@ -18,6 +18,8 @@ import { defineTool, textOutput } from "./types.ts";
 
 export const copyObject = defineTool({
   name: "copy_object",
+  // Its result's size is the bytes it moved (elsewhere, as in head_object, a size only describes an object).
+  bytesField: "size",
   title: "Copy object",
   description: "Copies an object server-side (across buckets too). REPLACES an existing destination unless if_absent.",
   inputSchema: z

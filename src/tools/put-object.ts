@@ -19,6 +19,8 @@ export const PUT_OBJECT_MAX_BYTES = 4 * 1024 * 1024;
 
 export const putObject = defineTool({
   name: "put_object",
+  // Its result's size is the bytes it moved (elsewhere, as in head_object, a size only describes an object).
+  bytesField: "size",
   title: "Write object",
   description:
     "Writes text (or base64), at most 4 MiB, to an object (files: upload_file). " +

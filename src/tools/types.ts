@@ -150,6 +150,8 @@ export interface ToolDefinition<In extends z.ZodObject = z.ZodObject, Out extend
   writesToStore: boolean;
   /** Changes a bucket's settings or tags: registered only with --allow-admin (STORE_ALLOW_ADMIN). */
   needsAllowAdmin?: boolean;
+  /** The result's field that is the bytes this call moved (the audit line's `bytes`); absent: bytes, returned_bytes or bytes_done. */
+  bytesField?: string;
   /** Whether this call deletes (a mirror's delete_extraneous, a move, a lifecycle rule that expires objects): needs --allow-delete and the delete permission. */
   deletes?(args: z.output<In>): boolean;
   /** What makes such a call delete, for the refusal: "delete_extraneous or move" unless said. */

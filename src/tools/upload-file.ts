@@ -12,6 +12,8 @@ import { defineTool, textOutput } from "./types.ts";
 
 export const uploadFile = defineTool({
   name: "upload_file",
+  // Its result's size is the bytes it moved (elsewhere, as in head_object, a size only describes an object).
+  bytesField: "size",
   title: "Upload file",
   description: "Uploads one local file (in the allowed directories) to an object. REPLACES an existing object.",
   inputSchema: z

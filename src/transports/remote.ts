@@ -16,6 +16,7 @@ import { PolicyHolder } from "../access/policy-holder.ts";
 import type { Caller } from "../auth/index.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
+import { addressesOf } from "../mcp/call/addresses.ts";
 import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
 import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
 import { createServer, READ_MEMORY_BUDGET, serverOptions } from "../mcp/server.ts";
@@ -175,7 +176,8 @@ export function startRemote(
       return `PolicyDenied: the policy has no rule giving ${caller.id} the tool ${name}. Next: use the tools listed for you (tools/list), or ask the server's operator for a rule that grants it.`;
     },
     // Calls refused before any MCP server saw them still get their audit line.
-    refusedCall: (caller, name, args, code, id) => audit?.write(refusedEntry(caller.id, name, args, code, id)),
+    refusedCall: (caller, name, args, code, id) =>
+      audit?.write(refusedEntry(caller.id, name, args, code, id, addressesOf(name))),
     log,
   });
   log.info(`ready on ${server.url} (resource ${http.resourceUrl})`);

@@ -16,6 +16,7 @@ import type { StoreInfo, ToolDefinition } from "../../tools/types.ts";
 import type { UserConfirmation } from "../confirmations.ts";
 import type { JobRegistry, Recheck } from "../jobs.ts";
 import type { StoreScope, Stores } from "../stores.ts";
+import { addressesOf } from "./addresses.ts";
 import { describeCall } from "./describe-call.ts";
 
 export type Answer = CallToolResult | InputRequiredResult;
@@ -108,9 +109,9 @@ export function newCallState(
         caller: env.caller,
         action: tool.name,
         ...(env.stores.several ? { store: call.scope.info.name } : {}),
-        ...auditTarget(args, typeof sourceName === "string" ? sourceName : undefined),
+        ...auditTarget(args, typeof sourceName === "string" ? sourceName : undefined, addressesOf(tool.name)),
         outcome,
-        ...optionalBytes(auditBytes(tool.name, structured)),
+        ...optionalBytes(auditBytes(structured, tool.bytesField)),
         duration_ms: Math.round(performance.now() - call.startedAt),
         request_id: request.mcpReq.id,
       }),

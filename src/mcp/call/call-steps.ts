@@ -10,18 +10,15 @@ import { callGuard } from "../../access/index.ts";
 import { ActionableError, isAbortError } from "../../runtime/errors.ts";
 import { scrubSecrets } from "../../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../../runtime/response-budget.ts";
-import { EVERY_CARD } from "../../tools/cards.ts";
 import type { ToolContext } from "../../tools/types.ts";
 import { callerJobs } from "../call-jobs.ts";
 import { InputNeeded } from "../confirmations.ts";
 import { nameStore, sourceContext, storeContext } from "../stores.ts";
+import { addressesOf } from "./addresses.ts";
 import type { Answer, CallState } from "./call-state.ts";
 import type { Step } from "./compose.ts";
 
 type CallStep = Step<CallState, Answer>;
-
-/** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built). */
-const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
 
 /** Any failure becomes one error result, named for its store, logged and audited; a question for the user is answered as one. */
 export const answerFailures: CallStep = async (call, next) => {
@@ -72,7 +69,7 @@ export const storeRefusal: CallStep = async (call, next) => {
 
 /** The operator's allowlist and key rules, for every bucket and key the arguments name: before memory, a question or the tool. */
 export const checkAddresses: CallStep = async (call, next) => {
-  call.env.stores.checkAddresses(ADDRESSES.get(call.tool.name), call.args, call.scope, call.source);
+  call.env.stores.checkAddresses(addressesOf(call.tool.name), call.args, call.scope, call.source);
   return next();
 };
 

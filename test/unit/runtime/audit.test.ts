@@ -34,11 +34,30 @@ describe("audit lines", () => {
     });
   });
 
-  test("bytes: a transfer's size, a read's window, a bulk job's bytes done; never a described object's size", () => {
-    expect(auditBytes("upload_file", { size: 10 })).toBe(10);
-    expect(auditBytes("get_object", { size: 100, returned_bytes: 40 })).toBe(40);
-    expect(auditBytes("get_object", { size: 100, bytes: 100 })).toBe(100);
-    expect(auditBytes("copy_prefix", { bytes_done: 5 })).toBe(5);
-    expect(auditBytes("head_object", { size: 100 })).toBeUndefined();
+  test("the target from a tool's addresses: a key named anything a schema marks reaches the line; key lists do not", () => {
+    const addresses = {
+      bucket: ["bucket_name"],
+      key: ["target_key", "keys"],
+      sourceBucket: [],
+      sourceKey: [],
+      lists: ["keys"],
+    };
+    expect(auditTarget({ bucket_name: "b", target_key: "t/k", keys: ["a", "b"] }, undefined, addresses)).toEqual({
+      bucket: "b",
+      key: "t/k",
+    });
+    const bulk = { bucket: ["bucket_name"], key: ["prefix"], sourceBucket: [], sourceKey: [], lists: [] };
+    expect(auditTarget({ bucket_name: "b", prefix: "logs/" }, undefined, bulk)).toEqual({
+      bucket: "b",
+      prefix: "logs/",
+    });
+  });
+
+  test("bytes: the field a tool names (a transfer's size), else a read's window, a bulk job's bytes done; never a described object's size", () => {
+    expect(auditBytes({ size: 10 }, "size")).toBe(10);
+    expect(auditBytes({ size: 100, returned_bytes: 40 })).toBe(40);
+    expect(auditBytes({ size: 100, bytes: 100 })).toBe(100);
+    expect(auditBytes({ bytes_done: 5 })).toBe(5);
+    expect(auditBytes({ size: 100 })).toBeUndefined();
   });
 });

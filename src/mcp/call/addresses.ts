@@ -1,0 +1,9 @@
+/** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built: tools/addresses.ts). */
+
+import type { ToolAddresses } from "../../tools/addresses.ts";
+import { EVERY_CARD } from "../../tools/cards.ts";
+
+const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
+
+/** The tool's addresses; undefined for a tool that names none (or no tool of that name). */
+export const addressesOf = (tool: string): ToolAddresses | undefined => ADDRESSES.get(tool);
