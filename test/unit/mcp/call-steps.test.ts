@@ -181,3 +181,13 @@ describe("the steps", () => {
     expect(call.audited).toEqual(["ok"]);
   });
 });
+
+test("describeCall names the bucket and key a tool's card marks, quoted; never content", async () => {
+  const { describeCall } = await import("../../../src/mcp/call/describe-call.ts");
+  expect(describeCall("copy_object", { bucket_name: "b", object_key: "a\nb", source_bucket: "s", content: "x" })).toBe(
+    'copy_object bucket="b" key="a\\nb"',
+  );
+  expect(describeCall("download_prefix", { bucket_name: "b", prefix: "logs/" })).toBe(
+    'download_prefix bucket="b" prefix="logs/"',
+  );
+});
