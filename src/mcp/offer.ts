@@ -15,7 +15,7 @@ import { promptsFor } from "../prompts/index.ts";
 import type { Storage } from "../storage/index.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
 import type { ToolFacts } from "../tools/types.ts";
-import type { Recheck } from "./jobs.ts";
+import type { Recheck } from "./jobs/jobs.ts";
 import { APP_MIME_TYPE, UI_EXTENSION, VIEW_TOOLS } from "./object-browser.ts";
 import { type StoreInfo, Stores, scopeOf } from "./stores.ts";
 import { listedTools } from "./tool-list.ts";

@@ -19,8 +19,8 @@
  */
 import { isInputRequiredResult, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
 import type { ToolCard, ToolDefinition } from "../tools/types.ts";
+import { noteTaskAsked, TASKS_DECLARED, taskAskedFor, taskCreated } from "./jobs/tasks.ts";
 import { installToolHandlers, wrapRequestHandler } from "./sdk-internals.ts";
-import { noteTaskAsked, TASKS_DECLARED, taskAskedFor, taskCreated } from "./tasks.ts";
 import { listedTools } from "./tool-list.ts";
 
 /** A top-level null argument means "not given". */

@@ -13,6 +13,7 @@ import type { Storage } from "../storage/index.ts";
 import { addressesOf } from "./call/addresses.ts";
 import { trackClientRoots } from "./client-roots.ts";
 import { confirmationCodec, userConfirmation } from "./confirmations.ts";
+import { serveTasks } from "./jobs/tasks.ts";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
 import {
   APP_MIME_TYPE,
@@ -27,7 +28,6 @@ import { registerPrompts } from "./prompts.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { registerSkills } from "./skills.ts";
-import { serveTasks } from "./tasks.ts";
 import type { CallEnvironment } from "./tool-call.ts";
 import { registerTools, type ToolModule } from "./tool-registration.ts";
 
@@ -36,7 +36,7 @@ export { describeCall } from "./tool-call.ts";
 
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
 import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
-import { JobRegistry } from "./jobs.ts";
+import { JobRegistry } from "./jobs/jobs.ts";
 
 export interface ServerDeps {
   /** The default store's storage. */

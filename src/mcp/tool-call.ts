@@ -15,9 +15,9 @@ import type { ToolDefinition } from "../tools/types.ts";
 import { type Answer, type CallEnvironment, clientProgress, newCallState } from "./call/call-state.ts";
 import { CALL_STEPS, runTool } from "./call/call-steps.ts";
 import { compose } from "./call/compose.ts";
-import { callBudgetOf, handBack, handsBack, recording, unconfirmedJob } from "./call-jobs.ts";
-import type { JobProgress } from "./jobs.ts";
-import { noteHandedBackAsTask, taskAsked } from "./tasks.ts";
+import { callBudgetOf, handBack, handsBack, recording, unconfirmedJob } from "./jobs/call-jobs.ts";
+import type { JobProgress } from "./jobs/jobs.ts";
+import { noteHandedBackAsTask, taskAsked } from "./jobs/tasks.ts";
 
 export type { CallEnvironment } from "./call/call-state.ts";
 export { describeCall } from "./call/describe-call.ts";

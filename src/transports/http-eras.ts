@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { Caller } from "../auth/index.ts";
 import { LEGACY_ASK } from "../mcp/confirmations.ts";
-import { TASKS_DECLARED } from "../mcp/tasks.ts";
+import { TASKS_DECLARED } from "../mcp/jobs/tasks.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";

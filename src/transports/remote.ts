@@ -17,7 +17,7 @@ import type { Caller } from "../auth/index.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
 import { addressesOf } from "../mcp/call/addresses.ts";
-import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs.ts";
+import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs/jobs.ts";
 import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
 import { createServer, READ_MEMORY_BUDGET, serverOptions } from "../mcp/server.ts";
 import { type AuditLog, refusedEntry } from "../runtime/audit.ts";

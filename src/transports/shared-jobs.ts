@@ -20,7 +20,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { RedisClient } from "bun";
-import type { JobShare, SharedJob } from "../mcp/jobs.ts";
+import type { JobShare, SharedJob } from "../mcp/jobs/jobs.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { AnswerRelay } from "./legacy-questions.ts";

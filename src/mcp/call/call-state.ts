@@ -14,7 +14,7 @@ import { NO_PROGRESS, type ProgressReporter, progressReporter } from "../../runt
 import type { Storage } from "../../storage/index.ts";
 import type { StoreInfo, ToolDefinition } from "../../tools/types.ts";
 import type { UserConfirmation } from "../confirmations.ts";
-import type { JobRegistry, Recheck } from "../jobs.ts";
+import type { JobRegistry, Recheck } from "../jobs/jobs.ts";
 import type { StoreScope, Stores } from "../stores.ts";
 import { addressesOf } from "./addresses.ts";
 import { describeCall } from "./describe-call.ts";

@@ -7,7 +7,7 @@ import {
   type JobShare,
   type JobView,
   type SharedJob,
-} from "../../../src/mcp/jobs.ts";
+} from "../../../src/mcp/jobs/jobs.ts";
 
 const ended = (text = "ok") => ({
   answer: Promise.resolve({ content: [{ type: "text" as const, text }] }),

@@ -30,8 +30,8 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { z } from "zod";
+import { TASKS_CAPABILITY, TASKS_EXTENSION } from "../offer.ts";
 import { JOB_KEPT_MS, type JobRegistry, type JobView, type Recheck } from "./jobs.ts";
-import { TASKS_CAPABILITY, TASKS_EXTENSION } from "./offer.ts";
 
 /** A 2026-07-28 call still running after this long becomes a task; a quicker one answers as usual. */
 export const TASK_GRACE_MS = 1000;

@@ -19,11 +19,11 @@
 
 import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import { ActionableError } from "../runtime/errors.ts";
-import { stopForGood } from "../runtime/kept-transfers.ts";
-import type { JobProgress, JobState, JobView } from "../tools/types.ts";
+import { ActionableError } from "../../runtime/errors.ts";
+import { stopForGood } from "../../runtime/kept-transfers.ts";
+import type { JobProgress, JobState, JobView } from "../../tools/types.ts";
 
-export type { JobProgress, JobState, JobView } from "../tools/types.ts";
+export type { JobProgress, JobState, JobView } from "../../tools/types.ts";
 export type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
 
 import type { JobLimits, JobShare, Recheck } from "./job-share.ts";
