@@ -48,7 +48,8 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       recording(toClient, jobProgress),
       { adopted: () => adopted, job: () => jobId },
     );
-    const answer = runCall(call);
+    // Tracked whole, so that a shutdown waits for the call's last step (its audit line, its job's end), not only the tool.
+    const answer = env.calls.track(runCall(call));
     const budget = callBudgetOf(canBeJob, taskShape, env.callBudgetMs);
     try {
       if (budget === undefined || (budget > 0 && (await withinBudget(answer, budget)))) return await answer;

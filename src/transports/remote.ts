@@ -196,7 +196,9 @@ export function startRemote(
       // Jobs get the same grace as requests; what is cut after it is a restart's doing, and its jobs say so (interrupted).
       await jobs.settled(graceEnds - performance.now());
       jobs.stopping();
-      return calls.shutdown(5_000);
+      await calls.shutdown(5_000);
+      // A cut tool's answer still goes through its call's steps (call/call-steps.ts): the jobs end with it, not before.
+      await jobs.settled(2_000);
     });
     // Jobs cut by the shutdown have ended (cancelled, their transfers kept to resume): their records say so before the exit.
     await share?.flush(2_000);

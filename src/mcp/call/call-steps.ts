@@ -135,9 +135,9 @@ export const CALL_STEPS: readonly CallStep[] = [
   fitResponse,
 ];
 
-/** The tool itself, tracked for shutdown, with the context its call gives it. */
+/** The tool itself, with the context its call gives it (the whole call is tracked for shutdown: tool-call.ts). */
 export async function runTool(call: CallState): Promise<Answer> {
-  const out = await call.env.calls.track(call.tool.handler(call.args as never, contextOf(call)));
+  const out = await call.tool.handler(call.args as never, contextOf(call));
   return { content: out.content, structuredContent: out.structured as Record<string, unknown>, ...call.meta };
 }
 
