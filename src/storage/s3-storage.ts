@@ -13,7 +13,7 @@ import { errorContext, objectParams, operationRunner } from "./requests/operatio
 import { quickGet, quickGetFits } from "./requests/quick-requests.ts";
 import { iso, metaOf } from "./transfer/bodies.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
-import { orderedCheck, promisesOf } from "./transfer/integrity.ts";
+import { etagMd5, orderedCheck, promisesOf } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { partSizeFor } from "./transfer/part-sizes.ts";
 import { openDownload } from "./transfer/ranged.ts";
@@ -127,9 +127,11 @@ export function createS3Storage(config: Config): Storage {
         const { first, whole } = download;
         const ctx = errorContext(addr);
         const meta = metaOf(first);
-        // The whole object's promises (its ETag's MD5, its checksums), checked over all ranges in order; none, no check.
-        const md5 = promisesOf(first, true).md5;
-        const check = orderedCheck({ checksums: promisesOf(first, whole).checksums, md5 }, ctx);
+        // The whole object's promises (its checksums where a whole answer sent them, else its ETag's MD5), checked over all
+        // ranges in order; none, no check.
+        const { checksums } = promisesOf(first, whole);
+        const md5 = checksums.length > 0 ? undefined : etagMd5(first.ETag, encryptionOf(first));
+        const check = orderedCheck({ checksums, md5 }, ctx);
         // Progress counts bytes as they arrive, over all ranges.
         let arrived = 0;
         const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
@@ -265,3 +267,12 @@ export function createS3Storage(config: Config): Storage {
   };
   return storage;
 }
+
+/** What an answer says of its object's encryption, as an ETag's meaning depends on it. */
+const encryptionOf = (out: {
+  ServerSideEncryption?: string | undefined;
+  SSECustomerAlgorithm?: string | undefined;
+}) => ({
+  ...(out.ServerSideEncryption ? { sse: out.ServerSideEncryption } : {}),
+  ...(out.SSECustomerAlgorithm ? { customerKey: out.SSECustomerAlgorithm } : {}),
+});

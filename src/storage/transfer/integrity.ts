@@ -14,7 +14,10 @@ import type { OrderedCheck } from "../types.ts";
 export interface Promises {
   /** Bytes the body must have (Content-Length), when sent. */
   length: number | undefined;
-  /** MD5 (hex) the whole body must have: a single-part ETag of an object not encrypted with KMS or a customer key. */
+  /**
+   * MD5 (hex) the whole body must have: a single-part ETag of an object not encrypted with KMS or a customer key, where
+   * the store sent no whole-object checksum (that one is checked instead).
+   */
   md5: string | undefined;
   /** Whole-object checksums the store sent: algorithm (node:crypto name or crc32) → base64. */
   checksums: [string, string][];
@@ -45,9 +48,11 @@ export function promisesOf(out: GetObjectCommandOutput, whole: boolean): Promise
   }
   return {
     length: out.ContentLength,
-    md5: whole
-      ? etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm })
-      : undefined,
+    // A whole-object checksum the store sent is checked instead of the ETag's MD5 (a CRC costs a fraction of an MD5's CPU).
+    md5:
+      whole && checksums.length === 0
+        ? etagMd5(out.ETag, { sse: out.ServerSideEncryption, customerKey: out.SSECustomerAlgorithm })
+        : undefined,
     checksums,
   };
 }
