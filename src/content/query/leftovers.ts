@@ -21,7 +21,8 @@ export async function sweepLeftovers(dir = tmpdir()): Promise<number> {
     return 0;
   }
   for (const name of names) {
-    const found = /^store-mcp-query-(\d+)-/.exec(name);
+    // A directory being made has its lock before its name (workspace.ts); one a crash left half-made is swept too.
+    const found = /^\.?store-mcp-query-(?:new-)?(\d+)-/.exec(name);
     if (!found) continue;
     const path = join(dir, name);
     try {
