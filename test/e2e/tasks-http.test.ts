@@ -4,7 +4,8 @@
  * gets a session id that says so, sealed to it, and with it tools/list marks
  * the tools that take tasks (`execution.taskSupport`) on whichever replica
  * answers; the official Tasks client then runs a 32 MiB download as a task
- * and cancels it, leaving no file. A client that declares none gets no marks.
+ * and cancels it, leaving no file (the same download called again meanwhile
+ * is refused, naming the task). A client that declares none gets no marks.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
@@ -95,7 +96,15 @@ describe("one server", () => {
         { declaration: toolDeclarationFromMcpTool(tool as never), task: { preference: "prefer" } },
       );
       expect(execution.kind).toBe("task");
-      await Bun.sleep(1_000);
+      // The same download called again while the task runs: refused at once, naming the task to wait for.
+      const again = await client.callTool({
+        name: "get_object",
+        arguments: { bucket_name: bucket, object_key: "big.bin", mode: "download", local_path: join(dir, "big.bin") },
+      });
+      expect(again.isError).toBe(true);
+      const said = (again.content as { text: string }[])[0]!.text;
+      expect(said).toContain("DestinationBusy");
+      expect(said).toContain(execution.handle!.taskId);
       await execution.cancel();
       const { outcome } = await execution.settle();
       expect(outcome.status).toBe("cancelled");
