@@ -9,8 +9,8 @@
  */
 
 import { stalledListing } from "./errors.ts";
+import { iso } from "./iso-date.ts";
 import type { Operation } from "./requests/operation.ts";
-import { iso } from "./transfer/bodies.ts";
 import type { BucketPage, BucketsRequest } from "./types.ts";
 
 const OUR_TOKEN = "lb1.";

@@ -4,10 +4,10 @@
  * answers) as null, and the few changes the admin tools make.
  */
 
+import { iso } from "./iso-date.ts";
 import { ruleFromSdk, ruleToSdk } from "./lifecycle-form.ts";
 import type { S3Handle } from "./requests/client.ts";
 import { errorContext, type Operation, objectParams, type SendOptions } from "./requests/operation.ts";
-import { iso } from "./transfer/bodies.ts";
 import type { SettingPart, SettingsStore } from "./types.ts";
 
 /** The codes with which S3 (and Ceph) say a part of a bucket's configuration is not set. */

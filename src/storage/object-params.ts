@@ -1,9 +1,10 @@
 /** What put, copy and head share: mapping answers and write headers, and the if_absent check (one HEAD). */
 import type { HeadObjectCommandOutput } from "@aws-sdk/client-s3";
+import { iso } from "./iso-date.ts";
 import type { S3Handle } from "./requests/client.ts";
 import { encryptionParams } from "./requests/encryption.ts";
 import type { SendOptions } from "./requests/operation.ts";
-import { encryptionOf, iso } from "./transfer/bodies.ts";
+import { encryptionOf } from "./transfer/bodies.ts";
 import type { ObjectHead, WriteOptions } from "./types.ts";
 
 const CHECKSUM_FIELDS = [

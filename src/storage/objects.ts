@@ -4,11 +4,11 @@ import type { Config } from "../config/config.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { copyObject } from "./copy.ts";
 import { archivedHint, stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
+import { iso } from "./iso-date.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
 import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, type Operation, objectParams, type SendOptions } from "./requests/operation.ts";
-import { iso } from "./transfer/bodies.ts";
 import { checkEtag } from "./transfer/upload-bytes.ts";
 import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
 

@@ -10,7 +10,7 @@ import type {
   ObjectMeta,
   UploadRequest,
   UploadResult,
-} from "./transfer/transfer-types.ts";
+} from "./transfer-types.ts";
 
 // What uploads, downloads and settings are made of lives beside (transfer-types.ts, settings-types.ts, address.ts);
 // importers keep taking it from here.
@@ -32,7 +32,7 @@ export type {
   PieceSink,
   UploadRequest,
   UploadResult,
-} from "./transfer/transfer-types.ts";
+} from "./transfer-types.ts";
 
 export interface BucketInfo {
   name: string;

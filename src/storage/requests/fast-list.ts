@@ -6,7 +6,7 @@
  * list-xml.ts is not sure of goes to the SDK's parser unchanged.
  */
 import type { ListObjectsV2CommandInput } from "@aws-sdk/client-s3";
-import { iso } from "../transfer/bodies.ts";
+import { iso } from "../iso-date.ts";
 import type { S3Handle } from "./client.ts";
 import { MAX_RESPONSE_BYTES, tooLarge } from "./guards.ts";
 import { parseListObjectsV2, type RawListPage } from "./list-xml.ts";

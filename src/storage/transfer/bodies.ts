@@ -1,6 +1,8 @@
 /** What comes back from a GET: its metadata, and its body read safely. */
+
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { releaseChunks } from "../../runtime/memory.ts";
+import { iso } from "../iso-date.ts";
 import type { ObjectEncryption, ObjectMeta } from "../types.ts";
 
 /** Metadata of a GET answer; `size` is -1 when the store sent neither a Content-Range nor a Content-Length. */
@@ -58,8 +60,4 @@ export async function readAtMost(body: AsyncIterable<Uint8Array> | undefined, ma
   // Copied: the network's chunks are freed now rather than at the next collection (a search reads window after window).
   releaseChunks(chunks);
   return out;
-}
-
-export function iso(date: Date | undefined): string | null {
-  return date ? date.toISOString() : null;
 }

@@ -5,8 +5,8 @@
  */
 import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import type { UploadRequest } from "../transfer-types.ts";
 import { etagMd5 } from "./integrity.ts";
-import type { UploadRequest } from "./transfer-types.ts";
 
 /**
  * The store's ETag for what we sent must be its MD5, where the ETag is one

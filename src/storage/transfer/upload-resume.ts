@@ -17,7 +17,7 @@ import { s3Uri } from "../../runtime/errors.ts";
 import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept-transfers.ts";
 import { stalledListing } from "../errors.ts";
 import type { S3Handle } from "../requests/client.ts";
-import type { UploadRequest } from "./transfer-types.ts";
+import type { UploadRequest } from "../transfer-types.ts";
 
 export interface UploadResume {
   kept: KeptTransfers;

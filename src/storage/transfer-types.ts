@@ -1,5 +1,5 @@
-import type { WriteEncryption } from "../../config/encryption-config.ts";
-import type { DownloadResume } from "../../runtime/kept-transfers.ts";
+import type { WriteEncryption } from "../config/encryption-config.ts";
+import type { DownloadResume } from "../runtime/kept-transfers.ts";
 /** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
 
 export interface UploadRequest {
