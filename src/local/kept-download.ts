@@ -14,13 +14,8 @@
 import { constants, unlinkSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import {
-  type DownloadResume,
-  KEEP_MS,
-  type KeptDownload,
-  type KeptTransfers,
-  keepsOnStop,
-} from "../runtime/kept-transfers.ts";
+import { type DownloadResume, KEEP_MS, type KeptDownload, type KeptTransfers } from "../runtime/kept-transfers.ts";
+import { keepsOnStop } from "../runtime/stop-reason.ts";
 import { type Dir, entryStat } from "./beneath.ts";
 
 // Read and write: pieces written out of order are read back to hash the file in order (pieces.ts).

@@ -286,16 +286,6 @@ function takeOldFile(db: Database, dir: string): void {
   }
 }
 
-/** Marks a stop after which nothing is kept to resume (cancel_job: the user stopped the work for good). */
-export function stopForGood<E extends Error>(reason: E): E {
-  return Object.assign(reason, { discardKept: true });
-}
-
-/** Whether a call stopped for `reason` keeps what it did to resume (a cut: a cancelled call, the server stopping). */
-export function keepsOnStop(reason: unknown): boolean {
-  return (reason as { discardKept?: boolean } | undefined)?.discardKept !== true;
-}
-
 /** What a kept download's bytes are of: the object as its first answer showed it. */
 export type DownloadIdentity = Pick<KeptDownload, "store" | "bucket" | "key" | "version_id" | "etag" | "size">;
 

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { PutObjectCommand } from "@aws-sdk/client-s3";
 import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { connectHttp, type HttpBinary, rpc, startHttpBinary } from "../helpers/http.ts";
+import { connectHttp, type HttpBinary, rpc, rpcAnswer, startHttpBinary } from "../helpers/http.ts";
 import { call, textOf } from "../helpers/mcp.ts";
 import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
@@ -92,17 +92,9 @@ async function tasksList(url: string): Promise<{ taskId: string; statusMessage?:
     { jsonrpc: "2.0", id: 99, method: "tasks/list", params: {} },
     { authorization: `Bearer ${ALICE}`, "mcp-protocol-version": "2025-11-25" },
   );
-  const body = await res.text();
-  const json = body.includes("data: ")
-    ? JSON.parse(
-        body
-          .split("\n")
-          .find((l) => l.startsWith("data: "))!
-          .slice(6),
-      )
-    : JSON.parse(body);
-  if (!json.result) throw new Error(`tasks/list: ${body.slice(0, 300)}`);
-  return json.result.tasks;
+  const answer = await rpcAnswer(res);
+  if (!answer.result) throw new Error(`tasks/list: ${answer.text.slice(0, 300)}`);
+  return answer.result.tasks;
 }
 
 describe("one replica", () => {

@@ -19,7 +19,7 @@ import {
 } from "@modelcontextprotocol/ext-tasks/client";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
-import { type HttpBinary, startHttpBinary } from "../helpers/http.ts";
+import { type HttpBinary, rpc, rpcAnswer, startHttpBinary } from "../helpers/http.ts";
 import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 
@@ -147,39 +147,13 @@ describe("two replicas sharing Redis", () => {
       // The same session id, sent to the other replica.
       const sessionId = (client as unknown as { transport: { sessionId?: string } }).transport.sessionId;
       expect(sessionId).toBeString();
-      const res = await fetch(b.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: `Bearer ${TOKEN}`,
-          "mcp-session-id": sessionId!,
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list", params: {} }),
-      });
-      const body = await res.text();
-      const json = body.includes("data: ")
-        ? JSON.parse(
-            body
-              .split("\n")
-              .find((l) => l.startsWith("data: "))!
-              .slice(6),
-          )
-        : JSON.parse(body);
-      const tools = json.result.tools as { name: string; execution?: unknown }[];
+      const session = { "mcp-session-id": sessionId!, "mcp-protocol-version": "2025-11-25" };
+      const list = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/list", params: {} });
+      const answer = await rpcAnswer(await rpc(b.url, list(2), { ...session, authorization: `Bearer ${TOKEN}` }));
+      const tools = answer.result.tools as { name: string; execution?: unknown }[];
       expect(tools.find((t) => t.name === "get_object")?.execution).toEqual({ taskSupport: "optional" });
       // Another caller presenting it declares nothing.
-      const forged = await fetch(b.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          "mcp-session-id": sessionId!,
-          "mcp-protocol-version": "2025-11-25",
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/list", params: {} }),
-      });
+      const forged = await rpc(b.url, list(3), session);
       expect(forged.status).toBe(401);
     } finally {
       await client.close();

@@ -69,3 +69,15 @@ export function rpc(url: string, body: unknown, headers: Record<string, string> 
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
 }
+
+/** The JSON-RPC message of an answer, whether the server sent it as JSON or as the first event of an SSE stream. */
+export async function rpcAnswer(res: Response): Promise<{ result?: any; error?: unknown; text: string }> {
+  const text = await res.text();
+  const data = text.includes("data: ")
+    ? text
+        .split("\n")
+        .find((l) => l.startsWith("data: "))!
+        .slice(6)
+    : text;
+  return { ...(JSON.parse(data) as { result?: any; error?: unknown }), text };
+}

@@ -20,34 +20,15 @@
 import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ActionableError } from "../../runtime/errors.ts";
-import { stopForGood } from "../../runtime/kept-transfers.ts";
-import type { JobProgress, JobState, JobView } from "../../tools/types.ts";
+import { stopForGood } from "../../runtime/stop-reason.ts";
+import type { JobProgress, JobView } from "../../tools/types.ts";
 
 export type { JobProgress, JobState, JobView } from "../../tools/types.ts";
 export type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
 
+import { endingOf, type Job, view } from "./job-record.ts";
 import type { JobLimits, JobShare, Recheck } from "./job-share.ts";
-import { type FoundJob, interrupted, OtherReplicas } from "./other-replicas.ts";
-
-interface Job {
-  id: string;
-  /** The arguments it was called with: what an interrupted job's caller calls again. */
-  args: Record<string, unknown>;
-  owner: string;
-  tool: string;
-  started: Date;
-  ended?: Date;
-  state: JobState;
-  progress: JobProgress;
-  abort: AbortController;
-  /** Settles to the answer the call would have given (a result or an error result). */
-  answer: Promise<CallToolResult>;
-  result?: CallToolResult;
-  /** Why the policy in force would refuse the call now (remote mode with a policy), judged again on every change. */
-  recheck?: () => ActionableError | undefined;
-  /** Set when a policy change stopped it: its answer. */
-  refused?: ActionableError;
-}
+import { type FoundJob, OtherReplicas } from "./other-replicas.ts";
 
 /** How long an ended job's result is kept, and how many jobs one caller may have. */
 export const JOB_KEPT_MS = 60 * 60 * 1000;
@@ -119,29 +100,7 @@ export class JobRegistry {
     const writing = this.share && setInterval(shared, SHARE_EVERY_MS);
     void work.answer.then((result) => {
       job.ended = new Date(this.now());
-      if (job.refused) {
-        [job.state, job.result] = [
-          "failed",
-          {
-            content: [
-              {
-                type: "text",
-                text: `${job.refused.describe()} The job was stopped when the policy changed; nothing more was done.`,
-              },
-            ],
-            isError: true,
-          },
-        ];
-      } else if (this.#stopping && result.isError && !job.abort.signal.aborted) {
-        const cut = interrupted(
-          { view: view(job), owner, args: job.args },
-          "was stopped (a restart or a scale-down) before the job ended",
-        );
-        [job.state, job.result] = ["interrupted", cut.result];
-      } else {
-        job.result = result;
-        job.state = job.abort.signal.aborted && cancelled(result) ? "cancelled" : result.isError ? "failed" : "done";
-      }
+      [job.state, job.result] = endingOf(job, result, this.#stopping, cancelled);
       clearInterval(writing);
       slot?.();
       shared();
@@ -298,15 +257,4 @@ export class JobRegistry {
     const mine = [...this.#jobs.values()].filter((j) => j.owner === owner).length;
     for (const job of ended.slice(0, Math.max(0, mine - (JOBS_PER_CALLER - room)))) this.#jobs.delete(job.id);
   }
-}
-
-function view(job: Job): JobView {
-  return {
-    id: job.id,
-    tool: job.tool,
-    state: job.state,
-    started_at: job.started.toISOString(),
-    ...(job.ended ? { ended_at: job.ended.toISOString() } : {}),
-    progress: { ...job.progress },
-  };
 }

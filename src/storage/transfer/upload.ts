@@ -1,8 +1,8 @@
 import { createHash } from "node:crypto";
 import type { CompletedPart } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
-import { keepsOnStop } from "../../runtime/kept-transfers.ts";
 import { memoryPacer } from "../../runtime/memory.ts";
+import { keepsOnStop } from "../../runtime/stop-reason.ts";
 import { CreateAttempts } from "../orphaned-uploads.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { countSent } from "../requests/sent-bytes.ts";
