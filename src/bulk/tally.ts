@@ -44,7 +44,17 @@ export type JobResult = z.output<typeof jobResultSchema>;
 export type ProgressOut = Pick<ProgressReporter, "report">;
 
 const MiB = 1024 * 1024;
-const n = (x: number) => x.toLocaleString("en-US");
+/** `1,204`, as toLocaleString("en-US") writes it, at a fraction of its cost: a job of small files reports after every one. */
+export function grouped(x: number): string {
+  const digits = String(Math.trunc(x));
+  if (digits.length <= 3 || !/^-?\d+$/.test(digits)) return digits;
+  const sign = digits.startsWith("-") ? "-" : "";
+  const whole = sign ? digits.slice(1) : digits;
+  let out = whole.slice(0, whole.length % 3 || 3);
+  for (let at = out.length; at < whole.length; at += 3) out += `,${whole.slice(at, at + 3)}`;
+  return sign + out;
+}
+const n = grouped;
 const mib = (bytes: number) => (bytes / MiB).toFixed(bytes < 10 * MiB ? 1 : 0);
 
 export class Tally {

@@ -91,8 +91,12 @@ export async function quickGet(
       await answer.body?.cancel().catch(() => {});
       return undefined;
     }
-    const bytes = await readExactly(answer.body, listed.size);
-    return bytes && asGetOutput(answer.headers, bytes);
+    // With its length said, the body is read by fetch into one buffer (fetch reads no more than that); else counted.
+    const bytes =
+      length === String(listed.size)
+        ? new Uint8Array(await answer.arrayBuffer())
+        : await readExactly(answer.body, listed.size);
+    return bytes?.length === listed.size ? asGetOutput(answer.headers, bytes) : undefined;
   } catch {
     // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
     return undefined;

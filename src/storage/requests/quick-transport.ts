@@ -1,18 +1,18 @@
 /**
  * How the quick requests (quick-requests.ts) are signed, addressed and sent:
- * the SDK's own SignatureV4 with the client's credentials provider (each
- * identity registered for scrubbing, as guards.ts does for the SDK's
- * requests), region and hash; the URL the SDK's presigner gives for the
+ * SigV4 as the SDK signs (sigv4.ts) with the client's credentials provider
+ * (each identity registered for scrubbing, as guards.ts does for the SDK's
+ * requests) and region; the URL the SDK's presigner gives for the
  * bucket (path style, virtual host, custom endpoint: the client's own), the
  * key encoded as the SDK encodes it; Bun's fetch, never following a
  * redirect; the caller's signal or a timeout, released when done; bodies
  * read only up to what is expected.
  */
 
-import type { SignatureV4 } from "@smithy/signature-v4";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import type { S3Handle } from "./client.ts";
 import { customerKeyHeaders } from "./encryption.ts";
+import { escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
 import { storedBytes } from "./stored-bytes.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */
@@ -21,7 +21,9 @@ const BUCKETS_REMEMBERED = 64;
 export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 interface Quick {
-  signer: SignatureV4;
+  /** The identity to sign with now (the client's provider: cached, refreshed as it decides). */
+  identity(): Promise<SigningIdentity>;
+  region: string;
   /** Bucket → the URL its keys are appended to, or null when the SDK gave none (no credentials to sign with). */
   bases: Map<string, Promise<string | null>>;
 }
@@ -62,15 +64,17 @@ export async function signQuick(
   const search = query.map(([name, value]) => `${escapeUri(name)}=${escapeUri(value)}`).join("&");
   // The bucket itself: its base as it is (a URL without a path gets "/", as the SDK sends a virtual-host bucket's HEAD).
   const url = new URL(`${base}${req.key === undefined ? "" : `/${encodeKey(req.key)}`}${search ? `?${search}` : ""}`);
-  const signed = await quick.signer.sign({
-    method: req.method,
-    protocol: url.protocol,
-    hostname: url.hostname,
-    ...(url.port ? { port: Number(url.port) } : {}),
-    path: url.pathname,
-    query: Object.fromEntries(query),
-    headers: { host: url.host, ...req.headers, ...customerKeyHeaders(s3.customerKey, req) },
-  });
+  const headers = signV4(
+    {
+      method: req.method,
+      path: url.pathname,
+      query: Object.fromEntries(query),
+      headers: { host: url.host, ...req.headers, ...customerKeyHeaders(s3.customerKey, req) },
+    },
+    await quick.identity(),
+    quick.region,
+    "s3",
+  );
   const body =
     req.body instanceof ReadableStream
       ? { body: req.body, duplex: "half" }
@@ -81,7 +85,7 @@ export async function signQuick(
   return (signal) =>
     storedBytes(url, {
       method: req.method,
-      headers: signed.headers,
+      headers,
       ...body,
       redirect: "manual",
       signal,
@@ -114,28 +118,21 @@ export function bounded(signal: AbortSignal | undefined, timeoutMs: number): { s
   };
 }
 
-/** The signer is loaded with the SDK, on first use (a start that only lists tools loads neither). */
+/** What signs for a client, made on first use (a start that only lists tools loads no SDK). */
 function quickFor(s3: S3Handle): Promise<Quick> {
   let quick = perHandle.get(s3);
   if (!quick) {
     const config = s3.fetchClient.config;
-    // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
-    const credentials = async () => {
-      const identity = await config.credentials();
-      registerResolvedCredentials(identity);
-      return identity;
-    };
-    quick = import("@smithy/signature-v4").then(({ SignatureV4 }) => ({
-      signer: new SignatureV4({
-        credentials,
-        region: config.region,
-        service: "s3",
-        sha256: config.sha256,
-        uriEscapePath: false,
-        applyChecksum: false,
-      }),
+    quick = (async () => ({
+      // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
+      identity: async () => {
+        const identity = await config.credentials();
+        registerResolvedCredentials(identity);
+        return identity;
+      },
+      region: await config.region(),
       bases: new Map(),
-    }));
+    }))();
     perHandle.set(s3, quick);
   }
   return quick;
@@ -163,11 +160,6 @@ function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | n
 /** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
 function encodeKey(key: string): string {
   return key.split("/").map(escapeUri).join("/");
-}
-
-/** Percent-encoding as SigV4 canonicalizes it (RFC 3986 unreserved characters kept), so the URL sent is the one signed. */
-function escapeUri(part: string): string {
-  return encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */

@@ -10,8 +10,6 @@ test("only single-part, unencrypted-by-KMS ETags are MD5s", () => {
 });
 
 test("a whole answer's checksum is checked instead of its ETag's MD5; without one, or in a range, the MD5 stands", () => {
-  const { promisesOf } =
-    require("../../../../src/storage/transfer/integrity.ts") as typeof import("../../../../src/storage/transfer/integrity.ts");
   const etag = '"9e107d9d372bb6826bd81d3542a419d6"';
   const withCrc = promisesOf({ ETag: etag, ChecksumCRC32: "AAAAAA==", ContentLength: 3, $metadata: {} }, true);
   expect(withCrc.md5).toBeUndefined();
