@@ -22,6 +22,19 @@ export function memoryPacer(everyBytes = EVERY_BYTES): (bytes: number) => void {
   };
 }
 
+/** What a pacer reads and does: the resident size, and a full collection (none where the runtime has none). */
+export interface PacerMemory {
+  rss(): number;
+  collect: ((sync: boolean) => void) | undefined;
+}
+const processMemory: PacerMemory = {
+  rss: () => process.memoryUsage.rss(),
+  collect: (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun?.gc,
+};
+
+/** The last collection any item pacer made: the pacers of one job (its listing's, its items') share what it freed. */
+const lastCollection = { count: 0, settled: 0 };
+
 /**
  * The same for work that moves few bytes but makes many requests (a bulk job
  * of small objects, a listing of millions of keys): the SDK's request and XML
@@ -31,20 +44,36 @@ export function memoryPacer(everyBytes = EVERY_BYTES): (bytes: number) => void {
  * above `floor`, at every fifth look. Collecting after every page, or at every
  * look above the floor, costs a large share of a scan's or a no-op sync's CPU
  * (the resident size does not shrink after one): BENCH_ONLY=bulk holds both.
+ * Pacers share their collections (a job's listing and its items would
+ * otherwise each collect for the same growth).
  */
-export function itemPacer(everyItems: number, floor = ITEM_FLOOR, growth = ITEM_GROWTH): () => void {
-  const gc = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun?.gc;
+export function itemPacer(
+  everyItems: number,
+  floor = ITEM_FLOOR,
+  growth = ITEM_GROWTH,
+  memory: PacerMemory = processMemory,
+): () => void {
+  const gc = memory.collect;
   let items = 0;
   let looks = 0;
-  let settled = process.memoryUsage.rss();
+  let settled = memory.rss();
+  let seen = lastCollection.count;
   return () => {
     if (++items < everyItems || !gc) return;
     items = 0;
-    const rss = process.memoryUsage.rss();
+    // Another pacer collected since (a job's listing, its items): measure from there, and count the looks afresh.
+    if (seen !== lastCollection.count) {
+      seen = lastCollection.count;
+      settled = lastCollection.settled;
+      looks = 0;
+    }
+    const rss = memory.rss();
     if (rss - settled < growth && (rss < floor || ++looks < 5)) return;
     looks = 0;
     gc(true);
-    settled = process.memoryUsage.rss();
+    settled = memory.rss();
+    lastCollection.count = ++seen;
+    lastCollection.settled = settled;
   };
 }
 
