@@ -42,6 +42,14 @@ export interface WalkScope {
   mode: WalkMode;
   /** false: a symlink anywhere on the path is refused (paths made from store keys), not followed. Default true. */
   followLinks?: boolean;
+  /** A job's folders held across its files (held-dirs.ts); only with followLinks false. */
+  held?: DirHolder;
+}
+
+/** What holds folders across walks (held-dirs.ts): lends one still where it was, keeps one just reached. */
+export interface DirHolder {
+  lend(real: string): Dir | undefined;
+  keep(real: string, dir: Dir): Dir;
 }
 
 const MAX_SYMLINK_HOPS = 40;
@@ -209,6 +217,10 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
         `give a file path inside it, e.g. ${join(scope.given, "name.ext")}.`,
       );
     }
+    // A job's folder held since an earlier file, still where it was: no walk (held-dirs.ts).
+    const held = scope.followLinks === false ? scope.held : undefined;
+    const lent = held?.lend(join(root, ...parts));
+    if (lent) return { dir: lent, missing: [], name };
     let dir = openDir(root, scope.mode);
     let followed: string | undefined;
     try {
@@ -237,7 +249,7 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
       dir.close();
       throw err;
     }
-    if (followed === undefined) return { dir, missing: [], name };
+    if (followed === undefined) return { dir: held ? held.keep(join(root, ...parts), dir) : dir, missing: [], name };
     dir.close();
     pending = followed;
   }

@@ -3,6 +3,7 @@ import type { KeptTransfers } from "../runtime/kept-transfers.ts";
 import { platformMode } from "./beneath.ts";
 import { type DestinationHolder, destinationBusy } from "./destinations.ts";
 import { existsError, type WriteOptions, type WriteResult, writeFileAtomically } from "./download.ts";
+import { HeldDirs } from "./held-dirs.ts";
 import type { PieceSource } from "./pieces.ts";
 import { type AllowedDirs, type CheckedPath, checkTargetPath, type WalkMode } from "./sandbox.ts";
 import { openUploadSource, type UploadSource } from "./source.ts";
@@ -39,9 +40,12 @@ export interface LocalFiles {
   /**
    * The same files for paths made from store keys below a directory's real path (download_prefix, a mirror's deletes):
    * a symlink anywhere on such a path is refused (UnsafeLocalPath), even one that stays inside, so a key `link/x`
-   * never writes through `link -> ../other`. A path the user gave keeps the rules above.
+   * never writes through `link -> ../other`. A path the user gave keeps the rules above. Its folders are held across
+   * its files, each checked at every use (held-dirs.ts), until `release()`: one job's, released when it ends.
    */
   forStoreKeys(): LocalFiles;
+  /** Lets go of the folders held (forStoreKeys); nothing for the others. */
+  release(): void;
 }
 
 /** `allowed` is read on every call: client roots can change during a session. */
@@ -52,7 +56,12 @@ export function createLocalFiles(
   kept?: KeptTransfers,
 ): LocalFiles {
   return {
-    forStoreKeys: () => createLocalFiles(async () => ({ ...(await allowed()), noLinks: true }), mode, kept),
+    forStoreKeys: () => {
+      const held = new HeldDirs();
+      const files = createLocalFiles(async () => ({ ...(await allowed()), noLinks: true, held }), mode, kept);
+      return { ...files, release: () => held.release() };
+    },
+    release() {},
     async openForUpload(given) {
       return openUploadSource(given, await allowed(), mode);
     },

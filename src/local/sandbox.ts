@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join, resolve, sep } from "node:path";
 import {
   type Dir,
+  type DirHolder,
   entryStat,
   followLink,
   isInside,
@@ -29,6 +30,8 @@ export interface AllowedDirs {
   hint?: string;
   /** Paths made from store keys (a bulk download, a mirror's deletes): no symlink is followed at all, not even one that stays inside. */
   noLinks?: boolean;
+  /** With noLinks: the job's folders held across its files (held-dirs.ts). */
+  held?: DirHolder;
 }
 
 /** A path checked against the allowed directories. */
@@ -84,7 +87,12 @@ export function lexicalCheck(given: string, allowed: AllowedDirs): string {
 }
 
 export function scopeOf(given: string, allowed: AllowedDirs, mode: WalkMode): WalkScope {
-  return { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) };
+  return {
+    given,
+    allowed: allowed.dirs,
+    mode,
+    ...(allowed.noLinks ? { followLinks: false, ...(allowed.held ? { held: allowed.held } : {}) } : {}),
+  };
 }
 
 /** Runs `use` on the parent of `abs`, closing the directory it holds afterwards; fs errors become local errors. */

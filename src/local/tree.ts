@@ -5,7 +5,7 @@ import { ActionableError } from "../runtime/errors.ts";
 import { entryStat, type WalkMode, walkToParent } from "./beneath.ts";
 import { localError } from "./errors.ts";
 import { openIfThere } from "./reading.ts";
-import { type AllowedDirs, allowedPath, openDirectory } from "./sandbox.ts";
+import { type AllowedDirs, allowedPath, openDirectory, scopeOf } from "./sandbox.ts";
 import { type WalkEvents, type WalkedFile, walkFiles } from "./walk.ts";
 
 /**
@@ -93,11 +93,7 @@ export function removeLocalFile(given: string, allowed: AllowedDirs, mode: WalkM
   const abs = allowedPath(given, allowed);
   let parent;
   try {
-    parent = walkToParent(
-      abs,
-      { given, allowed: allowed.dirs, mode, ...(allowed.noLinks ? { followLinks: false } : {}) },
-      false,
-    );
+    parent = walkToParent(abs, scopeOf(given, allowed, mode), false);
     if (parent.missing.length > 0) return;
     const st = entryStat(parent.dir, parent.name);
     if (!st) return;

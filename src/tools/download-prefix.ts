@@ -26,29 +26,32 @@ const MiB = 1024 * 1024;
 /** File systems that ignore case: `A.txt` and `a.txt` would be one file there. */
 const FOLDS_CASE = process.platform === "darwin" || process.platform === "win32";
 
+const inputSchema = z
+  .object({
+    bucket_name: bucketName,
+    prefix: keyPrefix.describe('e.g. "logs/2026-11/" ("" = all).'),
+    local_dir: z
+      .string()
+      .min(1, "local_dir must not be empty")
+      .max(4096)
+      .describe('e.g. "./logs" (created if missing).'),
+    include: globList("prefix").optional(),
+    exclude: excludeList.optional(),
+    skip_unchanged: skipUnchanged.optional(),
+    overwrite: z.boolean().optional().describe("Replace local files that differ (else: conflicts)."),
+    delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),
+    dry_run: dryRun.optional(),
+    confirm: confirm.optional(),
+    max_objects: maxObjects.optional(),
+  })
+  .strict();
+type Args = z.output<typeof inputSchema>;
+
 export const downloadPrefix = defineTool({
   name: "download_prefix",
   title: "Download a prefix",
   description: "Downloads every object under prefix into local_dir, atomic and verified; calling again resumes.",
-  inputSchema: z
-    .object({
-      bucket_name: bucketName,
-      prefix: keyPrefix.describe('e.g. "logs/2026-11/" ("" = all).'),
-      local_dir: z
-        .string()
-        .min(1, "local_dir must not be empty")
-        .max(4096)
-        .describe('e.g. "./logs" (created if missing).'),
-      include: globList("prefix").optional(),
-      exclude: excludeList.optional(),
-      skip_unchanged: skipUnchanged.optional(),
-      overwrite: z.boolean().optional().describe("Replace local files that differ (else: conflicts)."),
-      delete_extraneous: z.boolean().optional().describe("Mirror: delete local files the prefix lacks."),
-      dry_run: dryRun.optional(),
-      confirm: confirm.optional(),
-      max_objects: maxObjects.optional(),
-    })
-    .strict(),
+  inputSchema,
   outputSchema: jobResultSchema.extend({ bucket: z.string(), prefix: z.string(), local_dir: z.string() }),
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: true },
   group: "read",
@@ -59,119 +62,129 @@ export const downloadPrefix = defineTool({
   deletes: (args) => args.delete_extraneous === true,
   heldBytes: () => BULK_HELD_BYTES,
   async handler(args, ctx) {
-    const prefix = folderPrefix(args.prefix);
-    // Listed keys with "." or ".." segments are refused as local names before any GET (local-names.ts).
-    const mirror = args.delete_extraneous === true;
-    const dry = isDryRun(args, mirror);
-    const inJob = pathFilter(args.include, args.exclude);
-    const tally = new Tally(ctx.progress, "download_prefix");
-    const root = args.local_dir.replace(/[\\/]+$/, "") || args.local_dir;
-    const localDir = await ctx.files.checkDirectory(root); // refused here when outside the allowed directories
+    // The job's folders are held across its files and let go when it ends (held-dirs.ts).
     const keyed = ctx.files.forStoreKeys();
-    const clash = new FileFolderClash();
-    // What the prefix holds, by relative path: a mirror keeps these local files.
-    const wanted = mirror ? new Set<string>() : undefined;
-    // Downloads hold units of SMALL_OBJECT_CONCURRENCY: a small object (one GET, bound by the store's answer time) one, a
-    // bigger one two (BULK_CONCURRENCY of them at most), a large one (over 8 MiB) all of them. A large one streams from a near
-    // store as fast as the store sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what
-    // its connection buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
-    // Slots are taken in order, so small ones queued behind a large one wait for it.
-    const units = new Slots(SMALL_OBJECT_CONCURRENCY);
-    const unitsOf = (size: number) =>
-      size > 8 * MiB
-        ? SMALL_OBJECT_CONCURRENCY
-        : size > SMALL_OBJECT_BYTES
-          ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY
-          : 1;
-    const end = await runJob<ObjectInfo>({
-      items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
-      nameOf: (o) => o.key,
-      concurrency: SMALL_OBJECT_CONCURRENCY,
-      limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
-      dryRun: dry,
-      signal: ctx.signal,
-      tally,
-      async plan(object): Promise<Outcome | Action> {
-        const rel = object.key.slice(prefix.length);
-        // A folder marker (an empty "a/" object) is no file: the folder appears when a file below it is written.
-        if (rel === "" || (rel.endsWith("/") && object.size === 0) || !inJob(rel)) return { kind: "ignored" };
-        wanted?.add(rel);
-        tally.know(object.size);
-        const why = unsafeLocalName(rel) ?? clash.claim(rel, FOLDS_CASE);
-        if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
-        // Below the directory's real path, every step a real directory: a symlink on the way makes the key unsafe.
-        const given = `${localDir.path}/${rel}`;
-        const state = await keyed
-          .withFile(given, async (local) => {
-            if (!local) return "absent";
-            if (
-              args.skip_unchanged !== false &&
-              (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))
-            )
-              return "same";
-            return "differs";
-          })
-          .catch((err: unknown) => {
-            if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
-            throw err;
-          });
-        if (state === "link")
-          return {
-            kind: "unsafe",
-            name: object.key,
-            code: "UnsafeLocalPath",
-            message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).`,
-          };
-        if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
-        if (state === "differs" && !args.overwrite) {
-          return {
-            kind: "conflict",
-            name: object.key,
-            code: "LocalFileDiffers",
-            message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.`,
-          };
-        }
-        const fetch = () => downloadOne(ctx, keyed, args.bucket_name, object, given, state === "differs");
-        const run = async (): Promise<Outcome> => {
-          await units.use(fetch, unitsOf(object.size));
-          return { kind: "done", name: object.key, bytes: object.size };
-        };
-        return { kind: "action", name: object.key, bytes: object.size, run };
-      },
-    });
-    let declined: { note: string; next: string } | undefined;
-    const held = mirror ? deletesHeldBack(end, tally) : undefined;
-    if (mirror && !held && localDir.exists) {
-      const extraneous: string[] = [];
-      for await (const file of ctx.files.walk(root, { skipped() {} }, true)) {
-        await file.source.close();
-        if (!wanted!.has(file.rel) && inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
-      }
-      declined = await deleteExtraneous({
-        names: extraneous.map((rel) => `${localDir.path}/${rel}`),
-        where: root,
-        dryRun: dry,
-        tally,
-        confirmWithUser: ctx.confirmWithUser,
-        remove: async (paths) => removeAll(keyed, paths),
-      });
+    try {
+      return await downloadInto(args, ctx, keyed);
+    } finally {
+      keyed.release();
     }
-    const next = declined?.next ?? nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
-    const result = {
-      ...tally.result(dry, end === "complete", next),
-      bucket: args.bucket_name,
-      prefix,
-      local_dir: localDir.path,
-    };
-    const note =
-      held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
-    return textOutput(
-      summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) +
-        note,
-      result,
-    );
   },
 });
+
+/** The job: every listed object into local_dir through `keyed` (paths made from keys). */
+async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["files"]) {
+  const prefix = folderPrefix(args.prefix);
+  // Listed keys with "." or ".." segments are refused as local names before any GET (local-names.ts).
+  const mirror = args.delete_extraneous === true;
+  const dry = isDryRun(args, mirror);
+  const inJob = pathFilter(args.include, args.exclude);
+  const tally = new Tally(ctx.progress, "download_prefix");
+  const root = args.local_dir.replace(/[\\/]+$/, "") || args.local_dir;
+  const localDir = await ctx.files.checkDirectory(root); // refused here when outside the allowed directories
+  const clash = new FileFolderClash();
+  // What the prefix holds, by relative path: a mirror keeps these local files.
+  const wanted = mirror ? new Set<string>() : undefined;
+  // Downloads hold units of SMALL_OBJECT_CONCURRENCY: a small object (one GET, bound by the store's answer time) one, a
+  // bigger one two (BULK_CONCURRENCY of them at most), a large one (over 8 MiB) all of them. A large one streams from a near
+  // store as fast as the store sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what
+  // its connection buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
+  // Slots are taken in order, so small ones queued behind a large one wait for it.
+  const units = new Slots(SMALL_OBJECT_CONCURRENCY);
+  const unitsOf = (size: number) =>
+    size > 8 * MiB
+      ? SMALL_OBJECT_CONCURRENCY
+      : size > SMALL_OBJECT_BYTES
+        ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY
+        : 1;
+  const end = await runJob<ObjectInfo>({
+    items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
+    nameOf: (o) => o.key,
+    concurrency: SMALL_OBJECT_CONCURRENCY,
+    limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
+    dryRun: dry,
+    signal: ctx.signal,
+    tally,
+    async plan(object): Promise<Outcome | Action> {
+      const rel = object.key.slice(prefix.length);
+      // A folder marker (an empty "a/" object) is no file: the folder appears when a file below it is written.
+      if (rel === "" || (rel.endsWith("/") && object.size === 0) || !inJob(rel)) return { kind: "ignored" };
+      wanted?.add(rel);
+      tally.know(object.size);
+      const why = unsafeLocalName(rel) ?? clash.claim(rel, FOLDS_CASE);
+      if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
+      // Below the directory's real path, every step a real directory: a symlink on the way makes the key unsafe.
+      const given = `${localDir.path}/${rel}`;
+      const state = await keyed
+        .withFile(given, async (local) => {
+          if (!local) return "absent";
+          if (
+            args.skip_unchanged !== false &&
+            (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))
+          )
+            return "same";
+          return "differs";
+        })
+        .catch((err: unknown) => {
+          if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
+          throw err;
+        });
+      if (state === "link")
+        return {
+          kind: "unsafe",
+          name: object.key,
+          code: "UnsafeLocalPath",
+          message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).`,
+        };
+      if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
+      if (state === "differs" && !args.overwrite) {
+        return {
+          kind: "conflict",
+          name: object.key,
+          code: "LocalFileDiffers",
+          message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.`,
+        };
+      }
+      const fetch = () => downloadOne(ctx, keyed, args.bucket_name, object, given, state === "differs");
+      const run = async (): Promise<Outcome> => {
+        await units.use(fetch, unitsOf(object.size));
+        return { kind: "done", name: object.key, bytes: object.size };
+      };
+      return { kind: "action", name: object.key, bytes: object.size, run };
+    },
+  });
+  let declined: { note: string; next: string } | undefined;
+  const held = mirror ? deletesHeldBack(end, tally) : undefined;
+  if (mirror && !held && localDir.exists) {
+    const extraneous: string[] = [];
+    for await (const file of ctx.files.walk(root, { skipped() {} }, true)) {
+      await file.source.close();
+      if (!wanted!.has(file.rel) && inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
+    }
+    declined = await deleteExtraneous({
+      names: extraneous.map((rel) => `${localDir.path}/${rel}`),
+      where: root,
+      dryRun: dry,
+      tally,
+      confirmWithUser: ctx.confirmWithUser,
+      remove: async (paths) => removeAll(keyed, paths),
+    });
+  }
+  const next = declined?.next ?? nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
+  const result = {
+    ...tally.result(dry, end === "complete", next),
+    bucket: args.bucket_name,
+    prefix,
+    local_dir: localDir.path,
+  };
+  const note =
+    held && mirror ? ` Extraneous local files were not deleted: ${held}.` : declined ? ` ${declined.note}.` : "";
+  return textOutput(
+    summarize(result, { verb: "downloaded", where: `from ${s3Uri(args.bucket_name, prefix)} to ${localDir.path}` }) +
+      note,
+    result,
+  );
+}
 
 /**
  * One object to one file, as get_object download does it: written atomically
