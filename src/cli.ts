@@ -11,6 +11,7 @@ import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
 import { createLogger, type Logger } from "./runtime/log.ts";
 import { SendLeases } from "./runtime/memory.ts";
 import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
+import { useTelemetry } from "./runtime/telemetry.ts";
 import { EVERY_CARD } from "./tools/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -39,6 +40,8 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
   const audit = openAudit(config.auditLog, config.auditRequired ?? false, log);
+  // Before anything that records: off unless STORE_METRICS_LISTEN is set (no OpenTelemetry module loads then).
+  if (config.metricsListen) await startTelemetry(config.metricsListen, log);
   // What a killed server's queries left in the temp directory: looked at once the start is done.
   setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
@@ -95,6 +98,25 @@ function openAudit(target: string | undefined, required: boolean, log: Logger): 
   } catch (err) {
     process.stderr.write(
       `${SERVER_NAME}: cannot start: the audit log ${target} cannot be opened for appending (${(err as Error).message}).\n`,
+    );
+    process.exit(1);
+  }
+}
+
+/** The operator's metrics (transports/telemetry/metrics.ts): an address that cannot be listened on stops the start. */
+async function startTelemetry(listen: { host: string; port: number }, log: Logger): Promise<void> {
+  const { startMetrics } = await import("./transports/telemetry/metrics.ts");
+  try {
+    const metrics = await startMetrics({
+      listen,
+      serviceName: process.env.OTEL_SERVICE_NAME?.trim() || SERVER_NAME,
+      version: SERVER_VERSION,
+    });
+    useTelemetry(metrics);
+    log.info(`metrics: Prometheus text at ${metrics.url}`);
+  } catch (err) {
+    process.stderr.write(
+      `${SERVER_NAME}: cannot start: STORE_METRICS_LISTEN ${listen.host}:${listen.port} cannot be listened on (${(err as Error).message}).\n`,
     );
     process.exit(1);
   }

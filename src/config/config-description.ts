@@ -40,6 +40,7 @@ export function describeConfig(config: Config): Record<string, unknown> {
           ),
         }
       : {}),
+    ...(config.metricsListen ? { metrics: `${config.metricsListen.host}:${config.metricsListen.port}/metrics` } : {}),
     ...(config.http
       ? {
           transport: "http",

@@ -133,4 +133,6 @@ export interface Config {
   transport: Transport;
   /** The remote mode's settings, with --transport http. */
   http?: HttpConfig;
+  /** STORE_METRICS_LISTEN: where Prometheus scrapes /metrics (transports/telemetry/metrics.ts); absent: no metrics. */
+  metricsListen?: { host: string; port: number };
 }

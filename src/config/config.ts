@@ -5,7 +5,7 @@ import { readDeployment } from "./deployment-config.ts";
 import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
-import { isLoopback, readTransport, resolveHttpConfig } from "./http-config.ts";
+import { isLoopback, parseListen, readTransport, resolveHttpConfig } from "./http-config.ts";
 import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
@@ -155,6 +155,10 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const transport = readTransport(cli, env, errors);
   const { auditLog, auditRequired, policy, passThrough } = readDeployment(cli, env, transport, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
+  const metricsRaw = envValue(env, "STORE_METRICS_LISTEN")?.trim();
+  const metricsListen = metricsRaw
+    ? parseListen(metricsRaw, errors, { label: "STORE_METRICS_LISTEN", example: "9464", names: "STORE_METRICS_LISTEN" })
+    : undefined;
 
   const named = namedStores(
     cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","),
@@ -245,6 +249,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       ...(passThrough ? { passThrough: { ...passThrough, endpoint: passThrough.endpoint ?? first.endpointUrl } } : {}),
       transport,
       ...(http ? { http } : {}),
+      ...(metricsListen ? { metricsListen } : {}),
     },
   };
 }

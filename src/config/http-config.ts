@@ -117,13 +117,19 @@ export function readTransport(cli: HttpCliOptions, env: Env, errors: string[]): 
   return "stdio";
 }
 
-/** `host:port`, `[v6]:port` or `:port` (all interfaces). */
-function parseListen(raw: string, errors: string[]): { host: string; port: number } {
+/** `host:port`, `[v6]:port` or `:port` (all interfaces); `what` names the setting in the error. */
+export function parseListen(
+  raw: string,
+  errors: string[],
+  what = { label: "listen", example: "8787", names: "--listen / STORE_LISTEN" },
+): { host: string; port: number } {
   const m = raw.match(/^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/);
   const port = Number(m?.[3]);
   if (!m || port < 1 || port > 65535) {
-    errors.push(`listen: "${raw}" must be HOST:PORT, e.g. 127.0.0.1:8787 or 0.0.0.0:8787 (--listen / STORE_LISTEN).`);
-    return { host: "127.0.0.1", port: 8787 };
+    errors.push(
+      `${what.label}: "${raw}" must be HOST:PORT, e.g. 127.0.0.1:${what.example} or 0.0.0.0:${what.example} (${what.names}).`,
+    );
+    return { host: "127.0.0.1", port: Number(what.example) };
   }
   return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
 }

@@ -9,6 +9,7 @@ import { CallTracker } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
 import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
+import { telemetry } from "../runtime/telemetry.ts";
 import type { Storage } from "../storage/index.ts";
 import { addressesOf } from "./call/addresses.ts";
 import { trackClientRoots } from "./client-roots.ts";
@@ -98,7 +99,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   );
   const { log } = deps;
   const calls = deps.calls ?? new CallTracker();
-  const memory = deps.memory ?? new ByteBudget(READ_MEMORY_BUDGET);
+  const memory = deps.memory ?? ownBudget();
 
   // Client roots narrow the operator's directories (see client-roots.ts); a remote server uses exactly --allowed-dir.
   const clientRoots = options.remote ? async () => undefined : trackClientRoots(mcp.server, log);
@@ -120,7 +121,8 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const callBudgetMs = options.callBudgetMs ?? 0;
   const jobs =
     callBudgetMs > 0
-      ? (deps.jobs ?? new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs }))
+      ? (deps.jobs ??
+        watchedJobs(new JobRegistry(Date.now, undefined, undefined, { maxRunning: options.maxRunningJobs })))
       : undefined;
   const recheck = options.remote?.recheck;
   const env: CallEnvironment = {
@@ -247,4 +249,17 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   if (jobs) serveTasks(mcp, { jobs, caller, ...(recheck ? { recheck } : {}) });
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered, jobs !== undefined);
   return mcp;
+}
+
+/** A memory budget of this server's own (stdio), in the operator's metrics. */
+function ownBudget(): ByteBudget {
+  const memory = new ByteBudget(READ_MEMORY_BUDGET);
+  telemetry().watch("memory.budget.used", () => memory.inUse);
+  return memory;
+}
+
+/** A job registry, in the operator's metrics. */
+export function watchedJobs(jobs: JobRegistry): JobRegistry {
+  telemetry().watch("jobs.running", () => jobs.running);
+  return jobs;
 }

@@ -111,6 +111,11 @@ export class ByteBudget {
 
   constructor(readonly limit: number) {}
 
+  /** Bytes reserved now. */
+  get inUse(): number {
+    return this.used;
+  }
+
   /** Waits until `bytes` fit, takes them, and returns the function that gives them back. */
   async reserve(bytes: number, signal?: AbortSignal): Promise<() => void> {
     const share = Math.min(bytes, this.limit);

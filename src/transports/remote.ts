@@ -19,12 +19,13 @@ import type { Config } from "../config/config.ts";
 import { addressesOf } from "../mcp/call/addresses.ts";
 import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs/jobs.ts";
 import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
-import { createServer, READ_MEMORY_BUDGET, serverOptions } from "../mcp/server.ts";
+import { createServer, READ_MEMORY_BUDGET, serverOptions, watchedJobs } from "../mcp/server.ts";
 import { type AuditLog, refusedEntry } from "../runtime/audit.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
+import { telemetry } from "../runtime/telemetry.ts";
 import type { Storage } from "../storage/index.ts";
 import { createStoreStorages } from "../storage/index.ts";
 import * as TOOLS from "../tools/index.ts";
@@ -54,6 +55,7 @@ export function startRemote(
   const http = config.http!;
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
+  telemetry().watch("memory.budget.used", () => memory.inUse);
   // One registry for the process: each request gets a server of its own, a job outlives it. With --state-url every
   // replica sees every job (shared-jobs.ts); without, a job lives in its replica, and a well-formed id this one does not
   // know may be another's (one hint a minute in the log).
@@ -61,17 +63,19 @@ export function startRemote(
   const share = http.stateUrl ? new SharedJobs(http.stateUrl, JOB_KEPT_MS, log) : undefined;
   // Made here, not by the HTTP server: a running job holds one of its caller's in-flight slots.
   const limits = callerLimitsFor(http, log);
-  const jobs = new JobRegistry(
-    Date.now,
-    () => {
-      if (share || performance.now() - hintedAt < 60_000) return;
-      hintedAt = performance.now();
-      log.info(
-        "job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)",
-      );
-    },
-    share,
-    { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
+  const jobs = watchedJobs(
+    new JobRegistry(
+      Date.now,
+      () => {
+        if (share || performance.now() - hintedAt < 60_000) return;
+        hintedAt = performance.now();
+        log.info(
+          "job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)",
+        );
+      },
+      share,
+      { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
+    ),
   );
   const jsonSchemaValidator = new LazyJsonSchemaValidator();
   // Servers that answered a request, kept for the caller's next one (building one is a sixth of a call's CPU).

@@ -21,6 +21,7 @@ test("answering tools/list loads neither the AWS SDK nor mime-types nor any tool
     toolModules: 0,
     toolsAfterACall: ["/src/tools/head-object.ts"],
     engineAfterACall: 0,
+    telemetryAfterACall: 0,
   });
 });
 

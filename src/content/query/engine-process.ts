@@ -20,6 +20,7 @@ import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ActionableError } from "../../runtime/errors.ts";
+import { telemetry } from "../../runtime/telemetry.ts";
 import type { Narrowing, QueryPage } from "./engine.ts";
 import { sweepLeftovers } from "./leftovers.ts";
 import { QuerySlots, type SlotOwner } from "./query-slots.ts";
@@ -154,6 +155,7 @@ export class QueryEngines {
     readonly capBytes = WORKER_MEMORY_CAP,
   ) {
     this.#slots = new QuerySlots(slots);
+    telemetry().watch("query.slots.used", () => this.#slots.running);
   }
 
   /** A slot for one query, or QueryBusy at once (never queued; shared fairly: query-slots.ts): the release gives it back. */

@@ -11,6 +11,7 @@
  * has no budget: there is nobody to keep out.
  */
 import { ActionableError } from "../../runtime/errors.ts";
+import { telemetry } from "../../runtime/telemetry.ts";
 
 /** Who takes a slot, where several callers share the server. */
 export interface SlotOwner {
@@ -47,8 +48,13 @@ export class QuerySlots {
 
   /** A slot for one query, or an ActionableError at once: the release gives it back (once). */
   take(owner?: SlotOwner): () => void {
-    if (owner) this.#checkShare(owner);
-    if (this.#held.size >= this.slots) throw this.#busy();
+    try {
+      if (owner) this.#checkShare(owner);
+      if (this.#held.size >= this.slots) throw this.#busy();
+    } catch (err) {
+      telemetry().refused((err as ActionableError).code === "QueryBudgetSpent" ? "query_budget" : "query_busy");
+      throw err;
+    }
     const held: Held = {
       owner: owner ?? { id: "", job: () => undefined, secondsPerHour: 0, sql: "" },
       since: this.now(),

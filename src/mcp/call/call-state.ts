@@ -11,6 +11,7 @@ import type { CallTracker } from "../../runtime/lifecycle.ts";
 import type { Logger } from "../../runtime/log.ts";
 import type { ByteBudget, LeaseHolder } from "../../runtime/memory.ts";
 import { NO_PROGRESS, type ProgressReporter, progressReporter } from "../../runtime/progress.ts";
+import { directionOf, telemetry } from "../../runtime/telemetry.ts";
 import type { Storage } from "../../storage/index.ts";
 import type { StoreInfo, ToolDefinition } from "../../tools/types.ts";
 import type { UserConfirmation } from "../confirmations.ts";
@@ -104,7 +105,8 @@ export function newCallState(
     progress,
     about: describeCall(tool.name, fixed.given),
     startedAt: performance.now(),
-    audit: (outcome, structured) =>
+    audit: (outcome, structured) => {
+      measure(tool, outcome, performance.now() - call.startedAt, auditBytes(structured, tool.bytesField));
       env.audit?.write({
         caller: env.caller,
         action: tool.name,
@@ -114,11 +116,21 @@ export function newCallState(
         ...optionalBytes(auditBytes(structured, tool.bytesField)),
         duration_ms: Math.round(performance.now() - call.startedAt),
         request_id: request.mcpReq.id,
-      }),
+      });
+    },
     scope: env.stores.default,
     guard: (storage) => storage,
   };
   return call;
+}
+
+/** The call for the operator's metrics (runtime/telemetry.ts): a failure is a tool_error, a question for the user none. */
+function measure(tool: CallState["tool"], outcome: string, ms: number, bytes: number | undefined): void {
+  const recorder = telemetry();
+  const failed = outcome !== "ok" && outcome !== "InputRequired";
+  recorder.operation("tools/call", tool.name, ms / 1000, failed ? "tool_error" : undefined);
+  const direction = directionOf(tool.name);
+  if (direction && bytes) recorder.transferred(tool.name, direction, bytes);
 }
 
 /** Progress to the client, where it asked with a progress token (else nothing is sent). */

@@ -108,6 +108,13 @@ export class JobRegistry {
     return view(job);
   }
 
+  /** Jobs (and tasks) of this replica running now. */
+  get running(): number {
+    let n = 0;
+    for (const job of this.#jobs.values()) if (job.state === "running") n++;
+    return n;
+  }
+
   /**
    * Refuses a long call (one that may become a job) while the caller has as many jobs running as they may: with a
    * share, every replica's count.

@@ -10,6 +10,7 @@ import { type Readable, Transform } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
+import { telemetry } from "../../runtime/telemetry.ts";
 
 /** The most a listing, error or other non-object answer may be: a full 1,000-key page of 1 KiB keys, escaped, fits. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -95,9 +96,9 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
       ).__smithy_context;
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
-      const result = await next(args);
-      const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const command = (context as { commandName?: string }).commandName ?? "request";
+      const result = await timed(command.replace(/Command$/, ""), () => next(args));
+      const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const objectBody = command === "GetObjectCommand" && (response?.statusCode ?? 500) < 300;
       // Object bodies stream to their caller, which bounds and verifies them; everything else is capped.
       if (response && !objectBody) {
@@ -112,4 +113,17 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
     // Innermost: below the deserializer, so it sees the raw answer before it is parsed.
     { step: "deserialize", priority: "low", name: "storeMcpResponseGuard" },
   );
+}
+
+/** One attempt's answer (its headers: a body streams on), timed for the store-request figure; status 0: none came. */
+export async function timed<T extends { response?: unknown }>(operation: string, send: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  let status = 0;
+  try {
+    const result = await send();
+    status = (result.response as { statusCode?: number } | undefined)?.statusCode ?? 0;
+    return result;
+  } finally {
+    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000);
+  }
 }

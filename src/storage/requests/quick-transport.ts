@@ -10,6 +10,7 @@
  */
 
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
+import { telemetry } from "../../runtime/telemetry.ts";
 import type { S3Handle } from "./client.ts";
 import { customerKeyHeaders } from "./encryption.ts";
 import { escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
@@ -82,14 +83,32 @@ export async function signQuick(
         ? { body: req.body as Uint8Array<ArrayBuffer> }
         : {};
   // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
-  return (signal) =>
-    storedBytes(url, {
-      method: req.method,
-      headers,
-      ...body,
-      redirect: "manual",
-      signal,
-    } as RequestInit);
+  const operation = operationOf(req);
+  return async (signal) => {
+    const started = performance.now();
+    let status = 0;
+    try {
+      const answer = await storedBytes(url, {
+        method: req.method,
+        headers,
+        ...body,
+        redirect: "manual",
+        signal,
+      } as RequestInit);
+      status = answer.status;
+      return answer;
+    } finally {
+      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000);
+    }
+  };
+}
+
+/** The S3 operation a quick request is, for the store-request figure. */
+function operationOf(req: QuickRequest): string {
+  if (req.method === "HEAD") return req.key === undefined ? "HeadBucket" : "HeadObject";
+  if (req.method === "GET") return "GetObject";
+  if (req.query?.uploadId !== undefined) return "UploadPart";
+  return "x-amz-copy-source" in req.headers ? "CopyObject" : "PutObject";
 }
 
 /** Whether requests for `bucket` can be addressed and signed here (the SDK gives its URL). */

@@ -1,4 +1,5 @@
 /** A caller over their rate or their requests in flight is answered 429 before any work; else their slot is held. */
+import { telemetry } from "../../runtime/telemetry.ts";
 import { rpcError } from "../http-replies.ts";
 import type { Limiter } from "../shared-limits.ts";
 import type { Guard } from "./guard.ts";
@@ -12,6 +13,7 @@ export function limitGuard(limits: Limiter): Guard {
       return undefined;
     }
     edge.note("rate limited", caller.id);
+    telemetry().refused("rate_limit");
     return rpcError(
       429,
       -32000,
