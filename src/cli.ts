@@ -11,7 +11,7 @@ import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
 import { createLogger, type Logger } from "./runtime/log.ts";
 import { SendLeases } from "./runtime/memory.ts";
 import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
-import { useTelemetry } from "./runtime/telemetry.ts";
+import { type Telemetry, telemetry, together, useTelemetry } from "./runtime/telemetry.ts";
 import { EVERY_CARD } from "./tools/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
@@ -40,8 +40,9 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   log.info(`${SERVER_NAME} ${SERVER_VERSION} starting: ${JSON.stringify(describeConfig(config))}`);
 
   const audit = openAudit(config.auditLog, config.auditRequired ?? false, log);
-  // Before anything that records: off unless STORE_METRICS_LISTEN is set (no OpenTelemetry module loads then).
-  if (config.metricsListen) await startTelemetry(config.metricsListen, log);
+  // Before anything that records: off unless STORE_METRICS_LISTEN or an OTLP endpoint is set (no OpenTelemetry module
+  // loads then).
+  if (config.metricsListen || config.traces) await startTelemetry(config.metricsListen, config.traces === true, log);
   // What a killed server's queries left in the temp directory: looked at once the start is done.
   setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
@@ -103,23 +104,36 @@ function openAudit(target: string | undefined, required: boolean, log: Logger): 
   }
 }
 
-/** The operator's metrics (transports/telemetry/metrics.ts): an address that cannot be listened on stops the start. */
-async function startTelemetry(listen: { host: string; port: number }, log: Logger): Promise<void> {
-  const { startMetrics } = await import("./transports/telemetry/metrics.ts");
-  try {
-    const metrics = await startMetrics({
-      listen,
-      serviceName: process.env.OTEL_SERVICE_NAME?.trim() || SERVER_NAME,
-      version: SERVER_VERSION,
-    });
-    useTelemetry(metrics);
-    log.info(`metrics: Prometheus text at ${metrics.url}`);
-  } catch (err) {
-    process.stderr.write(
-      `${SERVER_NAME}: cannot start: STORE_METRICS_LISTEN ${listen.host}:${listen.port} cannot be listened on (${(err as Error).message}).\n`,
-    );
-    process.exit(1);
+/**
+ * The operator's metrics (STORE_METRICS_LISTEN: transports/telemetry/metrics.ts) and traces (an OTLP endpoint in
+ * OpenTelemetry's variables: traces.ts): a metrics address that cannot be listened on stops the start.
+ */
+async function startTelemetry(
+  listen: { host: string; port: number } | undefined,
+  traces: boolean,
+  log: Logger,
+): Promise<void> {
+  const serviceName = process.env.OTEL_SERVICE_NAME?.trim() || SERVER_NAME;
+  const parts: Partial<Telemetry>[] = [];
+  if (listen) {
+    const { startMetrics } = await import("./transports/telemetry/metrics.ts");
+    try {
+      const metrics = await startMetrics({ listen, serviceName, version: SERVER_VERSION });
+      parts.push(metrics);
+      log.info(`metrics: Prometheus text at ${metrics.url}`);
+    } catch (err) {
+      process.stderr.write(
+        `${SERVER_NAME}: cannot start: STORE_METRICS_LISTEN ${listen.host}:${listen.port} cannot be listened on (${(err as Error).message}).\n`,
+      );
+      process.exit(1);
+    }
   }
+  if (traces) {
+    const { startTraces } = await import("./transports/telemetry/traces.ts");
+    parts.push(await startTraces({ serviceName, version: SERVER_VERSION, env: process.env }));
+    log.info("traces: exported as OTLP/HTTP to the OTEL_EXPORTER_OTLP_* endpoint");
+  }
+  useTelemetry(together(parts));
 }
 
 /** Exits 0 when the client closes stdin or on SIGINT/SIGTERM/SIGHUP, after in-flight calls cleaned up. */
@@ -131,6 +145,13 @@ function installShutdown(log: Logger, calls: CallTracker, close: () => Promise<v
     log.info(`shutting down (${why})`);
     await calls.shutdown(5_000);
     await close().catch(() => {});
+    // The last calls' spans go out before the exit (nothing, with traces off); a collector that does not answer waits 2 s.
+    await Promise.race([
+      telemetry()
+        .flush()
+        .catch(() => {}),
+      Bun.sleep(2_000),
+    ]);
     process.exit(0);
   };
   process.stdin.on("end", () => void stop("stdin closed"));

@@ -135,4 +135,6 @@ export interface Config {
   http?: HttpConfig;
   /** STORE_METRICS_LISTEN: where Prometheus scrapes /metrics (transports/telemetry/metrics.ts); absent: no metrics. */
   metricsListen?: { host: string; port: number };
+  /** An OTLP endpoint in OpenTelemetry's variables, neither the SDK nor the traces exporter off: traces (traces.ts). */
+  traces?: boolean;
 }

@@ -250,8 +250,20 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       transport,
       ...(http ? { http } : {}),
       ...(metricsListen ? { metricsListen } : {}),
+      ...(tracesWanted(env) ? { traces: true } : {}),
     },
   };
+}
+
+/** Whether OpenTelemetry's variables ask for traces: an OTLP endpoint, and neither the SDK nor the traces exporter off. */
+function tracesWanted(env: Env): boolean {
+  const endpoint =
+    envValue(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?.trim() || envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT")?.trim();
+  return (
+    Boolean(endpoint) &&
+    envValue(env, "OTEL_SDK_DISABLED")?.trim().toLowerCase() !== "true" &&
+    envValue(env, "OTEL_TRACES_EXPORTER")?.trim().toLowerCase() !== "none"
+  );
 }
 
 /** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */

@@ -49,7 +49,7 @@ export function toolCall(tool: ToolDefinition, env: CallEnvironment, meta: { _me
       { adopted: () => adopted, job: () => jobId },
     );
     // Tracked whole, so that a shutdown waits for the call's last step (its audit line, its job's end), not only the tool.
-    const answer = env.calls.track(runCall(call));
+    const answer = env.calls.track(call.span.run(() => runCall(call)));
     const budget = callBudgetOf(canBeJob, taskShape, env.callBudgetMs);
     try {
       if (budget === undefined || (budget > 0 && (await withinBudget(answer, budget)))) return await answer;

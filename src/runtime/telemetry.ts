@@ -1,32 +1,54 @@
 /**
- * What the server tells an operator's dashboards: every layer records here,
- * and nothing is recorded unless telemetry was configured at start-up
- * (transports/telemetry/ sets the real recorder; docs/remote-mode.md,
- * "Operate"). Off, each record is one call into an empty function: no
- * OpenTelemetry module is loaded, nothing is kept.
+ * What the server tells an operator's dashboards and tracing: every layer
+ * records here, and nothing is recorded unless telemetry was configured at
+ * start-up (transports/telemetry/ sets the real recorders: metrics, traces;
+ * docs/remote-mode.md, "Operate"). Off, each record is one call into an
+ * empty function: no OpenTelemetry module is loaded, nothing is kept.
  *
  * What may be recorded: tool and operation names, HTTP status codes, error
- * codes, byte counts, durations. Never a secret, a token, a bucket's key
- * name or an object's bytes: key names are the caller's data.
+ * codes, byte counts, durations; a span also its bucket. Never a secret, a
+ * token, a key name or an object's bytes: key names are the caller's data.
  */
 
 /** Why a call was turned away before it ran (counted by reason). */
 export type Refusal = "rate_limit" | "policy" | "query_busy" | "query_budget";
+
+/** W3C trace context of a caller: from a request's params._meta, or its HTTP headers. */
+export interface TraceParent {
+  traceparent: string;
+  tracestate?: string;
+}
+
+/** Where the HTTP edge leaves a request's traceparent/tracestate headers for the call (the SDK's authInfo.extra). */
+export const TRACE_HEADERS = "store-mcp-server/trace-headers";
+
+/** One tools/call as a span: the store requests made inside `run` are its children. */
+export interface CallSpan {
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** The call answered: with an error type (tool_error) if it failed. */
+  end(errorType?: string): void;
+}
 
 export interface Telemetry {
   /** One MCP request handled: its method (tools/call), the tool, how long, and its error type (tool_error) if it failed. */
   operation(method: string, tool: string | undefined, seconds: number, errorType?: string): void;
   /** Bytes a call moved, by tool and direction. */
   transferred(tool: string, direction: Direction, bytes: number): void;
-  /** One request to a store: the S3 operation, the HTTP status (0: none came), how long. */
-  storeRequest(operation: string, status: number, seconds: number): void;
+  /** One request to a store: the S3 operation, the HTTP status (0: none came), how long, and its bucket (spans only). */
+  storeRequest(operation: string, status: number, seconds: number, bucket?: string): void;
   refused(reason: Refusal): void;
   /** A figure read when the metrics are collected (jobs running, query slots in use, memory budget in use). */
   watch(name: WatchedFigure, read: () => number): void;
+  /** A tools/call's span, its parent the caller's trace context when given. */
+  callSpan(tool: string, requestId: string | number | undefined, parent: TraceParent | undefined): CallSpan;
+  /** Sends what is recorded and not yet sent (before the process exits). */
+  flush(): Promise<void>;
 }
 
 export type Direction = "upload" | "download" | "copy";
 export type WatchedFigure = "jobs.running" | "query.slots.used" | "memory.budget.used";
+
+const NO_SPAN: CallSpan = { run: (work) => work(), end() {} };
 
 const OFF: Telemetry = {
   operation() {},
@@ -34,7 +56,40 @@ const OFF: Telemetry = {
   storeRequest() {},
   refused() {},
   watch() {},
+  callSpan: () => NO_SPAN,
+  flush: async () => {},
 };
+
+/** One recorder of several (metrics, traces): each record goes to those that take it. */
+export function together(parts: Partial<Telemetry>[]): Telemetry {
+  const all = <K extends keyof Telemetry>(key: K) => parts.filter((p) => p[key] !== undefined).map((p) => p[key]!);
+  const operation = all("operation");
+  const transferred = all("transferred");
+  const storeRequest = all("storeRequest");
+  const refused = all("refused");
+  const watch = all("watch");
+  const spans = all("callSpan")[0];
+  const flushes = all("flush");
+  return {
+    operation: (...a) => {
+      for (const f of operation) f(...a);
+    },
+    transferred: (...a) => {
+      for (const f of transferred) f(...a);
+    },
+    storeRequest: (...a) => {
+      for (const f of storeRequest) f(...a);
+    },
+    refused: (...a) => {
+      for (const f of refused) f(...a);
+    },
+    watch: (...a) => {
+      for (const f of watch) f(...a);
+    },
+    callSpan: spans ?? OFF.callSpan,
+    flush: async () => void (await Promise.all(flushes.map((f) => f()))),
+  };
+}
 
 let current: Telemetry = OFF;
 

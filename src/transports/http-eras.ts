@@ -23,12 +23,13 @@ import { TASKS_DECLARED } from "../mcp/jobs/tasks.ts";
 import type { Logger } from "../runtime/log.ts";
 import type { SendLeases } from "../runtime/memory.ts";
 import { logValue } from "../runtime/redact.ts";
+import { TRACE_HEADERS, type TraceParent } from "../runtime/telemetry.ts";
 import type { LegacyQuestions } from "./legacy-questions.ts";
 
 /** The request a server is asked for: its protocol era and JSON-RPC method. */
 export type ServedRequest = { era: "2025" | "2026"; method: string | undefined };
 /** What a 2026-07-28 request's server is built from: handed through the SDK's handler as the request's auth info. */
-type ModernRequest = { caller: Caller; leases: SendLeases; method: string | undefined };
+type ModernRequest = { caller: Caller; leases: SendLeases; method: string | undefined; [TRACE_HEADERS]?: TraceParent };
 
 /** The JSON-RPC message of one POST, as far as serving it needs. */
 export type RpcMessage = {
@@ -75,8 +76,9 @@ export function eraServing(deps: EraDeps) {
     caller: Caller,
     leases: SendLeases,
   ): Promise<EraServing> => {
+    const trace = traceHeaders(req);
     if (message?.params?._meta?.[PROTOCOL_VERSION_META_KEY] !== undefined) {
-      const extra: ModernRequest = { caller, leases, method: message.method };
+      const extra: ModernRequest = { caller, leases, method: message.method, ...trace };
       const authInfo = { token: "", clientId: caller.id, scopes: [], extra };
       return { served: modern.fetch(req, { parsedBody: body, authInfo }), close: () => {} };
     }
@@ -100,11 +102,11 @@ export function eraServing(deps: EraDeps) {
       questions.askerFor(caller.id, (request) =>
         transport.send(request as JSONRPCMessage, { relatedRequestId: message.id ?? undefined }),
       );
-    const authInfo = (ask || tasksMarked) && {
+    const authInfo = (ask || tasksMarked || trace[TRACE_HEADERS]) && {
       token: "",
       clientId: caller.id,
       scopes: [],
-      extra: { ...(ask ? { [LEGACY_ASK]: ask } : {}), ...(tasksMarked ? { [TASKS_DECLARED]: true } : {}) },
+      extra: { ...(ask ? { [LEGACY_ASK]: ask } : {}), ...(tasksMarked ? { [TASKS_DECLARED]: true } : {}), ...trace },
     };
     return {
       served: transport.handleRequest(req, { parsedBody: body, ...(authInfo ? { authInfo } : {}) }),
@@ -117,4 +119,12 @@ export function eraServing(deps: EraDeps) {
       }),
     };
   };
+}
+
+/** The W3C trace context headers, for the call's span (runtime/telemetry.ts); a message's own _meta wins over them. */
+function traceHeaders(req: Request): { [TRACE_HEADERS]?: TraceParent } {
+  const traceparent = req.headers.get("traceparent");
+  if (!traceparent) return {};
+  const tracestate = req.headers.get("tracestate");
+  return { [TRACE_HEADERS]: { traceparent, ...(tracestate ? { tracestate } : {}) } };
 }

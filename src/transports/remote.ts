@@ -206,6 +206,8 @@ export function startRemote(
     });
     // Jobs cut by the shutdown have ended (cancelled, their transfers kept to resume): their records say so before the exit.
     await share?.flush(2_000);
+    // The last calls' spans go out before the exit (nothing, with traces off).
+    await withinMs(telemetry().flush(), 2_000);
     process.exit(0);
   };
   // A service's SIGHUP reloads (log rotation: the audit log is opened anew); SIGTERM and SIGINT stop it.
@@ -242,4 +244,11 @@ function startPolicy(file: string, config: Config, log: Logger): PolicyHolder {
   const holder = new PolicyHolder(file, loaded.policy, names, log);
   holder.watch();
   return holder;
+}
+
+/** `work`, or nothing more after `ms` (a collector that does not answer does not hold the exit). */
+async function withinMs(work: Promise<void>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([work.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

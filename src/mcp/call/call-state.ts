@@ -11,7 +11,7 @@ import type { CallTracker } from "../../runtime/lifecycle.ts";
 import type { Logger } from "../../runtime/log.ts";
 import type { ByteBudget, LeaseHolder } from "../../runtime/memory.ts";
 import { NO_PROGRESS, type ProgressReporter, progressReporter } from "../../runtime/progress.ts";
-import { directionOf, telemetry } from "../../runtime/telemetry.ts";
+import { type CallSpan, directionOf, TRACE_HEADERS, type TraceParent, telemetry } from "../../runtime/telemetry.ts";
 import type { Storage } from "../../storage/index.ts";
 import type { StoreInfo, ToolDefinition } from "../../tools/types.ts";
 import type { UserConfirmation } from "../confirmations.ts";
@@ -72,6 +72,8 @@ export interface CallState {
   /** `get_object bucket="b" key="k"`, for debug logs. */
   readonly about: string;
   readonly startedAt: number;
+  /** The call's span (runtime/telemetry.ts; nothing when traces are off): ended by its audit. */
+  readonly span: CallSpan;
   /** The call's audit line, with this outcome (and the result's bytes, where it says). */
   audit(outcome: string, structured?: unknown): void;
   /** Whether the call was handed back as a job (its answer then goes nowhere). */
@@ -105,8 +107,9 @@ export function newCallState(
     progress,
     about: describeCall(tool.name, fixed.given),
     startedAt: performance.now(),
+    span: telemetry().callSpan(tool.name, request.mcpReq.id, traceParentOf(request)),
     audit: (outcome, structured) => {
-      measure(tool, outcome, performance.now() - call.startedAt, auditBytes(structured, tool.bytesField));
+      measure(call, outcome, auditBytes(structured, tool.bytesField));
       env.audit?.write({
         caller: env.caller,
         action: tool.name,
@@ -125,12 +128,30 @@ export function newCallState(
 }
 
 /** The call for the operator's metrics (runtime/telemetry.ts): a failure is a tool_error, a question for the user none. */
-function measure(tool: CallState["tool"], outcome: string, ms: number, bytes: number | undefined): void {
+function measure(call: CallState, outcome: string, bytes: number | undefined): void {
   const recorder = telemetry();
+  const { tool } = call;
   const failed = outcome !== "ok" && outcome !== "InputRequired";
-  recorder.operation("tools/call", tool.name, ms / 1000, failed ? "tool_error" : undefined);
+  recorder.operation(
+    "tools/call",
+    tool.name,
+    (performance.now() - call.startedAt) / 1000,
+    failed ? "tool_error" : undefined,
+  );
   const direction = directionOf(tool.name);
   if (direction && bytes) recorder.transferred(tool.name, direction, bytes);
+  call.span.end(failed ? "tool_error" : undefined);
+}
+
+/** The caller's trace context: the request's params._meta, else the HTTP request's headers (left by the edge). */
+function traceParentOf(request: ServerContext): TraceParent | undefined {
+  const meta = request.mcpReq._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
+  if (typeof meta?.traceparent === "string")
+    return {
+      traceparent: meta.traceparent,
+      ...(typeof meta.tracestate === "string" ? { tracestate: meta.tracestate } : {}),
+    };
+  return request.http?.authInfo?.extra?.[TRACE_HEADERS] as TraceParent | undefined;
 }
 
 /** Progress to the client, where it asked with a progress token (else nothing is sent). */

@@ -97,7 +97,7 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
       const command = (context as { commandName?: string }).commandName ?? "request";
-      const result = await timed(command.replace(/Command$/, ""), () => next(args));
+      const result = await timed(command.replace(/Command$/, ""), () => next(args), (args as Exchange).input?.Bucket);
       const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const objectBody = command === "GetObjectCommand" && (response?.statusCode ?? 500) < 300;
       // Object bodies stream to their caller, which bounds and verifies them; everything else is capped.
@@ -116,7 +116,11 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
 }
 
 /** One attempt's answer (its headers: a body streams on), timed for the store-request figure; status 0: none came. */
-export async function timed<T extends { response?: unknown }>(operation: string, send: () => Promise<T>): Promise<T> {
+export async function timed<T extends { response?: unknown }>(
+  operation: string,
+  send: () => Promise<T>,
+  bucket?: string,
+): Promise<T> {
   const started = performance.now();
   let status = 0;
   try {
@@ -124,6 +128,6 @@ export async function timed<T extends { response?: unknown }>(operation: string,
     status = (result.response as { statusCode?: number } | undefined)?.statusCode ?? 0;
     return result;
   } finally {
-    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000);
+    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, bucket);
   }
 }

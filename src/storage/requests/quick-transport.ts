@@ -98,7 +98,7 @@ export async function signQuick(
       status = answer.status;
       return answer;
     } finally {
-      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000);
+      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, req.bucket);
     }
   };
 }

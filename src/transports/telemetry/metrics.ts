@@ -28,7 +28,7 @@ export interface MetricsOptions {
   version: string;
 }
 
-export interface RunningMetrics extends Telemetry {
+export interface RunningMetrics extends Omit<Telemetry, "callSpan" | "flush"> {
   /** Where /metrics is served (the port chosen when the listen address asked for 0). */
   url: string;
   shutdown(): Promise<void>;

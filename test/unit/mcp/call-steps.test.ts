@@ -42,6 +42,7 @@ function callWith(env: Record<string, unknown> = {}, over: Partial<CallState> = 
     meta: {},
     about: "get_object",
     startedAt: performance.now(),
+    span: { run: (work) => work(), end() {} },
     audit: (outcome) => void audited.push(outcome),
     adopted: () => false,
     job: () => undefined,
