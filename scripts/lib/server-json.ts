@@ -1,14 +1,15 @@
 /**
- * MCP Registry metadata (server.json, registry schema 2025-09-29): the
+ * MCP Registry metadata (server.json, registry schema 2025-12-11): the
  * release's bundles (with their SHA-256), the npm package and the container
  * image, at package.json's version. Written by the release build beside the
- * archives; `serverJsonProblems` checks it against the schema's rules (the
- * schema itself cannot be fetched where the tests run).
+ * archives; `serverJsonProblems` checks the registry's rules the schema
+ * does not say; the tests also validate it against the schema's own file
+ * (test/fixtures/registry, digest-checked).
  */
 import pkg from "../../package.json" with { type: "json" };
 import { REGISTRY_NAME } from "../../src/transports/discovery.ts";
 
-export const SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
+export const SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json";
 const REPO = "https://github.com/store-mcp-server/store-mcp-server";
 const IMAGE = "ghcr.io/store-mcp-server/store-mcp-server";
 

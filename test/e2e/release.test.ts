@@ -25,6 +25,7 @@ import pkg from "../../package.json" with { type: "json" };
 import { bundleInfo, unpackBundle } from "../../scripts/lib/mcpb.ts";
 import { serverJsonProblems } from "../../scripts/lib/server-json.ts";
 import { tempDir } from "../helpers/files.ts";
+import { schemaErrors } from "../helpers/registry-schema.ts";
 import { freshBucket, s3, s3Env } from "../helpers/s3.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -65,6 +66,8 @@ function checkRelease(out: string): void {
   }
   const registry = JSON.parse(readFileSync(join(out, "server.json"), "utf8"));
   expect(serverJsonProblems(registry)).toEqual([]);
+  // The registry's own 2025-12-11 schema (the registry refuses 2025-09-29 since that one came).
+  expect(schemaErrors(registry)).toEqual([]);
   expect(registry.version).toBe(v);
   expect(registry.packages[0]).toMatchObject({
     registryType: "mcpb",

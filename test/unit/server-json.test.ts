@@ -1,7 +1,26 @@
-/** The MCP Registry's server.json that the release build writes: valid under the registry schema's rules, at package.json's version. */
+/** The MCP Registry's server.json that the release build writes: valid under the registry's 2025-12-11 schema and its rules, at package.json's version. */
 import { expect, test } from "bun:test";
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pkg from "../../package.json" with { type: "json" };
-import { serverJson, serverJsonProblems } from "../../scripts/lib/server-json.ts";
+import { SERVER_JSON_SCHEMA, serverJson, serverJsonProblems } from "../../scripts/lib/server-json.ts";
+import { SCHEMA_FILE, SCHEMA_SHA256, schemaErrors } from "../helpers/registry-schema.ts";
+
+test("the schema file is the registry's own 2025-12-11 file, and server.json names it", () => {
+  expect(createHash("sha256").update(readFileSync(SCHEMA_FILE)).digest("hex")).toBe(SCHEMA_SHA256);
+  const schema = JSON.parse(readFileSync(SCHEMA_FILE, "utf8"));
+  expect(schema.$id).toBe(SERVER_JSON_SCHEMA);
+  expect((serverJson({ "x.mcpb": "a".repeat(64) }) as any).$schema).toBe(SERVER_JSON_SCHEMA);
+});
+
+test("server.json validates against the 2025-12-11 schema; a broken one does not", () => {
+  const doc = serverJson({ [`store-mcp-server-${pkg.version}-linux-x64.mcpb`]: "b".repeat(64) }) as any;
+  expect(schemaErrors(doc)).toEqual([]);
+  const broken = structuredClone(doc);
+  broken.packages[0].fileSha256 = "not-a-digest";
+  delete broken.packages[1].transport;
+  expect(schemaErrors(broken).length).toBeGreaterThanOrEqual(2);
+});
 
 const sha = "a".repeat(64);
 
