@@ -2,7 +2,7 @@
 # Installs what this project needs on a Debian machine that has node and npm,
 # skipping whatever is already there. Idempotent; safe to run before every command.
 #   provision.sh        bun (version pinned in package.json "packageManager") + packages from the lock file
-#   provision.sh test   the above + the Python agent frameworks' venvs (.tools/pyfw) + chromium-headless-shell (the object browser tests, driven by playwright-core) + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), redis-server (limits shared by replicas), prometheus (the metrics test), ruby (formula check), podman + runc (container test) and tmux (Claude Code's interactive session)
+#   provision.sh test   the above + the Python agent frameworks' venvs (.tools/pyfw) + chromium-headless-shell (the object browser tests, driven by playwright-core) + Node 22, Claude Code and Gemini CLI from npm and the Python SDK mcp 2.x (client matrix), Ceph RGW, nginx (scale-out test), redis-server (limits shared by replicas), prometheus (the metrics test), kubectl and catatonit (the Kubernetes manifests under podman kube play), ruby (formula check), podman + runc (container test) and tmux (Claude Code's interactive session)
 #   provision.sh bench  the above minus ruby/podman + rclone and awscli (the bench's reference clients)
 #   provision.sh pyfw   bun + packages, and the Python agent frameworks' venvs only
 # PROVISION_LATER=pyfw leaves the frameworks' venvs (over a minute of the machine's time) to `provision.sh pyfw`, which
@@ -90,7 +90,7 @@ fi
 if [ "${1:-}" = test ] || [ "${1:-}" = bench ]; then
   need=()
   for tool in radosgw ceph-mon ceph-osd; do command -v "$tool" >/dev/null || need+=("$tool"); done
-  [ "${1:-}" = test ] && { [ -x /usr/sbin/nginx ] || need+=(nginx-light); [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell); command -v openssl >/dev/null || need+=(openssl); command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); [ -x /usr/bin/redis-server ] || need+=(redis-server); command -v tmux >/dev/null || need+=(tmux); [ -x /usr/bin/prometheus ] || need+=(prometheus); }
+  [ "${1:-}" = test ] && { [ -x /usr/sbin/nginx ] || need+=(nginx-light); [ -x /usr/lib/chromium/chromium-headless-shell ] || need+=(chromium-headless-shell); command -v openssl >/dev/null || need+=(openssl); command -v ruby >/dev/null || need+=(ruby); command -v podman >/dev/null || need+=(podman); command -v runc >/dev/null || need+=(runc); command -v buildah >/dev/null || need+=(buildah); [ -x /usr/bin/redis-server ] || need+=(redis-server); command -v tmux >/dev/null || need+=(tmux); [ -x /usr/bin/prometheus ] || need+=(prometheus); command -v catatonit >/dev/null || need+=(catatonit); command -v kubectl >/dev/null || need+=(kubectl); }
   [ "${1:-}" = bench ] && { command -v rclone >/dev/null || need+=(rclone); [ -x /usr/bin/aws ] || need+=(awscli); [ -x /usr/sbin/nginx ] || need+=(nginx-light); [ -x /usr/bin/redis-server ] || need+=(redis-server); }
   debian() {
     echo "provision: installing ${need[*]} with apt-get" >&2

@@ -36,8 +36,8 @@ function run(cmd: string[], env: Record<string, string>): string {
   return out.stdout.toString();
 }
 
-/** Assembles the rootfs and builds IMAGE; throws (failing the test) when podman cannot. */
-export function buildImage(env: Record<string, string>): void {
+/** Assembles the rootfs and builds `image` (IMAGE); throws (failing the test) when podman cannot. */
+export function buildImage(env: Record<string, string>, image = IMAGE): void {
   const binary = requireBinary();
   const context = tempDir("image");
   const rootfs = join(context, "rootfs");
@@ -59,5 +59,26 @@ export function buildImage(env: Record<string, string>): void {
   writeFileSync(join(rootfs, "etc/group"), "root:x:0:\nnonroot:x:65532:\n");
   for (const d of ["tmp", "data", "home/nonroot"]) mkdirSync(join(rootfs, d), { recursive: true, mode: 0o1777 });
   copyFileSync(resolve(import.meta.dir, "../container/Containerfile"), join(context, "Containerfile"));
-  run(["podman", "build", "--pull=never", "-q", "-t", IMAGE, "-f", join(context, "Containerfile"), context], env);
+  run(["podman", "build", "--pull=never", "-q", "-t", image, "-f", join(context, "Containerfile"), context], env);
+}
+
+/**
+ * An image of one host program (Debian's redis-server, say) from a rootfs of
+ * the program and the libraries ldd lists, as buildImage does for ours.
+ */
+export function buildProgramImage(env: Record<string, string>, program: string, image: string): void {
+  const context = tempDir("program-image");
+  const rootfs = join(context, "rootfs");
+  const place = (from: string) => {
+    mkdirSync(dirname(join(rootfs, from)), { recursive: true });
+    copyFileSync(from, join(rootfs, from));
+  };
+  place(program);
+  for (const line of run(["ldd", program], env).split("\n")) {
+    const lib = line.match(/=>\s+(\/\S+)/)?.[1] ?? line.match(/^\s+(\/\S+)\s+\(/)?.[1];
+    if (lib) place(lib);
+  }
+  mkdirSync(join(rootfs, "tmp"), { recursive: true, mode: 0o1777 });
+  writeFileSync(join(context, "Containerfile"), `FROM scratch\nCOPY rootfs/ /\nENTRYPOINT ["${program}"]\n`);
+  run(["podman", "build", "--pull=never", "-q", "-t", image, "-f", join(context, "Containerfile"), context], env);
 }
