@@ -4,6 +4,7 @@ import { selectionProblems, selectionWarning } from "./access/policy.ts";
 import { ARGS, cliOptionsFrom } from "./config/cli-options.ts";
 import { resolveConfig } from "./config/config.ts";
 import { describeConfig } from "./config/config-description.ts";
+import type { Config } from "./config/config-types.ts";
 import { realAllowedDirs } from "./local/allowed.ts";
 import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "./mcp/offer.ts";
 import { type AuditLog, openAuditLog } from "./runtime/audit.ts";
@@ -42,7 +43,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   const audit = openAudit(config.auditLog, config.auditRequired ?? false, log);
   // Before anything that records: off unless STORE_METRICS_LISTEN or an OTLP endpoint is set (no OpenTelemetry module
   // loads then).
-  if (config.metricsListen || config.traces) await startTelemetry(config.metricsListen, config.traces === true, log);
+  if (config.metricsListen || config.otlpMetrics || config.traces) await startTelemetry(config, log);
   // What a killed server's queries left in the temp directory: looked at once the start is done.
   setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
@@ -109,26 +110,32 @@ function openAudit(target: string | undefined, required: boolean, log: Logger): 
  * OpenTelemetry's variables: traces.ts): a metrics address that cannot be listened on stops the start.
  */
 async function startTelemetry(
-  listen: { host: string; port: number } | undefined,
-  traces: boolean,
+  config: Pick<Config, "metricsListen" | "otlpMetrics" | "traces">,
   log: Logger,
 ): Promise<void> {
   const serviceName = process.env.OTEL_SERVICE_NAME?.trim() || SERVER_NAME;
   const parts: Partial<Telemetry>[] = [];
-  if (listen) {
+  const listen = config.metricsListen;
+  if (listen || config.otlpMetrics) {
     const { startMetrics } = await import("./transports/telemetry/metrics.ts");
     try {
-      const metrics = await startMetrics({ listen, serviceName, version: SERVER_VERSION });
+      const metrics = await startMetrics({
+        ...(listen ? { listen } : {}),
+        ...(config.otlpMetrics ? { otlp: config.otlpMetrics } : {}),
+        serviceName,
+        version: SERVER_VERSION,
+      });
       parts.push(metrics);
-      log.info(`metrics: Prometheus text at ${metrics.url}`);
+      if (metrics.url) log.info(`metrics: Prometheus text at ${metrics.url}`);
+      if (config.otlpMetrics) log.info("metrics: pushed as OTLP/HTTP to the OTEL_EXPORTER_OTLP_* endpoint");
     } catch (err) {
       process.stderr.write(
-        `${SERVER_NAME}: cannot start: STORE_METRICS_LISTEN ${listen.host}:${listen.port} cannot be listened on (${(err as Error).message}).\n`,
+        `${SERVER_NAME}: cannot start: STORE_METRICS_LISTEN ${listen?.host}:${listen?.port} cannot be listened on (${(err as Error).message}).\n`,
       );
       process.exit(1);
     }
   }
-  if (traces) {
+  if (config.traces) {
     const { startTraces } = await import("./transports/telemetry/traces.ts");
     parts.push(await startTraces({ serviceName, version: SERVER_VERSION, env: process.env }));
     log.info("traces: exported as OTLP/HTTP to the OTEL_EXPORTER_OTLP_* endpoint");

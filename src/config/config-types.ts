@@ -137,4 +137,6 @@ export interface Config {
   metricsListen?: { host: string; port: number };
   /** An OTLP endpoint in OpenTelemetry's variables, neither the SDK nor the traces exporter off: traces (traces.ts). */
   traces?: boolean;
+  /** The same for metrics, pushed every OTEL_METRIC_EXPORT_INTERVAL ms (default 60 s): metrics.ts. */
+  otlpMetrics?: { everyMs: number };
 }

@@ -250,20 +250,32 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       transport,
       ...(http ? { http } : {}),
       ...(metricsListen ? { metricsListen } : {}),
-      ...(tracesWanted(env) ? { traces: true } : {}),
+      ...(otlpWanted(env, "TRACES") ? { traces: true } : {}),
+      ...(otlpWanted(env, "METRICS") ? { otlpMetrics: { everyMs: metricInterval(env, errors) } } : {}),
     },
   };
 }
 
-/** Whether OpenTelemetry's variables ask for traces: an OTLP endpoint, and neither the SDK nor the traces exporter off. */
-function tracesWanted(env: Env): boolean {
+/** Whether OpenTelemetry's variables ask for traces or metrics over OTLP: an endpoint, and neither the SDK nor that exporter off. */
+function otlpWanted(env: Env, signal: "TRACES" | "METRICS"): boolean {
   const endpoint =
-    envValue(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")?.trim() || envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT")?.trim();
+    envValue(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`)?.trim() ||
+    envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT")?.trim();
   return (
     Boolean(endpoint) &&
     envValue(env, "OTEL_SDK_DISABLED")?.trim().toLowerCase() !== "true" &&
-    envValue(env, "OTEL_TRACES_EXPORTER")?.trim().toLowerCase() !== "none"
+    envValue(env, `OTEL_${signal}_EXPORTER`)?.trim().toLowerCase() !== "none"
   );
+}
+
+/** OTEL_METRIC_EXPORT_INTERVAL: ms between OTLP metric pushes (the specification's default, 60 s). */
+function metricInterval(env: Env, errors: string[]): number {
+  const raw = envValue(env, "OTEL_METRIC_EXPORT_INTERVAL")?.trim();
+  if (!raw) return 60_000;
+  const ms = Number(raw);
+  if (Number.isInteger(ms) && ms >= 100) return ms;
+  errors.push(`OTEL_METRIC_EXPORT_INTERVAL: "${raw}" must be a whole number of milliseconds, at least 100.`);
+  return 60_000;
 }
 
 /** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */

@@ -1,7 +1,8 @@
 /**
  * The metrics behind runtime/telemetry.ts, on OpenTelemetry's SDK, loaded
- * only when the operator asks for them (STORE_METRICS_LISTEN): a Prometheus
- * text endpoint, `/metrics`, on its own listen address.
+ * only when the operator asks for them: a Prometheus text endpoint,
+ * `/metrics`, on its own listen address (STORE_METRICS_LISTEN), and/or OTLP
+ * over HTTP (protobuf) pushed to the endpoint OpenTelemetry's variables name.
  *
  * Why its own address and no auth: a scraper holds no MCP token, and the
  * MCP port is the one exposed to callers; metrics belong on the pod network
@@ -21,16 +22,20 @@ import type { Attributes } from "@opentelemetry/api";
 import type { Direction, Refusal, Telemetry, WatchedFigure } from "../../runtime/telemetry.ts";
 
 export interface MetricsOptions {
-  /** host:port of the Prometheus endpoint. */
-  listen: { host: string; port: number };
+  /** host:port of the Prometheus endpoint; absent: none. */
+  listen?: { host: string; port: number };
+  /** Push to the OTLP endpoint OpenTelemetry's variables name (OTEL_EXPORTER_OTLP_(METRICS_)ENDPOINT), every `otlpEveryMs`. */
+  otlp?: { everyMs: number };
   /** The service's name (OTEL_SERVICE_NAME) and version, on every series (target_info). */
   serviceName: string;
   version: string;
 }
 
 export interface RunningMetrics extends Omit<Telemetry, "callSpan" | "flush"> {
-  /** Where /metrics is served (the port chosen when the listen address asked for 0). */
-  url: string;
+  /** Where /metrics is served (the port chosen when the listen address asked for 0); absent without a listen address. */
+  url?: string;
+  /** Pushes what is not yet pushed (OTLP) before the exit. */
+  flush(): Promise<void>;
   shutdown(): Promise<void>;
 }
 
@@ -52,16 +57,31 @@ const WATCHED: Record<WatchedFigure, { name: string; description: string; unit: 
 };
 
 export async function startMetrics(options: MetricsOptions): Promise<RunningMetrics> {
-  const [{ MeterProvider }, { PrometheusExporter }, { resourceFromAttributes }] = await Promise.all([
+  const [sdk, { resourceFromAttributes }] = await Promise.all([
     import("@opentelemetry/sdk-metrics"),
-    import("@opentelemetry/exporter-prometheus"),
     import("@opentelemetry/resources"),
   ]);
-  const exporter = new PrometheusExporter({ preventServerStart: true });
-  const server = await serveMetrics(options.listen, (req, res) => exporter.getMetricsRequestHandler(req, res));
-  const provider = new MeterProvider({
+  const readers: import("@opentelemetry/sdk-metrics").IMetricReader[] = [];
+  let server: Server | undefined;
+  if (options.listen) {
+    const { PrometheusExporter } = await import("@opentelemetry/exporter-prometheus");
+    const exporter = new PrometheusExporter({ preventServerStart: true });
+    server = await serveMetrics(options.listen, (req, res) => exporter.getMetricsRequestHandler(req, res));
+    readers.push(exporter);
+  }
+  if (options.otlp) {
+    const { OTLPMetricExporter } = await import("@opentelemetry/exporter-metrics-otlp-proto");
+    readers.push(
+      new sdk.PeriodicExportingMetricReader({
+        exporter: new OTLPMetricExporter(),
+        exportIntervalMillis: options.otlp.everyMs,
+        exportTimeoutMillis: Math.min(options.otlp.everyMs, 30_000),
+      }),
+    );
+  }
+  const provider = new sdk.MeterProvider({
     resource: resourceFromAttributes({ "service.name": options.serviceName, "service.version": options.version }),
-    readers: [exporter],
+    readers,
   });
   const meter = provider.getMeter("store-mcp-server", options.version);
   const operations = meter.createHistogram("mcp.server.operation.duration", {
@@ -82,12 +102,9 @@ export async function startMetrics(options: MetricsOptions): Promise<RunningMetr
     description: "Calls turned away before they ran, by reason",
     unit: "{call}",
   });
-  const bound = server.address();
-  const port = typeof bound === "object" && bound ? bound.port : options.listen.port;
   const watched = new Map<WatchedFigure, (() => number)[]>();
-  const host = options.listen.host.includes(":") ? `[${options.listen.host}]` : options.listen.host;
   return {
-    url: `http://${host}:${port}/metrics`,
+    ...(server && options.listen ? { url: urlOf(server, options.listen) } : {}),
     operation(method, tool, seconds, errorType) {
       const attributes: Attributes = { "mcp.method.name": method };
       if (tool) attributes["gen_ai.tool.name"] = tool;
@@ -121,16 +138,24 @@ export async function startMetrics(options: MetricsOptions): Promise<RunningMetr
       }
       readers.push(read);
     },
+    flush: () => provider.forceFlush(),
     async shutdown() {
       await provider.shutdown();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
     },
   };
 }
 
+function urlOf(server: Server, listen: { host: string; port: number }): string {
+  const bound = server.address();
+  const port = typeof bound === "object" && bound ? bound.port : listen.port;
+  const host = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
+  return `http://${host}:${port}/metrics`;
+}
+
 /** GET /metrics and nothing else, on its own address. */
 function serveMetrics(
-  listen: MetricsOptions["listen"],
+  listen: { host: string; port: number },
   handle: (req: IncomingMessage, res: ServerResponse) => void,
 ): Promise<Server> {
   const server = createServer((req, res) => {

@@ -1,6 +1,8 @@
 /**
- * Traces from the compiled binary, exported as OTLP/HTTP (protobuf) to a
- * receiver that decodes them with OpenTelemetry's official definitions: a
+ * Traces and metrics from the compiled binary, exported as OTLP/HTTP
+ * (protobuf) to a receiver that decodes them with OpenTelemetry's official
+ * definitions. Metrics: the same instruments Prometheus scrapes
+ * (metrics.test.ts), pushed. Traces: a
  * tools/call is a server span named and attributed as the MCP conventions
  * say, its parent the caller's trace context (params._meta.traceparent over
  * stdio, the traceparent header over HTTP), each store request a client
@@ -125,4 +127,50 @@ test("over HTTP: without a traceparent in _meta, the request's traceparent heade
     // SIGTERM: the spans still in the batch go out before the exit.
     expect(await server.stop()).toBe(0);
   }
+}, 60_000);
+
+test("metrics pushed as OTLP: the call's duration by tool and error type, bytes by direction, the service named", async () => {
+  const { client, close } = await connectBinary({
+    env: {
+      ...s3Env(),
+      ...otel(),
+      OTEL_SERVICE_NAME: "store-mcp-metrics-pushed",
+      OTEL_METRIC_EXPORT_INTERVAL: "200",
+      OTEL_TRACES_EXPORTER: "none",
+    },
+  });
+  try {
+    const put = await client.callTool({
+      name: "put_object",
+      arguments: { bucket_name: bucket, object_key: "metrics/pushed.txt", content: "pushed!" },
+    });
+    expect(put.isError).toBeFalsy();
+    const missing = await client.callTool({
+      name: "head_object",
+      arguments: { bucket_name: bucket, object_key: "nope" },
+    });
+    expect(missing.isError).toBe(true);
+    // This process's points (the other tests' servers push theirs too).
+    const mine = () => receiver.points.filter((p) => p.resource["service.name"] === "store-mcp-metrics-pushed");
+    const calls = () => mine().filter((p) => p.name === "mcp.server.operation.duration");
+    await waitFor(
+      "the calls' durations pushed",
+      () => calls().some((p) => p.attributes["gen_ai.tool.name"] === "head_object"),
+      20_000,
+      50,
+    );
+    const put1 = calls().find((p) => p.attributes["gen_ai.tool.name"] === "put_object")!;
+    expect(put1).toMatchObject({ unit: "s", value: 1, attributes: { "mcp.method.name": "tools/call" } });
+    expect(put1.attributes["error.type"]).toBeUndefined();
+    expect(calls().find((p) => p.attributes["gen_ai.tool.name"] === "head_object")!.attributes["error.type"]).toBe(
+      "tool_error",
+    );
+    const bytes = mine().filter((p) => p.name === "store_mcp.transfer.size");
+    expect(bytes.find((p) => p.attributes["store_mcp.direction"] === "upload")?.value).toBe("pushed!".length);
+  } finally {
+    await close();
+  }
+  // With traces turned off (OTEL_TRACES_EXPORTER=none), no span of that process arrived.
+  expect(receiver.spans.some((s) => s.name === "tools/call head_object")).toBe(false);
+  expect(JSON.stringify(receiver.points)).not.toContain("pushed.txt");
 }, 60_000);
