@@ -19,6 +19,11 @@ type WithPromptHandlers = { setPromptRequestHandlers(): void; setCompletionReque
 /** The SDK version these touchpoints were written and tested for. */
 export const SDK_WRITTEN_FOR = "2.4.0";
 
+/** The methods the SDK has a request handler for, now. */
+export function requestMethods(mcp: McpServer): string[] {
+  return [...((mcp.server as unknown as WithHandlers)._requestHandlers?.keys() ?? [])];
+}
+
 /** Replaces the handler the SDK installed for `method` with `wrap(original)`; throws if the SDK has none. */
 export function wrapRequestHandler(
   mcp: McpServer,

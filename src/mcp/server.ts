@@ -26,6 +26,7 @@ import {
 } from "./object-browser.ts";
 import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, type ServerOptions, storesOf } from "./offer.ts";
 import { registerPrompts } from "./prompts.ts";
+import { measureRequests } from "./request-telemetry.ts";
 import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
 import { registerSkills } from "./skills.ts";
@@ -248,6 +249,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   // Calls that may be handed back as jobs may be asked for as tasks too (tasks.ts): the same registry behind both.
   if (jobs) serveTasks(mcp, { jobs, caller, ...(recheck ? { recheck } : {}) });
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered, jobs !== undefined);
+  measureRequests(mcp);
   return mcp;
 }
 

@@ -22,11 +22,21 @@ export interface TraceParent {
 /** Where the HTTP edge leaves a request's traceparent/tracestate headers for the call (the SDK's authInfo.extra). */
 export const TRACE_HEADERS = "store-mcp-server/trace-headers";
 
-/** One tools/call as a span: the store requests made inside `run` are its children. */
+/** One MCP request as a span: the store requests made inside `run` are its children. */
 export interface CallSpan {
   run<T>(work: () => Promise<T>): Promise<T>;
-  /** The call answered: with an error type (tool_error) if it failed. */
+  /** The request answered: with an error type (tool_error, or the JSON-RPC error's code) if it failed. */
   end(errorType?: string): void;
+}
+
+/** What a store request's span says besides its operation and status. */
+export interface StoreRequestDetail {
+  bucket?: string;
+  /** 1 for the first try, 2 for the first retry… */
+  attempt?: number;
+  /** Bytes of the request's body and of the answer's, where their lengths were said. */
+  sentBytes?: number;
+  receivedBytes?: number;
 }
 
 export interface Telemetry {
@@ -34,13 +44,20 @@ export interface Telemetry {
   operation(method: string, tool: string | undefined, seconds: number, errorType?: string): void;
   /** Bytes a call moved, by tool and direction. */
   transferred(tool: string, direction: Direction, bytes: number): void;
-  /** One request to a store: the S3 operation, the HTTP status (0: none came), how long, and its bucket (spans only). */
-  storeRequest(operation: string, status: number, seconds: number, bucket?: string): void;
+  /** One request to a store: the S3 operation, the HTTP status (0: none came), how long, and for its span `detail`. */
+  storeRequest(operation: string, status: number, seconds: number, detail?: StoreRequestDetail): void;
   refused(reason: Refusal): void;
   /** A figure read when the metrics are collected (jobs running, query slots in use, memory budget in use). */
   watch(name: WatchedFigure, read: () => number): void;
-  /** A tools/call's span, its parent the caller's trace context when given. */
-  callSpan(tool: string, requestId: string | number | undefined, parent: TraceParent | undefined): CallSpan;
+  /** A request's span (`target`: the tool or prompt), its parent the caller's trace context when given. */
+  span(
+    method: string,
+    target: string | undefined,
+    requestId: string | number | undefined,
+    parent: TraceParent | undefined,
+  ): CallSpan;
+  /** Whether anything records (start-up set a recorder): off, callers skip even their wrapping. */
+  readonly enabled: boolean;
   /** Sends what is recorded and not yet sent (before the process exits). */
   flush(): Promise<void>;
 }
@@ -56,19 +73,21 @@ const OFF: Telemetry = {
   storeRequest() {},
   refused() {},
   watch() {},
-  callSpan: () => NO_SPAN,
+  span: () => NO_SPAN,
   flush: async () => {},
+  enabled: false,
 };
 
 /** One recorder of several (metrics, traces): each record goes to those that take it. */
-export function together(parts: Partial<Telemetry>[]): Telemetry {
-  const all = <K extends keyof Telemetry>(key: K) => parts.filter((p) => p[key] !== undefined).map((p) => p[key]!);
+export function together(parts: Partial<Omit<Telemetry, "enabled">>[]): Telemetry {
+  const all = <K extends Exclude<keyof Telemetry, "enabled">>(key: K) =>
+    parts.filter((p) => p[key] !== undefined).map((p) => p[key]!);
   const operation = all("operation");
   const transferred = all("transferred");
   const storeRequest = all("storeRequest");
   const refused = all("refused");
   const watch = all("watch");
-  const spans = all("callSpan")[0];
+  const spans = all("span")[0];
   const flushes = all("flush");
   return {
     operation: (...a) => {
@@ -86,8 +105,9 @@ export function together(parts: Partial<Telemetry>[]): Telemetry {
     watch: (...a) => {
       for (const f of watch) f(...a);
     },
-    callSpan: spans ?? OFF.callSpan,
+    span: spans ?? OFF.span,
     flush: async () => void (await Promise.all(flushes.map((f) => f()))),
+    enabled: true,
   };
 }
 
@@ -109,4 +129,10 @@ export function directionOf(tool: string): Direction | undefined {
   if (tool === "get_object" || tool === "download_prefix") return "download";
   if (tool === "copy_object" || tool === "copy_prefix") return "copy";
   return undefined;
+}
+
+/** A said Content-Length as a store request's detail; nothing when none (or nonsense) was said. */
+export function saidBytes(name: "sentBytes" | "receivedBytes", value: string | null | undefined): StoreRequestDetail {
+  const n = Number(value);
+  return value !== undefined && value !== null && Number.isInteger(n) && n >= 0 ? { [name]: n } : {};
 }

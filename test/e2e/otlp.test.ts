@@ -11,6 +11,7 @@
  * test/unit/lazy-loading.test.ts.)
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { GetPromptResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp, startHttpBinary } from "../helpers/http.ts";
 import { connectBinary } from "../helpers/mcp.ts";
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../helpers/otlp-receiver.ts";
@@ -94,6 +95,7 @@ test("over stdio: the call's span takes its parent from params._meta, and the st
     "rpc.method": "PutObject",
     "aws.s3.bucket": bucket,
     "http.response.status_code": 200,
+    "http.request.body.size": 5,
   });
 
   const failure = await trace(failed.traceId, 2);
@@ -106,6 +108,34 @@ test("over stdio: the call's span takes its parent from params._meta, and the st
   // The caller's key names are their data: no span carries one.
   expect(JSON.stringify(receiver.spans)).not.toContain("q3-key-name");
   expect(receiver.contentTypes.every((t) => t === "application/x-protobuf")).toBe(true);
+}, 60_000);
+
+test("every other request is a span too, named by its method (and prompt), its parent the caller's", async () => {
+  const { client, close } = await connectBinary({ env: { ...s3Env(), ...otel() } });
+  const ctx = callerContext();
+  try {
+    await client.request(
+      { method: "tools/list", params: { _meta: { traceparent: ctx.traceparent } } },
+      ListToolsResultSchema,
+    );
+    const prompts = await client.listPrompts();
+    const name = prompts.prompts[0]!.name;
+    // Without its arguments: refused (-32602), as the span says.
+    await expect(
+      client.request(
+        { method: "prompts/get", params: { name, _meta: { traceparent: ctx.traceparent } } },
+        GetPromptResultSchema,
+      ),
+    ).rejects.toThrow("-32602");
+  } finally {
+    await close();
+  }
+  const spans = await trace(ctx.traceId, 2);
+  expect(spans.find((s) => s.name === "tools/list")).toMatchObject({ parentSpanId: ctx.spanId, kind: 2 });
+  const got = spans.find((s) => s.name.startsWith("prompts/get "))!;
+  expect(got.parentSpanId).toBe(ctx.spanId);
+  expect(got.attributes["gen_ai.prompt.name"]).toBe(got.name.slice("prompts/get ".length));
+  expect(got).toMatchObject({ status: 2, attributes: { "error.type": "-32602" } });
 }, 60_000);
 
 test("over HTTP: without a traceparent in _meta, the request's traceparent header is the parent", async () => {

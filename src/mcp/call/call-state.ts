@@ -107,7 +107,7 @@ export function newCallState(
     progress,
     about: describeCall(tool.name, fixed.given),
     startedAt: performance.now(),
-    span: telemetry().callSpan(tool.name, request.mcpReq.id, traceParentOf(request)),
+    span: telemetry().span("tools/call", tool.name, request.mcpReq.id, traceParentOf(request)),
     audit: (outcome, structured) => {
       measure(call, outcome, auditBytes(structured, tool.bytesField));
       env.audit?.write({
@@ -144,7 +144,7 @@ function measure(call: CallState, outcome: string, bytes: number | undefined): v
 }
 
 /** The caller's trace context: the request's params._meta, else the HTTP request's headers (left by the edge). */
-function traceParentOf(request: ServerContext): TraceParent | undefined {
+export function traceParentOf(request: ServerContext): TraceParent | undefined {
   const meta = request.mcpReq._meta as { traceparent?: unknown; tracestate?: unknown } | undefined;
   if (typeof meta?.traceparent === "string")
     return {

@@ -10,7 +10,7 @@ import { type Readable, Transform } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
-import { telemetry } from "../../runtime/telemetry.ts";
+import { saidBytes, telemetry } from "../../runtime/telemetry.ts";
 
 /** The most a listing, error or other non-object answer may be: a full 1,000-key page of 1 KiB keys, escaped, fits. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -97,7 +97,7 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
       const command = (context as { commandName?: string }).commandName ?? "request";
-      const result = await timed(command.replace(/Command$/, ""), () => next(args), (args as Exchange).input?.Bucket);
+      const result = await timed(command.replace(/Command$/, ""), () => next(args), args as Exchange);
       const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const objectBody = command === "GetObjectCommand" && (response?.statusCode ?? 500) < 300;
       // Object bodies stream to their caller, which bounds and verifies them; everything else is capped.
@@ -119,15 +119,30 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
 export async function timed<T extends { response?: unknown }>(
   operation: string,
   send: () => Promise<T>,
-  bucket?: string,
+  exchange?: Exchange & { request?: { headers?: Record<string, string> } },
 ): Promise<T> {
   const started = performance.now();
   let status = 0;
+  let headers: Record<string, string> | undefined;
   try {
     const result = await send();
-    status = (result.response as { statusCode?: number } | undefined)?.statusCode ?? 0;
+    const response = result.response as { statusCode?: number; headers?: Record<string, string> } | undefined;
+    status = response?.statusCode ?? 0;
+    headers = response?.headers;
     return result;
   } finally {
-    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, bucket);
+    const sent = exchange?.request?.headers;
+    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, {
+      ...(exchange?.input?.Bucket ? { bucket: exchange.input.Bucket } : {}),
+      ...saidBytes("sentBytes", sent?.["content-length"]),
+      ...saidBytes("receivedBytes", headers?.["content-length"]),
+      ...attemptOf(sent?.["amz-sdk-request"]),
+    });
   }
+}
+
+/** The SDK's retry header (`attempt=2; max=3`): which try this is. */
+function attemptOf(header: string | undefined): { attempt?: number } {
+  const attempt = Number(header?.match(/attempt=(\d+)/)?.[1]);
+  return attempt > 0 ? { attempt } : {};
 }

@@ -10,7 +10,7 @@
  */
 
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
-import { telemetry } from "../../runtime/telemetry.ts";
+import { saidBytes, telemetry } from "../../runtime/telemetry.ts";
 import type { S3Handle } from "./client.ts";
 import { customerKeyHeaders } from "./encryption.ts";
 import { escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
@@ -87,6 +87,7 @@ export async function signQuick(
   return async (signal) => {
     const started = performance.now();
     let status = 0;
+    let received: string | undefined;
     try {
       const answer = await storedBytes(url, {
         method: req.method,
@@ -96,9 +97,14 @@ export async function signQuick(
         signal,
       } as RequestInit);
       status = answer.status;
+      received = answer.headers.get("content-length") ?? undefined;
       return answer;
     } finally {
-      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, req.bucket);
+      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, {
+        bucket: req.bucket,
+        ...saidBytes("sentBytes", headers["content-length"]),
+        ...saidBytes("receivedBytes", received),
+      });
     }
   };
 }

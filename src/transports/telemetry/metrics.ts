@@ -31,7 +31,7 @@ export interface MetricsOptions {
   version: string;
 }
 
-export interface RunningMetrics extends Omit<Telemetry, "callSpan" | "flush"> {
+export interface RunningMetrics extends Omit<Telemetry, "span" | "flush" | "enabled"> {
   /** Where /metrics is served (the port chosen when the listen address asked for 0); absent without a listen address. */
   url?: string;
   /** Pushes what is not yet pushed (OTLP) before the exit. */

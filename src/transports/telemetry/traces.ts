@@ -5,14 +5,17 @@
  * _HEADERS; OTEL_TRACES_SAMPLER and _ARG; OTEL_BSP_*; OTEL_SERVICE_NAME and
  * OTEL_RESOURCE_ATTRIBUTES), loaded only when one is set.
  *
- * One span a tools/call, named as OpenTelemetry's MCP conventions say
- * (`tools/call {tool}`, kind server, mcp.method.name, gen_ai.tool.name,
- * gen_ai.operation.name, jsonrpc.request.id, error.type = tool_error), its
+ * One span a request, named as OpenTelemetry's MCP conventions say
+ * (`{mcp.method.name} {target}`: `tools/call {tool}`, `prompts/get {prompt}`,
+ * else the method alone, never a resource's URI, which names keys; kind
+ * server, mcp.method.name, gen_ai.tool.name and gen_ai.operation.name for a
+ * call, jsonrpc.request.id, error.type = tool_error or the error's code), its
  * parent the caller's trace context: params._meta.traceparent/tracestate,
  * else the HTTP request's traceparent header. Each request to the store
  * made inside the call is a child (kind client: rpc.system aws-api,
- * rpc.method, aws.s3.bucket, http.response.status_code), one per attempt, so
- * a retry shows as a sibling. No key name, token or secret is an attribute.
+ * rpc.method, aws.s3.bucket, http.response.status_code, the body sizes said,
+ * http.request.resend_count), one per attempt, so a retry shows as a
+ * sibling. No key name, token or secret is an attribute.
  * The call's span is carried with the call's own async work (an
  * AsyncLocalStorage), not through a global context manager.
  */
@@ -27,7 +30,7 @@ export interface TracesOptions {
   env: Record<string, string | undefined>;
 }
 
-export type RunningTraces = Pick<Telemetry, "callSpan" | "storeRequest" | "flush">;
+export type RunningTraces = Pick<Telemetry, "span" | "storeRequest" | "flush">;
 
 export async function startTraces(options: TracesOptions): Promise<RunningTraces> {
   const [api, sdk, { OTLPTraceExporter }, core, { resourceFromAttributes, envDetector, detectResources }] =
@@ -62,15 +65,17 @@ export async function startTraces(options: TracesOptions): Promise<RunningTraces
   };
 
   return {
-    callSpan(tool, requestId, parent): CallSpan {
+    span(method, target, requestId, parent): CallSpan {
       const attributes: Attributes = {
-        "mcp.method.name": "tools/call",
-        "gen_ai.tool.name": tool,
-        "gen_ai.operation.name": "execute_tool",
+        "mcp.method.name": method,
+        ...(method === "tools/call" && target
+          ? { "gen_ai.tool.name": target, "gen_ai.operation.name": "execute_tool" }
+          : {}),
+        ...(method === "prompts/get" && target ? { "gen_ai.prompt.name": target } : {}),
         ...(requestId !== undefined ? { "jsonrpc.request.id": String(requestId) } : {}),
       };
       const span = tracer.startSpan(
-        `tools/call ${tool}`,
+        target ? `${method} ${target}` : method,
         { kind: api.SpanKind.SERVER, attributes },
         parentContext(parent),
       );
@@ -88,7 +93,7 @@ export async function startTraces(options: TracesOptions): Promise<RunningTraces
         },
       };
     },
-    storeRequest(operation, status, seconds, bucket) {
+    storeRequest(operation, status, seconds, detail = {}) {
       const parent = current.getStore();
       if (!parent) return; // outside a call (the readiness probe, a start-up check): no trace to belong to
       const endTime = performance.timeOrigin + performance.now();
@@ -101,8 +106,11 @@ export async function startTraces(options: TracesOptions): Promise<RunningTraces
             "rpc.system": "aws-api",
             "rpc.service": "S3",
             "rpc.method": operation,
-            ...(bucket ? { "aws.s3.bucket": bucket } : {}),
+            ...(detail.bucket ? { "aws.s3.bucket": detail.bucket } : {}),
             ...(status > 0 ? { "http.response.status_code": status } : {}),
+            ...(detail.attempt ? { "http.request.resend_count": detail.attempt - 1 } : {}),
+            ...(detail.sentBytes !== undefined ? { "http.request.body.size": detail.sentBytes } : {}),
+            ...(detail.receivedBytes !== undefined ? { "http.response.body.size": detail.receivedBytes } : {}),
           },
         },
         api.trace.setSpan(api.ROOT_CONTEXT, parent),

@@ -12,6 +12,7 @@ import { z } from "zod";
 import {
   installPromptHandlers,
   installToolHandlers,
+  requestMethods,
   SDK_WRITTEN_FOR,
   wrapRequestHandler,
 } from "../../../src/mcp/sdk-internals.ts";
@@ -101,6 +102,16 @@ describe(`the SDK internals this server uses (written for @modelcontextprotocol/
     expect(bad.isError).toBe(true);
     expect(seen).toEqual(["echo", "echo"]);
     expect(() => wrapRequestHandler(mcp, "no/such", (h) => h)).toThrow("no/such handler was not found");
+  });
+
+  test("requestMethods: the methods the SDK answers, the tools' and prompts' installed here included", async () => {
+    const { mcp } = await connected((mcp) => {
+      installToolHandlers(mcp);
+      installPromptHandlers(mcp);
+    });
+    expect(requestMethods(mcp)).toEqual(
+      expect.arrayContaining(["initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get"]),
+    );
   });
 
   test("installPromptHandlers: prompts and completions declared, handlers in place, no list_changed on later registration", async () => {
