@@ -7,9 +7,9 @@
  */
 const EVERY_BYTES = 64 * 1024 * 1024;
 /** Resident size above which a bulk job collects at every fifth look (itemPacer): well above an idle server's. */
-const ITEM_FLOOR = 128 * 1024 * 1024;
+const ITEM_FLOOR = 110 * 1024 * 1024;
 /** Resident growth since the last collection that makes a bulk job collect. */
-const ITEM_GROWTH = 16 * 1024 * 1024;
+const ITEM_GROWTH = 8 * 1024 * 1024;
 
 export function memoryPacer(everyBytes = EVERY_BYTES): (bytes: number) => void {
   const gc = (globalThis as { Bun?: { gc(sync: boolean): void } }).Bun?.gc;
