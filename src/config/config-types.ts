@@ -1,3 +1,4 @@
+import type { StoreProvider } from "./store-provider.ts";
 /**
  * The configuration's types, apart from the code that reads them: config.ts,
  * stores-config.ts and deployment-config.ts all build parts of a Config, and
@@ -60,6 +61,8 @@ export interface StoreSettings {
   endpointUrl: string | undefined;
   forcePathStyle: boolean;
   checksums: ChecksumMode;
+  /** Which S3 implementation it is (store-provider.ts), for what it does differently (storage/quirks.ts). */
+  provider: StoreProvider;
   readOnly: boolean;
   allowDelete: boolean;
   buckets: string[];
@@ -90,6 +93,8 @@ export interface Config {
   endpointUrl: string | undefined;
   forcePathStyle: boolean;
   checksums: ChecksumMode;
+  /** The default store's provider (store-provider.ts). */
+  provider: StoreProvider;
   /** The default store's write encryption (each store's is in `stores`). */
   encryption?: WriteEncryption;
   /** The default store's SSE-C key (each store's is in `stores`). */

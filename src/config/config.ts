@@ -6,6 +6,7 @@ import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
 import { isLoopback, parseListen, readTransport, resolveHttpConfig } from "./http-config.ts";
+import { readProvider } from "./store-provider.ts";
 import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
@@ -114,6 +115,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const endpointUrl = endpointRaw === undefined ? undefined : checkEndpoint(endpointRaw.trim(), errors);
 
   const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", endpointRaw !== undefined, errors);
+  const provider = readProvider(envValue(env, "STORE_PROVIDER"), endpointUrl, errors, "STORE_PROVIDER");
   const checksums = readChecksumMode(env, endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED", errors);
   const atRest = readStoreEncryption(
     (v) => envValue(env, `STORE_${v}`),
@@ -186,6 +188,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
     endpointUrl,
     forcePathStyle,
     checksums,
+    provider,
     readOnly,
     allowDelete,
     buckets,
@@ -223,6 +226,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       endpointUrl: first.endpointUrl,
       forcePathStyle: first.forcePathStyle,
       checksums: first.checksums,
+      provider: first.provider,
       ...(first.encryption ? { encryption: first.encryption } : {}),
       ...(first.customerKey ? { customerKey: first.customerKey } : {}),
       connectTimeoutMs,

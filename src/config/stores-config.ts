@@ -14,6 +14,7 @@ import { type AwsProfile, readAwsProfiles } from "./aws-profiles.ts";
 import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 import { readStoreEncryption, type WriteEncryption } from "./encryption-config.ts";
 import { type Env, envValue, readBoolean, splitList } from "./env-values.ts";
+import { readProvider } from "./store-provider.ts";
 
 export type { StoreSettings } from "./config-types.ts";
 
@@ -28,6 +29,7 @@ export const STORE_VARIABLES = [
   "REGION",
   "FORCE_PATH_STYLE",
   "CHECKSUMS",
+  "PROVIDER",
   "BUCKETS",
   "READ_ONLY",
   "ALLOW_DELETE",
@@ -125,6 +127,12 @@ function profileStore(
     endpointUrl,
     forcePathStyle: endpointUrl !== undefined,
     checksums: endpointUrl !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED",
+    provider: readProvider(
+      envValue(env, storeVariable(name, "PROVIDER")),
+      endpointUrl,
+      errors,
+      storeVariable(name, "PROVIDER"),
+    ),
     ...policyOf(name, env, defaults, errors),
   };
 }
@@ -168,6 +176,7 @@ function envStore(name: string, env: Env, defaults: StoreDefaults, errors: strin
     endpointUrl,
     forcePathStyle: readBoolean(env, storeVariable(name, "FORCE_PATH_STYLE"), endpointRaw !== undefined, errors),
     checksums,
+    provider: readProvider(v("PROVIDER"), endpointUrl, errors, storeVariable(name, "PROVIDER")),
     ...policyOf(name, env, defaults, errors),
   };
 }
@@ -200,7 +209,8 @@ const optionalEncryption = (encryption: WriteEncryption | undefined) => (encrypt
 
 /** The Config a store's client is built from (and the doctor checks): the server's timeouts and limits with the store's connection and allowlist. */
 export function storeConfig(config: Config, store: StoreSettings): Config {
-  const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, profile, buckets } = store;
+  const { credentials, credentialSource, region, endpointUrl, forcePathStyle, checksums, provider, profile, buckets } =
+    store;
   const { profile: _default, encryption: _its, customerKey: _key, ...rest } = config;
   return {
     ...rest,
@@ -210,6 +220,7 @@ export function storeConfig(config: Config, store: StoreSettings): Config {
     endpointUrl,
     forcePathStyle,
     checksums,
+    provider,
     buckets,
     ...(profile ? { profile } : {}),
     ...optionalEncryption(store.encryption),

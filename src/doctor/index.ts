@@ -14,7 +14,7 @@ import { type Config, resolveConfig } from "../config/config.ts";
 import { storeConfig } from "../config/stores-config.ts";
 import { realAllowedDirs } from "../local/allowed.ts";
 import { registerStartupCredentials, scrubSecrets } from "../runtime/redact.ts";
-import { clockCheck, probeEndpoint } from "./network.ts";
+import { clockCheck, probeEndpoint, providerCheck } from "./network.ts";
 import { type Check, CheckLog, exitCodeOf, renderCheck } from "./report.ts";
 import { addressingCheck, bucketChecks, credentialSourceCheck, listBucketsCheck, storeProbe } from "./store.ts";
 import { writeChecks } from "./write-checks.ts";
@@ -52,6 +52,7 @@ export async function diagnose(
   const facts = await probeEndpoint(endpoint, checks);
   if (!facts.reachable) return checks.all;
   checks.push(clockCheck(facts.storeDate));
+  checks.push(providerCheck(config.provider, facts.answeredAs));
   if (checks.all.some((c) => c.name === "credentials source" && c.status === "fail")) return checks.all;
   const listed = await listBucketsCheck(config, probe);
   checks.push(listed.check);

@@ -8,21 +8,38 @@
 import { lookup } from "node:dns/promises";
 import { isIP, connect as tcpConnect } from "node:net";
 import { connect as tlsConnect } from "node:tls";
+import type { StoreProvider } from "../config/store-provider.ts";
+import { providerOfAnswer } from "../storage/quirks.ts";
 import type { Check } from "./report.ts";
 
 const TIMEOUT_MS = 5_000;
 
-/** What a store's Server header (or, for Ceph RGW, its request ids: tx…-…-zonegroup) says it is. */
-export function storeKind(server: string | null, requestId?: string | null): string | undefined {
-  if (requestId && /^tx[0-9a-f]+-[0-9a-f]+-[0-9a-f]+-/.test(requestId)) return "Ceph RGW";
-  if (!server) return undefined;
-  const s = server.toLowerCase();
-  if (s.includes("amazons3")) return "AWS S3";
-  if (s.includes("ceph")) return "Ceph RGW";
-  if (s.includes("minio")) return "MinIO";
-  if (s.includes("cloudflare")) return "Cloudflare R2";
-  if (s.includes("backblaze") || s.includes("b2")) return "Backblaze B2";
-  return undefined;
+const PROVIDER_NAMES: Record<StoreProvider, string> = {
+  aws: "AWS S3",
+  ceph: "Ceph RGW",
+  minio: "MinIO",
+  r2: "Cloudflare R2",
+  b2: "Backblaze B2",
+  other: "an S3-compatible store",
+};
+
+/**
+ * Whether the provider the server assumes (STORE_PROVIDER, else the endpoint's host) is the one the store's answer
+ * names: its differences are handled by that name (storage/quirks.ts).
+ */
+export function providerCheck(configured: StoreProvider, answeredAs: StoreProvider | undefined): Check {
+  if (answeredAs === undefined || answeredAs === configured)
+    return {
+      name: "provider",
+      status: "ok",
+      detail: `${configured}${answeredAs ? " (the store's answer agrees)" : ""}`,
+    };
+  return {
+    name: "provider",
+    status: "warn",
+    detail: `the store answers as ${PROVIDER_NAMES[answeredAs]}, and the server takes it for "${configured}"`,
+    fix: `set STORE_PROVIDER=${answeredAs} (or STORE_<NAME>_PROVIDER for a named store) so its differences are handled as ${PROVIDER_NAMES[answeredAs]}'s.`,
+  };
 }
 
 /** Runs `fn` within `ms`, or fails with "timed out after …". */
@@ -74,6 +91,8 @@ const TLS_FIXES: Record<string, string> = {
 export interface EndpointFacts {
   /** The store's Date header, when it answered. */
   storeDate?: Date;
+  /** What its answer says it is (Server header, request id). */
+  answeredAs?: StoreProvider;
   reachable: boolean;
 }
 
@@ -139,14 +158,15 @@ export async function probeEndpoint(endpoint: URL, checks: Pick<Check[], "push">
     });
     await res.body?.cancel();
     const server = res.headers.get("server");
-    const kind = storeKind(server, res.headers.get("x-amz-request-id"));
+    const answeredAs = providerOfAnswer(server, res.headers.get("x-amz-request-id"));
+    const kind = answeredAs && PROVIDER_NAMES[answeredAs];
     const date = res.headers.get("date");
     checks.push({
       name: "http",
       status: "ok",
       detail: `HTTP ${res.status}${server ? `, Server: ${server}` : ""}${kind ? ` (${kind})` : ""}`,
     });
-    return { reachable: true, ...(date ? { storeDate: new Date(date) } : {}) };
+    return { reachable: true, ...(date ? { storeDate: new Date(date) } : {}), ...(answeredAs ? { answeredAs } : {}) };
   } catch (err) {
     checks.push({
       name: "http",

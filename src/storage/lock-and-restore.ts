@@ -4,6 +4,7 @@
  * Each is one request; what may be asked, and of whom, is the tools' and the
  * policy's (tools/set-object-lock.ts, tools/restore-object.ts).
  */
+import type { StoreQuirks } from "./quirks.ts";
 import { errorContext, type Operation, objectParams } from "./requests/operation.ts";
 import type { LockAndRestoreStore } from "./types.ts";
 
@@ -13,17 +14,17 @@ const RESTORE_HINTS = {
     "the object is not archived (its storage class is read directly), so there is nothing to restore: read it with get_object.",
 };
 
+/** A store that does not remove a retention (quirks.removesRetention false: Ceph RGW 16 takes only a mode and a date). */
 const REMOVAL_HINTS = {
-  // Ceph RGW 16 takes only a retention with a mode and a date.
   MalformedXML:
     'this store does not remove a retention: shorten it instead (mode "GOVERNANCE", an earlier retain_until, bypass_governance: true).',
 };
 
-export function createLockAndRestoreStore(operation: Operation): LockAndRestoreStore {
+export function createLockAndRestoreStore(operation: Operation, quirks: StoreQuirks): LockAndRestoreStore {
   return {
     setObjectRetention: (addr, retention, bypassGovernance, signal) =>
       operation(
-        { ...errorContext(addr), hints: retention ? {} : REMOVAL_HINTS },
+        { ...errorContext(addr), hints: retention || quirks.removesRetention ? {} : REMOVAL_HINTS },
         signal,
         async ({ client, sdk }, send) => {
           await client.send(

@@ -6,6 +6,7 @@ import { copyObject } from "./copy.ts";
 import { archivedHint, stalledListing, toStorageError, writeDeniedHint } from "./errors.ts";
 import { iso } from "./iso-date.ts";
 import { headOf, IF_ABSENT_HINT, refuseIfPresent, writeParams } from "./object-params.ts";
+import { quirksOf } from "./quirks.ts";
 import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, type Operation, objectParams, type SendOptions } from "./requests/operation.ts";
@@ -18,19 +19,19 @@ const DELETE_BATCH = 1000;
 /**
  * The version id of the delete marker a failed HEAD ran into, or undefined.
  * S3 says so in x-amz-delete-marker (404 for the latest, 405 by version id);
- * Ceph RGW says nothing, so on a 404 the key's versions are asked.
+ * a store that may not (quirks.saysDeleteMarkerOn404 false: Ceph RGW says
+ * nothing) has the key's versions asked on a 404.
  */
-async function deleteMarkerBehind(
+export async function deleteMarkerBehind(
   err: unknown,
   addr: ObjectAddress,
-  client: S3Handle["client"],
-  sdk: S3Handle["sdk"],
+  { client, sdk, quirks }: Pick<S3Handle, "client" | "sdk" | "quirks">,
   send: SendOptions,
 ): Promise<string | undefined> {
   const e = err as { $metadata?: { httpStatusCode?: number }; $response?: { headers?: Record<string, string> } };
   const headers = e.$response?.headers ?? {};
   if (headers["x-amz-delete-marker"] === "true") return headers["x-amz-version-id"] ?? addr.versionId ?? "null";
-  if (e.$metadata?.httpStatusCode !== 404) return undefined;
+  if (e.$metadata?.httpStatusCode !== 404 || quirks.saysDeleteMarkerOn404) return undefined;
   const listed = await client.send(
     new sdk.ListObjectVersionsCommand({ Bucket: addr.bucket, Prefix: addr.key, MaxKeys: 1000 }),
     send,
@@ -49,13 +50,14 @@ export function createObjectStore(
 ): ObjectStore {
   return {
     headObject: (addr, signal) =>
-      operation(errorContext(addr), signal, async ({ client, sdk }, send) => {
+      operation(errorContext(addr), signal, async (handle, send) => {
+        const { client, sdk } = handle;
         try {
           return headOf(
             await client.send(new sdk.HeadObjectCommand({ ...objectParams(addr), ChecksumMode: "ENABLED" }), send),
           );
         } catch (err) {
-          const marker = await deleteMarkerBehind(err, addr, client, sdk, send).catch(() => undefined);
+          const marker = await deleteMarkerBehind(err, addr, handle, send).catch(() => undefined);
           if (marker === undefined) throw err;
           return {
             ...headOf({ $metadata: {} }),
@@ -107,8 +109,9 @@ export function createObjectStore(
           AccessDenied: writeDeniedHint(req.encryption ?? config.encryption),
           // The source is what is archived, not the destination the error is named for.
           ObjectArchived: `the source is the archived one; ${archivedHint(req.source.bucket, req.source.key)}`,
-          NotImplemented:
-            "the store may not copy this object server-side: some stores (Ceph RGW 16 among them) cannot copy an encrypted object (SSE-KMS or a customer key); get_object mode download and upload_file instead, or ask the user.",
+          NotImplemented: quirksOf(config.provider).copiesEncryptedObjects
+            ? "the store does not implement this copy server-side; get_object mode download and upload_file instead, or ask the user."
+            : "the store may not copy this object server-side: some stores (Ceph RGW 16 among them) cannot copy an encrypted object (SSE-KMS or a customer key); get_object mode download and upload_file instead, or ask the user.",
         },
       };
       return copyObject(req, config.multipartCopyThreshold, (fn, uncancellable) =>

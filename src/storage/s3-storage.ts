@@ -8,6 +8,7 @@ import { iso } from "./iso-date.ts";
 import { createLockAndRestoreStore } from "./lock-and-restore.ts";
 import { readObjectRange } from "./object-range.ts";
 import { createObjectStore } from "./objects.ts";
+import { quirksOf } from "./quirks.ts";
 import { lazyS3Client } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, objectParams, operationRunner } from "./requests/operation.ts";
@@ -27,6 +28,8 @@ import type { IncompleteUpload, PieceSink, Storage } from "./types.ts";
 // biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function createS3Storage(config: Config): Storage {
   const getClient = lazyS3Client(config);
+  // What this store does differently (quirks.ts): read where it matters.
+  const quirks = quirksOf(config.provider);
 
   const operation = operationRunner(config, getClient);
   // Transfers cut short are recorded per store (its endpoint) to resume.
@@ -37,7 +40,7 @@ export function createS3Storage(config: Config): Storage {
   const storage: Storage = {
     ...createObjectStore(config, getClient, operation),
     ...createSettingsStore(operation),
-    ...createLockAndRestoreStore(operation),
+    ...createLockAndRestoreStore(operation, quirks),
 
     listBuckets: (req, signal) => listBucketPage(operation, req, signal),
 
@@ -48,17 +51,19 @@ export function createS3Storage(config: Config): Storage {
 
     createBucket: (bucket, signal) =>
       operation({ bucket }, signal, async ({ client, sdk }, send) => {
-        // S3 in us-east-1 (and Ceph) answer 200 to creating a bucket you already
-        // own, so ask first: the model should learn the bucket was not new.
-        const existing = await client.send(new sdk.HeadBucketCommand({ Bucket: bucket }), send).then(
-          () => "BucketAlreadyOwnedByYou" as const,
-          (err: { $metadata?: { httpStatusCode?: number } }) => {
-            const status = err.$metadata?.httpStatusCode;
-            if (status === 404) return undefined;
-            if (status === 403) return "BucketAlreadyExists" as const;
-            throw err;
-          },
-        );
+        // S3 in us-east-1 (and Ceph) answer 200 to creating a bucket you already own (quirks.createOwnedBucketSucceeds),
+        // so ask first: the model should learn the bucket was not new.
+        const existing = !quirks.createOwnedBucketSucceeds
+          ? undefined
+          : await client.send(new sdk.HeadBucketCommand({ Bucket: bucket }), send).then(
+              () => "BucketAlreadyOwnedByYou" as const,
+              (err: { $metadata?: { httpStatusCode?: number } }) => {
+                const status = err.$metadata?.httpStatusCode;
+                if (status === 404) return undefined;
+                if (status === 403) return "BucketAlreadyExists" as const;
+                throw err;
+              },
+            );
         if (existing) throw toStorageError({ name: existing, $metadata: { httpStatusCode: 409 } }, { bucket });
         // us-east-1 is the one region that must not be named as a location constraint.
         const location = config.region === "us-east-1" ? undefined : { LocationConstraint: config.region as never };

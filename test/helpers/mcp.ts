@@ -74,6 +74,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     endpointUrl: server.endpoint,
     forcePathStyle: true,
     checksums: "WHEN_REQUIRED",
+    provider: "ceph",
     connectTimeoutMs: 5000,
     requestTimeoutMs: 30000,
     callBudgetSeconds: 0,

@@ -1,6 +1,7 @@
 import type { S3Client } from "@aws-sdk/client-s3";
 import type { Config } from "../../config/config.ts";
 import type { CustomerKey, WriteEncryption } from "../../config/encryption-config.ts";
+import { quirksOf, type StoreQuirks } from "../quirks.ts";
 import { encryptWrites, withCustomerKey } from "./encryption.ts";
 import { guardClient } from "./guards.ts";
 import { signUploadsWithoutPayloadHash } from "./payload-hash.ts";
@@ -31,6 +32,8 @@ export interface S3Handle {
   encryption?: WriteEncryption;
   /** The store's SSE-C key, for the signed requests of the quick paths (the clients add it themselves). */
   customerKey?: CustomerKey;
+  /** What this store does differently (quirks.ts), from its provider. */
+  quirks: StoreQuirks;
 }
 
 /**
@@ -116,6 +119,7 @@ async function buildClient(config: Config): Promise<S3Handle> {
     fetchClient,
     presignClient,
     sdk,
+    quirks: quirksOf(config.provider),
     ...(config.encryption ? { encryption: config.encryption } : {}),
     ...(config.customerKey ? { customerKey: config.customerKey } : {}),
   };

@@ -283,8 +283,9 @@ async function putMultipart(
     );
     uploadId = undefined; // completed: nothing to abort
     keeps?.kept.dropUpload({ store: keeps.store, bucket: req.bucket, key: req.key }, id);
-    if (done.ETag) return { etag: done.ETag, version_id: done.VersionId ?? null };
-    // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag: ask for it.
+    if (done.ETag || !s3.quirks.completeMayOmitEtag)
+      return { etag: done.ETag ?? null, version_id: done.VersionId ?? null };
+    // Ceph RGW 16 answers CompleteMultipartUpload with an empty ETag (quirks.completeMayOmitEtag): ask for it.
     const head = await client.send(
       new sdk.HeadObjectCommand({
         Bucket: req.bucket,

@@ -1,0 +1,63 @@
+/**
+ * What S3 implementations do differently, as data: one row a provider
+ * (config/store-provider.ts says which a store is; STORE_PROVIDER overrides),
+ * one field a difference, each read at the one place it matters. "other" is
+ * a store nothing is assumed of: every tolerance on, as for the strictest
+ * known store. Adding a provider is a row here (and its name there).
+ */
+import type { StoreProvider } from "../config/store-provider.ts";
+
+export interface StoreQuirks {
+  /** A HEAD's 404 says when the latest version is a delete marker (x-amz-delete-marker); else the key's versions are listed to tell (Ceph RGW says nothing). */
+  saysDeleteMarkerOn404: boolean;
+  /** CompleteMultipartUpload may answer without an ETag (Ceph RGW 16): a HEAD fetches it. */
+  completeMayOmitEtag: boolean;
+  /** An object's retention can be removed (PutObjectRetention without one); else the refusal's hint says to shorten it (Ceph RGW 16 takes only a mode and a date). */
+  removesRetention: boolean;
+  /** An encrypted object (SSE-KMS, SSE-C) copies server-side; else a refused copy's hint says to download and upload (Ceph RGW 16). */
+  copiesEncryptedObjects: boolean;
+  /** Creating a bucket one already owns answers 200 (S3 in us-east-1, Ceph RGW), so a HEAD asks first whether it is new. */
+  createOwnedBucketSucceeds: boolean;
+}
+
+const TOLERANT: StoreQuirks = {
+  saysDeleteMarkerOn404: false,
+  completeMayOmitEtag: true,
+  removesRetention: false,
+  copiesEncryptedObjects: false,
+  createOwnedBucketSucceeds: true,
+};
+
+export const QUIRKS: Record<StoreProvider, StoreQuirks> = {
+  aws: {
+    saysDeleteMarkerOn404: true,
+    completeMayOmitEtag: false,
+    removesRetention: true,
+    copiesEncryptedObjects: true,
+    createOwnedBucketSucceeds: true,
+  },
+  ceph: TOLERANT,
+  // What is known of these is written; the rest stays tolerant until a store of theirs is tested.
+  minio: { ...TOLERANT, saysDeleteMarkerOn404: true },
+  // No versions, so no delete markers (and no ListObjectVersions to ask).
+  r2: { ...TOLERANT, saysDeleteMarkerOn404: true },
+  b2: TOLERANT,
+  other: TOLERANT,
+};
+
+export function quirksOf(provider: StoreProvider | undefined): StoreQuirks {
+  return QUIRKS[provider ?? "other"];
+}
+
+/** What a store's answer says it is: its Server header, or Ceph RGW's request id (tx…-…-zonegroup); `doctor` names it. */
+export function providerOfAnswer(server: string | null, requestId?: string | null): StoreProvider | undefined {
+  if (requestId && /^tx[0-9a-f]+-[0-9a-f]+-[0-9a-f]+-/.test(requestId)) return "ceph";
+  if (!server) return undefined;
+  const s = server.toLowerCase();
+  if (s.includes("amazons3")) return "aws";
+  if (s.includes("ceph")) return "ceph";
+  if (s.includes("minio")) return "minio";
+  if (s.includes("cloudflare")) return "r2";
+  if (s.includes("backblaze") || s.includes("b2")) return "b2";
+  return undefined;
+}
