@@ -6,7 +6,7 @@ import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
 import { isLoopback, parseListen, readTransport, resolveHttpConfig } from "./http-config.ts";
-import { readProvider } from "./store-provider.ts";
+import { connectionDefaults, readProvider } from "./store-provider.ts";
 import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
 
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
@@ -114,9 +114,10 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const endpointRaw = firstGiven(cli.endpointUrl, envValue(env, "STORE_ENDPOINT_URL"));
   const endpointUrl = endpointRaw === undefined ? undefined : checkEndpoint(endpointRaw.trim(), errors);
 
-  const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", endpointRaw !== undefined, errors);
+  const connection = connectionDefaults(endpointRaw);
+  const forcePathStyle = readBoolean(env, "STORE_FORCE_PATH_STYLE", connection.forcePathStyle, errors);
   const provider = readProvider(envValue(env, "STORE_PROVIDER"), endpointUrl, errors, "STORE_PROVIDER");
-  const checksums = readChecksumMode(env, endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED", errors);
+  const checksums = readChecksumMode(env, connection.checksums, errors);
   const atRest = readStoreEncryption(
     (v) => envValue(env, `STORE_${v}`),
     (v) => `STORE_${v}`,

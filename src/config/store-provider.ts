@@ -38,3 +38,17 @@ export function providerOfEndpoint(endpointUrl: string | undefined): StoreProvid
   if (host.endsWith(".backblazeb2.com")) return "b2";
   return "other";
 }
+
+/**
+ * How a store is addressed and checksummed unless the operator says
+ * otherwise: AWS by virtual host with the SDK's flexible checksums; any other
+ * endpoint by path, checksums only where S3 requires them (non-AWS servers
+ * reject or corrupt aws-chunked bodies: docs/configuration.md, STORE_CHECKSUMS).
+ */
+export function connectionDefaults(endpointUrl: string | undefined): {
+  forcePathStyle: boolean;
+  checksums: "WHEN_REQUIRED" | "WHEN_SUPPORTED";
+} {
+  const custom = endpointUrl !== undefined;
+  return { forcePathStyle: custom, checksums: custom ? "WHEN_REQUIRED" : "WHEN_SUPPORTED" };
+}

@@ -14,7 +14,7 @@ import { type AwsProfile, readAwsProfiles } from "./aws-profiles.ts";
 import type { ChecksumMode, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 import { readStoreEncryption, type WriteEncryption } from "./encryption-config.ts";
 import { type Env, envValue, readBoolean, splitList } from "./env-values.ts";
-import { readProvider } from "./store-provider.ts";
+import { connectionDefaults, readProvider } from "./store-provider.ts";
 
 export type { StoreSettings } from "./config-types.ts";
 
@@ -125,8 +125,7 @@ function profileStore(
     profile: name,
     region,
     endpointUrl,
-    forcePathStyle: endpointUrl !== undefined,
-    checksums: endpointUrl !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED",
+    ...connectionDefaults(endpointUrl),
     provider: readProvider(
       envValue(env, storeVariable(name, "PROVIDER")),
       endpointUrl,
@@ -159,7 +158,8 @@ function envStore(name: string, env: Env, defaults: StoreDefaults, errors: strin
     );
   }
   const checksumsRaw = v("CHECKSUMS")?.trim().toLowerCase();
-  let checksums: ChecksumMode = endpointRaw !== undefined ? "WHEN_REQUIRED" : "WHEN_SUPPORTED";
+  const connection = connectionDefaults(endpointRaw);
+  let checksums: ChecksumMode = connection.checksums;
   if (checksumsRaw === "when_required") checksums = "WHEN_REQUIRED";
   else if (checksumsRaw === "when_supported") checksums = "WHEN_SUPPORTED";
   else if (checksumsRaw !== undefined)
@@ -174,7 +174,7 @@ function envStore(name: string, env: Env, defaults: StoreDefaults, errors: strin
       : "AWS default credential chain",
     region,
     endpointUrl,
-    forcePathStyle: readBoolean(env, storeVariable(name, "FORCE_PATH_STYLE"), endpointRaw !== undefined, errors),
+    forcePathStyle: readBoolean(env, storeVariable(name, "FORCE_PATH_STYLE"), connection.forcePathStyle, errors),
     checksums,
     provider: readProvider(v("PROVIDER"), endpointUrl, errors, storeVariable(name, "PROVIDER")),
     ...policyOf(name, env, defaults, errors),
