@@ -13,7 +13,7 @@ import { createLogger, type Logger } from "./runtime/log.ts";
 import { SendLeases } from "./runtime/memory.ts";
 import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
 import { type Telemetry, telemetry, together, useTelemetry } from "./runtime/telemetry.ts";
-import { EVERY_CARD } from "./tools/cards.ts";
+import { EVERY_CARD } from "./tool-registry/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
   // First of all: nothing below may echo a credential, not even a configuration error.

@@ -8,7 +8,7 @@
  * never what others may do.
  */
 import { ActionableError } from "../runtime/errors.ts";
-import type { ToolDefinition, ToolFacts } from "../tools/types.ts";
+import type { ToolDefinition, ToolFacts } from "../tool-kit/types.ts";
 import { scopeFor } from "./policy.ts";
 import type { Level, Policy, Rule } from "./policy-file.ts";
 

@@ -6,7 +6,7 @@
  */
 import type { ActionableError } from "../runtime/errors.ts";
 import type { Storage } from "../storage/index.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition } from "../tool-kit/types.ts";
 import type { CallerAccess } from "./caller-access.ts";
 import { guardedStorage } from "./guarded-storage.ts";
 import { scopeFor } from "./policy.ts";

@@ -12,7 +12,7 @@
 
 import type { Scope } from "../config/http-config.ts";
 import { ActionableError } from "../runtime/errors.ts";
-import type { ToolDefinition, ToolFacts, ToolGroup } from "../tools/types.ts";
+import type { ToolDefinition, ToolFacts, ToolGroup } from "../tool-kit/types.ts";
 
 export const TOOL_GROUPS: readonly ToolGroup[] = ["read", "write", "delete", "admin"];
 

@@ -5,9 +5,10 @@ import { readDeployment } from "./deployment-config.ts";
 import { readStoreEncryption } from "./encryption-config.ts";
 import { checkEndpoint } from "./endpoint-url.ts";
 import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
-import { isLoopback, parseListen, readTransport, resolveHttpConfig } from "./http-config.ts";
+import { isLoopback, readTransport, resolveHttpConfig } from "./http-config.ts";
 import { connectionDefaults, readProvider } from "./store-provider.ts";
 import { DEFAULT_STORE, namedStores } from "./stores-config.ts";
+import { readTelemetry } from "./telemetry-config.ts";
 
 export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings } from "./config-types.ts";
 export type { Env } from "./env-values.ts";
@@ -158,10 +159,7 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
   const transport = readTransport(cli, env, errors);
   const { auditLog, auditRequired, policy, passThrough } = readDeployment(cli, env, transport, errors);
   const http = transport === "http" ? resolveHttpConfig(cli, env, errors) : undefined;
-  const metricsRaw = envValue(env, "STORE_METRICS_LISTEN")?.trim();
-  const metricsListen = metricsRaw
-    ? parseListen(metricsRaw, errors, { label: "STORE_METRICS_LISTEN", example: "9464", names: "STORE_METRICS_LISTEN" })
-    : undefined;
+  const telemetry = readTelemetry(env, errors);
 
   const named = namedStores(
     cli.profiles?.length ? cli.profiles : splitList(envValue(env, "STORE_PROFILES"), ","),
@@ -254,33 +252,9 @@ export function resolveConfig(cli: CliOptions, env: Env): ConfigResult {
       ...(passThrough ? { passThrough: { ...passThrough, endpoint: passThrough.endpoint ?? first.endpointUrl } } : {}),
       transport,
       ...(http ? { http } : {}),
-      ...(metricsListen ? { metricsListen } : {}),
-      ...(otlpWanted(env, "TRACES") ? { traces: true } : {}),
-      ...(otlpWanted(env, "METRICS") ? { otlpMetrics: { everyMs: metricInterval(env, errors) } } : {}),
+      ...telemetry,
     },
   };
-}
-
-/** Whether OpenTelemetry's variables ask for traces or metrics over OTLP: an endpoint, and neither the SDK nor that exporter off. */
-function otlpWanted(env: Env, signal: "TRACES" | "METRICS"): boolean {
-  const endpoint =
-    envValue(env, `OTEL_EXPORTER_OTLP_${signal}_ENDPOINT`)?.trim() ||
-    envValue(env, "OTEL_EXPORTER_OTLP_ENDPOINT")?.trim();
-  return (
-    Boolean(endpoint) &&
-    envValue(env, "OTEL_SDK_DISABLED")?.trim().toLowerCase() !== "true" &&
-    envValue(env, `OTEL_${signal}_EXPORTER`)?.trim().toLowerCase() !== "none"
-  );
-}
-
-/** OTEL_METRIC_EXPORT_INTERVAL: ms between OTLP metric pushes (the specification's default, 60 s). */
-function metricInterval(env: Env, errors: string[]): number {
-  const raw = envValue(env, "OTEL_METRIC_EXPORT_INTERVAL")?.trim();
-  if (!raw) return 60_000;
-  const ms = Number(raw);
-  if (Number.isInteger(ms) && ms >= 100) return ms;
-  errors.push(`OTEL_METRIC_EXPORT_INTERVAL: "${raw}" must be a whole number of milliseconds, at least 100.`);
-  return 60_000;
 }
 
 /** STORE_ALLOWED_DIRS is a path list like PATH: ":"-separated, ";" on Windows. */

@@ -7,8 +7,8 @@
 import type { AuditEntry } from "../runtime/audit.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import { type Storage, visibleBuckets } from "../storage/index.ts";
-import { MAX_BUCKETS } from "../tools/limits.ts";
-import type { ToolContext } from "../tools/types.ts";
+import { MAX_BUCKETS } from "../tool-kit/limits.ts";
+import type { ToolContext } from "../tool-kit/types.ts";
 
 /** completion/complete: at most this many values (the MCP limit). */
 const COMPLETIONS = 100;

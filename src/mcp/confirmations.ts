@@ -42,7 +42,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import { ActionableError } from "../runtime/errors.ts";
-import type { ConfirmAction, Confirmation } from "../tools/types.ts";
+import type { ConfirmAction, Confirmation } from "../tool-kit/types.ts";
 
 /** An elicitation's outcome as a 2025 HTTP call sees it: the client's result, no answer in time, or no stream to ask on. */
 export type LegacyAnswer =

@@ -26,9 +26,9 @@ import type { CallTracker } from "../runtime/lifecycle.ts";
 import type { ByteBudget, LeaseHolder } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { type Storage, visibleBuckets } from "../storage/index.ts";
-import { DEFAULT_MAX_CONTENT_SIZE, MAX_BUCKETS } from "../tools/limits.ts";
-import { keyOfUriPath, objectUri, readWindow } from "../tools/object-window.ts";
-import type { ToolContext } from "../tools/types.ts";
+import { DEFAULT_MAX_CONTENT_SIZE, MAX_BUCKETS } from "../tool-kit/limits.ts";
+import { keyOfUriPath, objectUri, readWindow } from "../tool-kit/object-window.ts";
+import type { ToolContext } from "../tool-kit/types.ts";
 import { type CompletionDeps, completeBuckets, listed, objectCompleters } from "./completions.ts";
 
 /** resources/list: the first LISTED_PER_BUCKET keys of the first LISTED_BUCKETS buckets (≤ 100 items). */

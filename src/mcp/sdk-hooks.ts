@@ -18,7 +18,7 @@
  *   text), so the call works and the model still sees what was ignored.
  */
 import { isInputRequiredResult, type McpServer, type ServerContext } from "@modelcontextprotocol/server";
-import type { ToolCard, ToolDefinition } from "../tools/types.ts";
+import type { ToolCard, ToolDefinition } from "../tool-kit/types.ts";
 import { noteTaskAsked, TASKS_DECLARED, taskAskedFor, taskCreated } from "./jobs/tasks.ts";
 import { installToolHandlers, wrapRequestHandler } from "./sdk-internals.ts";
 import { listedTools } from "./tool-list.ts";

@@ -37,7 +37,7 @@ export { SERVER_NAME, SERVER_VERSION, type ServerOptions, serverOptions } from "
 export { describeCall } from "./tool-call.ts";
 
 import { keptTransfersIn } from "../runtime/kept-transfers.ts";
-import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tools/cards.ts";
+import { ALL_CARDS, JOB_CARDS, STORE_CARDS } from "../tool-registry/cards.ts";
 import { JobRegistry } from "./jobs/jobs.ts";
 
 export interface ServerDeps {

@@ -4,7 +4,7 @@
  * that what tools/list needs (the texts, in stores.ts) loads without zod.
  */
 import { z } from "zod";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition } from "../tool-kit/types.ts";
 import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 
 /** The `store` argument every tool takes when there are several stores. */

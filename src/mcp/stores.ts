@@ -10,10 +10,10 @@ import { allowlistedStorage } from "../access/allowlisted-storage.ts";
 import { callRefusal, type PolicyOptions, unsafeKeyRefusal } from "../access/policy.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { Storage } from "../storage/index.ts";
-import type { ToolAddresses } from "../tools/addresses.ts";
-import type { StoreInfo, ToolContext, ToolDefinition } from "../tools/types.ts";
+import type { ToolAddresses } from "../tool-kit/addresses.ts";
+import type { StoreInfo, ToolContext, ToolDefinition } from "../tool-kit/types.ts";
 
-export type { StoreInfo } from "../tools/types.ts";
+export type { StoreInfo } from "../tool-kit/types.ts";
 
 /** One store, ready for a call: its storage and the checks its policy makes. */
 export interface StoreScope {
@@ -113,7 +113,7 @@ export class Stores {
 
   /**
    * Every bucket and key the call's arguments name (found from the tool's schema when the binary was built, and carried
-   * by its card: tools/addresses.ts) against the allowlist and key rules of the store it is in (a copy's source: the
+   * by its card: tool-kit/addresses.ts) against the allowlist and key rules of the store it is in (a copy's source: the
    * source store's); throws the first refusal.
    */
   checkAddresses(

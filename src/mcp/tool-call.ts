@@ -11,7 +11,7 @@
  * nothing of it. Registration (server.ts) only loops over the tools.
  */
 import { isInputRequiredResult, type ServerContext } from "@modelcontextprotocol/server";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition } from "../tool-kit/types.ts";
 import { type Answer, type CallEnvironment, clientProgress, newCallState } from "./call/call-state.ts";
 import { CALL_STEPS, runTool } from "./call/call-steps.ts";
 import { compose } from "./call/compose.ts";

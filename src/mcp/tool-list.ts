@@ -1,13 +1,13 @@
 /**
  * The tools/list answer, made from the tools' cards and the JSON Schemas
- * built into the binary (tools/json-schemas.ts), without the MCP SDK: the
+ * built into the binary (tool-registry/json-schemas.ts), without the MCP SDK: the
  * SDK's tools/list handler answers with it (sdk-hooks.ts), and so does the
  * stdio start before the SDK is loaded (transports/early-answers.ts).
  */
 
-import { advertisedAnnotations } from "../tools/annotations.ts";
-import { builtToolJsonSchemas } from "../tools/json-schemas.macro.ts" with { type: "macro" };
-import type { ToolCard } from "../tools/types.ts";
+import { advertisedAnnotations } from "../tool-kit/annotations.ts";
+import type { ToolCard } from "../tool-kit/types.ts";
+import { builtToolJsonSchemas } from "../tool-registry/json-schemas.macro.ts" with { type: "macro" };
 import { TOOL_UI_META, VIEW_TOOLS } from "./object-browser.ts";
 import { SOURCE_STORE_TEXT, storeParameterText } from "./stores.ts";
 
@@ -45,7 +45,7 @@ export function listedTools(tools: readonly ToolCard[], stores: string[] | undef
   const key = `${tools.map((t) => `${t.name}:${t.description.length}`).join(",")}|${stores?.join(",") ?? ""}|${tasks}`;
   let found = prepared.get(key);
   if (!found) {
-    // tools/list from schemas converted and compacted when the binary was built (tools/json-schemas.ts),
+    // tools/list from schemas converted and compacted when the binary was built (tool-registry/json-schemas.ts),
     // for the tools this configuration offers, in their order; what the SDK would send, less its noise.
     // No `title`: each one is its name in words ("list_jobs", "List jobs"), and a client shows the name where there
     // is none; together they cost the list 900 bytes of every client's context (test/e2e/tool-list-budget.test.ts).

@@ -2,20 +2,20 @@
  * The tools' definitions registered with the SDK. Given loaded (remote mode,
  * which builds a server per request, and a caller policy, whose guards need
  * them), every offered tool registers at once; otherwise each loads and
- * registers on its own first call (tools/loaders.ts): the tools' schemas are
+ * registers on its own first call (tool-registry/loaders.ts): the tools' schemas are
  * most of a start, and one call needs one tool's. tools/list is answered from
  * the cards either way (sdk-hooks.ts).
  */
 import type { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import { loadJobShape, TOOL_LOADERS } from "../tools/loaders.ts";
-import type { ToolDefinition } from "../tools/types.ts";
+import type { ToolDefinition } from "../tool-kit/types.ts";
+import { loadJobShape, TOOL_LOADERS } from "../tool-registry/loaders.ts";
 import { withStoreParameter } from "./store-parameter.ts";
 import { type CallEnvironment, toolCall } from "./tool-call.ts";
 
-/** The tools' module (tools/index.ts), as a dynamic import gives it. */
+/** The tools' module (tool-registry/index.ts), as a dynamic import gives it. */
 export type ToolModule = Pick<
-  typeof import("../tools/index.ts"),
+  typeof import("../tool-registry/index.ts"),
   "ALL_TOOLS" | "JOB_TOOLS" | "STORE_TOOLS" | "jobShape"
 >;
 

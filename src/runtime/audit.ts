@@ -166,7 +166,7 @@ export function openAuditLog(target: string, onError: (message: string) => void,
 
 /**
  * The arguments that name what a call acts on, by role: a tool's addresses as its card carries them (found in its
- * schema by the shared fragments' marks, tools/addresses.ts), so an argument a new tool names a key with reaches the
+ * schema by the shared fragments' marks, tool-kit/addresses.ts), so an argument a new tool names a key with reaches the
  * audit line without a word here. Without them (a call to no known tool), the usual names.
  */
 export interface AuditAddresses {

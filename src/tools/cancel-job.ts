@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { jobId, jobShape, noSuchJob } from "./job-status.ts";
-import { defineTool, textOutput } from "./types.ts";
 
 export const cancelJob = defineTool({
   name: "cancel_job",

@@ -13,8 +13,8 @@ import {
   sourceObjectKey,
   storageClass,
   versionId,
-} from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+} from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const copyObject = defineTool({
   name: "copy_object",

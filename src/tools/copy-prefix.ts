@@ -17,9 +17,16 @@ import {
   SMALL_OBJECT_BYTES,
   SMALL_OBJECT_CONCURRENCY,
   skipUnchanged,
-} from "./bulk-schemas.ts";
-import { bucketName, callEncryption, encryptionArgs, keyPrefix, sourceBucketName, sourceKeyPrefix } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+} from "../tool-kit/bulk-schemas.ts";
+import {
+  bucketName,
+  callEncryption,
+  encryptionArgs,
+  keyPrefix,
+  sourceBucketName,
+  sourceKeyPrefix,
+} from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 const MULTIPART_COPY_ABOVE = 5 * 1024 ** 3;
 const MiB = 1024 * 1024;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { bucketNameProblem } from "./bucket-naming.ts";
-import { newBucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketNameProblem } from "../tool-kit/bucket-naming.ts";
+import { newBucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const createBucket = defineTool({
   name: "create_bucket",

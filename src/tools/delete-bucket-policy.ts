@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { bucketName } from "./schemas.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "../tool-kit/settings-change.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { safeJson } from "./set-bucket-policy.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
-import { defineTool, textOutput } from "./types.ts";
 
 export const deleteBucketPolicy = defineTool({
   name: "delete_bucket_policy",

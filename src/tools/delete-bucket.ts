@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const deleteBucket = defineTool({
   name: "delete_bucket",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { s3Uri } from "../runtime/errors.ts";
-import { bucketName, objectKey } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName, objectKey } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const deleteObject = defineTool({
   name: "delete_object",

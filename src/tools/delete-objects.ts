@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { CONFIRMATIONS, type Confirmation, NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, objectKey } from "./schemas.ts";
-import { defineTool, type ToolContext, textOutput } from "./types.ts";
+import { bucketName, objectKey } from "../tool-kit/schemas.ts";
+import { defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 export const DEFAULT_MAX_OBJECTS = 1000;
 export const MAX_OBJECTS_CAP = 10_000;

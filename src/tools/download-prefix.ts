@@ -18,9 +18,9 @@ import {
   SMALL_OBJECT_BYTES,
   SMALL_OBJECT_CONCURRENCY,
   skipUnchanged,
-} from "./bulk-schemas.ts";
-import { bucketName, keyPrefix } from "./schemas.ts";
-import { defineTool, type ToolContext, textOutput } from "./types.ts";
+} from "../tool-kit/bulk-schemas.ts";
+import { bucketName, keyPrefix } from "../tool-kit/schemas.ts";
+import { defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 const MiB = 1024 * 1024;
 /** File systems that ignore case: `A.txt` and `a.txt` would be one file there. */

@@ -12,8 +12,8 @@ import {
 } from "../bulk/scan.ts";
 import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { bucketName, storageClass } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName, storageClass } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 const DEFAULT_RESULTS = 100;
 const MAX_RESULTS = 1000;

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule, SettingPart } from "../storage/index.ts";
-import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
-import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { accessWords, parsePolicy, publicGrants } from "../tool-kit/bucket-policy.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 const PARTS: SettingPart[] = [
   "location",

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { bucketName, objectKey, versionId } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName, objectKey, versionId } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const getObjectTags = defineTool({
   name: "get_object_tags",

@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { downloadMember, memberReader } from "./archive-member.ts";
-import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "./limits.ts";
-import { objectUri, readWindow } from "./object-window.ts";
-import { archiveMember, bucketName, objectKey, versionId } from "./schemas.ts";
-import { type ContentBlock, defineTool, type ToolContext, textOutput } from "./types.ts";
+import { downloadMember, memberReader } from "../tool-kit/archive-member.ts";
+import { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP } from "../tool-kit/limits.ts";
+import { objectUri, readWindow } from "../tool-kit/object-window.ts";
+import { archiveMember, bucketName, objectKey, versionId } from "../tool-kit/schemas.ts";
+import { type ContentBlock, defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 export { DEFAULT_MAX_CONTENT_SIZE, MAX_CONTENT_SIZE_CAP };
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { s3Uri } from "../runtime/errors.ts";
 import type { ObjectHead } from "../storage/types.ts";
-import { bucketName, objectKey, versionId } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName, objectKey, versionId } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const headObject = defineTool({
   name: "head_object",

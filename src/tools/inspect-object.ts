@@ -2,9 +2,9 @@ import { z } from "zod";
 import { inspectSource, MAX_ENTRIES, SNIFF_BYTES, type Summary } from "../content/inspect.ts";
 import { memberSource, objectSource } from "../content/source.ts";
 import { s3Uri } from "../runtime/errors.ts";
-import { archiveError } from "./archive-member.ts";
-import { archiveMember, bucketName, objectKey } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { archiveError } from "../tool-kit/archive-member.ts";
+import { archiveMember, bucketName, objectKey } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 /** A compressed archive member is inspected from its first bytes, at most this many. */
 const MEMBER_BYTES = 8 * 1024 * 1024;

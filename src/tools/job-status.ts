@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { defineTool, type JobView, type ToolOutput } from "./types.ts";
+import { defineTool, type JobView, type ToolOutput } from "../tool-kit/types.ts";
 
 export const jobId = z.string().min(1).max(100);
 export const jobShape = z.object({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { visibleBuckets } from "../storage/index.ts";
-import { MAX_BUCKETS } from "./limits.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { MAX_BUCKETS } from "../tool-kit/limits.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export { MAX_BUCKETS };
 

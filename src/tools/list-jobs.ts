@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { jobShape } from "./job-status.ts";
-import { defineTool, textOutput } from "./types.ts";
 
 export const listJobs = defineTool({
   name: "list_jobs",

@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { MAX_KEYS } from "./list-objects.ts";
-import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
 
 export const listObjectVersions = defineTool({
   name: "list_object_versions",

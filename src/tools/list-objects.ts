@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { stalledListing } from "../storage/index.ts";
-import { objectUri } from "./object-window.ts";
-import { bucketName } from "./schemas.ts";
-import { type ContentBlock, defineTool, textOutput } from "./types.ts";
+import { objectUri } from "../tool-kit/object-window.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { type ContentBlock, defineTool, textOutput } from "../tool-kit/types.ts";
 
 /** Objects of a page that also get a resource_link content item. */
 export const LINKED_OBJECTS = 100;

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool, textOutput } from "./types.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 /** Offered only when the server has several stores (stores.ts); every other tool then takes `store`. */
 export const listStores = defineTool({

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { s3Uri } from "../runtime/errors.ts";
-import { bucketName, contentType, headerValue, objectKey, versionId } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName, contentType, headerValue, objectKey, versionId } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const DEFAULT_EXPIRY = 3600;
 /** SigV4's limit: 7 days. */

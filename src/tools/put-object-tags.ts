@@ -1,8 +1,15 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { bucketName, objectKey, versionId } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE, sameSetting } from "./settings-change.ts";
-import { defineTool } from "./types.ts";
+import { bucketName, objectKey, versionId } from "../tool-kit/schemas.ts";
+import {
+  applies,
+  changeResult,
+  confirmArg,
+  decide,
+  SETTINGS_CHANGE,
+  sameSetting,
+} from "../tool-kit/settings-change.ts";
+import { defineTool } from "../tool-kit/types.ts";
 
 /** S3's limits for object tags. */
 const MAX_TAGS = 10;

@@ -10,8 +10,8 @@ import {
   metadata,
   objectKey,
   storageClass,
-} from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+} from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { detectContentType } from "./upload-file.ts";
 
 /** The most put_object writes in one call: well inside one protocol message, even as base64. */

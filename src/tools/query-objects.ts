@@ -10,8 +10,8 @@ import {
   type WantedObject,
 } from "../content/query/index.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, objectKey } from "./schemas.ts";
-import { defineTool, type ToolContext, textOutput } from "./types.ts";
+import { bucketName, objectKey } from "../tool-kit/schemas.ts";
+import { defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 const DEFAULT_ROWS = 100;
 const MAX_ROWS = 10_000;

@@ -11,9 +11,9 @@ import { listAll } from "../bulk/listing.ts";
 import { CONFIRMATIONS, NOT_CONFIRMED } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import type { RestoreTier } from "../storage/types.ts";
-import { bucketName, keyPrefix, objectKey } from "./schemas.ts";
-import { applies, confirmArg, decide } from "./settings-change.ts";
-import { defineTool, type ToolContext, textOutput } from "./types.ts";
+import { bucketName, keyPrefix, objectKey } from "../tool-kit/schemas.ts";
+import { applies, confirmArg, decide } from "../tool-kit/settings-change.ts";
+import { defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 /** Storage classes a listing shows as needing a restore. */
 const ARCHIVED_CLASSES = new Set(["GLACIER", "DEEP_ARCHIVE"]);

@@ -16,8 +16,8 @@ import {
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { memoryPacer } from "../runtime/memory.ts";
 import type { ObjectInfo } from "../storage/index.ts";
-import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { CorsRule } from "../storage/index.ts";
-import { bucketName } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
-import { defineTool } from "./types.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "../tool-kit/settings-change.ts";
+import { defineTool } from "../tool-kit/types.ts";
 
 const names = () => z.array(z.string().min(1).max(256));
 

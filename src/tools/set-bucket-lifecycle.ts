@@ -1,10 +1,10 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
 import type { LifecycleRule } from "../storage/index.ts";
+import { bucketName, storageClass } from "../tool-kit/schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "../tool-kit/settings-change.ts";
+import { defineTool } from "../tool-kit/types.ts";
 import { ruleSentence } from "./get-bucket-settings.ts";
-import { bucketName, storageClass } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
-import { defineTool } from "./types.ts";
 
 const days = z.number().int().min(1);
 const rule = z

@@ -1,9 +1,16 @@
 import { z } from "zod";
 import { ActionableError } from "../runtime/errors.ts";
-import { accessWords, parsePolicy, publicGrants } from "./bucket-policy.ts";
-import { bucketName } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE, sameSetting } from "./settings-change.ts";
-import { defineTool } from "./types.ts";
+import { accessWords, parsePolicy, publicGrants } from "../tool-kit/bucket-policy.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import {
+  applies,
+  changeResult,
+  confirmArg,
+  decide,
+  SETTINGS_CHANGE,
+  sameSetting,
+} from "../tool-kit/settings-change.ts";
+import { defineTool } from "../tool-kit/types.ts";
 
 export const setBucketPolicy = defineTool({
   name: "set_bucket_policy",

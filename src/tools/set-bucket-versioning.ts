@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { bucketName } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "./settings-change.ts";
-import { defineTool } from "./types.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE } from "../tool-kit/settings-change.ts";
+import { defineTool } from "../tool-kit/types.ts";
 
 const ONE_WAY = "Once enabled it can never be turned off again, only suspended.";
 

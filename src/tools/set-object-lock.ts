@@ -10,9 +10,16 @@
 import { z } from "zod";
 import type { ConfirmAction } from "../runtime/confirmation.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
-import { bucketName, objectKey, versionId } from "./schemas.ts";
-import { applies, changeResult, confirmArg, decide, SETTINGS_CHANGE, sameSetting } from "./settings-change.ts";
-import { defineTool, type ToolContext } from "./types.ts";
+import { bucketName, objectKey, versionId } from "../tool-kit/schemas.ts";
+import {
+  applies,
+  changeResult,
+  confirmArg,
+  decide,
+  SETTINGS_CHANGE,
+  sameSetting,
+} from "../tool-kit/settings-change.ts";
+import { defineTool, type ToolContext } from "../tool-kit/types.ts";
 
 type Mode = "GOVERNANCE" | "COMPLIANCE";
 type Retention = { mode: Mode; retain_until: string } | null;

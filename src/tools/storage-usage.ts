@@ -10,8 +10,8 @@ import {
 } from "../bulk/scan.ts";
 import { humanBytes, topSums, Usage } from "../bulk/usage.ts";
 import { s3Uri } from "../runtime/errors.ts";
-import { bucketName } from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+import { bucketName } from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 /** Groups listed in a result (by bytes); the totals cover the rest. */
 const GROUPS_LISTED = 100;

@@ -15,7 +15,7 @@ import {
   dryRun,
   maxObjects,
   skipUnchanged,
-} from "./bulk-schemas.ts";
+} from "../tool-kit/bulk-schemas.ts";
 import {
   bucketName,
   cacheControl,
@@ -24,8 +24,8 @@ import {
   encryptionArgs,
   keyPrefix,
   storageClass,
-} from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+} from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 import { detectContentType } from "./upload-file.ts";
 
 const MiB = 1024 * 1024;

@@ -7,8 +7,8 @@ import {
   encryptionArgs,
   objectKey,
   storageClass,
-} from "./schemas.ts";
-import { defineTool, textOutput } from "./types.ts";
+} from "../tool-kit/schemas.ts";
+import { defineTool, textOutput } from "../tool-kit/types.ts";
 
 export const uploadFile = defineTool({
   name: "upload_file",

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ALL_CARDS } from "../../src/tools/cards.ts";
+import { ALL_CARDS } from "../../src/tool-registry/cards.ts";
 import { tempDir } from "../helpers/files.ts";
 import { requireBinary, textOf } from "../helpers/mcp.ts";
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";

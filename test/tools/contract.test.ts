@@ -1,7 +1,7 @@
 /** The tools/list contract: names, schemas and annotations, as a client sees them. */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { advertisedAnnotations } from "../../src/tools/annotations.ts";
+import { advertisedAnnotations } from "../../src/tool-kit/annotations.ts";
 import { cancelJob } from "../../src/tools/cancel-job.ts";
 import { jobStatus } from "../../src/tools/job-status.ts";
 import { connectInMemory } from "../helpers/in-memory.ts";

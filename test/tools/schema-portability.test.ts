@@ -5,8 +5,8 @@
  * dropped constraints itself.
  */
 import { expect, test } from "bun:test";
-import { ALL_TOOLS } from "../../src/tools/index.ts";
-import { DROPPED_KEYWORDS, PORTABLE_KEYWORDS, toolJsonSchemas } from "../../src/tools/json-schemas.ts";
+import { ALL_TOOLS } from "../../src/tool-registry/index.ts";
+import { DROPPED_KEYWORDS, PORTABLE_KEYWORDS, toolJsonSchemas } from "../../src/tool-registry/json-schemas.ts";
 import { connectInMemory } from "../helpers/in-memory.ts";
 import { call, textOf } from "../helpers/mcp.ts";
 

@@ -9,7 +9,7 @@ import { expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ARGS } from "../../src/config/cli-options.ts";
-import { EVERY_TOOL } from "../../src/tools/index.ts";
+import { EVERY_TOOL } from "../../src/tool-registry/index.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
 const PAGES = [

@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["transports", "auth"],
   ["mcp"],
   ["access"],
-  ["tools", "prompts"],
+  ["tool-registry", "tools", "tool-kit", "prompts"],
   ["bulk", "content"],
   ["storage", "local"],
   ["config"],
@@ -87,7 +87,7 @@ test("the graph holds imports made at run time and type imports written as typeo
   const graph = importGraph();
   expect(graph.get("main.ts")).toContain("cli.ts");
   expect(graph.get("cli.ts")).toContain("transports/remote.ts");
-  expect(graph.get("mcp/tool-registration.ts")).toContain("tools/loaders.ts");
+  expect(graph.get("mcp/tool-registration.ts")).toContain("tool-registry/loaders.ts");
 });
 
 test("no import runs up a layer", () => {

@@ -1,7 +1,7 @@
-/** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built: tools/addresses.ts). */
+/** Each tool's bucket and key arguments, from its card (found in its schema when the binary was built: tool-kit/addresses.ts). */
 
-import type { ToolAddresses } from "../../tools/addresses.ts";
-import { EVERY_CARD } from "../../tools/cards.ts";
+import type { ToolAddresses } from "../../tool-kit/addresses.ts";
+import { EVERY_CARD } from "../../tool-registry/cards.ts";
 
 const ADDRESSES = new Map(EVERY_CARD.map((card) => [card.name, card.addresses]));
 

@@ -13,7 +13,7 @@ import type { ByteBudget, LeaseHolder } from "../../runtime/memory.ts";
 import { NO_PROGRESS, type ProgressReporter, progressReporter } from "../../runtime/progress.ts";
 import { type CallSpan, directionOf, TRACE_HEADERS, type TraceParent, telemetry } from "../../runtime/telemetry.ts";
 import type { Storage } from "../../storage/index.ts";
-import type { StoreInfo, ToolDefinition } from "../../tools/types.ts";
+import type { StoreInfo, ToolDefinition } from "../../tool-kit/types.ts";
 import type { UserConfirmation } from "../confirmations.ts";
 import type { JobRegistry, Recheck } from "../jobs/jobs.ts";
 import type { StoreScope, Stores } from "../stores.ts";

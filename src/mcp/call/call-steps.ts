@@ -10,7 +10,7 @@ import { callGuard } from "../../access/index.ts";
 import { ActionableError, isAbortError } from "../../runtime/errors.ts";
 import { scrubSecrets } from "../../runtime/redact.ts";
 import { CONTENT_BUDGET_BYTES, fitsResponse, MAX_RESPONSE_BYTES } from "../../runtime/response-budget.ts";
-import type { ToolContext } from "../../tools/types.ts";
+import type { ToolContext } from "../../tool-kit/types.ts";
 import { InputNeeded } from "../confirmations.ts";
 import { callerJobs } from "../jobs/call-jobs.ts";
 import { nameStore, sourceContext, storeContext } from "../stores.ts";

@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ProgressReporter } from "../../runtime/progress.ts";
-import type { ToolContext, ToolDefinition } from "../../tools/types.ts";
+import type { ToolContext, ToolDefinition } from "../../tool-kit/types.ts";
 import type { JobProgress, JobRegistry, JobView, Recheck } from "./jobs.ts";
 import { TASK_GRACE_MS, type TaskShape } from "./tasks.ts";
 

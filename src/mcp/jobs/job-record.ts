@@ -4,7 +4,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ActionableError } from "../../runtime/errors.ts";
-import type { JobProgress, JobState, JobView } from "../../tools/types.ts";
+import type { JobProgress, JobState, JobView } from "../../tool-kit/types.ts";
 import { interrupted } from "./other-replicas.ts";
 
 export interface Job {

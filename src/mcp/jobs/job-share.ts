@@ -6,7 +6,7 @@
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import type { ActionableError } from "../../runtime/errors.ts";
-import type { JobView } from "../../tools/types.ts";
+import type { JobView } from "../../tool-kit/types.ts";
 
 /** Why the caller's policy would now refuse a call of `tool` with `args` (a job's, before its result is handed over). */
 export type Recheck = (tool: string, args: Record<string, unknown>) => ActionableError | undefined;

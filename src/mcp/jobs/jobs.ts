@@ -21,9 +21,9 @@ import { randomBytes } from "node:crypto";
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ActionableError } from "../../runtime/errors.ts";
 import { stopForGood } from "../../runtime/stop-reason.ts";
-import type { JobProgress, JobView } from "../../tools/types.ts";
+import type { JobProgress, JobView } from "../../tool-kit/types.ts";
 
-export type { JobProgress, JobState, JobView } from "../../tools/types.ts";
+export type { JobProgress, JobState, JobView } from "../../tool-kit/types.ts";
 export type { JobLimits, JobShare, Recheck, SharedJob } from "./job-share.ts";
 
 import { endingOf, type Job, view } from "./job-record.ts";

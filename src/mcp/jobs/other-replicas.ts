@@ -5,7 +5,7 @@
  * stopped renewing it is reported interrupted, with what to call again.
  */
 import type { CallToolResult } from "@modelcontextprotocol/server";
-import type { JobView } from "../../tools/types.ts";
+import type { JobView } from "../../tool-kit/types.ts";
 import type { JobShare, SharedJob } from "./job-share.ts";
 
 /** How long a cancel waits for the job's replica to end it (longer than a clean-up takes). */

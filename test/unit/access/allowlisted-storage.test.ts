@@ -13,9 +13,9 @@ import { STORAGE_TOUCHES } from "../../../src/access/storage-touches.ts";
 import type { Config } from "../../../src/config/config.ts";
 import { ActionableError } from "../../../src/runtime/errors.ts";
 import { createS3Storage, type Storage } from "../../../src/storage/index.ts";
-import { addressesOf } from "../../../src/tools/addresses.ts";
-import { EVERY_CARD } from "../../../src/tools/cards.ts";
-import { EVERY_TOOL } from "../../../src/tools/index.ts";
+import { addressesOf } from "../../../src/tool-kit/addresses.ts";
+import { EVERY_CARD } from "../../../src/tool-registry/cards.ts";
+import { EVERY_TOOL } from "../../../src/tool-registry/index.ts";
 
 const OUT = "not-on-the-list";
 const CONFIG_WITHOUT_STORE = {

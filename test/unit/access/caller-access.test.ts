@@ -3,7 +3,7 @@ import { CallerAccess } from "../../../src/access/caller-access.ts";
 import { guardedStorage } from "../../../src/access/guarded-storage.ts";
 import { parsePolicy } from "../../../src/access/policy-file.ts";
 import type { Storage } from "../../../src/storage/index.ts";
-import { ALL_TOOLS } from "../../../src/tools/index.ts";
+import { ALL_TOOLS } from "../../../src/tool-registry/index.ts";
 
 const names = {
   tools: ALL_TOOLS.map((t) => t.name),

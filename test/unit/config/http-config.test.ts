@@ -5,7 +5,7 @@ import { createAuthenticator } from "../../../src/auth/index.ts";
 import { scopesOf } from "../../../src/auth/jwt.ts";
 import { matchStaticToken } from "../../../src/auth/static-tokens.ts";
 import { isLoopbackHostHeader, resolveHttpConfig } from "../../../src/config/http-config.ts";
-import { ALL_TOOLS } from "../../../src/tools/index.ts";
+import { ALL_TOOLS } from "../../../src/tool-registry/index.ts";
 
 const resolve = (cli: Parameters<typeof resolveHttpConfig>[0], env: Record<string, string> = {}) => {
   const errors: string[] = [];

@@ -1,7 +1,7 @@
 /** The pure parts of the settings tools: reading a bucket policy, and lifecycle rules to and from S3's form. */
 import { expect, test } from "bun:test";
 import { ruleFromSdk, ruleToSdk } from "../../../src/storage/lifecycle-form.ts";
-import { accessWords, parsePolicy, publicGrants } from "../../../src/tools/bucket-policy.ts";
+import { accessWords, parsePolicy, publicGrants } from "../../../src/tool-kit/bucket-policy.ts";
 import { ruleSentence } from "../../../src/tools/get-bucket-settings.ts";
 
 const statement = (extra: Record<string, unknown>) =>

@@ -1,7 +1,7 @@
 /** Runs at build (and transpile) time: `import … with { type: "macro" }` inlines the result as a literal. */
-import { cardOf } from "./card-of.ts";
+import { cardOf } from "../tool-kit/card-of.ts";
+import type { ToolCard } from "../tool-kit/types.ts";
 import { ALL_TOOLS, EVERY_TOOL, JOB_TOOLS, STORE_TOOLS } from "./index.ts";
-import type { ToolCard } from "./types.ts";
 
 export function builtToolCards(): { every: ToolCard[]; all: string[]; stores: string[]; jobs: string[] } {
   return {

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
-import { EVERY_TOOL, jobShape } from "../../../src/tools/index.ts";
-import { loadJobShape, TOOL_LOADERS } from "../../../src/tools/loaders.ts";
+import { EVERY_TOOL, jobShape } from "../../../src/tool-registry/index.ts";
+import { loadJobShape, TOOL_LOADERS } from "../../../src/tool-registry/loaders.ts";
 
 test("a loader for every tool index.ts lists, and no other; each gives that tool's own definition", async () => {
   expect(Object.keys(TOOL_LOADERS).sort()).toEqual(EVERY_TOOL.map((t) => t.name).sort());

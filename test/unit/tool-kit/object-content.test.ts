@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { present, trimPartialUtf8 } from "../../../src/tools/object-content.ts";
+import { present, trimPartialUtf8 } from "../../../src/tool-kit/object-content.ts";
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
 

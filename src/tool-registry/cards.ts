@@ -3,8 +3,9 @@
  * computed from the definitions when the binary is built (cards.macro.ts),
  * so a start loads no tool module. The definitions load on the first call.
  */
+
+import type { ToolCard } from "../tool-kit/types.ts";
 import { builtToolCards } from "./cards.macro.ts" with { type: "macro" };
-import type { ToolCard } from "./types.ts";
 
 const BUILT = builtToolCards();
 

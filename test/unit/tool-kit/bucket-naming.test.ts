@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { bucketNameProblem } from "../../../src/tools/bucket-naming.ts";
+import { bucketNameProblem } from "../../../src/tool-kit/bucket-naming.ts";
 
 test.each([
   ["my-bucket", undefined],

@@ -9,7 +9,7 @@
  * them at the first tools/list would cost every cold start (BENCH_ONLY=start).
  */
 import { z } from "zod";
-import type { ToolDefinition } from "./types.ts";
+import type { ToolDefinition } from "../tool-kit/types.ts";
 
 export interface ToolJsonSchemas {
   inputSchema: Record<string, unknown>;
