@@ -3,7 +3,7 @@
  * The compile entry. `--version` is answered before anything else is loaded:
  * evaluating the CLI's modules (citty, the configuration, the MCP server and
  * its tool list) is most of a start, and a version check needs none of it.
- * Everything else goes to cli.ts.
+ * Everything else goes to startup/cli.ts.
  */
 import pkg from "../package.json" with { type: "json" };
 
@@ -15,5 +15,5 @@ if ((first === "--version" || first === "-v") && process.argv.length === 3) {
   const { workerMain } = await import("./content/query/worker-main.ts");
   await workerMain(Number(process.argv[3]) || 320 * 1024 * 1024);
 } else {
-  await import("./cli.ts");
+  await import("./startup/cli.ts");
 }

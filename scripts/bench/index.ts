@@ -83,7 +83,7 @@ await build([
   "@duckdb/node-api",
   "--external",
   "bun:sqlite",
-  join(root, "src/cli.ts"),
+  join(root, "src/startup/cli.ts"),
   "--outfile",
   nodeBundle,
 ]);

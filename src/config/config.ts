@@ -14,7 +14,7 @@ export type { ChecksumMode, CliOptions, Config, StaticCredentials, StoreSettings
 export type { Env } from "./env-values.ts";
 
 /**
- * A failed result still carries what the directories' own check needs (cli.ts), so that every problem is reported
+ * A failed result still carries what the directories' own check needs (startup/cli.ts), so that every problem is reported
  * at once: a bad endpoint does not hide a bad --allowed-dir.
  */
 export type ConfigResult =

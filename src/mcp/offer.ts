@@ -4,7 +4,7 @@
  * configuration offers (as cards or definitions), its instructions and the
  * capabilities it declares. server.ts builds the SDK server from these; the
  * stdio start answers the first messages from them before the SDK is loaded
- * (transports/early-answers.ts).
+ * (startup/early-answers.ts).
  */
 import pkg from "../../package.json" with { type: "json" };
 import type { CallerAccess } from "../access/index.ts";

@@ -2,7 +2,7 @@
  * The tools/list answer, made from the tools' cards and the JSON Schemas
  * built into the binary (tool-registry/json-schemas.ts), without the MCP SDK: the
  * SDK's tools/list handler answers with it (sdk-hooks.ts), and so does the
- * stdio start before the SDK is loaded (transports/early-answers.ts).
+ * stdio start before the SDK is loaded (startup/early-answers.ts).
  */
 
 import { advertisedAnnotations } from "../tool-kit/annotations.ts";

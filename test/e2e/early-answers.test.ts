@@ -1,6 +1,6 @@
 /**
  * The stdio start answers `initialize` and the first `tools/list` before the
- * MCP SDK is loaded (transports/early-answers.ts), then replays them to the
+ * MCP SDK is loaded (startup/early-answers.ts), then replays them to the
  * SDK: its answers must be exactly the same, for every configuration that
  * changes them (tools offered, stores, jobs, the object browser, prompts)
  * and every protocol version a client may ask for. A difference is logged as
@@ -11,7 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
 import { fourMoreStores } from "../../scripts/bench/cold-start.ts";
-import { HANDSHAKE_VERSIONS } from "../../src/transports/early-answers.ts";
+import { HANDSHAKE_VERSIONS } from "../../src/startup/early-answers.ts";
 import { rawSession } from "../helpers/raw-stdio.ts";
 
 const ENV = {

@@ -1,19 +1,32 @@
 #!/usr/bin/env bun
+/**
+ * The start: options and environment → one checked configuration (every
+ * problem at once), telemetry if asked for, then stdio or remote mode.
+ *
+ * The budget this room defends (docs/performance.md, "Start-up"; held by
+ * test/unit/lazy-loading.test.ts and BENCH_ONLY=start): spawn → tools/list
+ * answered within 80 ms and 3× Bun's own floor; `--version` loads main.ts
+ * alone; over stdio a 2025 initialize and the first tools/list are answered
+ * from the configuration and the tool cards (early-answers.ts) before the MCP
+ * SDK, zod, the AWS SDK, any tool module, DuckDB or OpenTelemetry loads. What
+ * a start needs goes here or in what it imports at once; anything else loads
+ * on first use (a dynamic import), and a new import here is measured first.
+ */
 import { defineCommand, runMain } from "citty";
-import { selectionProblems, selectionWarning } from "./access/policy.ts";
-import { ARGS, cliOptionsFrom } from "./config/cli-options.ts";
-import { resolveConfig } from "./config/config.ts";
-import { describeConfig } from "./config/config-description.ts";
-import type { Config } from "./config/config-types.ts";
-import { realAllowedDirs } from "./local/allowed.ts";
-import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "./mcp/offer.ts";
-import { type AuditLog, openAuditLog } from "./runtime/audit.ts";
-import { CallTracker, SHUTDOWN_SIGNALS } from "./runtime/lifecycle.ts";
-import { createLogger, type Logger } from "./runtime/log.ts";
-import { SendLeases } from "./runtime/memory.ts";
-import { registerStartupCredentials, scrubSecrets } from "./runtime/redact.ts";
-import { type Telemetry, telemetry, together, useTelemetry } from "./runtime/telemetry.ts";
-import { EVERY_CARD } from "./tool-registry/cards.ts";
+import { selectionProblems, selectionWarning } from "../access/policy.ts";
+import { ARGS, cliOptionsFrom } from "../config/cli-options.ts";
+import { resolveConfig } from "../config/config.ts";
+import { describeConfig } from "../config/config-description.ts";
+import type { Config } from "../config/config-types.ts";
+import { realAllowedDirs } from "../local/allowed.ts";
+import { firstAnswers, SERVER_NAME, SERVER_VERSION, serverOptions } from "../mcp/offer.ts";
+import { type AuditLog, openAuditLog } from "../runtime/audit.ts";
+import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
+import { createLogger, type Logger } from "../runtime/log.ts";
+import { SendLeases } from "../runtime/memory.ts";
+import { registerStartupCredentials, scrubSecrets } from "../runtime/redact.ts";
+import { type Telemetry, telemetry, together, useTelemetry } from "../runtime/telemetry.ts";
+import { EVERY_CARD } from "../tool-registry/cards.ts";
 
 async function start(rawArgs: string[], args: Record<string, unknown>): Promise<void> {
   // First of all: nothing below may echo a credential, not even a configuration error.
@@ -45,20 +58,20 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   // loads then).
   if (config.metricsListen || config.otlpMetrics || config.traces) await startTelemetry(config, log);
   // What a killed server's queries left in the temp directory: looked at once the start is done.
-  setTimeout(() => void import("./content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
+  setTimeout(() => void import("../content/query/leftovers.ts").then((m) => m.sweepLeftovers()), 2_000).unref();
 
   if (config.transport === "http") {
     const [{ startRemote }, { createStoreStorages }] = await Promise.all([
-      import("./transports/remote.ts"),
-      import("./storage/index.ts"),
+      import("../transports/remote.ts"),
+      import("../storage/index.ts"),
     ]);
     startRemote(config, dirs.dirs, createStoreStorages(config), log, audit);
     return;
   }
   const [{ StdioTransport }, { EarlyAnswers }, { createStoreStorages }] = await Promise.all([
-    import("./transports/stdio.ts"),
-    import("./transports/early-answers.ts"),
-    import("./storage/index.ts"),
+    import("../transports/stdio.ts"),
+    import("./early-answers.ts"),
+    import("../storage/index.ts"),
   ]);
   const calls = new CallTracker();
   const leases = new SendLeases();
@@ -80,7 +93,7 @@ async function start(rawArgs: string[], args: Record<string, unknown>): Promise<
   await stdio.sdkNeeded;
   const [{ serveStdio }, { createServer }] = await Promise.all([
     import("@modelcontextprotocol/server/stdio"),
-    import("./mcp/server.ts"),
+    import("../mcp/server.ts"),
   ]);
   const deps = { ...storages, log, calls, leases, ...(audit ? { audit } : {}) };
   // One server for the connection, on the protocol its first message opens: 2025's initialize or a 2026-07-28 request
@@ -117,7 +130,7 @@ async function startTelemetry(
   const parts: Partial<Telemetry>[] = [];
   const listen = config.metricsListen;
   if (listen || config.otlpMetrics) {
-    const { startMetrics } = await import("./transports/telemetry/metrics.ts");
+    const { startMetrics } = await import("../transports/telemetry/metrics.ts");
     try {
       const metrics = await startMetrics({
         ...(listen ? { listen } : {}),
@@ -136,7 +149,7 @@ async function startTelemetry(
     }
   }
   if (config.traces) {
-    const { startTraces } = await import("./transports/telemetry/traces.ts");
+    const { startTraces } = await import("../transports/telemetry/traces.ts");
     parts.push(await startTraces({ serviceName, version: SERVER_VERSION, env: process.env }));
     log.info("traces: exported as OTLP/HTTP to the OTEL_EXPORTER_OTLP_* endpoint");
   }
@@ -210,7 +223,7 @@ function helpText(): string {
 
 // `doctor` is a command of its own (same options, plus --write-test and --json), loaded only when asked for.
 if (process.argv[2] === "doctor") {
-  void import("./doctor/index.ts").then(({ runDoctor }) => runDoctor(process.argv.slice(3)));
+  void import("../doctor/index.ts").then(({ runDoctor }) => runDoctor(process.argv.slice(3)));
 } else {
   void runMain(main, {
     showUsage: async () => {
