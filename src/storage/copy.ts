@@ -130,7 +130,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
   const headers = destinationHeaders(req, source);
   const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
   // Not cancellable either: a create the store has received may still start an upload after the client hangs up
-  // (transfer/upload.ts). Waited for, its upload is aborted below like any other.
+  // (transfer/multipart-upload.ts). Waited for, its upload is aborted below like any other.
   const created = await request(
     ({ client, sdk }, send) =>
       client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send),
