@@ -195,6 +195,7 @@ test("metrics pushed as OTLP: the call's duration by tool and error type, bytes 
     expect(calls().find((p) => p.attributes["gen_ai.tool.name"] === "head_object")!.attributes["error.type"]).toBe(
       "tool_error",
     );
+    expect(put1.resource["deployment.environment.name"]).toBe("ci");
     const bytes = mine().filter((p) => p.name === "store_mcp.transfer.size");
     expect(bytes.find((p) => p.attributes["store_mcp.direction"] === "upload")?.value).toBe("pushed!".length);
   } finally {

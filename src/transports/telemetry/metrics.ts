@@ -57,7 +57,7 @@ const WATCHED: Record<WatchedFigure, { name: string; description: string; unit: 
 };
 
 export async function startMetrics(options: MetricsOptions): Promise<RunningMetrics> {
-  const [sdk, { resourceFromAttributes }] = await Promise.all([
+  const [sdk, { resourceFromAttributes, detectResources, envDetector }] = await Promise.all([
     import("@opentelemetry/sdk-metrics"),
     import("@opentelemetry/resources"),
   ]);
@@ -79,10 +79,12 @@ export async function startMetrics(options: MetricsOptions): Promise<RunningMetr
       }),
     );
   }
-  const provider = new sdk.MeterProvider({
-    resource: resourceFromAttributes({ "service.name": options.serviceName, "service.version": options.version }),
-    readers,
-  });
+  // OTEL_RESOURCE_ATTRIBUTES on every series too (target_info), as on every span.
+  const resource = resourceFromAttributes({
+    "service.name": options.serviceName,
+    "service.version": options.version,
+  }).merge(detectResources({ detectors: [envDetector] }));
+  const provider = new sdk.MeterProvider({ resource, readers });
   const meter = provider.getMeter("store-mcp-server", options.version);
   const operations = meter.createHistogram("mcp.server.operation.duration", {
     description: "MCP requests handled, by method and tool",
