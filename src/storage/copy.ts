@@ -54,36 +54,75 @@ export type CopyRequestRunner = <T>(
   uncancellable?: boolean,
 ) => Promise<T>;
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
+/** A copy on the store, in phases: the source pinned, then one request or the multipart copy. */
 export async function copyObject(req: CopyRequest, threshold: number, request: CopyRequestRunner): Promise<CopyResult> {
-  if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
-  // A listing already told size and ETag: a one-request copy needs no HEAD (the store copies the headers itself).
-  const listed =
-    req.listed && req.listed.size <= threshold && req.metadataDirective === "COPY" ? req.listed : undefined;
-  const source = listed
-    ? { ...headOf({ $metadata: {} }), size: listed.size, etag: listed.etag }
-    : headOf(
-        await request(({ client, sdk }, send) =>
-          client.send(
-            new sdk.HeadObjectCommand({
-              Bucket: req.source.bucket,
-              Key: req.source.key,
-              ...(req.source.versionId ? { VersionId: req.source.versionId } : {}),
-            }),
-            send,
+  return new ServerSideCopy(req, threshold, request).run();
+}
+
+/** The source as the copy reads it: its head, the ETag every request is pinned to, and the CopySource naming it. */
+interface PinnedSource {
+  head: ObjectHead;
+  size: number;
+  pin: { CopySourceIfMatch?: string };
+  from: string;
+  /** What a listing already told (a one-request copy of it needs no HEAD). */
+  listed?: CopyRequest["listed"];
+}
+
+class ServerSideCopy {
+  constructor(
+    readonly req: CopyRequest,
+    readonly threshold: number,
+    readonly request: CopyRequestRunner,
+  ) {}
+
+  async run(): Promise<CopyResult> {
+    const { req, request } = this;
+    if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
+    const source = await this.#pinSource();
+    req.onProgress?.(0, source.size);
+    return source.size <= this.threshold ? this.#whole(source) : this.#multipart(source);
+  }
+
+  /** The source's head (from the listing, or a HEAD), pinned to its ETag and, where the store has one, its version. */
+  async #pinSource(): Promise<PinnedSource> {
+    const { req } = this;
+    // A listing already told size and ETag: a one-request copy needs no HEAD (the store copies the headers itself).
+    const listed =
+      req.listed && req.listed.size <= this.threshold && req.metadataDirective === "COPY" ? req.listed : undefined;
+    const head = listed
+      ? { ...headOf({ $metadata: {} }), size: listed.size, etag: listed.etag }
+      : headOf(
+          await this.request(({ client, sdk }, send) =>
+            client.send(
+              new sdk.HeadObjectCommand({
+                Bucket: req.source.bucket,
+                Key: req.source.key,
+                ...(req.source.versionId ? { VersionId: req.source.versionId } : {}),
+              }),
+              send,
+            ),
           ),
-        ),
-      );
-  const size = source.size ?? 0;
-  const pin = source.etag ? { CopySourceIfMatch: source.etag } : {};
-  // Pin the version too where the store has one, so every part reads the same object.
-  const from = copySource({
-    ...req.source,
-    ...(source.version_id && source.version_id !== "null" ? { versionId: source.version_id } : {}),
-  });
-  req.onProgress?.(0, size);
-  if (size <= threshold) {
-    // A small listed object copied with its headers: one quick request (quick-requests.ts), else the SDK's.
+        );
+    // Pin the version too where the store has one, so every part reads the same object.
+    const from = copySource({
+      ...req.source,
+      ...(head.version_id && head.version_id !== "null" ? { versionId: head.version_id } : {}),
+    });
+    return {
+      head,
+      size: head.size ?? 0,
+      pin: head.etag ? { CopySourceIfMatch: head.etag } : {},
+      from,
+      ...(listed ? { listed } : {}),
+    };
+  }
+
+  /** One request: a quick one for a small listed object copied with its headers (quick-requests.ts), else the SDK's. */
+  async #whole(source: PinnedSource): Promise<CopyResult> {
+    const { req } = this;
+    const { from, pin, size } = source;
+    const listed = source.listed;
     const quick = quickCopyFits(
       req.source,
       req.key,
@@ -91,7 +130,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
       req.metadataDirective === "COPY" && !req.storageClass && !req.encryption,
       !!req.ifAbsent,
     )
-      ? await request((s3, send) =>
+      ? await this.request((s3, send) =>
           quickCopy(
             s3,
             { copySource: from, etag: listed.etag, bucket: req.bucket, key: req.key },
@@ -102,7 +141,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
       : undefined;
     const out =
       quick ??
-      (await request(({ client, sdk }, send) =>
+      (await this.request(({ client, sdk }, send) =>
         client.send(
           new sdk.CopyObjectCommand({
             Bucket: req.bucket,
@@ -123,22 +162,62 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
       version_id: out.VersionId ?? null,
       size,
       multipart: false,
-      source_version_id: out.CopySourceVersionId ?? source.version_id,
+      source_version_id: out.CopySourceVersionId ?? source.head.version_id,
     };
   }
 
-  const headers = destinationHeaders(req, source);
-  const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
-  // Not cancellable either: a create the store has received may still start an upload after the client hangs up
-  // (transfer/multipart-upload.ts). Waited for, its upload is aborted below like any other.
-  const created = await request(
-    ({ client, sdk }, send) =>
-      client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send),
-    true,
-  );
-  const uploadId = created.UploadId!;
-  try {
-    const partSize = copyPartSize(size, threshold);
+  /** UploadPartCopy ranges, a few at once; any failure aborts the upload before the error is returned. */
+  async #multipart(source: PinnedSource): Promise<CopyResult> {
+    const { req } = this;
+    const headers = destinationHeaders(req, source.head);
+    const { IfNoneMatch, ...createHeaders } = headers as typeof headers & { IfNoneMatch?: string };
+    // Not cancellable either: a create the store has received may still start an upload after the client hangs up
+    // (transfer/multipart-upload.ts). Waited for, its upload is aborted below like any other.
+    const created = await this.request(
+      ({ client, sdk }, send) =>
+        client.send(new sdk.CreateMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, ...createHeaders }), send),
+      true,
+    );
+    const uploadId = created.UploadId!;
+    try {
+      const parts = await this.#copyParts(source, uploadId);
+      const done = await this.request(({ client, sdk }, send) =>
+        client.send(
+          new sdk.CompleteMultipartUploadCommand({
+            Bucket: req.bucket,
+            Key: req.key,
+            UploadId: uploadId,
+            MultipartUpload: { Parts: parts },
+            ...(IfNoneMatch ? { IfNoneMatch } : {}),
+          }),
+          send,
+        ),
+      );
+      return {
+        etag: done.ETag || null,
+        version_id: done.VersionId ?? null,
+        size: source.size,
+        multipart: true,
+        source_version_id: source.head.version_id,
+      };
+    } catch (err) {
+      // Not cancellable: the clean-up must go out even when the call was cancelled (it still has a deadline).
+      await this.request(
+        ({ client, sdk }, send) =>
+          client.send(
+            new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId }),
+            send,
+          ),
+        true,
+      ).catch(() => {});
+      throw err;
+    }
+  }
+
+  async #copyParts(source: PinnedSource, uploadId: string): Promise<CompletedPart[]> {
+    const { req } = this;
+    const { size, from, pin } = source;
+    const partSize = copyPartSize(size, this.threshold);
     const count = Math.ceil(size / partSize);
     const parts: CompletedPart[] = new Array(count);
     let next = 0;
@@ -148,7 +227,7 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
         const index = next++;
         const start = index * partSize;
         const end = Math.min(size, start + partSize) - 1;
-        const out = await request(({ client, sdk }, send) =>
+        const out = await this.request(({ client, sdk }, send) =>
           client.send(
             new sdk.UploadPartCopyCommand({
               Bucket: req.bucket,
@@ -168,35 +247,6 @@ export async function copyObject(req: CopyRequest, threshold: number, request: C
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARTS_IN_FLIGHT, count) }, worker));
-    const done = await request(({ client, sdk }, send) =>
-      client.send(
-        new sdk.CompleteMultipartUploadCommand({
-          Bucket: req.bucket,
-          Key: req.key,
-          UploadId: uploadId,
-          MultipartUpload: { Parts: parts },
-          ...(IfNoneMatch ? { IfNoneMatch } : {}),
-        }),
-        send,
-      ),
-    );
-    return {
-      etag: done.ETag || null,
-      version_id: done.VersionId ?? null,
-      size,
-      multipart: true,
-      source_version_id: source.version_id,
-    };
-  } catch (err) {
-    // Not cancellable: the clean-up must go out even when the call was cancelled (it still has a deadline).
-    await request(
-      ({ client, sdk }, send) =>
-        client.send(
-          new sdk.AbortMultipartUploadCommand({ Bucket: req.bucket, Key: req.key, UploadId: uploadId }),
-          send,
-        ),
-      true,
-    ).catch(() => {});
-    throw err;
+    return parts;
   }
 }
