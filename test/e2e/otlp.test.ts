@@ -11,6 +11,7 @@
  * test/unit/lazy-loading.test.ts.)
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { GetPromptResultSchema, ListToolsResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { connectHttp, startHttpBinary } from "../helpers/http.ts";
 import { connectBinary } from "../helpers/mcp.ts";
@@ -155,6 +156,32 @@ test("over HTTP: without a traceparent in _meta, the request's traceparent heade
     expect(spans.some((s) => s.parentSpanId === call.spanId && s.name.startsWith("S3.ListObjects"))).toBe(true);
   } finally {
     // SIGTERM: the spans still in the batch go out before the exit.
+    expect(await server.stop()).toBe(0);
+  }
+}, 60_000);
+
+test("over HTTP on 2026-07-28 too: the traceparent header is the parent of the call's span", async () => {
+  const server = await startHttpBinary({ env: { ...s3Env(), ...otel(), STORE_HTTP_TOKENS: `ci:${TOKEN}` } });
+  const ctx = callerContext();
+  try {
+    const client = new ModernClient({ name: "modern-trace", version: "1" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    } as never);
+    await client.connect(
+      new ModernTransport(new URL(server.url), {
+        requestInit: { headers: { authorization: `Bearer ${TOKEN}`, traceparent: ctx.traceparent } },
+      }),
+    );
+    try {
+      const listed = await client.callTool({ name: "list_objects", arguments: { bucket_name: bucket } });
+      expect(listed.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const spans = await trace(ctx.traceId, 2);
+    const call = spans.find((s) => s.name === "tools/call list_objects")!;
+    expect(call.parentSpanId).toBe(ctx.spanId);
+  } finally {
     expect(await server.stop()).toBe(0);
   }
 }, 60_000);
