@@ -57,10 +57,6 @@ export class HeldDirs implements DirHolder {
     for (const [real, held] of this.#held) this.#drop(real, held);
   }
 
-  get size(): number {
-    return this.#held.size;
-  }
-
   #room(): boolean {
     if (this.#held.size < MAX_HELD) return true;
     for (const [real, held] of this.#held) {

@@ -136,3 +136,30 @@ export function saidBytes(name: "sentBytes" | "receivedBytes", value: string | n
   const n = Number(value);
   return value !== undefined && value !== null && Number.isInteger(n) && n >= 0 ? { [name]: n } : {};
 }
+
+/**
+ * One request to a store, timed to its answer's headers (a body streams on) for the recorder, the SDK's and the quick
+ * requests alike; `answerOf` says its status and the length it said, `detail` the rest of its span (asked only then).
+ * Off, the request is just sent: nothing is timed or built.
+ */
+export async function timedStoreRequest<T>(
+  operation: string,
+  send: () => Promise<T>,
+  answerOf: (answer: T) => { status: number; length: string | null | undefined },
+  detail: () => StoreRequestDetail,
+): Promise<T> {
+  const recorder = current;
+  if (!recorder.enabled) return send();
+  const started = performance.now();
+  let answered: { status: number; length: string | null | undefined } = { status: 0, length: undefined };
+  try {
+    const answer = await send();
+    answered = answerOf(answer);
+    return answer;
+  } finally {
+    recorder.storeRequest(operation, answered.status, (performance.now() - started) / 1000, {
+      ...detail(),
+      ...saidBytes("receivedBytes", answered.length),
+    });
+  }
+}

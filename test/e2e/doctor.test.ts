@@ -77,6 +77,19 @@ test("against Ceph RGW: every required check passes, the write test leaves nothi
   expect(plain.stdout.toString()).toContain("All required checks passed.");
 }, 60_000);
 
+test("the provider: Ceph's answer names it, a warning says which STORE_PROVIDER to give, and with it given the check agrees", async () => {
+  const unnamed = await doctor(s3Env(), ["--bucket", bucket]);
+  expect(find(unnamed, "provider")).toMatchObject({ status: "warn" });
+  expect(find(unnamed, "provider")!.fix).toContain("STORE_PROVIDER=ceph");
+  const named = await doctor({ ...s3Env(), STORE_PROVIDER: "ceph" }, ["--bucket", bucket]);
+  expect(find(named, "provider")).toMatchObject({ status: "ok", detail: "ceph (the store's answer agrees)" });
+  const wrong = Bun.spawnSync([requireBinary(), "doctor"], {
+    env: { PATH: process.env.PATH ?? "", ...s3Env(), STORE_PROVIDER: "wasabi" },
+  });
+  expect(wrong.exitCode).not.toBe(0);
+  expect(wrong.stderr.toString() + wrong.stdout.toString()).toContain('STORE_PROVIDER: "wasabi" must be one of');
+}, 60_000);
+
 test("against fauxqs: passes, and reports that it accepts the SDK's default checksums", async () => {
   const env = {
     STORE_ENDPOINT_URL: fauxqs.endpoint,

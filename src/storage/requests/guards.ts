@@ -10,7 +10,7 @@ import { type Readable, Transform } from "node:stream";
 import type { S3Client } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
-import { saidBytes, telemetry } from "../../runtime/telemetry.ts";
+import { type StoreRequestDetail, saidBytes, timedStoreRequest } from "../../runtime/telemetry.ts";
 
 /** The most a listing, error or other non-object answer may be: a full 1,000-key page of 1 KiB keys, escaped, fits. */
 export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
@@ -97,7 +97,16 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
       const identity = smithy?.selectedHttpAuthScheme?.identity;
       if (identity) registerResolvedCredentials(identity);
       const command = (context as { commandName?: string }).commandName ?? "request";
-      const result = await timed(command.replace(/Command$/, ""), () => next(args), args as Exchange);
+      const exchange = args as Exchange & { request?: { headers?: Record<string, string> } };
+      const result = await timedStoreRequest(
+        command.replace(/Command$/, ""),
+        () => next(args),
+        (r) => {
+          const answer = r.response as { statusCode?: number; headers?: Record<string, string> } | undefined;
+          return { status: answer?.statusCode ?? 0, length: answer?.headers?.["content-length"] };
+        },
+        () => spanDetail(exchange),
+      );
       const response = result.response as { statusCode?: number; body?: Body; headers?: Record<string, string> };
       const objectBody = command === "GetObjectCommand" && (response?.statusCode ?? 500) < 300;
       // Object bodies stream to their caller, which bounds and verifies them; everything else is capped.
@@ -115,34 +124,13 @@ export function guardClient(client: S3Client, cap = MAX_RESPONSE_BYTES): void {
   );
 }
 
-/** One attempt's answer (its headers: a body streams on), timed for the store-request figure; status 0: none came. */
-export async function timed<T extends { response?: unknown }>(
-  operation: string,
-  send: () => Promise<T>,
-  exchange?: Exchange & { request?: { headers?: Record<string, string> } },
-): Promise<T> {
-  const started = performance.now();
-  let status = 0;
-  let headers: Record<string, string> | undefined;
-  try {
-    const result = await send();
-    const response = result.response as { statusCode?: number; headers?: Record<string, string> } | undefined;
-    status = response?.statusCode ?? 0;
-    headers = response?.headers;
-    return result;
-  } finally {
-    const sent = exchange?.request?.headers;
-    telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, {
-      ...(exchange?.input?.Bucket ? { bucket: exchange.input.Bucket } : {}),
-      ...saidBytes("sentBytes", sent?.["content-length"]),
-      ...saidBytes("receivedBytes", headers?.["content-length"]),
-      ...attemptOf(sent?.["amz-sdk-request"]),
-    });
-  }
-}
-
-/** The SDK's retry header (`attempt=2; max=3`): which try this is. */
-function attemptOf(header: string | undefined): { attempt?: number } {
-  const attempt = Number(header?.match(/attempt=(\d+)/)?.[1]);
-  return attempt > 0 ? { attempt } : {};
+/** A store request's bucket, body size and attempt (the SDK's retry header, `attempt=2; max=3`), for its span. */
+function spanDetail(exchange: Exchange & { request?: { headers?: Record<string, string> } }): StoreRequestDetail {
+  const sent = exchange.request?.headers;
+  const attempt = Number(sent?.["amz-sdk-request"]?.match(/attempt=(\d+)/)?.[1]);
+  return {
+    ...(exchange.input?.Bucket ? { bucket: exchange.input.Bucket } : {}),
+    ...saidBytes("sentBytes", sent?.["content-length"]),
+    ...(attempt > 0 ? { attempt } : {}),
+  };
 }

@@ -10,7 +10,7 @@
  */
 
 import { registerResolvedCredentials } from "../../runtime/redact.ts";
-import { saidBytes, telemetry } from "../../runtime/telemetry.ts";
+import { saidBytes, timedStoreRequest } from "../../runtime/telemetry.ts";
 import type { S3Handle } from "./client.ts";
 import { customerKeyHeaders } from "./encryption.ts";
 import { escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
@@ -84,29 +84,13 @@ export async function signQuick(
         : {};
   // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
   const operation = operationOf(req);
-  return async (signal) => {
-    const started = performance.now();
-    let status = 0;
-    let received: string | undefined;
-    try {
-      const answer = await storedBytes(url, {
-        method: req.method,
-        headers,
-        ...body,
-        redirect: "manual",
-        signal,
-      } as RequestInit);
-      status = answer.status;
-      received = answer.headers.get("content-length") ?? undefined;
-      return answer;
-    } finally {
-      telemetry().storeRequest(operation, status, (performance.now() - started) / 1000, {
-        bucket: req.bucket,
-        ...saidBytes("sentBytes", headers["content-length"]),
-        ...saidBytes("receivedBytes", received),
-      });
-    }
-  };
+  return (signal) =>
+    timedStoreRequest(
+      operation,
+      () => storedBytes(url, { method: req.method, headers, ...body, redirect: "manual", signal } as RequestInit),
+      (answer) => ({ status: answer.status, length: answer.headers.get("content-length") }),
+      () => ({ bucket: req.bucket, ...saidBytes("sentBytes", headers["content-length"]) }),
+    );
 }
 
 /** The S3 operation a quick request is, for the store-request figure. */
