@@ -78,10 +78,12 @@ class ServerSideCopy {
 
   async run(): Promise<CopyResult> {
     const { req, request } = this;
-    if (req.ifAbsent) await request((s3, send) => refuseIfPresent(s3, req.bucket, req.key, send));
     const source = await this.#pinSource();
+    const oneRequest = source.size <= this.threshold;
+    if (req.ifAbsent)
+      await request((s3, send) => refuseIfPresent(s3, { bucket: req.bucket, key: req.key, oneRequest }, send));
     req.onProgress?.(0, source.size);
-    return source.size <= this.threshold ? this.#whole(source) : this.#multipart(source);
+    return oneRequest ? this.#whole(source) : this.#multipart(source);
   }
 
   /** The source's head (from the listing, or a HEAD), pinned to its ETag and, where the store has one, its version. */

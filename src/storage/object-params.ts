@@ -77,15 +77,18 @@ export const IF_ABSENT_HINT =
 
 /**
  * if_absent sends If-None-Match: * (S3 then refuses atomically), and asks
- * first: some stores ignore the header on some operations (Ceph RGW 16 on
- * CopyObject), and must not replace an object because of it.
+ * first where that is not enough: a store that may ignore the header
+ * (quirks.conditionalWrites false: Ceph RGW 16 on CopyObject) must not
+ * replace an object because of it, and a write of many requests (a
+ * multipart copy) is refused before it moves bytes.
  */
 export async function refuseIfPresent(
-  { client, sdk }: S3Handle,
-  bucket: string,
-  key: string,
+  { client, sdk, quirks }: S3Handle,
+  target: { bucket: string; key: string; oneRequest: boolean },
   send?: SendOptions,
 ): Promise<void> {
+  if (target.oneRequest && quirks.conditionalWrites) return;
+  const { bucket, key } = target;
   const present = await client.send(new sdk.HeadObjectCommand({ Bucket: bucket, Key: key }), send).then(
     () => true,
     (err: { $metadata?: { httpStatusCode?: number } }) => {

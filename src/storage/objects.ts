@@ -81,7 +81,7 @@ export function createObjectStore(
         },
         signal,
         async (s3, send) => {
-          if (req.ifAbsent) await refuseIfPresent(s3, req.bucket, req.key, send);
+          if (req.ifAbsent) await refuseIfPresent(s3, { bucket: req.bucket, key: req.key, oneRequest: true }, send);
           const md5 = createHash("md5").update(req.body).digest();
           const out = await fetchClientFor(s3, req.key).send(
             new s3.sdk.PutObjectCommand({

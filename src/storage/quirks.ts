@@ -4,6 +4,15 @@
  * one field a difference, each read at the one place it matters. "other" is
  * a store nothing is assumed of: every tolerance on, as for the strictest
  * known store. Adding a provider is a row here (and its name there).
+ *
+ * A difference is a field when tolerating it costs something (a request, a
+ * refusal's wording). Three cost nothing, so every store gets them and they
+ * stay where they are read, each naming the stores that differ:
+ * - a delimited listing resumed after a key may or may not name that key's
+ *   folder (bulk/listing.ts lists it first and skips it if named again);
+ * - ListBuckets may ignore MaxBuckets and its token (bucket-listing.ts cuts
+ *   the page itself);
+ * - an error's message may be just "UnknownError" (errors.ts leaves it out).
  */
 import type { StoreProvider } from "../config/store-provider.ts";
 
@@ -18,6 +27,8 @@ export interface StoreQuirks {
   copiesEncryptedObjects: boolean;
   /** Creating a bucket one already owns answers 200 (S3 in us-east-1, Ceph RGW), so a HEAD asks first whether it is new. */
   createOwnedBucketSucceeds: boolean;
+  /** If-None-Match: * is honoured on PutObject and CopyObject (S3 since 2024-25), so if_absent's one-request write needs no HEAD first; else a HEAD asks (Ceph RGW 16 ignores it on CopyObject). */
+  conditionalWrites: boolean;
 }
 
 const TOLERANT: StoreQuirks = {
@@ -26,6 +37,7 @@ const TOLERANT: StoreQuirks = {
   removesRetention: false,
   copiesEncryptedObjects: false,
   createOwnedBucketSucceeds: true,
+  conditionalWrites: false,
 };
 
 export const QUIRKS: Record<StoreProvider, StoreQuirks> = {
@@ -35,6 +47,7 @@ export const QUIRKS: Record<StoreProvider, StoreQuirks> = {
     removesRetention: true,
     copiesEncryptedObjects: true,
     createOwnedBucketSucceeds: true,
+    conditionalWrites: true,
   },
   ceph: TOLERANT,
   // What is known of these is written; the rest stays tolerant until a store of theirs is tested.

@@ -1,6 +1,7 @@
 /** Store differences as data: a row a provider, the provider from the endpoint or the operator, each tolerance gated by its field. */
 import { describe, expect, test } from "bun:test";
 import { PROVIDERS, providerOfEndpoint, readProvider } from "../../../src/config/store-provider.ts";
+import { refuseIfPresent } from "../../../src/storage/object-params.ts";
 import { deleteMarkerBehind } from "../../../src/storage/objects.ts";
 import { providerOfAnswer, QUIRKS, quirksOf } from "../../../src/storage/quirks.ts";
 
@@ -63,5 +64,32 @@ describe("the quirks table", () => {
     };
     expect(await deleteMarkerBehind(said, addr, handle("ceph"), SEND)).toBe("v9");
     expect(sent).toHaveLength(1);
+  });
+
+  test("if_absent asks with a HEAD first unless the store honours If-None-Match on the one request that writes", async () => {
+    const sent: string[] = [];
+    const handle = (provider: "aws" | "ceph", present: boolean) => ({
+      client: {
+        send: async (command: { constructor: { name: string } }) => {
+          sent.push(`${provider}:${command.constructor.name}`);
+          if (!present) throw { $metadata: { httpStatusCode: 404 } };
+          return {};
+        },
+      } as never,
+      sdk: { HeadObjectCommand: class HeadObjectCommand {} } as never,
+      quirks: quirksOf(provider),
+    });
+    const one = { bucket: "b", key: "k", oneRequest: true };
+    await refuseIfPresent(handle("aws", true), one, SEND);
+    expect(sent).toEqual([]);
+    // A multipart write is refused before it moves bytes, whoever the store is.
+    await expect(refuseIfPresent(handle("aws", true), { ...one, oneRequest: false }, SEND)).rejects.toMatchObject({
+      name: "PreconditionFailed",
+    });
+    await expect(refuseIfPresent(handle("ceph", true), one, SEND)).rejects.toMatchObject({
+      name: "PreconditionFailed",
+    });
+    await refuseIfPresent(handle("ceph", false), one, SEND);
+    expect(sent).toEqual(["aws:HeadObjectCommand", "ceph:HeadObjectCommand", "ceph:HeadObjectCommand"]);
   });
 });
