@@ -170,15 +170,10 @@ export async function quickPut(
   const bound = bounded(signal, timeoutMs);
   try {
     if ((await s3.fetchClient.config.requestChecksumCalculation()) !== "WHEN_REQUIRED") return undefined;
+    const headers = putHeaders(put, put.md5, put.encryption ?? s3.encryption);
     const answer = await sendQuick(
       s3,
-      {
-        method: "PUT",
-        bucket: put.bucket,
-        key: put.key,
-        headers: putHeaders(put, put.md5, put.encryption ?? s3.encryption),
-        body: put.body,
-      },
+      { method: "PUT", bucket: put.bucket, key: put.key, headers, body: put.body },
       bound.signal,
     );
     if (!answer) return undefined;

@@ -18,6 +18,7 @@ import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept
 import { stalledListing } from "../errors.ts";
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest } from "../transfer-types.ts";
+import type { UploadKeeper } from "./upload-keeper.ts";
 
 export interface UploadResume {
   kept: KeptTransfers;
@@ -53,75 +54,112 @@ export function resumable(req: UploadRequest, resume: UploadResume | undefined):
   return resume?.kept.enabled === true && req.source !== undefined && req.streamed !== "whole";
 }
 
-/** The record of an upload just created. */
-export function keptRecord(req: UploadRequest, resume: UploadResume, uploadId: string, partSize: number): KeptUpload {
+/** Whether the kept upload for this destination is one of these bytes, in these parts, with these settings. */
+function continues(record: KeptUpload, made: KeptUpload): boolean {
+  return (
+    record.source.id === made.source.id &&
+    record.source.size === made.source.size &&
+    record.source.version === made.source.version &&
+    record.part_size === made.part_size &&
+    record.params === made.params
+  );
+}
+
+/** The record this upload would keep (its upload id still to come): what a kept one must match to be continued. */
+function recordOf(req: UploadRequest, resume: UploadResume, partSize: number): KeptUpload {
   return {
     store: resume.store,
     bucket: req.bucket,
     key: req.key,
-    upload_id: uploadId,
+    upload_id: "",
     source: { id: req.source!.id, size: req.size, version: req.source!.version },
     part_size: partSize,
     params: objectSettings(req),
-    created_at: Date.now(),
+    created_at: 0,
   };
-}
-
-/** Whether the kept upload for this destination is one of these bytes, in these parts, with these settings. */
-export function continues(record: KeptUpload, req: UploadRequest, partSize: number): boolean {
-  return (
-    record.source.id === req.source?.id &&
-    record.source.size === req.size &&
-    record.source.version === req.source.version &&
-    record.part_size === partSize &&
-    record.params === objectSettings(req)
-  );
 }
 
 /** Whether the next upload of `req` would continue a kept one (a copy between stores then reads only the parts the store lacks). */
 export function hasKeptUpload(req: UploadRequest, resume: UploadResume | undefined, partSize: number): boolean {
   if (!resumable(req, resume)) return false;
   const record = resume.kept.upload({ store: resume.store, bucket: req.bucket, key: req.key });
-  return record !== undefined && continues(record, req, partSize) && Date.now() - record.created_at <= KEEP_MS;
+  return (
+    record !== undefined &&
+    continues(record, recordOf(req, resume, partSize)) &&
+    Date.now() - record.created_at <= KEEP_MS
+  );
 }
 
-/**
- * The kept upload this call continues, with the parts the store lists for it;
- * undefined when there is none to continue (a kept one for another file or
- * other settings is aborted first). Expired uploads of this store are aborted
- * on the way.
- */
-export async function findKeptUpload(
+/** The keeper of an upload that can be resumed (a known source, a state directory), or undefined. */
+export function keeperFor(
   s3: S3Handle,
   req: UploadRequest,
-  resume: UploadResume,
+  resume: UploadResume | undefined,
   partSize: number,
-  signal: AbortSignal,
-): Promise<ResumedUpload | undefined> {
-  await abortExpired(s3, req, resume);
-  const to = { store: resume.store, bucket: req.bucket, key: req.key };
-  const record = resume.kept.upload(to);
-  if (!record) return undefined;
-  if (!continues(record, req, partSize)) {
-    await abortQuietly(s3, record);
-    resume.kept.dropUpload(to, record.upload_id);
+): UploadKeeper | undefined {
+  return resumable(req, resume)
+    ? new KeptUploadRecord(s3, resume.kept, recordOf(req, resume, partSize), req.mayAbort)
+    : undefined;
+}
+
+/** An upload's record in the state directory (runtime/kept-transfers.ts), made once from the request and kept by this. */
+class KeptUploadRecord implements UploadKeeper {
+  constructor(
+    readonly s3: S3Handle,
+    readonly kept: KeptTransfers,
+    /** This upload's record, its upload id set when one is recorded. */
+    readonly made: KeptUpload,
+    readonly mayAbort: UploadRequest["mayAbort"],
+  ) {}
+
+  /**
+   * The kept upload this call continues, with the parts the store lists for
+   * it; undefined when there is none to continue (a kept one for another file
+   * or other settings is aborted first). Expired uploads of this store are
+   * aborted on the way.
+   */
+  async find(signal: AbortSignal): Promise<ResumedUpload | undefined> {
+    await this.#abortExpired();
+    const record = this.kept.upload(this.made);
+    if (!record) return undefined;
+    if (continues(record, this.made)) {
+      try {
+        return { uploadId: record.upload_id, parts: await listStoredParts(this.s3, record, signal) };
+      } catch (err) {
+        // Aborted or expired at the store (NoSuchUpload), or not listable: start over.
+        if (signal.aborted) throw err;
+      }
+    }
+    await abortQuietly(this.s3, record);
+    this.kept.dropUpload(record, record.upload_id);
     return undefined;
   }
-  try {
-    return { uploadId: record.upload_id, parts: await listStoredParts(s3, req, record.upload_id, signal) };
-  } catch (err) {
-    // Aborted or expired at the store (NoSuchUpload), or not listable: start over.
-    if (signal.aborted) throw err;
-    await abortQuietly(s3, record);
-    resume.kept.dropUpload(to, record.upload_id);
-    return undefined;
+
+  record(uploadId: string): boolean {
+    return this.kept.keepUpload({ ...this.made, upload_id: uploadId, created_at: Date.now() });
+  }
+
+  drop(uploadId: string): void {
+    this.kept.dropUpload(this.made, uploadId);
+  }
+
+  /**
+   * Aborts the uploads kept longer than 24 h that this call may itself write to (the same store and bucket, and a key
+   * its caller's guard allows: req.mayAbort) and forgets them; others wait for a call that may.
+   */
+  async #abortExpired(): Promise<void> {
+    for (const record of this.kept.expired().uploads) {
+      if (record.store !== this.made.store || record.bucket !== this.made.bucket) continue;
+      if (this.mayAbort && !this.mayAbort(record.bucket, record.key)) continue;
+      await abortQuietly(this.s3, record);
+      this.kept.dropUpload(record, record.upload_id);
+    }
   }
 }
 
 async function listStoredParts(
   s3: S3Handle,
-  req: UploadRequest,
-  uploadId: string,
+  { bucket, key, upload_id: uploadId }: KeptUpload,
   signal: AbortSignal,
 ): Promise<Map<number, StoredPart>> {
   const { client, sdk } = s3;
@@ -130,8 +168,8 @@ async function listStoredParts(
   do {
     const page = await client.send(
       new sdk.ListPartsCommand({
-        Bucket: req.bucket,
-        Key: req.key,
+        Bucket: bucket,
+        Key: key,
         UploadId: uploadId,
         ...(marker ? { PartNumberMarker: marker } : {}),
       }),
@@ -142,24 +180,11 @@ async function listStoredParts(
         parts.set(p.PartNumber, { etag: p.ETag, size: p.Size, ...(p.ChecksumCRC32 ? { crc32: p.ChecksumCRC32 } : {}) });
     }
     const next = page.IsTruncated ? page.NextPartNumberMarker : undefined;
-    // The caller (findKeptUpload) starts over on any error here, this one included.
-    if (next !== undefined && next === marker) throw stalledListing(s3Uri(req.bucket, req.key));
+    // The caller (find) starts over on any error here, this one included.
+    if (next !== undefined && next === marker) throw stalledListing(s3Uri(bucket, key));
     marker = next;
   } while (marker);
   return parts;
-}
-
-/**
- * Aborts the uploads kept longer than 24 h that this call may itself write to (the same store and bucket, and a key
- * its caller's guard allows: req.mayAbort) and forgets them; others wait for a call that may.
- */
-async function abortExpired(s3: S3Handle, req: UploadRequest, resume: UploadResume): Promise<void> {
-  for (const record of resume.kept.expired().uploads) {
-    if (record.store !== resume.store || record.bucket !== req.bucket) continue;
-    if (req.mayAbort && !req.mayAbort(record.bucket, record.key)) continue;
-    await abortQuietly(s3, record);
-    resume.kept.dropUpload(record, record.upload_id);
-  }
 }
 
 /** Best effort, without the call's signal: the clean-up must go out even when the call was cancelled. */

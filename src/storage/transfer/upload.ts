@@ -3,14 +3,13 @@ import type { UploadRequest, UploadResult } from "../types.ts";
 import { MultipartUpload } from "./multipart-upload.ts";
 import { partSizeFor } from "./part-sizes.ts";
 import { putSingle } from "./single-put.ts";
-import { keeperFor } from "./upload-keeper.ts";
-import type { UploadResume } from "./upload-resume.ts";
+import { keeperFor, type UploadResume } from "./upload-resume.ts";
 
 /**
  * Uploads a local file (or another store's object): one PutObject when it
  * fits in one part, else a multipart upload in phases (multipart-upload.ts),
  * its resume record kept by a keeper when the upload can be resumed
- * (upload-keeper.ts).
+ * (upload-resume.ts).
  */
 export async function uploadObject(
   s3: S3Handle,

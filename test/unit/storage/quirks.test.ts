@@ -68,17 +68,18 @@ describe("the quirks table", () => {
 
   test("if_absent asks with a HEAD first unless the store honours If-None-Match on the one request that writes", async () => {
     const sent: string[] = [];
-    const handle = (provider: "aws" | "ceph", present: boolean) => ({
-      client: {
-        send: async (command: { constructor: { name: string } }) => {
-          sent.push(`${provider}:${command.constructor.name}`);
-          if (!present) throw { $metadata: { httpStatusCode: 404 } };
-          return {};
+    const handle = (provider: "aws" | "ceph", present: boolean) =>
+      ({
+        client: {
+          send: async (command: { constructor: { name: string } }) => {
+            sent.push(`${provider}:${command.constructor.name}`);
+            if (!present) throw { $metadata: { httpStatusCode: 404 } };
+            return {};
+          },
         },
-      } as never,
-      sdk: { HeadObjectCommand: class HeadObjectCommand {} } as never,
-      quirks: quirksOf(provider),
-    });
+        sdk: { HeadObjectCommand: class HeadObjectCommand {} },
+        quirks: quirksOf(provider),
+      }) as never;
     const one = { bucket: "b", key: "k", oneRequest: true };
     await refuseIfPresent(handle("aws", true), one, SEND);
     expect(sent).toEqual([]);
