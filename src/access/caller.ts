@@ -1,5 +1,5 @@
 /** The caller as authentication hands it to the rest (auth/ makes it; access/ and the transports use it). */
-import type { Scope } from "../config/http-config.ts";
+import type { Scope } from "../config/oauth-config.ts";
 
 /** Who is calling, as far as authorization goes: never the token itself. */
 export interface Caller {

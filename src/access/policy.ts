@@ -10,7 +10,7 @@
  * arguments) whether this call writes.
  */
 
-import type { Scope } from "../config/http-config.ts";
+import type { Scope } from "../config/oauth-config.ts";
 import { ActionableError } from "../runtime/errors.ts";
 import type { ToolDefinition, ToolFacts, ToolGroup } from "../tool-kit/types.ts";
 

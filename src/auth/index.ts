@@ -5,7 +5,8 @@
  * server), every caller is anonymous with every permission the server's own
  * configuration allows.
  */
-import { type HttpConfig, SCOPES } from "../config/http-config.ts";
+import type { HttpConfig } from "../config/http-config.ts";
+import { SCOPES } from "../config/oauth-config.ts";
 import { callerId } from "./caller-id.ts";
 import { jwtVerifier } from "./jwt.ts";
 import { staticTokenMatcher } from "./static-tokens.ts";

@@ -24,7 +24,7 @@ import {
   errors as joseErrors,
   jwtVerify,
 } from "jose";
-import { type OAuthConfig, SCOPES, type Scope } from "../config/http-config.ts";
+import { type OAuthConfig, SCOPES, type Scope } from "../config/oauth-config.ts";
 import { callerId } from "./caller-id.ts";
 import type { AuthResult } from "./types.ts";
 

@@ -1,4 +1,4 @@
-/** An endpoint URL as given by the user, checked: http(s), no credentials, no query; echoed without userinfo. */
+/** URLs as given by the user, checked: an endpoint (http(s), no credentials, no query) or any http(s) URL; echoed without userinfo. */
 import { maskUrlValue } from "../runtime/redact.ts";
 
 export function checkEndpoint(raw: string, errors: string[]): string | undefined {
@@ -26,4 +26,17 @@ export function checkEndpoint(raw: string, errors: string[]): string | undefined
     errors.push(`endpoint URL: "${url.origin}${url.pathname}" must not have a query string or fragment.`);
   }
   return url.toString().replace(/\/$/, "");
+}
+
+/** Any http(s) URL (`what` names the setting in the error), normalised. */
+export function checkUrl(raw: string, what: string, errors: string[]): string | undefined {
+  try {
+    const url = new URL(raw);
+    if (url.protocol === "http:" || url.protocol === "https:") return url.toString();
+  } catch {
+    // reported below
+  }
+  // Echoed without userinfo, parsed or not (user:secret@ is a credential).
+  errors.push(`${what}: "${maskUrlValue(raw)}" is not an http(s) URL.`);
+  return undefined;
 }

@@ -5,53 +5,17 @@
  * tokens) come only from the environment, never from argv.
  */
 
-import { maskUrlValue } from "../runtime/redact.ts";
-import { type Env, envValue, readBoolean, readPositiveInt, splitList } from "./env-values.ts";
+import { checkUrl } from "./endpoint-url.ts";
+import { type Env, envValue, readPositiveInt, splitList } from "./env-values.ts";
+import { type OAuthCliOptions, type OAuthConfig, resolveOAuth } from "./oauth-config.ts";
 
 export type Transport = "stdio" | "http";
-
-/** What a caller may do: s3:read, s3:write, s3:delete by default (names configurable). */
-export type Scope = "read" | "write" | "delete";
-export const SCOPES: readonly Scope[] = ["read", "write", "delete"];
 
 export interface StaticToken {
   /** Shown in access logs instead of the token. */
   label: string;
   token: string;
 }
-
-export interface OAuthConfig {
-  issuer: string;
-  /** The `aud` an access token must carry: this server's resource URL unless set (RFC 8707). */
-  audience: string;
-  /** Where the issuer's signing keys are; discovered from its metadata when unset. */
-  jwksUrl: string | undefined;
-  /** The scope names (in tokens and in the protected resource metadata) for each permission. */
-  scopeNames: Record<Scope, string>;
-  /** Accept JWTs without `exp` (they would never expire): only by an explicit STORE_OAUTH_ALLOW_NO_EXPIRY=true. */
-  allowTokensWithoutExpiry: boolean;
-  /** The signing algorithms a token may name (`alg`): asymmetric ones only (STORE_OAUTH_ALGORITHMS narrows them). */
-  algorithms: string[];
-}
-
-/**
- * Issuers sign access tokens with a private key and publish the public one.
- * A symmetric `alg` (HS256…) or `none` is never right for a resource server
- * that only holds public keys, so those are not even offered as a setting.
- */
-export const ASYMMETRIC_ALGORITHMS = [
-  "RS256",
-  "RS384",
-  "RS512",
-  "PS256",
-  "PS384",
-  "PS512",
-  "ES256",
-  "ES384",
-  "ES512",
-  "EdDSA",
-  "Ed25519",
-] as const;
 
 export interface HttpConfig {
   host: string;
@@ -78,20 +42,16 @@ export interface HttpConfig {
   confirmationKey?: string;
 }
 
-export interface HttpCliOptions {
+export interface HttpCliOptions extends OAuthCliOptions {
   transport?: string;
   listen?: string;
   resourceUrl?: string;
-  oauthIssuer?: string;
-  oauthAudience?: string;
-  oauthJwksUrl?: string;
   allowedHosts?: string[];
   allowedOrigins?: string[];
   stateUrl?: string;
 }
 
 export const DEFAULT_LISTEN = "127.0.0.1:8787";
-const DEFAULT_SCOPE_NAMES: Record<Scope, string> = { read: "s3:read", write: "s3:write", delete: "s3:delete" };
 
 const value = (env: Env, name: string) => envValue(env, name)?.trim();
 const list = (v: string | undefined) => splitList(v, ",");
@@ -134,18 +94,6 @@ export function parseListen(
   return { host: m[1] ?? (m[2] || "0.0.0.0"), port };
 }
 
-function checkUrl(raw: string, what: string, errors: string[]): string | undefined {
-  try {
-    const url = new URL(raw);
-    if (url.protocol === "http:" || url.protocol === "https:") return url.toString();
-  } catch {
-    // reported below
-  }
-  // Echoed without userinfo, parsed or not (user:secret@ is a credential).
-  errors.push(`${what}: "${maskUrlValue(raw)}" is not an http(s) URL.`);
-  return undefined;
-}
-
 /** STORE_HTTP_TOKENS: comma-separated `label:token` (or bare tokens, labelled token-1, token-2, …). */
 function parseTokens(raw: string | undefined, errors: string[]): StaticToken[] {
   return list(raw).map((entry, i) => {
@@ -169,45 +117,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     `http://${isLoopback(host) || host === "0.0.0.0" || host === "::" ? "localhost" : shownHost}:${port}/mcp`;
   const tokens = parseTokens(value(env, "STORE_HTTP_TOKENS"), errors);
 
-  const issuerRaw = cli.oauthIssuer ?? value(env, "STORE_OAUTH_ISSUER");
-  let oauth: OAuthConfig | undefined;
-  if (issuerRaw) {
-    const issuer = checkUrl(issuerRaw, "OAuth issuer (--oauth-issuer / STORE_OAUTH_ISSUER)", errors);
-    const jwksRaw = cli.oauthJwksUrl ?? value(env, "STORE_OAUTH_JWKS_URL");
-    const jwksUrl = jwksRaw
-      ? checkUrl(jwksRaw, "JWKS URL (--oauth-jwks-url / STORE_OAUTH_JWKS_URL)", errors)
-      : undefined;
-    const scopeNames = { ...DEFAULT_SCOPE_NAMES };
-    for (const scope of SCOPES)
-      scopeNames[scope] = value(env, `STORE_OAUTH_SCOPE_${scope.toUpperCase()}`) ?? scopeNames[scope];
-    // The issuer is used as written (jose compares `iss` exactly); only the URL check normalises.
-    const allowTokensWithoutExpiry = readBoolean(env, "STORE_OAUTH_ALLOW_NO_EXPIRY", false, errors);
-    const algorithms = list(value(env, "STORE_OAUTH_ALGORITHMS"));
-    for (const alg of algorithms.filter((a) => !(ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a))) {
-      errors.push(
-        `STORE_OAUTH_ALGORITHMS: "${alg}" is not an asymmetric signing algorithm this server accepts (${ASYMMETRIC_ALGORITHMS.join(", ")}).`,
-      );
-    }
-    oauth = issuer
-      ? {
-          issuer: issuerRaw,
-          audience: cli.oauthAudience ?? value(env, "STORE_OAUTH_AUDIENCE") ?? resourceUrl,
-          jwksUrl,
-          scopeNames,
-          allowTokensWithoutExpiry,
-          algorithms: algorithms.length ? algorithms : [...ASYMMETRIC_ALGORITHMS],
-        }
-      : undefined;
-  } else if (
-    cli.oauthAudience ||
-    cli.oauthJwksUrl ||
-    value(env, "STORE_OAUTH_AUDIENCE") ||
-    value(env, "STORE_OAUTH_JWKS_URL")
-  ) {
-    errors.push(
-      "OAuth: an audience or JWKS URL was given without an issuer; set --oauth-issuer / STORE_OAUTH_ISSUER too.",
-    );
-  }
+  const oauth = resolveOAuth(cli, env, resourceUrl, errors);
 
   if (!isLoopback(host) && tokens.length === 0 && !oauth) {
     errors.push(
@@ -215,31 +125,11 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     );
   }
 
-  // DNS-rebinding protection: the listen address, localhost names and the public URL's host.
-  const publicHost = new URL(resourceUrl).host;
-  const configuredHosts = cli.allowedHosts?.length ? cli.allowedHosts : list(value(env, "STORE_ALLOWED_HOSTS"));
-  const allowedHosts = [
-    ...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase())),
-  ];
-  const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map(
-    (o) => o.replace(/\/$/, "").toLowerCase(),
-  );
-  const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [
-    `http://${h}`,
-    `https://${h}`,
-  ]);
+  const { allowedHosts, allowedOrigins, corsOrigins } = browserChecks(cli, env, { shownHost, port, resourceUrl });
   const shutdownGraceMs = readPositiveInt(env, "STORE_SHUTDOWN_GRACE_MS", 25_000, errors);
   const shutdownUnreadyMs = readLimit(env, "STORE_SHUTDOWN_UNREADY_MS", 0, errors);
 
-  // An assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person.
-  const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
-  const limits = {
-    perSecond,
-    burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors),
-    inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors),
-    // Half of one query slot's hour: a caller cannot hold a slot most of the time, however often they renew it.
-    querySeconds: readLimit(env, "STORE_CALLER_QUERY_SECONDS", 1800, errors),
-  };
+  const limits = callerLimits(env, errors);
   const stateUrl = readStateUrl(cli.stateUrl ?? value(env, "STORE_STATE_URL"), errors);
   const confirmationKey = value(env, "STORE_CONFIRMATION_KEY") || undefined;
   if (confirmationKey !== undefined && confirmationKey.length < 32)
@@ -253,7 +143,7 @@ export function resolveHttpConfig(cli: HttpCliOptions, env: Env, errors: string[
     tokens,
     oauth,
     allowedHosts,
-    allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])],
+    allowedOrigins,
     corsOrigins,
     shutdownGraceMs,
     shutdownUnreadyMs,
@@ -294,4 +184,42 @@ function readLimit(env: Env, name: string, fallback: number, errors: string[]): 
     return fallback;
   }
   return Number(given);
+}
+
+/**
+ * DNS-rebinding protection: the Host headers accepted (the listen address,
+ * the public URL's host, the operator's), and the Origins (this server's
+ * own, on localhost names too, and the operator's CORS origins).
+ */
+function browserChecks(
+  cli: HttpCliOptions,
+  env: Env,
+  at: { shownHost: string; port: number; resourceUrl: string },
+): { allowedHosts: string[]; allowedOrigins: string[]; corsOrigins: string[] } {
+  const { shownHost, port } = at;
+  const publicHost = new URL(at.resourceUrl).host;
+  const configuredHosts = cli.allowedHosts?.length ? cli.allowedHosts : list(value(env, "STORE_ALLOWED_HOSTS"));
+  const allowedHosts = [
+    ...new Set([`${shownHost}:${port}`, publicHost, ...configuredHosts].map((h) => h.toLowerCase())),
+  ];
+  const corsOrigins = (cli.allowedOrigins?.length ? cli.allowedOrigins : list(value(env, "STORE_ALLOWED_ORIGINS"))).map(
+    (o) => o.replace(/\/$/, "").toLowerCase(),
+  );
+  const ownOrigins = [...allowedHosts, `localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`].flatMap((h) => [
+    `http://${h}`,
+    `https://${h}`,
+  ]);
+  return { allowedHosts, allowedOrigins: [...new Set([...ownOrigins, ...corsOrigins])], corsOrigins };
+}
+
+/** Per caller: an assistant makes a few calls a second (bulk work is one call); these leave room for bursts and parallel agents of one person. */
+function callerLimits(env: Env, errors: string[]): HttpConfig["limits"] {
+  const perSecond = readLimit(env, "STORE_CALLER_RATE", 50, errors);
+  return {
+    perSecond,
+    burst: readLimit(env, "STORE_CALLER_BURST", perSecond * 2, errors),
+    inFlight: readLimit(env, "STORE_CALLER_IN_FLIGHT", 32, errors),
+    // Half of one query slot's hour: a caller cannot hold a slot most of the time, however often they renew it.
+    querySeconds: readLimit(env, "STORE_CALLER_QUERY_SECONDS", 1800, errors),
+  };
 }

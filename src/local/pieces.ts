@@ -12,7 +12,7 @@
  * Nothing is held for reordering: memory is the pieces in flight whatever
  * the object's size.
  */
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
 import type { FileHandle } from "node:fs/promises";
 import type { DownloadResume } from "../runtime/kept-transfers.ts";
 import { type FileHasher, startFileHasher } from "./hash-thread.ts";
@@ -89,119 +89,147 @@ async function writeAndHash(
   ranges: WrittenRanges | undefined,
   here: { sha256: boolean; handOver: boolean },
 ): Promise<{ bytes: number; sha256?: string; handedOver: boolean }> {
-  // In order on this thread: what no thread hashes.
-  let check = source.check;
-  const hash = here.sha256 ? createHash("sha256") : undefined;
-  let feeds = hash !== undefined || check !== undefined;
-  const inOrder = (bytes: Uint8Array) => {
-    hash?.update(bytes);
-    check?.update(bytes);
-  };
-  let handedOver = false;
-  // The file's written prefix, for the hashing thread: every piece once written, start → end.
-  const landed = new Map<number, number>();
-  let landedTo = 0;
-  let hashedTo = 0;
-  // Written pieces past the hashed prefix: start → end.
-  const written = new Map<number, number>();
-  const writes = new Set<Promise<void>>();
-  let readBuffer: Buffer | undefined;
-  let catchingUp: Promise<void> | undefined;
-  let stopped = false;
+  return new PieceWriting(out, source, hashing, signal, ranges, here).run();
+}
 
-  // Reads back, in order, the written pieces that now continue the hashed prefix.
-  const catchUp = async () => {
-    for (let end = written.get(hashedTo); end !== undefined; end = written.get(hashedTo)) {
-      written.delete(hashedTo);
-      readBuffer ??= Buffer.allocUnsafe(READ_BACK_BYTES);
-      for (let at = hashedTo; at < end; ) {
-        const { bytesRead } = await out.read(readBuffer, 0, Math.min(readBuffer.length, end - at), at);
-        if (bytesRead === 0) throw new Error(`the file ended at ${at} while reading back a piece up to ${end}`);
-        inOrder(readBuffer.subarray(0, bytesRead));
-        at += bytesRead;
-      }
-      hashedTo = end;
+/** One file's writing: each piece written where it belongs, and hashed in order on this thread (what no thread hashes) as the prefix grows. */
+class PieceWriting {
+  #check: PieceCheck | undefined;
+  readonly #hash: Hash | undefined;
+  /** Whether this thread hashes anything in order (false once the object's check is handed over and no sha256 is wanted here). */
+  #feeds: boolean;
+  #handedOver = false;
+  /** The file's written prefix, for the hashing thread: every piece once written, start → end. */
+  readonly #landed = new Map<number, number>();
+  #landedTo = 0;
+  #hashedTo = 0;
+  /** Written pieces past the hashed prefix: start → end. */
+  readonly #written = new Map<number, number>();
+  readonly #writes = new Set<Promise<void>>();
+  #readBuffer: Buffer | undefined;
+  #catchingUp: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(
+    readonly out: FileHandle,
+    readonly source: PieceSource,
+    readonly hashing: Hashing,
+    readonly signal: AbortSignal | undefined,
+    readonly ranges: WrittenRanges | undefined,
+    readonly here: { sha256: boolean; handOver: boolean },
+  ) {
+    this.#check = source.check;
+    this.#hash = here.sha256 ? createHash("sha256") : undefined;
+    this.#feeds = this.#hash !== undefined || this.#check !== undefined;
+  }
+
+  async run(): Promise<{ bytes: number; sha256?: string; handedOver: boolean }> {
+    // What a resumed file already has counts as written (and is read back for the hashes like any piece past the prefix).
+    for (const [start, end] of this.ranges?.have ?? []) this.#inFile(start, end, true);
+    try {
+      await this.source.fill(this.write, this.ranges?.have);
+    } finally {
+      this.#stopped = true;
+      await Promise.allSettled([...this.#writes]);
+      await this.#catchingUp?.catch(() => {});
     }
-  };
-  const startCatchUp = () => {
-    if (catchingUp || !written.has(hashedTo)) return;
-    catchingUp = catchUp().finally(() => {
-      catchingUp = undefined;
-    });
-    catchingUp.catch(() => {}); // awaited at the end
-  };
+    this.signal?.throwIfAborted();
+    await this.#catchUp();
+    const contiguous = this.#feeds ? Math.min(this.#landedTo, this.#hashedTo) : this.#landedTo;
+    const size = this.source.size;
+    if (
+      this.#written.size > 0 ||
+      this.#landed.size > 0 ||
+      (size !== undefined && contiguous !== size) ||
+      (this.#feeds && this.#hashedTo !== this.#landedTo)
+    ) {
+      throw new Error(`the download left a gap: ${contiguous} of ${size ?? "?"} bytes are contiguous`);
+    }
+    this.#check?.finish();
+    return { bytes: contiguous, sha256: this.#hash?.digest("hex"), handedOver: this.#handedOver };
+  }
 
-  const write: PieceWriter = async (offset, chunks) => {
-    if (stopped) throw new Error("the download was stopped");
-    signal?.throwIfAborted();
+  readonly write: PieceWriter = async (offset, chunks) => {
+    if (this.#stopped) throw new Error("the download was stopped");
+    this.signal?.throwIfAborted();
     let length = 0;
     for (const chunk of chunks) length += chunk.length;
-    if (source.size !== undefined && offset + length > source.size)
-      throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${source.size}`);
+    const size = this.source.size;
+    if (size !== undefined && offset + length > size)
+      throw new Error(`a piece at ${offset} of ${length} bytes runs past the object's ${size}`);
     // The prefix's next piece: hashed now, from memory.
-    const next = feeds && offset === hashedTo && !catchingUp;
+    const next = this.#feeds && offset === this.#hashedTo && !this.#catchingUp;
     // The first piece out of order (several ranges at once): this thread would read the rest back to feed the check,
     // at the cost of receiving, so the hashing thread computes it from the first byte; in order (one stream), it is
     // fed here from memory, and no thread is started for it.
-    if (feeds && !next && here.handOver && !hash) {
-      const algorithms = check!.algorithms!;
-      if (hashing.thread) hashing.thread.add(algorithms);
-      else hashing.thread = startFileHasher(out.fd, algorithms);
-      hashing.thread.upTo(landedTo);
-      check = undefined;
-      feeds = false;
-      handedOver = true;
-      written.clear(); // nothing is read back here any more; a read-back under way feeds nothing
-    }
+    if (this.#feeds && !next && this.here.handOver && !this.#hash) this.#handOver();
     if (next) {
-      for (const chunk of chunks) inOrder(chunk);
-      hashedTo += length;
+      for (const chunk of chunks) this.#inOrder(chunk);
+      this.#hashedTo += length;
     }
-    const pending = writeAt(out, chunks, offset, length);
-    writes.add(pending);
+    const pending = writeAt(this.out, chunks, offset, length);
+    this.#writes.add(pending);
     try {
       await pending;
     } finally {
-      writes.delete(pending);
+      this.#writes.delete(pending);
     }
-    ranges?.written(offset, length);
-    inFile(offset, offset + length, !next);
+    this.ranges?.written(offset, length);
+    this.#inFile(offset, offset + length, !next);
   };
-  // A piece is in the file: read back in order when it is past the hashed prefix, and part of the written prefix.
-  const inFile = (start: number, end: number, readBack: boolean) => {
-    if (feeds && readBack) written.set(start, end);
-    startCatchUp();
-    // The written prefix: for the hashing thread, and to find a gap.
-    landed.set(start, end);
-    for (let to = landed.get(landedTo); to !== undefined; to = landed.get(landedTo)) {
-      landed.delete(landedTo);
-      landedTo = to;
-    }
-    hashing.thread?.upTo(landedTo);
-  };
-  // What a resumed file already has counts as written (and is read back for the hashes like any piece past the prefix).
-  for (const [start, end] of ranges?.have ?? []) inFile(start, end, true);
 
-  try {
-    await source.fill(write, ranges?.have);
-  } finally {
-    stopped = true;
-    await Promise.allSettled([...writes]);
-    await catchingUp?.catch(() => {});
+  #inOrder(bytes: Uint8Array): void {
+    this.#hash?.update(bytes);
+    this.#check?.update(bytes);
   }
-  signal?.throwIfAborted();
-  await catchUp();
-  const contiguous = feeds ? Math.min(landedTo, hashedTo) : landedTo;
-  if (
-    written.size > 0 ||
-    landed.size > 0 ||
-    (source.size !== undefined && contiguous !== source.size) ||
-    (feeds && hashedTo !== landedTo)
-  ) {
-    throw new Error(`the download left a gap: ${contiguous} of ${source.size ?? "?"} bytes are contiguous`);
+
+  /** The object's check goes to the hashing thread (started now if no sha256 is wanted), from the first byte. */
+  #handOver(): void {
+    const algorithms = this.#check!.algorithms!;
+    if (this.hashing.thread) this.hashing.thread.add(algorithms);
+    else this.hashing.thread = startFileHasher(this.out.fd, algorithms);
+    this.hashing.thread.upTo(this.#landedTo);
+    this.#check = undefined;
+    this.#feeds = false;
+    this.#handedOver = true;
+    this.#written.clear(); // nothing is read back here any more; a read-back under way feeds nothing
   }
-  check?.finish();
-  return { bytes: contiguous, sha256: hash?.digest("hex"), handedOver };
+
+  /** A piece is in the file: read back in order when it is past the hashed prefix, and part of the written prefix. */
+  #inFile(start: number, end: number, readBack: boolean): void {
+    if (this.#feeds && readBack) this.#written.set(start, end);
+    this.#startCatchUp();
+    // The written prefix: for the hashing thread, and to find a gap.
+    this.#landed.set(start, end);
+    for (let to = this.#landed.get(this.#landedTo); to !== undefined; to = this.#landed.get(this.#landedTo)) {
+      this.#landed.delete(this.#landedTo);
+      this.#landedTo = to;
+    }
+    this.hashing.thread?.upTo(this.#landedTo);
+  }
+
+  #startCatchUp(): void {
+    if (this.#catchingUp || !this.#written.has(this.#hashedTo)) return;
+    this.#catchingUp = this.#catchUp().finally(() => {
+      this.#catchingUp = undefined;
+    });
+    this.#catchingUp.catch(() => {}); // awaited at the end
+  }
+
+  /** Reads back, in order, the written pieces that now continue the hashed prefix. */
+  async #catchUp(): Promise<void> {
+    for (let end = this.#written.get(this.#hashedTo); end !== undefined; end = this.#written.get(this.#hashedTo)) {
+      this.#written.delete(this.#hashedTo);
+      this.#readBuffer ??= Buffer.allocUnsafe(READ_BACK_BYTES);
+      for (let at = this.#hashedTo; at < end; ) {
+        const { bytesRead } = await this.out.read(this.#readBuffer, 0, Math.min(this.#readBuffer.length, end - at), at);
+        if (bytesRead === 0) throw new Error(`the file ended at ${at} while reading back a piece up to ${end}`);
+        this.#inOrder(this.#readBuffer.subarray(0, bytesRead));
+        at += bytesRead;
+      }
+      this.#hashedTo = end;
+    }
+  }
 }
 
 /** One positional writev, finished plainly should it come up short (rare on a regular file). */

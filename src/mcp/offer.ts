@@ -10,7 +10,7 @@ import pkg from "../../package.json" with { type: "json" };
 import type { CallerAccess } from "../access/index.ts";
 import { type PolicyOptions, toolsFor } from "../access/policy.ts";
 import type { Config } from "../config/config.ts";
-import type { Scope } from "../config/http-config.ts";
+import type { Scope } from "../config/oauth-config.ts";
 import { promptsFor } from "../prompts/index.ts";
 import type { Storage } from "../storage/index.ts";
 import type { ToolFacts } from "../tool-kit/types.ts";

@@ -157,122 +157,116 @@ function describeArchived(ctx: ErrorContext, storageClass: string | undefined): 
   };
 }
 
-function describeCode(code: string, ctx: ErrorContext): { message: string; hint: string } | undefined {
-  const bucket = ctx.bucket ?? "?";
-  const parent = ctx.key?.includes("/") ? ctx.key.slice(0, ctx.key.lastIndexOf("/") + 1) : "";
-  switch (code) {
-    case "NoSuchBucket":
-      return {
-        message: "The bucket does not exist.",
-        hint: "call list_buckets to see the buckets these credentials can reach.",
-      };
-    case "NoSuchKey":
-    case "NotFound":
-      if (ctx.versionId !== undefined) {
-        return {
-          message: `No object or version ${ctx.versionId} exists at this key.`,
-          hint: "check the version_id, or call again without version_id to read the latest version.",
-        };
-      }
-      if (ctx.key === undefined)
-        return {
-          message: "The bucket does not exist.",
-          hint: "call list_buckets to see the buckets these credentials can reach.",
-        };
-      return {
-        message: "The object does not exist.",
-        hint: `call list_objects with bucket_name "${bucket}" and prefix "${parent}" to see which keys exist.`,
-      };
-    case "NoSuchVersion":
-      return {
-        message: `Version ${ctx.versionId ?? "?"} does not exist.`,
-        hint: "check the version_id, or call again without version_id to read the latest version.",
-      };
-    case "AccessDenied":
-    case "AllAccessDisabled":
-      return {
-        message: "These credentials are not allowed to do this.",
-        hint: "use a bucket and key these credentials may access, or ask the user to grant the permission.",
-      };
-    case "InvalidAccessKeyId":
-      return {
-        message: "The store does not know the configured access key id.",
-        hint: "the user must fix STORE_ACCESS_KEY_ID (or the endpoint it belongs to) and restart the server; retrying will not help.",
-      };
-    case "SignatureDoesNotMatch":
-      return {
-        message:
-          "The request signature was rejected: the secret access key (or the region) does not match the access key id.",
-        hint: "the user must fix STORE_SECRET_ACCESS_KEY or STORE_REGION and restart the server; retrying will not help.",
-      };
-    case "ExpiredToken":
-    case "TokenRefreshRequired":
-    case "InvalidToken":
-      return {
-        message: "The session token is expired or invalid.",
-        hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server.",
-      };
-    case "BucketNotEmpty":
-      return {
-        message:
-          "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.",
-        hint: `call list_objects on "${bucket}" to see what it holds; the objects must be deleted first (delete_objects, offered with --allow-delete; in a versioned bucket also every version).`,
-      };
-    case "BucketAlreadyOwnedByYou":
-      return {
-        message: "The bucket already exists and belongs to these credentials.",
-        hint: "use the existing bucket; there is nothing to create.",
-      };
-    case "BucketAlreadyExists":
-      return {
-        message: "The bucket name is taken by another account (bucket names are global on many stores).",
-        hint: "choose a different, more specific bucket name.",
-      };
-    case "InvalidBucketName":
-      return {
-        message: "The store rejected the bucket name.",
-        hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.",
-      };
-    case "InvalidStorageClass":
-      return {
-        message: "The store does not offer this storage class.",
-        hint: "call again without storage_class, or with STANDARD.",
-      };
-    case "BadDigest":
-      return {
-        message:
-          "The bytes the store received do not have the MD5 they were sent with (Content-MD5): it stored nothing.",
-        hint: "retry; if it repeats, the data is being corrupted on the way.",
-      };
-    case "EntityTooLarge":
-      return {
-        message: "The object is larger than the store accepts.",
-        hint: "the file cannot be stored as one object here.",
-      };
-    case "SlowDown":
-    case "ServiceUnavailable":
-    case "InternalError":
-      return { message: "The store is overloaded or failing.", hint: "retry later." };
-    case "PreconditionFailed":
-      return {
-        message:
-          "A condition of the request did not hold (a read: the object changed since its first bytes were read).",
-        hint: "check the object's current state (head_object) and call again.",
-      };
-    case "NotImplemented":
-      return {
-        message:
-          "The store does not implement a feature this request uses (for example conditional writes, if_absent).",
-        hint: "call again without that option (e.g. without if_absent, if replacing is acceptable).",
-      };
-    case "MissingContentLength":
-      return {
-        message: "The store demanded a content length for a streamed upload.",
-        hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server.",
-      };
-    default:
-      return undefined;
-  }
+type Described = { message: string; hint: string };
+
+const NO_BUCKET: Described = {
+  message: "The bucket does not exist.",
+  hint: "call list_buckets to see the buckets these credentials can reach.",
+};
+
+/** NoSuchKey, NotFound: the version, the bucket (a HEAD of a bucket), or the object, with where to look. */
+function missingObject(ctx: ErrorContext): Described {
+  if (ctx.versionId !== undefined)
+    return {
+      message: `No object or version ${ctx.versionId} exists at this key.`,
+      hint: "check the version_id, or call again without version_id to read the latest version.",
+    };
+  if (ctx.key === undefined) return NO_BUCKET;
+  const parent = ctx.key.includes("/") ? ctx.key.slice(0, ctx.key.lastIndexOf("/") + 1) : "";
+  return {
+    message: "The object does not exist.",
+    hint: `call list_objects with bucket_name "${ctx.bucket ?? "?"}" and prefix "${parent}" to see which keys exist.`,
+  };
+}
+
+/** AccessDenied, AllAccessDisabled. */
+const DENIED: Described = {
+  message: "These credentials are not allowed to do this.",
+  hint: "use a bucket and key these credentials may access, or ask the user to grant the permission.",
+};
+
+/** ExpiredToken, TokenRefreshRequired, InvalidToken. */
+const TOKEN_EXPIRED: Described = {
+  message: "The session token is expired or invalid.",
+  hint: "the user must refresh the temporary credentials (STORE_SESSION_TOKEN or the AWS profile) and restart the server.",
+};
+
+/** SlowDown, ServiceUnavailable, InternalError. */
+const OVERLOADED: Described = { message: "The store is overloaded or failing.", hint: "retry later." };
+
+/** What each S3 error code means to the model, and what to do next: a text, or one made from the call's context. */
+const DESCRIBED: Record<string, Described | ((ctx: ErrorContext) => Described)> = {
+  NoSuchBucket: NO_BUCKET,
+  NoSuchKey: missingObject,
+  NotFound: missingObject,
+  NoSuchVersion: (ctx) => ({
+    message: `Version ${ctx.versionId ?? "?"} does not exist.`,
+    hint: "check the version_id, or call again without version_id to read the latest version.",
+  }),
+  AccessDenied: DENIED,
+  AllAccessDisabled: DENIED,
+  InvalidAccessKeyId: {
+    message: "The store does not know the configured access key id.",
+    hint: "the user must fix STORE_ACCESS_KEY_ID (or the endpoint it belongs to) and restart the server; retrying will not help.",
+  },
+  SignatureDoesNotMatch: {
+    message:
+      "The request signature was rejected: the secret access key (or the region) does not match the access key id.",
+    hint: "the user must fix STORE_SECRET_ACCESS_KEY or STORE_REGION and restart the server; retrying will not help.",
+  },
+  ExpiredToken: TOKEN_EXPIRED,
+  TokenRefreshRequired: TOKEN_EXPIRED,
+  InvalidToken: TOKEN_EXPIRED,
+  BucketNotEmpty: (ctx) => ({
+    message:
+      "The bucket still holds objects (or object versions); delete_bucket deletes only empty buckets and never deletes objects.",
+    hint: `call list_objects on "${ctx.bucket ?? "?"}" to see what it holds; the objects must be deleted first (delete_objects, offered with --allow-delete; in a versioned bucket also every version).`,
+  }),
+  BucketAlreadyOwnedByYou: {
+    message: "The bucket already exists and belongs to these credentials.",
+    hint: "use the existing bucket; there is nothing to create.",
+  },
+  BucketAlreadyExists: {
+    message: "The bucket name is taken by another account (bucket names are global on many stores).",
+    hint: "choose a different, more specific bucket name.",
+  },
+  InvalidBucketName: {
+    message: "The store rejected the bucket name.",
+    hint: "use 3-63 characters of lowercase letters, digits, dots and hyphens, starting and ending with a letter or digit.",
+  },
+  InvalidStorageClass: {
+    message: "The store does not offer this storage class.",
+    hint: "call again without storage_class, or with STANDARD.",
+  },
+  BadDigest: {
+    message: "The bytes the store received do not have the MD5 they were sent with (Content-MD5): it stored nothing.",
+    hint: "retry; if it repeats, the data is being corrupted on the way.",
+  },
+  EntityTooLarge: {
+    message: "The object is larger than the store accepts.",
+    hint: "the file cannot be stored as one object here.",
+  },
+  SlowDown: OVERLOADED,
+  ServiceUnavailable: OVERLOADED,
+  InternalError: OVERLOADED,
+  PreconditionFailed: {
+    message: "A condition of the request did not hold (a read: the object changed since its first bytes were read).",
+    hint: "check the object's current state (head_object) and call again.",
+  },
+  NotImplemented: {
+    message: "The store does not implement a feature this request uses (for example conditional writes, if_absent).",
+    hint: "call again without that option (e.g. without if_absent, if replacing is acceptable).",
+  },
+  MissingContentLength: {
+    message: "The store demanded a content length for a streamed upload.",
+    hint: "the user should set STORE_CHECKSUMS=when_required for this endpoint and restart the server.",
+  },
+};
+
+function describeCode(code: string, ctx: ErrorContext): Described | undefined {
+  if (!Object.hasOwn(DESCRIBED, code)) return undefined;
+  const described = DESCRIBED[code]!;
+  return typeof described === "function" ? described(ctx) : described;
 }
 
 /** A store answered "more follows" with nothing to go on, or with the same token again: every listing loop stops here rather than repeat itself. */

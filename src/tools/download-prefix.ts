@@ -72,31 +72,43 @@ export const downloadPrefix = defineTool({
   },
 });
 
+/** What planning one listed object needs: the call, where files go, which are wanted, and the slots they are fetched in. */
+interface DownloadJob {
+  args: Args;
+  ctx: ToolContext;
+  /** The call's files, paths made from keys (held folders). */
+  keyed: ToolContext["files"];
+  prefix: string;
+  localDir: { path: string; exists: boolean };
+  inJob: (rel: string) => boolean;
+  tally: Tally;
+  clash: FileFolderClash;
+  /** What the prefix holds, by relative path: a mirror keeps these local files. */
+  wanted: Set<string> | undefined;
+  units: Slots;
+}
+
 /** The job: every listed object into local_dir through `keyed` (paths made from keys). */
 async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["files"]) {
   const prefix = folderPrefix(args.prefix);
   // Listed keys with "." or ".." segments are refused as local names before any GET (local-names.ts).
   const mirror = args.delete_extraneous === true;
   const dry = isDryRun(args, mirror);
-  const inJob = pathFilter(args.include, args.exclude);
-  const tally = new Tally(ctx.progress, "download_prefix");
   const root = args.local_dir.replace(/[\\/]+$/, "") || args.local_dir;
-  const localDir = await ctx.files.checkDirectory(root); // refused here when outside the allowed directories
-  const clash = new FileFolderClash();
-  // What the prefix holds, by relative path: a mirror keeps these local files.
-  const wanted = mirror ? new Set<string>() : undefined;
-  // Downloads hold units of SMALL_OBJECT_CONCURRENCY: a small object (one GET, bound by the store's answer time) one, a
-  // bigger one two (BULK_CONCURRENCY of them at most), a large one (over 8 MiB) all of them. A large one streams from a near
-  // store as fast as the store sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what
-  // its connection buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
-  // Slots are taken in order, so small ones queued behind a large one wait for it.
-  const units = new Slots(SMALL_OBJECT_CONCURRENCY);
-  const unitsOf = (size: number) =>
-    size > 8 * MiB
-      ? SMALL_OBJECT_CONCURRENCY
-      : size > SMALL_OBJECT_BYTES
-        ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY
-        : 1;
+  const job: DownloadJob = {
+    args,
+    ctx,
+    keyed,
+    prefix,
+    localDir: await ctx.files.checkDirectory(root), // refused here when outside the allowed directories
+    inJob: pathFilter(args.include, args.exclude),
+    tally: new Tally(ctx.progress, "download_prefix"),
+    clash: new FileFolderClash(),
+    wanted: mirror ? new Set<string>() : undefined,
+    // Downloads hold units of SMALL_OBJECT_CONCURRENCY (unitsOf). Slots are taken in order, so small ones queued behind a large one wait for it.
+    units: new Slots(SMALL_OBJECT_CONCURRENCY),
+  };
+  const { tally, localDir } = job;
   const end = await runJob<ObjectInfo>({
     items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
     nameOf: (o) => o.key,
@@ -105,71 +117,10 @@ async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["fi
     dryRun: dry,
     signal: ctx.signal,
     tally,
-    async plan(object): Promise<Outcome | Action> {
-      const rel = object.key.slice(prefix.length);
-      // A folder marker (an empty "a/" object) is no file: the folder appears when a file below it is written.
-      if (rel === "" || (rel.endsWith("/") && object.size === 0) || !inJob(rel)) return { kind: "ignored" };
-      wanted?.add(rel);
-      tally.know(object.size);
-      const why = unsafeLocalName(rel) ?? clash.claim(rel, FOLDS_CASE);
-      if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
-      // Below the directory's real path, every step a real directory: a symlink on the way makes the key unsafe.
-      const given = `${localDir.path}/${rel}`;
-      const state = await keyed
-        .withFile(given, async (local) => {
-          if (!local) return "absent";
-          if (
-            args.skip_unchanged !== false &&
-            (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))
-          )
-            return "same";
-          return "differs";
-        })
-        .catch((err: unknown) => {
-          if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
-          throw err;
-        });
-      if (state === "link")
-        return {
-          kind: "unsafe",
-          name: object.key,
-          code: "UnsafeLocalPath",
-          message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).`,
-        };
-      if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
-      if (state === "differs" && !args.overwrite) {
-        return {
-          kind: "conflict",
-          name: object.key,
-          code: "LocalFileDiffers",
-          message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.`,
-        };
-      }
-      const fetch = () => downloadOne(ctx, keyed, args.bucket_name, object, given, state === "differs");
-      const run = async (): Promise<Outcome> => {
-        await units.use(fetch, unitsOf(object.size));
-        return { kind: "done", name: object.key, bytes: object.size };
-      };
-      return { kind: "action", name: object.key, bytes: object.size, run };
-    },
+    plan: (object) => planDownload(job, object),
   });
-  let declined: { note: string; next: string } | undefined;
   const held = mirror ? deletesHeldBack(end, tally) : undefined;
-  if (mirror && !held && localDir.exists) {
-    const extraneous: string[] = [];
-    for await (const file of ctx.files.walk(root, { skipped() {} }, true)) {
-      await file.source.close();
-      if (!wanted!.has(file.rel) && inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
-    }
-    declined = await deleteExtraneous({
-      names: extraneous.map((rel) => `${localDir.path}/${rel}`),
-      where: root,
-      dryRun: dry,
-      tally,
-      confirmWithUser: ctx.confirmWithUser,
-      remove: async (paths) => removeAll(keyed, paths),
-    });
-  }
+  const declined = mirror && !held && localDir.exists ? await deleteExtraneousFiles(job, root, dry) : undefined;
   const next = declined?.next ?? nextCall("download_prefix", end, dry, args.dry_run === true, "download and delete");
   const result = {
     ...tally.result(dry, end === "complete", next),
@@ -184,6 +135,91 @@ async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["fi
       note,
     result,
   );
+}
+
+/**
+ * A small object (one GET, bound by the store's answer time) holds one unit, a bigger one two (BULK_CONCURRENCY of
+ * them at most), a large one (over 8 MiB) all of them. A large one streams from a near store as fast as the store
+ * sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what its connection
+ * buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
+ */
+function unitsOf(size: number): number {
+  if (size > 8 * MiB) return SMALL_OBJECT_CONCURRENCY;
+  return size > SMALL_OBJECT_BYTES ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY : 1;
+}
+
+/** One listed object: ignored, refused as a local name, unchanged, a conflict, or a download to run. */
+async function planDownload(job: DownloadJob, object: ObjectInfo): Promise<Outcome | Action> {
+  const { args, prefix } = job;
+  const rel = object.key.slice(prefix.length);
+  // A folder marker (an empty "a/" object) is no file: the folder appears when a file below it is written.
+  if (rel === "" || (rel.endsWith("/") && object.size === 0) || !job.inJob(rel)) return { kind: "ignored" };
+  job.wanted?.add(rel);
+  job.tally.know(object.size);
+  const why = unsafeLocalName(rel) ?? job.clash.claim(rel, FOLDS_CASE);
+  if (why) return { kind: "unsafe", name: object.key, code: "UnsafeLocalName", message: `${why}; not written.` };
+  // Below the directory's real path, every step a real directory: a symlink on the way makes the key unsafe.
+  const given = `${job.localDir.path}/${rel}`;
+  const state = await localStateOf(job, object, given);
+  if (state === "link")
+    return {
+      kind: "unsafe",
+      name: object.key,
+      code: "UnsafeLocalPath",
+      message: `a symlink lies on the way to ${given}; not written (paths made from keys follow no symlink).`,
+    };
+  if (state === "same") return { kind: "unchanged", name: object.key, bytes: object.size };
+  if (state === "differs" && !args.overwrite) {
+    return {
+      kind: "conflict",
+      name: object.key,
+      code: "LocalFileDiffers",
+      message: `${given} differs from the object and was left as it is; call again with overwrite: true to replace it.`,
+    };
+  }
+  const fetch = () => downloadOne(job.ctx, job.keyed, args.bucket_name, object, given, state === "differs");
+  const run = async (): Promise<Outcome> => {
+    await job.units.use(fetch, unitsOf(object.size));
+    return { kind: "done", name: object.key, bytes: object.size };
+  };
+  return { kind: "action", name: object.key, bytes: object.size, run };
+}
+
+/** The local file at `given` against the object: none, the same, different, or a symlink on the way (then unsafe). */
+function localStateOf(
+  job: DownloadJob,
+  object: ObjectInfo,
+  given: string,
+): Promise<"absent" | "same" | "differs" | "link"> {
+  return job.keyed
+    .withFile(given, async (local) => {
+      if (!local) return "absent" as const;
+      const skip = job.args.skip_unchanged !== false;
+      return skip && (await localIsObject(stateOf(object), local.size, local.mtimeMs, local.md5))
+        ? ("same" as const)
+        : ("differs" as const);
+    })
+    .catch((err: unknown) => {
+      if ((err as { code?: string }).code === "UnsafeLocalPath") return "link" as const;
+      throw err;
+    });
+}
+
+/** A mirror's last step: the local files under the directory that the prefix does not hold (the job's filters apply), deleted once the user confirms. */
+async function deleteExtraneousFiles(job: DownloadJob, root: string, dryRun: boolean) {
+  const extraneous: string[] = [];
+  for await (const file of job.ctx.files.walk(root, { skipped() {} }, true)) {
+    await file.source.close();
+    if (!job.wanted!.has(file.rel) && job.inJob(file.rel) && !file.rel.endsWith(".partial")) extraneous.push(file.rel);
+  }
+  return deleteExtraneous({
+    names: extraneous.map((rel) => `${job.localDir.path}/${rel}`),
+    where: root,
+    dryRun,
+    tally: job.tally,
+    confirmWithUser: job.ctx.confirmWithUser,
+    remove: async (paths) => removeAll(job.keyed, paths),
+  });
 }
 
 /**

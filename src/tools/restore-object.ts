@@ -118,24 +118,13 @@ export const restoreObject = defineTool({
         },
       );
     }
-    const failed: { key: string; code: string; message: string }[] = [];
-    let done = 0;
-    const queue = [...keys];
-    const worker = async () => {
-      for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
-        ctx.signal.throwIfAborted();
-        const addr = { bucket: args.bucket_name, key };
-        try {
-          counts[await ctx.storage.restoreObject(addr, { days: args.days, tier }, ctx.signal)]++;
-        } catch (err) {
-          if (ctx.signal.aborted) throw err;
-          const e = err instanceof ActionableError ? err : undefined;
-          failed.push({ key, code: e?.code ?? "Error", message: e?.message ?? String(err) });
-        }
-        ctx.progress.report(++done, keys.length, `restoring ${where}: ${done} of ${keys.length}`);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, keys.length) }, worker));
+    const { counts: asked, failed } = await restoreEach(
+      keys,
+      { bucket: args.bucket_name, days: args.days, tier },
+      where,
+      ctx,
+    );
+    Object.assign(counts, asked);
     const next = more ? "call restore_object again with the same arguments for the next objects." : undefined;
     const text =
       `Restore asked for ${keys.length - failed.length} of ${keys.length} archived object(s) at ${where} (${tier} tier, ${args.days} day(s); billed by the store): ` +
@@ -159,6 +148,36 @@ export const restoreObject = defineTool({
     });
   },
 });
+
+type Failed = { key: string; code: string; message: string };
+
+/** Asks the store to restore each key, IN_FLIGHT at once: what each answer said, and the keys it refused (the call's cancellation ends it). */
+async function restoreEach(
+  keys: string[],
+  { bucket, ...restore }: { bucket: string; days: number; tier: RestoreTier },
+  where: string,
+  ctx: ToolContext,
+): Promise<{ counts: Record<"started" | "in_progress" | "extended", number>; failed: Failed[] }> {
+  const counts = { started: 0, in_progress: 0, extended: 0 };
+  const failed: Failed[] = [];
+  let done = 0;
+  const queue = [...keys];
+  const worker = async () => {
+    for (let key = queue.shift(); key !== undefined; key = queue.shift()) {
+      ctx.signal.throwIfAborted();
+      try {
+        counts[await ctx.storage.restoreObject({ bucket, key }, restore, ctx.signal)]++;
+      } catch (err) {
+        if (ctx.signal.aborted) throw err;
+        const e = err instanceof ActionableError ? err : undefined;
+        failed.push({ key, code: e?.code ?? "Error", message: e?.message ?? String(err) });
+      }
+      ctx.progress.report(++done, keys.length, `restoring ${where}: ${done} of ${keys.length}`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, keys.length) }, worker));
+  return { counts, failed };
+}
 
 /** The one object, if it is archived: its class and restore state said first, from a HEAD. */
 async function oneArchived(args: z.output<typeof inputSchema>, ctx: ToolContext) {

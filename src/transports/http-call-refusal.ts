@@ -6,7 +6,7 @@
  * is told to the audit log.
  */
 import type { Caller } from "../auth/index.ts";
-import type { Scope } from "../config/http-config.ts";
+import type { Scope } from "../config/oauth-config.ts";
 import type { RpcMessage } from "./http-eras.ts";
 import { json, rpcError } from "./http-replies.ts";
 

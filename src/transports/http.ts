@@ -12,7 +12,7 @@
  * written (edge/written.ts, http-answer.ts).
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import type { Scope } from "../config/http-config.ts";
+import type { Scope } from "../config/oauth-config.ts";
 import { logValue } from "../runtime/redact.ts";
 import { discovery } from "./discovery.ts";
 import { answerGuard } from "./edge/answer-guard.ts";

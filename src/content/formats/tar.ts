@@ -47,114 +47,157 @@ export async function walkTar(
   onData?: (bytes: Uint8Array) => void | boolean | Promise<void | boolean>,
   reopen?: (offset: number) => AsyncIterable<Uint8Array>,
 ): Promise<"end" | "stopped"> {
-  let buf: Uint8Array = new Uint8Array(0);
-  let pos = 0;
-  let skip = 0;
-  let giving = 0;
-  let longName: string | undefined;
-  let pax: Record<string, string> = {};
-  let pending: "longname" | "pax" | undefined;
-  let meta: Uint8Array = new Uint8Array(0);
-  let it = stream[Symbol.asyncIterator]();
-  const more = async () => {
-    const next = await it.next();
-    if (next.done) return false;
-    buf = buf.length ? concat(buf, next.value) : next.value;
-    return true;
-  };
+  const walk = new TarWalk(stream, onData, reopen);
   try {
+    return await walk.run(onEntry);
+  } finally {
+    await walk.close();
+  }
+}
+
+/** One walk's place in the stream: the bytes at hand, what is still to skip or hand over, and the metadata records read for the next entry. */
+class TarWalk {
+  #buf: Uint8Array = new Uint8Array(0);
+  /** Where #buf starts in the (uncompressed) stream. */
+  #pos = 0;
+  #skip = 0;
+  #giving = 0;
+  #longName: string | undefined;
+  #pax: Record<string, string> = {};
+  /** A GNU long name or a PAX record being read (its bytes gathered in #meta), not a member's data. */
+  #pending: "longname" | "pax" | undefined;
+  #meta: Uint8Array = new Uint8Array(0);
+  #it: AsyncIterator<Uint8Array>;
+
+  constructor(
+    stream: AsyncIterable<Uint8Array>,
+    readonly onData: ((bytes: Uint8Array) => void | boolean | Promise<void | boolean>) | undefined,
+    readonly reopen: ((offset: number) => AsyncIterable<Uint8Array>) | undefined,
+  ) {
+    this.#it = stream[Symbol.asyncIterator]();
+  }
+
+  async run(onEntry: (e: TarEntry) => "next" | "data" | "stop"): Promise<"end" | "stopped"> {
     for (;;) {
-      // A large member skipped: the stream starts again past it.
-      if (reopen && giving === 0 && skip - buf.length > SEEK_BYTES) {
-        await it.return?.();
-        pos += skip;
-        skip = 0;
-        buf = new Uint8Array(0);
-        it = reopen(pos)[Symbol.asyncIterator]();
-      }
-      // Data being skipped or handed over.
-      while (skip > 0 || giving > 0) {
-        if (buf.length === 0 && !(await more())) throw new TarError("the archive ends inside an entry");
-        const n = Math.min(buf.length, skip + giving);
-        const give = Math.min(n, giving);
-        if (give > 0) {
-          const piece = buf.subarray(0, give);
-          if (pending) meta = concat(meta, piece);
-          else await onData?.(piece);
-          giving -= give;
-        }
-        skip -= n - give;
-        buf = buf.subarray(n);
-        pos += n;
-        if (giving === 0 && pending) {
-          if (pending === "longname") longName = text(meta);
-          else pax = { ...pax, ...parsePax(decoder.decode(meta)) };
-          pending = undefined;
-          meta = new Uint8Array(0);
-        }
-      }
-      while (buf.length < BLOCK) if (!(await more())) return "end";
-      const header = buf.subarray(0, BLOCK);
-      buf = buf.subarray(BLOCK);
-      pos += BLOCK;
-      if (header.every((b) => b === 0)) return "end";
-      if (!isTarHeader(header))
-        throw new TarError(`no tar header at byte ${pos - BLOCK}: not a tar archive, or a damaged one`);
+      await this.#jumpPastLargeMember();
+      await this.#passData();
+      const header = await this.#nextHeader();
+      if (!header) return "end";
       const flag = String.fromCharCode(header[156]!);
-      let size = octal(header.subarray(124, 136));
-      const padded = Math.ceil(size / BLOCK) * BLOCK;
+      const size = octal(header.subarray(124, 136));
       if (flag === "L" || flag === "x" || flag === "g") {
-        pending = flag === "L" ? "longname" : "pax";
-        if (flag === "g") pending = "pax";
-        giving = size;
-        skip = padded - size;
+        this.#pending = flag === "L" ? "longname" : "pax";
+        this.#giving = size;
+        this.#skip = Math.ceil(size / BLOCK) * BLOCK - size;
         continue;
       }
-      const prefix = header[345] ? text(header.subarray(345, 500)) : "";
-      const name =
-        pax.path ?? longName ?? (prefix ? `${prefix}/${text(header.subarray(0, 100))}` : text(header.subarray(0, 100)));
-      if (pax.size) size = Number(pax.size);
-      const mtime = pax.mtime ? Number(pax.mtime) : octal(header.subarray(136, 148));
-      longName = undefined;
-      pax = {};
-      const type =
-        flag === "5"
-          ? "directory"
-          : flag === "2"
-            ? "symlink"
-            : flag === "1"
-              ? "hardlink"
-              : flag === "0" || flag === "\0" || flag === "7"
-                ? "file"
-                : "other";
-      const entry: TarEntry = {
-        name,
-        size,
-        type,
-        modified: mtime ? new Date(mtime * 1000).toISOString() : null,
-        offset: pos,
-      };
+      const entry = this.#entryOf(header, flag, size);
       const what = onEntry(entry);
       if (what === "stop") return "stopped";
-      const total = Math.ceil(size / BLOCK) * BLOCK;
-      giving = what === "data" ? size : 0;
-      skip = total - giving;
       if (what === "data") {
-        // Hand over the member, then stop.
-        while (giving > 0) {
-          if (buf.length === 0 && !(await more())) throw new TarError(`the archive ends inside ${name}`);
-          const n = Math.min(buf.length, giving);
-          // Enough of the member (a tar.gz member's first bytes): nothing more is inflated.
-          if ((await onData?.(buf.subarray(0, n))) === false) return "stopped";
-          buf = buf.subarray(n);
-          giving -= n;
-        }
+        await this.#handOver(entry);
         return "stopped";
       }
+      this.#skip = Math.ceil(entry.size / BLOCK) * BLOCK;
     }
-  } finally {
-    await it.return?.();
   }
+
+  async close(): Promise<void> {
+    await this.#it.return?.();
+  }
+
+  async #more(): Promise<boolean> {
+    const next = await this.#it.next();
+    if (next.done) return false;
+    this.#buf = this.#buf.length ? concat(this.#buf, next.value) : next.value;
+    return true;
+  }
+
+  /** A large member skipped: the stream starts again past it. */
+  async #jumpPastLargeMember(): Promise<void> {
+    if (!this.reopen || this.#giving > 0 || this.#skip - this.#buf.length <= SEEK_BYTES) return;
+    await this.#it.return?.();
+    this.#pos += this.#skip;
+    this.#skip = 0;
+    this.#buf = new Uint8Array(0);
+    this.#it = this.reopen(this.#pos)[Symbol.asyncIterator]();
+  }
+
+  /** Data being skipped, or a metadata record's bytes gathered (then read). */
+  async #passData(): Promise<void> {
+    while (this.#skip > 0 || this.#giving > 0) {
+      if (this.#buf.length === 0 && !(await this.#more())) throw new TarError("the archive ends inside an entry");
+      const n = Math.min(this.#buf.length, this.#skip + this.#giving);
+      const give = Math.min(n, this.#giving);
+      if (give > 0) {
+        const piece = this.#buf.subarray(0, give);
+        if (this.#pending) this.#meta = concat(this.#meta, piece);
+        else await this.onData?.(piece);
+        this.#giving -= give;
+      }
+      this.#skip -= n - give;
+      this.#buf = this.#buf.subarray(n);
+      this.#pos += n;
+      if (this.#giving === 0 && this.#pending) {
+        if (this.#pending === "longname") this.#longName = text(this.#meta);
+        else this.#pax = { ...this.#pax, ...parsePax(decoder.decode(this.#meta)) };
+        this.#pending = undefined;
+        this.#meta = new Uint8Array(0);
+      }
+    }
+  }
+
+  /** The next header block; undefined at the end (the stream's, or the zero block). */
+  async #nextHeader(): Promise<Uint8Array | undefined> {
+    while (this.#buf.length < BLOCK) if (!(await this.#more())) return undefined;
+    const header = this.#buf.subarray(0, BLOCK);
+    this.#buf = this.#buf.subarray(BLOCK);
+    this.#pos += BLOCK;
+    if (header.every((b) => b === 0)) return undefined;
+    if (!isTarHeader(header))
+      throw new TarError(`no tar header at byte ${this.#pos - BLOCK}: not a tar archive, or a damaged one`);
+    return header;
+  }
+
+  /** The entry a header names, with the long name or PAX records read before it (then forgotten). */
+  #entryOf(header: Uint8Array, flag: string, headerSize: number): TarEntry {
+    const pax = this.#pax;
+    const prefix = header[345] ? text(header.subarray(345, 500)) : "";
+    const name =
+      pax.path ??
+      this.#longName ??
+      (prefix ? `${prefix}/${text(header.subarray(0, 100))}` : text(header.subarray(0, 100)));
+    const size = pax.size ? Number(pax.size) : headerSize;
+    const mtime = pax.mtime ? Number(pax.mtime) : octal(header.subarray(136, 148));
+    this.#longName = undefined;
+    this.#pax = {};
+    return {
+      name,
+      size,
+      type: typeOf(flag),
+      modified: mtime ? new Date(mtime * 1000).toISOString() : null,
+      offset: this.#pos,
+    };
+  }
+
+  /** Hands over the member's bytes until it ends or `onData` has enough (a tar.gz member's first bytes: nothing more is inflated). */
+  async #handOver(entry: TarEntry): Promise<void> {
+    let giving = entry.size;
+    while (giving > 0) {
+      if (this.#buf.length === 0 && !(await this.#more())) throw new TarError(`the archive ends inside ${entry.name}`);
+      const n = Math.min(this.#buf.length, giving);
+      if ((await this.onData?.(this.#buf.subarray(0, n))) === false) return;
+      this.#buf = this.#buf.subarray(n);
+      giving -= n;
+    }
+  }
+}
+
+function typeOf(flag: string): TarEntry["type"] {
+  if (flag === "5") return "directory";
+  if (flag === "2") return "symlink";
+  if (flag === "1") return "hardlink";
+  return flag === "0" || flag === "\0" || flag === "7" ? "file" : "other";
 }
 
 function parsePax(s: string): Record<string, string> {
