@@ -6,28 +6,20 @@
  * kept between requests. In front of MCP, a list of guards (edge/: Host and
  * Origin, authentication, the caller's limits, POST only, one bounded JSON
  * message, a 2025 client's answer, a call outside the caller's scopes or
- * policy), then dispatch (edge/dispatch.ts). Beside it: /healthz, /readyz,
+ * policy; edge/guards.ts), then dispatch (edge/dispatch.ts). Beside it: /healthz, /readyz,
  * the OAuth protected resource metadata (RFC 9728) and the Server Card. One
  * access-log line per request, and a call's memory held until its answer is
  * written (edge/written.ts, http-answer.ts).
  */
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/server";
-import type { Scope } from "../config/oauth-config.ts";
 import { logValue } from "../runtime/redact.ts";
 import { discovery } from "./discovery.ts";
-import { answerGuard } from "./edge/answer-guard.ts";
-import { authGuard } from "./edge/auth-guard.ts";
-import { bodyGuard } from "./edge/body-guard.ts";
-import { browserGuard } from "./edge/browser-guard.ts";
-import { callGuard } from "./edge/call-guard.ts";
 import { dispatcher } from "./edge/dispatch.ts";
-import { type EdgeRequest, firstAnswer, type Guard } from "./edge/guard.ts";
-import { limitGuard } from "./edge/limit-guard.ts";
-import { postGuard } from "./edge/post-guard.ts";
-import { METADATA_PATH, sideRoute } from "./edge/side-routes.ts";
+import { type EdgeRequest, firstAnswer } from "./edge/guard.ts";
+import { edgeGuards } from "./edge/guards.ts";
+import { sideRoute } from "./edge/side-routes.ts";
 import { type InFlight, RequestRecord } from "./edge/written.ts";
 import { GraceWaiters, SLICE_BYTES } from "./http-answer.ts";
-import { browserChecks } from "./http-browser-checks.ts";
 import { eraServing } from "./http-eras.ts";
 import { json, rpcError } from "./http-replies.ts";
 import type { HttpDeps, HttpServer } from "./http-types.ts";
@@ -49,20 +41,7 @@ export function startHttpServer(deps: HttpDeps): HttpServer {
   const limits: Limiter = deps.limits ?? callerLimitsFor(config, log);
   const questions = deps.questions ?? new LegacyQuestions(crypto.getRandomValues(new Uint8Array(32)));
   const resource = new URL(config.resourceUrl);
-  const metadataUrl = `${resource.origin}${METADATA_PATH}${resource.pathname === "/" ? "" : resource.pathname}`;
-  const challenge = (extra = "") =>
-    `Bearer ${config.oauth ? `resource_metadata="${metadataUrl}"` : 'realm="store-mcp-server"'}${extra}`;
-  const scopeName = (s: Scope) => config.oauth?.scopeNames[s] ?? `s3:${s}`;
-  // In this order: the first to answer (a refusal, a preflight, a client's answer) ends the request.
-  const guards: Guard[] = [
-    browserGuard(browserChecks(config)),
-    authGuard(deps.auth, challenge),
-    limitGuard(limits),
-    postGuard,
-    bodyGuard(MAX_BODY_BYTES),
-    answerGuard(questions),
-    callGuard(deps, { scopeName, header: challenge }),
-  ];
+  const guards = edgeGuards(deps, { limits, questions, resource, maxBodyBytes: MAX_BODY_BYTES });
   const grace = new GraceWaiters();
   const fixed = new WeakSet<Response>();
   const serveByEra = eraServing({ serverFor: deps.serverFor, questions, log });

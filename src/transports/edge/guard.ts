@@ -3,7 +3,7 @@
  * guard looks at the request (and what the guards before it found) and
  * either answers it (a refusal, a preflight, a client's answer) or lets it
  * through, leaving what it found for the next; the first answer wins. The
- * order is one readable array in http.ts, each guard in its own file with
+ * order is one readable array in guards.ts, each guard in its own file with
  * its own test (the shape of the MCP SDK's originValidation.ts).
  */
 import type { Caller } from "../../auth/index.ts";
