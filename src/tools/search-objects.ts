@@ -17,7 +17,7 @@ import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { memoryPacer } from "../runtime/memory.ts";
 import type { ObjectInfo } from "../storage/index.ts";
 import { bucketName } from "../tool-kit/schemas.ts";
-import { defineTool, textOutput } from "../tool-kit/types.ts";
+import { defineTool, type ToolContext, textOutput } from "../tool-kit/types.ts";
 
 const DEFAULT_MATCHES = 100;
 const MAX_MATCHES = 1000;
@@ -79,21 +79,8 @@ export const searchObjects = defineTool({
   writesToStore: false,
   // Small objects' bytes in flight, and one window and the next per large object.
   heldBytes: () => SMALL_BYTES_AT_ONCE + LARGE_AT_ONCE * 2 * SEARCH_WINDOW,
-  // biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
   async handler(args, ctx) {
     const prefix = args.prefix ?? "";
-    let find: ObjectSearch["find"];
-    try {
-      find = finderFor(args.pattern, args.regex ?? false, args.ignore_case ?? false);
-    } catch (err) {
-      throw new ActionableError({
-        resource: "pattern",
-        code: "InvalidParameter",
-        message: `pattern is not an RE2 regular expression: ${(err as Error).message}.`,
-        hint: "fix the expression (RE2 has no lookaround or backreferences), or search for it as text with regex: false.",
-      });
-    }
-    const maxMatches = args.max_matches ?? DEFAULT_MATCHES;
     const resume = resumeFrom(args.continuation_token);
     const wanted = pathFilter(args.include, args.exclude);
     // Searches still running when the result is complete are stopped.
@@ -103,80 +90,29 @@ export const searchObjects = defineTool({
     const search: ObjectSearch = {
       storage: ctx.storage,
       bucket: args.bucket_name,
-      find,
+      find: finderOf(args),
       context: args.context_lines ?? 0,
       maxObjectBytes: args.max_object_bytes ?? DEFAULT_MAX_OBJECT_BYTES,
       signal: done.signal,
       pace: memoryPacer(SEARCHED_BYTES_PER_COLLECTION),
     };
-
-    const matches: Found[] = [];
-    const withMatches: { key: string; matching_lines: number }[] = [];
-    const skipped = { binary: 0, too_large: 0 };
-    let searched = 0;
-    let bytesRead = 0;
-    let textBytes = 0;
-    let stoppedAt: { key: string; line: number } | undefined;
-    // In key order, SEARCH_AT_ONCE read at once; each takes at most what is still wanted when it starts.
-    const inFlight: { key: string; outcome: Promise<ObjectOutcome> }[] = [];
-    // Small objects held within their bytes' budget (KiB units), large ones a few at a time.
-    const smallBytes = new Slots(SMALL_BYTES_AT_ONCE / 1024);
-    const large = new Slots(LARGE_AT_ONCE);
-    const start = (object: Pick<ObjectInfo, "key" | "size" | "etag">, afterLine = 0) => {
-      const max = maxMatches - matches.length;
-      const search1 = () => searchObject(search, object, max, afterLine);
-      const outcome =
-        object.etag && object.size <= SMALL_OBJECT_BYTES
-          ? smallBytes.use(search1, Math.max(1, Math.ceil(object.size / 1024)))
-          : large.use(search1);
-      outcome.catch(() => {});
-      inFlight.push({ key: object.key, outcome });
-    };
-    const take = async (): Promise<boolean> => {
-      const { outcome } = inFlight.shift()!;
-      const got = await outcome;
-      bytesRead += got.bytes;
-      if (got.kind === "binary" || got.kind === "too_large") skipped[got.kind]++;
-      if (got.kind !== "searched") return true;
-      searched++;
-      for (const m of got.matches) {
-        const size =
-          m.text.length +
-          (m.before ?? []).concat(m.after ?? []).reduce((n, l) => n + l.length, 0) +
-          got.key.length +
-          40;
-        // Full, or the answer would pass what a client can read: the next call resumes at this line.
-        if (matches.length >= maxMatches || textBytes + size > ctx.contentBudget / 2) {
-          stoppedAt = { key: got.key, line: m.line - 1 };
-          break;
-        }
-        textBytes += size;
-        matches.push({ key: got.key, ...m });
-      }
-      if (!stoppedAt && got.full) stoppedAt = { key: got.key, line: got.lastLine! };
-      if (got.matchingLines > 0) withMatches.push({ key: got.key, matching_lines: got.matchingLines });
-      if (!stoppedAt && matches.length >= maxMatches) stoppedAt = { key: got.key, line: Number.MAX_SAFE_INTEGER };
-      ctx.progress.report(
-        searched,
-        undefined,
-        `search_objects: ${searched} object(s) searched, ${matches.length} match(es)`,
-      );
-      return stoppedAt === undefined;
-    };
+    const run = new SearchRun(search, args.max_matches ?? DEFAULT_MATCHES, ctx);
     try {
-      if (resume && resume.line < Number.MAX_SAFE_INTEGER) start({ key: resume.key, size: 0, etag: null }, resume.line);
+      if (resume && resume.line < Number.MAX_SAFE_INTEGER)
+        run.start({ key: resume.key, size: 0, etag: null }, resume.line);
       for await (const object of listAll(ctx.storage, args.bucket_name, prefix, ctx.signal, resume?.key)) {
         if (!wanted(object.key.slice(prefix.length))) continue;
-        while (inFlight.length >= SEARCH_AT_ONCE) if (!(await take())) break;
-        if (stoppedAt) break;
-        start(object);
+        while (run.inFlight.length >= SEARCH_AT_ONCE) if (!(await run.take())) break;
+        if (run.stoppedAt) break;
+        run.start(object);
       }
-      while (inFlight.length > 0 && !stoppedAt) await take();
+      while (run.inFlight.length > 0 && !run.stoppedAt) await run.take();
     } finally {
       ctx.signal.removeEventListener("abort", onAbort);
       done.abort();
     }
-    const token = stoppedAt ? tokenFor(stoppedAt) : undefined;
+    const { matches, withMatches, skipped, searched } = run;
+    const token = run.stoppedAt ? tokenFor(run.stoppedAt) : undefined;
     const next = token
       ? `call search_objects again with the same arguments and continuation_token "${token}" for more matches.`
       : undefined;
@@ -196,13 +132,95 @@ export const searchObjects = defineTool({
       objects_with_matches: withMatches,
       objects_searched: searched,
       objects_skipped: skipped,
-      bytes_read: bytesRead,
+      bytes_read: run.bytesRead,
       ...(args.regex ? { regex_engine: REGEX_ENGINE } : {}),
       truncated: token !== undefined,
       ...(token ? { continuation_token: token, next } : {}),
     });
   },
 });
+
+/** The pattern as a line finder: text, or RE2 (a bad expression is the caller's to fix). */
+function finderOf(args: { pattern: string; regex?: boolean; ignore_case?: boolean }): ObjectSearch["find"] {
+  try {
+    return finderFor(args.pattern, args.regex ?? false, args.ignore_case ?? false);
+  } catch (err) {
+    throw new ActionableError({
+      resource: "pattern",
+      code: "InvalidParameter",
+      message: `pattern is not an RE2 regular expression: ${(err as Error).message}.`,
+      hint: "fix the expression (RE2 has no lookaround or backreferences), or search for it as text with regex: false.",
+    });
+  }
+}
+
+/**
+ * One call's searches, in key order, SEARCH_AT_ONCE read at once, and what
+ * they found; each takes at most what is still wanted when it starts. Small
+ * objects are held within their bytes' budget (KiB units), large ones a few
+ * at a time.
+ */
+class SearchRun {
+  readonly matches: Found[] = [];
+  readonly withMatches: { key: string; matching_lines: number }[] = [];
+  readonly skipped = { binary: 0, too_large: 0 };
+  searched = 0;
+  bytesRead = 0;
+  #textBytes = 0;
+  /** Where the result stopped (full, or at what a client can read): the next call resumes after it. */
+  stoppedAt: { key: string; line: number } | undefined;
+  readonly inFlight: { key: string; outcome: Promise<ObjectOutcome> }[] = [];
+  readonly #smallBytes = new Slots(SMALL_BYTES_AT_ONCE / 1024);
+  readonly #large = new Slots(LARGE_AT_ONCE);
+
+  constructor(
+    readonly search: ObjectSearch,
+    readonly maxMatches: number,
+    readonly ctx: Pick<ToolContext, "contentBudget" | "progress">,
+  ) {}
+
+  start(object: Pick<ObjectInfo, "key" | "size" | "etag">, afterLine = 0): void {
+    const max = this.maxMatches - this.matches.length;
+    const searchIt = () => searchObject(this.search, object, max, afterLine);
+    const outcome =
+      object.etag && object.size <= SMALL_OBJECT_BYTES
+        ? this.#smallBytes.use(searchIt, Math.max(1, Math.ceil(object.size / 1024)))
+        : this.#large.use(searchIt);
+    outcome.catch(() => {});
+    this.inFlight.push({ key: object.key, outcome });
+  }
+
+  /** The first search's outcome, gathered; false once the result is complete. */
+  async take(): Promise<boolean> {
+    const { outcome } = this.inFlight.shift()!;
+    const got = await outcome;
+    this.bytesRead += got.bytes;
+    if (got.kind === "binary" || got.kind === "too_large") this.skipped[got.kind]++;
+    if (got.kind !== "searched") return true;
+    this.searched++;
+    for (const m of got.matches) {
+      const size =
+        m.text.length + (m.before ?? []).concat(m.after ?? []).reduce((n, l) => n + l.length, 0) + got.key.length + 40;
+      // Full, or the answer would pass what a client can read: the next call resumes at this line.
+      if (this.matches.length >= this.maxMatches || this.#textBytes + size > this.ctx.contentBudget / 2) {
+        this.stoppedAt = { key: got.key, line: m.line - 1 };
+        break;
+      }
+      this.#textBytes += size;
+      this.matches.push({ key: got.key, ...m });
+    }
+    if (!this.stoppedAt && got.full) this.stoppedAt = { key: got.key, line: got.lastLine! };
+    if (got.matchingLines > 0) this.withMatches.push({ key: got.key, matching_lines: got.matchingLines });
+    if (!this.stoppedAt && this.matches.length >= this.maxMatches)
+      this.stoppedAt = { key: got.key, line: Number.MAX_SAFE_INTEGER };
+    this.ctx.progress.report(
+      this.searched,
+      undefined,
+      `search_objects: ${this.searched} object(s) searched, ${this.matches.length} match(es)`,
+    );
+    return this.stoppedAt === undefined;
+  }
+}
 
 /** A token naming the object and the last line reported in it: the next call starts at the line after. */
 function tokenFor(at: { key: string; line: number }): string {
