@@ -1,50 +1,41 @@
 /**
  * Remote mode (--transport http): one S3 client and one memory budget for
  * the process, an MCP server per request with the tools its caller may use
- * (kept afterwards for the same caller's next request: server-pool.ts), the
+ * (caller-servers.ts: kept afterwards for the caller's next request), the
  * HTTP transport in front, SIGTERM (SIGINT) that drains before exiting, and
  * SIGHUP that reopens the audit log.
  */
 
-import type { McpServer } from "@modelcontextprotocol/server";
 import { CallerAccess } from "../access/caller-access.ts";
-import { callRefusal } from "../access/index.ts";
 import { PassThrough } from "../access/pass-through.ts";
 import { missingScope, TOOL_GROUPS } from "../access/policy.ts";
 import { loadPolicy } from "../access/policy-file.ts";
 import { PolicyHolder } from "../access/policy-holder.ts";
-import type { Caller } from "../auth/index.ts";
 import { createAuthenticator } from "../auth/index.ts";
 import type { Config } from "../config/config.ts";
+import type { HttpConfig } from "../config/http-config.ts";
 import { addressesOf } from "../mcp/call/addresses.ts";
 import { JOB_KEPT_MS, JobRegistry } from "../mcp/jobs/jobs.ts";
 import { LazyJsonSchemaValidator } from "../mcp/lazy-validator.ts";
-import { createServer, READ_MEMORY_BUDGET, serverOptions, watchedJobs } from "../mcp/server.ts";
+import { READ_MEMORY_BUDGET, serverOptions, watchedJobs } from "../mcp/server.ts";
 import { type AuditLog, refusedEntry } from "../runtime/audit.ts";
 import { CallTracker, SHUTDOWN_SIGNALS } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
-import { ByteBudget, LeaseSlot } from "../runtime/memory.ts";
+import { ByteBudget } from "../runtime/memory.ts";
 import { scrubSecrets } from "../runtime/redact.ts";
 import { telemetry } from "../runtime/telemetry.ts";
 import type { Storage } from "../storage/index.ts";
 import { createStoreStorages } from "../storage/index.ts";
 import * as TOOLS from "../tool-registry/index.ts";
 import { EVERY_TOOL } from "../tool-registry/index.ts";
+import { callerServers } from "./caller-servers.ts";
 import { confirmationKey } from "./confirmation-key.ts";
-import { startHttpServer } from "./http.ts";
+import { type HttpServer, startHttpServer } from "./http.ts";
 import { LegacyQuestions } from "./legacy-questions.ts";
 import { readinessProbe, storeUrlOf } from "./readiness.ts";
-import { ServerPool } from "./server-pool.ts";
 import { SharedJobs } from "./shared-jobs.ts";
-import { callerLimitsFor, SharedCallerLimits } from "./shared-limits.ts";
+import { callerLimitsFor, type Limiter, SharedCallerLimits } from "./shared-limits.ts";
 
-/** Idle servers kept in all: a few megabytes together, room for the requests a busy replica has in flight at once. */
-const MAX_IDLE_SERVERS = 128;
-
-/** What of a caller their server is built from: the policy's view of them and their scopes (never the token). */
-const callerKey = (c: Caller) => JSON.stringify([c.id, [...c.scopes], c.label, c.sub, c.claims, c.tokenScopes]);
-
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function startRemote(
   config: Config,
   allowedDirs: string[],
@@ -56,54 +47,13 @@ export function startRemote(
   const calls = new CallTracker();
   const memory = new ByteBudget(READ_MEMORY_BUDGET);
   telemetry().watch("memory.budget.used", () => memory.inUse);
-  // One registry for the process: each request gets a server of its own, a job outlives it. With --state-url every
-  // replica sees every job (shared-jobs.ts); without, a job lives in its replica, and a well-formed id this one does not
-  // know may be another's (one hint a minute in the log).
-  let hintedAt = -Infinity;
-  const share = http.stateUrl ? new SharedJobs(http.stateUrl, JOB_KEPT_MS, log) : undefined;
   // Made here, not by the HTTP server: a running job holds one of its caller's in-flight slots.
   const limits = callerLimitsFor(http, log);
-  const jobs = watchedJobs(
-    new JobRegistry(
-      Date.now,
-      () => {
-        if (share || performance.now() - hintedAt < 60_000) return;
-        hintedAt = performance.now();
-        log.info(
-          "job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)",
-        );
-      },
-      share,
-      { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
-    ),
-  );
-  const jsonSchemaValidator = new LazyJsonSchemaValidator();
-  // Servers that answered a request, kept for the caller's next one (building one is a sixth of a call's CPU).
-  const pool = new ServerPool<{ slot: LeaseSlot; mcp: McpServer }>(MAX_IDLE_SERVERS);
+  const { jobs, share } = processJobs(config, limits, log);
   const options = serverOptions(config, allowedDirs);
   const policy = config.policy ? startPolicy(config.policy, config, log) : undefined;
-  if (policy) {
-    // Jobs follow the policy: on every change, those it would now refuse stop for good, on every replica.
-    const FROM_PEER = "a policy change on another replica";
-    policy.onChange = (why) => {
-      void jobs
-        .recheckRunning()
-        .then((n) => n > 0 && log.info(`policy change: ${n} running job(s) it refuses were stopped`));
-      if (why !== FROM_PEER) share?.policyChanged();
-    };
-    share?.onPolicy(() => policy.reload(FROM_PEER));
-  }
-  const defaultStore = config.stores[0]?.name ?? "default";
-  const sealing = confirmationKey({
-    configured: http.confirmationKey,
-    tokens: http.tokens.map((t) => t.token),
-    storeSecretKey: config.credentials?.secretAccessKey,
-  });
-  if (!sealing.shared && http.stateUrl)
-    log.warn(
-      "confirmations are sealed with this replica's own key: no shared secret to derive one from (OAuth without static tokens or a store secret key). Set STORE_CONFIRMATION_KEY (32+ random characters, the same on every replica) so that an answer may reach any replica.",
-    );
-  const sealingKey = sealing.key;
+  if (policy) followPolicy(policy, jobs, share, log);
+  const sealingKey = sealingKeyFor(config, log);
   // Identity pass-through: each caller's own STS credentials on the default store.
   const passThrough = config.passThrough
     ? new PassThrough({ ...config.passThrough, region: config.region }, config, createStoreStorages)
@@ -118,61 +68,25 @@ export function startRemote(
     // Sealed with the same shared key: any replica reads a 2025 client's declaration, the store relays its answers.
     questions: new LegacyQuestions(sealingKey, share),
     auth: createAuthenticator(http),
-    serverFor: (caller, leases, request) => {
-      const callerStorages = passThrough ? passThrough.storagesFor(caller, storages) : storages;
-      const rules = policy?.current;
-      // A 2025 initialize leaves the client's capabilities and protocol version on its server: that one is not kept.
-      const kept = request.method !== "initialize";
-      const key = `${request.era}\n${callerKey(caller)}`;
-      const basis = [rules, callerStorages];
-      const build = () => {
-        const slot = new LeaseSlot();
-        const mcp = createServer(
-          // With a policy, the caller gets what the rules naming them grant (the policy in force when the request came).
-          {
-            ...options,
-            remote: {
-              scopes: caller.scopes,
-              caller: caller.id,
-              querySecondsPerHour: http.limits.querySeconds,
-              ...(rules ? { access: new CallerAccess(rules, caller) } : {}),
-              // Judged by the policy in force when asked (a job's call, on a change and before its result is handed over).
-              ...(policy
-                ? {
-                    recheck: (name: string, args: Record<string, unknown>) =>
-                      recheckCall(new CallerAccess(policy.current, caller), name, args, defaultStore),
-                  }
-                : {}),
-            },
-          },
-          // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
-          {
-            ...callerStorages,
-            log,
-            calls,
-            memory,
-            leases: slot,
-            jobs,
-            jsonSchemaValidator,
-            tools: TOOLS,
-            confirmationKey: sealingKey,
-            ...(audit ? { audit } : {}),
-          },
-        );
-        return { slot, mcp };
-      };
-      const served = (kept && pool.take(key, basis)) || build();
-      served.slot.target = leases;
-      // Closed once its request is answered (or the client left): then it waits for the next request of its kind.
-      let done = false;
-      served.mcp.server.onclose = () => {
-        if (done) return;
-        done = true;
-        served.slot.target = undefined;
-        if (kept) pool.put(key, basis, served);
-      };
-      return served.mcp;
-    },
+    serverFor: callerServers({
+      options,
+      // The tools loaded once for the process: every server registers them at once (caller policies guard with them).
+      shared: {
+        log,
+        calls,
+        memory,
+        jobs,
+        jsonSchemaValidator: new LazyJsonSchemaValidator(),
+        tools: TOOLS,
+        confirmationKey: sealingKey,
+        ...(audit ? { audit } : {}),
+      },
+      storages,
+      limits: http.limits,
+      policy,
+      passThrough,
+      defaultStore: config.stores[0]?.name ?? "default",
+    }),
     missingScope: (name, args, caller) => missingScope(EVERY_TOOL, name, args, caller.scopes),
     policyRefusal: (name, caller) => {
       const tool = policy && EVERY_TOOL.find((t) => t.name === name);
@@ -190,6 +104,83 @@ export function startRemote(
       "local files are off (no --allowed-dir): upload_file and get_object download are not offered; presign_url moves bytes",
     );
 
+  stopOnSignals({ http, server, jobs, calls, share, audit, policy, log });
+}
+
+/**
+ * One registry for the process: each request gets a server of its own, a job outlives it. With --state-url every
+ * replica sees every job (shared-jobs.ts); without, a job lives in its replica, and a well-formed id this one does not
+ * know may be another's (one hint a minute in the log).
+ */
+function processJobs(
+  config: Config,
+  limits: Limiter,
+  log: Logger,
+): { jobs: JobRegistry; share: SharedJobs | undefined } {
+  const http = config.http!;
+  let hintedAt = -Infinity;
+  const share = http.stateUrl ? new SharedJobs(http.stateUrl, JOB_KEPT_MS, log) : undefined;
+  const jobs = watchedJobs(
+    new JobRegistry(
+      Date.now,
+      () => {
+        if (share || performance.now() - hintedAt < 60_000) return;
+        hintedAt = performance.now();
+        log.info(
+          "job_status / cancel_job for a job id this replica does not know: with several replicas and no --state-url, a job is known only to the one that runs it (share jobs through Redis/Valkey with --state-url, or route a caller's requests to one replica, e.g. sticky sessions)",
+        );
+      },
+      share,
+      { maxRunning: config.maxRunningJobs, holdSlot: (owner) => limits.hold(owner) },
+    ),
+  );
+  return { jobs, share };
+}
+
+/** Jobs follow the policy: on every change, those it would now refuse stop for good, on every replica. */
+function followPolicy(policy: PolicyHolder, jobs: JobRegistry, share: SharedJobs | undefined, log: Logger): void {
+  const FROM_PEER = "a policy change on another replica";
+  policy.onChange = (why) => {
+    void jobs
+      .recheckRunning()
+      .then((n) => n > 0 && log.info(`policy change: ${n} running job(s) it refuses were stopped`));
+    if (why !== FROM_PEER) share?.policyChanged();
+  };
+  share?.onPolicy(() => policy.reload(FROM_PEER));
+}
+
+/** The key confirmations and 2025 questions are sealed with: shared by every replica where a shared secret allows. */
+function sealingKeyFor(config: Config, log: Logger): Uint8Array {
+  const http = config.http!;
+  const sealing = confirmationKey({
+    configured: http.confirmationKey,
+    tokens: http.tokens.map((t) => t.token),
+    storeSecretKey: config.credentials?.secretAccessKey,
+  });
+  if (!sealing.shared && http.stateUrl)
+    log.warn(
+      "confirmations are sealed with this replica's own key: no shared secret to derive one from (OAuth without static tokens or a store secret key). Set STORE_CONFIRMATION_KEY (32+ random characters, the same on every replica) so that an answer may reach any replica.",
+    );
+  return sealing.key;
+}
+
+/**
+ * SIGTERM and SIGINT drain and exit: no new requests, the grace for calls and
+ * jobs in flight, then what is left cancelled (a cut transfer kept to resume)
+ * and recorded. A service's SIGHUP reloads (log rotation: the audit log is
+ * opened anew; the policy read again).
+ */
+function stopOnSignals(running: {
+  http: HttpConfig;
+  server: HttpServer;
+  jobs: JobRegistry;
+  calls: CallTracker;
+  share: SharedJobs | undefined;
+  audit: AuditLog | undefined;
+  policy: PolicyHolder | undefined;
+  log: Logger;
+}): void {
+  const { http, server, jobs, calls, share, audit, policy, log } = running;
   let stopping = false;
   const stop = async (why: string) => {
     if (stopping) return;
@@ -222,12 +213,6 @@ export function startRemote(
   process.on("unhandledRejection", (reason) =>
     log.error(`unhandled rejection: ${scrubSecrets(String((reason as Error)?.stack ?? reason))}`),
   );
-}
-
-/** Why the caller's current policy refuses a call of the tool named `name`, if it does. */
-function recheckCall(access: CallerAccess, name: string, args: Record<string, unknown>, defaultStore: string) {
-  const tool = EVERY_TOOL.find((t) => t.name === name);
-  return tool && !tool.aboutJobs ? callRefusal(access, tool, args, defaultStore) : undefined;
 }
 
 /** The policy file, checked at start (a broken one stops the start, listing its problems), then watched. */
