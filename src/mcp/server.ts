@@ -1,14 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { type jsonSchemaValidator, McpServer } from "@modelcontextprotocol/server";
-import { callGuard } from "../access/index.ts";
 import { effectiveAllowedDirs } from "../local/allowed.ts";
 import { createLocalFiles } from "../local/index.ts";
-import { promptsFor } from "../prompts/index.ts";
-import { type AuditEntry, type AuditLog, refusedEntry } from "../runtime/audit.ts";
+import { type AuditLog, refusedEntry } from "../runtime/audit.ts";
 import { CallTracker } from "../runtime/lifecycle.ts";
 import type { Logger } from "../runtime/log.ts";
 import { ByteBudget, type LeaseHolder } from "../runtime/memory.ts";
-import { CONTENT_BUDGET_BYTES } from "../runtime/response-budget.ts";
 import { telemetry } from "../runtime/telemetry.ts";
 import type { Storage } from "../storage/index.ts";
 import { addressesOf } from "./call/addresses.ts";
@@ -16,20 +13,10 @@ import { trackClientRoots } from "./client-roots.ts";
 import { confirmationCodec, userConfirmation } from "./confirmations.ts";
 import { serveTasks } from "./jobs/tasks.ts";
 import { LazyJsonSchemaValidator } from "./lazy-validator.ts";
-import {
-  APP_MIME_TYPE,
-  OFFERED_TOOLS_META,
-  presignOrigins,
-  registerObjectBrowser,
-  UI_EXTENSION,
-  VIEW_TOOLS,
-} from "./object-browser.ts";
 import { instructionsFor, offeredOf, SERVER_NAME, SERVER_VERSION, type ServerOptions, storesOf } from "./offer.ts";
-import { registerPrompts } from "./prompts.ts";
 import { measureRequests } from "./request-telemetry.ts";
-import { registerObjectResources } from "./resources.ts";
 import { installSdkHooks, type RefusedCall } from "./sdk-hooks.ts";
-import { registerSkills } from "./skills.ts";
+import { registerOffers, viewMetaOf } from "./server-offers.ts";
 import type { CallEnvironment } from "./tool-call.ts";
 import { registerTools, type ToolModule } from "./tool-registration.ts";
 
@@ -83,7 +70,6 @@ export type { ToolModule } from "./tool-registration.ts";
 export const READ_MEMORY_BUDGET = 120 * 1024 * 1024;
 
 /** Builds an MCP server with the tools registered; no I/O happens until a client connects. */
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function createServer(options: ServerOptions, deps: ServerDeps): McpServer {
   const instructions = instructionsFor(options);
   const caller = options.remote?.caller ?? (options.remote ? "anonymous" : "local");
@@ -102,18 +88,7 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   const calls = deps.calls ?? new CallTracker();
   const memory = deps.memory ?? ownBudget();
 
-  // Client roots narrow the operator's directories (see client-roots.ts); a remote server uses exactly --allowed-dir.
-  const clientRoots = options.remote ? async () => undefined : trackClientRoots(mcp.server, log);
-  const files = createLocalFiles(
-    async () => {
-      if (options.remote) return { dirs: options.allowedDirs, problem: "This remote server has no --allowed-dir." };
-      const state = await clientRoots();
-      if (state && "problem" in state) return { dirs: [], problem: state.problem };
-      return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
-    },
-    undefined,
-    options.stateDir ? keptTransfersIn(options.stateDir, (m) => log.warn(m)) : undefined,
-  );
+  const files = filesFor(mcp, options, log);
   const stores = storesOf(options, deps);
   const access = options.remote?.access;
   const storeInfos = stores.several ? stores.all.map((s) => s.info) : undefined;
@@ -152,13 +127,11 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
     stores: STORE_CARDS,
     jobs: JOB_CARDS,
   });
-  // The object browser's results say which tools this caller has: the view offers only those actions.
-  const viewMeta = { [OFFERED_TOOLS_META]: offered.map((t) => t.name) };
   const { eager, registered } = registerTools(mcp, {
     env,
     storeNames: stores.several ? stores.names : undefined,
     jobs: jobs !== undefined,
-    viewMeta: (name) => (VIEW_TOOLS.has(name) ? { _meta: viewMeta } : {}),
+    viewMeta: viewMetaOf(offered),
     ...(deps.tools && {
       loaded: {
         tools: offeredOf(options, stores, jobs !== undefined, {
@@ -170,79 +143,17 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
       },
     }),
   });
-  // Objects as resources where reading them is offered (the same window and checks as get_object read mode).
-  const offers = (name: string) => offered.some((t) => t.name === name);
-  const auditRead =
-    deps.audit &&
-    ((entry: Omit<AuditEntry, "caller" | "action">) =>
-      deps.audit!.write({ caller, action: "resources/read", ...entry }));
-  // Under a policy, reads see what get_object may, and listings (resources/list, completions) what the listing tools may.
-  // A caller policy's guards need the definitions: remote mode gives them (deps.tools).
-  if (access && !eager) throw new Error("a server with a caller policy needs its tools loaded (ServerDeps.tools)");
-  const guardOf = (name: string) =>
-    !offers(name) ? undefined : access ? callGuard(access, eager!.get(name)!, {}) : (storage: Storage) => storage;
-  const [bucketGuard, keyGuard] = [guardOf("list_buckets"), guardOf("list_objects")];
-  const { bucketAllowed, checkBucket, checkKey } = stores.default;
-  const configuredBuckets = stores.default.info.buckets;
-  const lists = {
-    buckets: bucketGuard?.(stores.default.storage, stores.default.info.name),
-    keys: keyGuard?.(stores.default.storage, stores.default.info.name),
-  };
-  const auditList = deps.audit && ((entry: Omit<AuditEntry, "caller">) => deps.audit!.write({ caller, ...entry }));
-  if (offers("get_object")) {
-    // s3:// URIs name the default store's objects, as with one store; store://NAME/… the others'.
-    const guard = guardOf("get_object")!;
-    const storage = guard(stores.default.storage, stores.default.info.name);
-    const otherStores = Object.fromEntries(
-      stores.all.slice(1).map((s) => [
-        s.info.name,
-        {
-          storage: guard(s.storage, s.info.name),
-          bucketLister: bucketGuard?.(s.storage, s.info.name),
-          bucketAllowed: s.bucketAllowed,
-          configuredBuckets: s.info.buckets,
-          checkBucket: s.checkBucket,
-          checkKey: s.checkKey,
-        },
-      ]),
-    );
-    const auditing = deps.audit && {
-      audit: auditRead!,
-      auditRefusal: () => deps.audit!.refusal(),
-      auditList: auditList!,
-    };
-    registerObjectResources(mcp, {
-      storage,
-      bucketAllowed,
-      configuredBuckets,
-      checkBucket,
-      checkKey,
-      contentBudget: CONTENT_BUDGET_BYTES,
-      memory,
-      calls,
-      lists,
-      otherStores,
-      ...(deps.leases ? { leases: deps.leases } : {}),
-      ...auditing,
-    });
-  }
-  // The object browser where its listings are offered; images come from presigned URLs of every store's origin.
-  if (offered.some((t) => VIEW_TOOLS.has(t.name))) {
-    registerObjectBrowser(mcp, {
-      origins: presignOrigins(stores.all.map((s) => s.info.endpointUrl)),
-      ...(auditRead ? { audit: auditRead } : {}),
-    });
-    // Advertised as an extension (2026-07-28's way; a 2025 client reads _meta.ui on the tools and ignores this).
-    mcp.server.registerCapabilities({ extensions: { [UI_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } } });
-  }
-  // Workflow prompts whose tools this caller has, their bucket and key arguments completed as the listing tools may list.
-  registerPrompts(
-    mcp,
-    offered.map((t) => t.name),
-    { lists, configuredBuckets, bucketAllowed, ...(auditList ? { auditList } : {}) },
-  );
-  // The same recipes as skills, for hosts that load skills (io.modelcontextprotocol/skills).
-  registerSkills(mcp, promptsFor(offered.map((t) => t.name)));
+  registerOffers(mcp, {
+    offered,
+    stores,
+    access,
+    eager,
+    caller,
+    memory,
+    calls,
+    leases: deps.leases,
+    audit: deps.audit,
+  });
   const refusedCall: RefusedCall | undefined =
     deps.audit &&
     ((name, args, id, code) => deps.audit!.write(refusedEntry(caller, name, args, code, id, addressesOf(name))));
@@ -251,6 +162,21 @@ export function createServer(options: ServerOptions, deps: ServerDeps): McpServe
   installSdkHooks(mcp, offered, stores.several ? stores.names : undefined, refusedCall, registered, jobs !== undefined);
   measureRequests(mcp);
   return mcp;
+}
+
+/** The local files a call may touch: client roots narrow the operator's directories (client-roots.ts); a remote server uses exactly --allowed-dir. */
+function filesFor(mcp: McpServer, options: ServerOptions, log: Logger) {
+  const clientRoots = options.remote ? async () => undefined : trackClientRoots(mcp.server, log);
+  return createLocalFiles(
+    async () => {
+      if (options.remote) return { dirs: options.allowedDirs, problem: "This remote server has no --allowed-dir." };
+      const state = await clientRoots();
+      if (state && "problem" in state) return { dirs: [], problem: state.problem };
+      return effectiveAllowedDirs(options.allowedDirs, state?.roots, options.cwd, options.allowBroadDirs);
+    },
+    undefined,
+    options.stateDir ? keptTransfersIn(options.stateDir, (m) => log.warn(m)) : undefined,
+  );
 }
 
 /** A memory budget of this server's own (stdio), in the operator's metrics. */

@@ -30,6 +30,9 @@ let finance: string;
 let policyFile: string;
 let auditFile: string;
 
+/** A glob for this run's finance buckets alone (uniqueBucket: t-finance-<pid>-<time>-<n>): a store that kept an earlier run's must not widen the grant. */
+const runPattern = (bucket: string) => `${bucket.slice(0, bucket.lastIndexOf("-") + 1)}*`;
+
 function policy(extra = ""): string {
   return `# three roles and a CI bot
 groups_claim: realm_access.roles
@@ -49,7 +52,7 @@ rules:
   - name: finance owns finance
     who: ["group:finance"]
     access: delete
-    buckets: ["${finance.slice(0, 8)}*"]
+    buckets: ["${runPattern(finance)}"]
     prefixes: [""]
     tools: ["*"]
   - name: ci publishes builds
