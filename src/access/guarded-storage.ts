@@ -16,7 +16,6 @@ import { narrowedObjects, narrowedVersions, unitsUnder } from "./narrowed-listin
 import { unsafeKeyRefusal } from "./policy.ts";
 import type { Level } from "./policy-file.ts";
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function guardedStorage(storage: Storage, grants: Grants, store: string): Storage {
   const need = (level: Level, bucket: string, key: string) => {
     // A "." or ".." segment could be resolved by a proxy on the way into a key outside the granted prefix.
@@ -28,25 +27,48 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     if (!grants.bucketVisible(store, bucket)) throw grants.refusal("read", store, bucket, prefix);
     return grants.view(store, bucket, prefix);
   };
-  /** Up to `limit` of what `list` finds in each granted prefix under `prefix`, in key order. */
-  const eachGranted = async <T>(
-    prefixes: string[],
-    prefix: string,
-    limit: number,
-    list: (p: string, left: number) => Promise<{ items: T[]; more: boolean }>,
-  ) => {
-    const items: T[] = [];
-    for (const unit of unitsUnder(prefix, undefined, prefixes)) {
-      if (!("prefix" in unit)) continue;
-      if (items.length >= limit) return { items, more: true };
-      const found = await list(unit.prefix, limit - items.length);
-      items.push(...found.items);
-      if (found.more) return { items, more: true };
-    }
-    return { items, more: false };
-  };
-  const read = (addr: ObjectAddress) => need("read", addr.bucket, addr.key);
+  const g: Guard = { storage, grants, store, need, view, read: (addr) => need("read", addr.bucket, addr.key) };
+  return { ...guardedListings(g), ...guardedObjects(g), ...guardedSettings(g) };
+}
 
+/** One decorated store's checks, shared by its three groups of methods. */
+interface Guard {
+  storage: Storage;
+  grants: Grants;
+  store: string;
+  /** Throws unless the caller may act at `level` on the key (UnsafeKey for a dot segment). */
+  need(level: Level, bucket: string, key: string): void;
+  /** What of the prefix the caller sees (all, or their granted prefixes under it); throws for a bucket they cannot see. */
+  view(bucket: string, prefix: string): PrefixView;
+  read(addr: ObjectAddress): void;
+}
+
+/** Up to `limit` of what `list` finds in each granted prefix under `prefix`, in key order. */
+async function eachGranted<T>(
+  prefixes: string[],
+  prefix: string,
+  limit: number,
+  list: (p: string, left: number) => Promise<{ items: T[]; more: boolean }>,
+): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  for (const unit of unitsUnder(prefix, undefined, prefixes)) {
+    if (!("prefix" in unit)) continue;
+    if (items.length >= limit) return { items, more: true };
+    const found = await list(unit.prefix, limit - items.length);
+    items.push(...found.items);
+    if (found.more) return { items, more: true };
+  }
+  return { items, more: false };
+}
+
+/** Listings show only what the caller may see: a prefix above their grants is asked for the granted prefixes alone. */
+function guardedListings(
+  g: Guard,
+): Pick<
+  Storage,
+  "listBuckets" | "headBucket" | "listObjects" | "listIncompleteUploads" | "listKeys" | "listObjectVersions"
+> {
+  const { storage, grants, store, view } = g;
   return {
     // A page of the store's buckets with the ones no rule covers left out (a page may come back short).
     listBuckets: async (req, signal) => {
@@ -57,19 +79,60 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       if (!grants.bucketVisible(store, bucket)) throw grants.refusal("read", store, bucket, "");
       return storage.headBucket(bucket, signal);
     },
-    createBucket: async (bucket, signal) => {
-      need("write", bucket, "");
-      return storage.createBucket(bucket, signal);
-    },
-    deleteBucket: async (bucket, signal) => {
-      need("delete", bucket, "");
-      return storage.deleteBucket(bucket, signal);
-    },
     listObjects: async (req, signal) => {
       const seen = view(req.bucket, req.prefix ?? "");
       if (seen.all) return storage.listObjects(req, signal);
       return narrowedObjects(storage, req, unitsUnder(req.prefix ?? "", req.delimiter, seen.prefixes), signal);
     },
+    listIncompleteUploads: async (bucket, prefix, limit, sizeLimit, signal) => {
+      const seen = view(bucket, prefix);
+      if (seen.all) return storage.listIncompleteUploads(bucket, prefix, limit, sizeLimit, signal);
+      let sized = sizeLimit;
+      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
+        const found = await storage.listIncompleteUploads(bucket, p, left, Math.max(0, sized), signal);
+        sized -= found.uploads.length;
+        return { items: found.uploads, more: found.more };
+      });
+      return { uploads: items, more };
+    },
+    listKeys: async (bucket, prefix, limit, signal) => {
+      const seen = view(bucket, prefix);
+      if (seen.all) return storage.listKeys(bucket, prefix, limit, signal);
+      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
+        const found = await storage.listKeys(bucket, p, left, signal);
+        return { items: found.keys, more: found.more };
+      });
+      return { keys: items, more };
+    },
+    listObjectVersions: async (req, signal) => {
+      const seen = view(req.bucket, req.prefix ?? "");
+      if (seen.all) return storage.listObjectVersions(req, signal);
+      return narrowedVersions(storage, req, unitsUnder(req.prefix ?? "", undefined, seen.prefixes), signal);
+    },
+  };
+}
+
+/** An object's bytes and life: read, write or delete on its key (a copy: read on its source, write on its destination). */
+function guardedObjects(
+  g: Guard,
+): Pick<
+  Storage,
+  | "readObjectHead"
+  | "openObjectDownload"
+  | "uploadObject"
+  | "streamingFor"
+  | "hasKeptUpload"
+  | "copyFrom"
+  | "headObject"
+  | "putObject"
+  | "copyObject"
+  | "deleteObject"
+  | "deleteObjects"
+  | "presign"
+  | "restoreObject"
+> {
+  const { storage, grants, store, need, read } = g;
+  return {
     readObjectHead: async (addr, maxBytes, signal, offset, etag) => {
       read(addr);
       return storage.readObjectHead(addr, maxBytes, signal, offset, etag);
@@ -93,23 +156,12 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       need("write", req.bucket, req.key);
       return storage.streamingFor(req, wholeMd5, signal);
     },
-    // The source is another store's guarded storage: its own reads are checked there.
     // Only this server's own record of a cut upload: nothing of the store is read.
     hasKeptUpload: (req) => storage.hasKeptUpload(req),
+    // The source is another store's guarded storage: its own reads are checked there.
     copyFrom: async (source, req, signal, nameSource) => {
       need("write", req.bucket, req.key);
       return storage.copyFrom(source, req, signal, nameSource);
-    },
-    listIncompleteUploads: async (bucket, prefix, limit, sizeLimit, signal) => {
-      const seen = view(bucket, prefix);
-      if (seen.all) return storage.listIncompleteUploads(bucket, prefix, limit, sizeLimit, signal);
-      let sized = sizeLimit;
-      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
-        const found = await storage.listIncompleteUploads(bucket, p, left, Math.max(0, sized), signal);
-        sized -= found.uploads.length;
-        return { items: found.uploads, more: found.more };
-      });
-      return { uploads: items, more };
     },
     headObject: async (addr, signal) => {
       read(addr);
@@ -132,19 +184,46 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
       for (const key of keys) need("delete", bucket, key);
       return storage.deleteObjects(bucket, keys, signal);
     },
-    listKeys: async (bucket, prefix, limit, signal) => {
-      const seen = view(bucket, prefix);
-      if (seen.all) return storage.listKeys(bucket, prefix, limit, signal);
-      const { items, more } = await eachGranted(seen.prefixes, prefix, limit, async (p, left) => {
-        const found = await storage.listKeys(bucket, p, left, signal);
-        return { items: found.keys, more: found.more };
-      });
-      return { keys: items, more };
+    presign: async (req) => {
+      need(req.method === "PUT" ? "write" : "read", req.bucket, req.key);
+      return storage.presign(req);
     },
-    listObjectVersions: async (req, signal) => {
-      const seen = view(req.bucket, req.prefix ?? "");
-      if (seen.all) return storage.listObjectVersions(req, signal);
-      return narrowedVersions(storage, req, unitsUnder(req.prefix ?? "", undefined, seen.prefixes), signal);
+
+    restoreObject: async (addr, request, signal) => {
+      need("write", addr.bucket, addr.key);
+      return storage.restoreObject(addr, request, signal);
+    },
+  };
+}
+
+/** A bucket's settings are about all of it (a grant of the whole bucket); an object's tags and locks are about its key. */
+function guardedSettings(
+  g: Guard,
+): Pick<
+  Storage,
+  | "createBucket"
+  | "deleteBucket"
+  | "readBucketSetting"
+  | "setBucketVersioning"
+  | "setBucketLifecycle"
+  | "setBucketCors"
+  | "setBucketPolicy"
+  | "getObjectTags"
+  | "putObjectTags"
+  | "getObjectLock"
+  | "setObjectRetention"
+  | "setObjectLegalHold"
+  | "setDefaultRetention"
+> {
+  const { storage, need, read } = g;
+  return {
+    createBucket: async (bucket, signal) => {
+      need("write", bucket, "");
+      return storage.createBucket(bucket, signal);
+    },
+    deleteBucket: async (bucket, signal) => {
+      need("delete", bucket, "");
+      return storage.deleteBucket(bucket, signal);
     },
     // A bucket's settings are about all of it: read or changed under a grant of the whole bucket.
     readBucketSetting: async (bucket, part, signal) => {
@@ -193,14 +272,6 @@ export function guardedStorage(storage: Storage, grants: Grants, store: string):
     setDefaultRetention: async (bucket, rule, signal) => {
       need("write", bucket, "");
       return storage.setDefaultRetention(bucket, rule, signal);
-    },
-    restoreObject: async (addr, request, signal) => {
-      need("write", addr.bucket, addr.key);
-      return storage.restoreObject(addr, request, signal);
-    },
-    presign: async (req) => {
-      need(req.method === "PUT" ? "write" : "read", req.bucket, req.key);
-      return storage.presign(req);
     },
   };
 }

@@ -1,5 +1,6 @@
 /** Object operations beyond read and upload: head, put, copy, delete, versions, presign. */
 import { createHash } from "node:crypto";
+import type { ListObjectVersionsCommandOutput } from "@aws-sdk/client-s3";
 import type { Config } from "../config/config.ts";
 import { ActionableError, s3Uri } from "../runtime/errors.ts";
 import { copyObject } from "./copy.ts";
@@ -11,7 +12,7 @@ import { fetchClientFor, type S3Handle } from "./requests/client.ts";
 import { sendListObjectsV2 } from "./requests/fast-list.ts";
 import { errorContext, type Operation, objectParams, type SendOptions } from "./requests/operation.ts";
 import { checkEtag } from "./transfer/upload-bytes.ts";
-import type { ObjectAddress, ObjectStore, VersionInfo } from "./types.ts";
+import type { ObjectAddress, ObjectStore, PresignRequest, VersionInfo } from "./types.ts";
 
 /** DeleteObjects takes at most this many keys a request. */
 const DELETE_BATCH = 1000;
@@ -42,7 +43,6 @@ export async function deleteMarkerBehind(
   return marker ? (marker.VersionId ?? "null") : undefined;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: a known exception (docs/architecture.md), to be split into named steps
 export function createObjectStore(
   config: Config,
   getClient: () => Promise<S3Handle>,
@@ -125,54 +125,9 @@ export function createObjectStore(
         return { delete_marker: out.DeleteMarker ?? false, version_id: out.VersionId ?? null };
       }),
 
-    deleteObjects: async (bucket, keys, signal) => {
-      const result = {
-        deleted: [] as { key: string; delete_marker: boolean }[],
-        failed: [] as { key: string; code: string; message: string }[],
-      };
-      for (let i = 0; i < keys.length; i += DELETE_BATCH) {
-        const batch = keys.slice(i, i + DELETE_BATCH);
-        const out = await operation({ bucket }, signal, ({ client, sdk }, send) =>
-          client.send(
-            new sdk.DeleteObjectsCommand({
-              Bucket: bucket,
-              Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: false },
-            }),
-            send,
-          ),
-        );
-        for (const d of out.Deleted ?? [])
-          result.deleted.push({ key: d.Key ?? "", delete_marker: d.DeleteMarker ?? false });
-        for (const e of out.Errors ?? [])
-          result.failed.push({ key: e.Key ?? "", code: e.Code ?? "UnknownError", message: e.Message ?? "" });
-      }
-      return result;
-    },
+    deleteObjects: (bucket, keys, signal) => deleteInBatches(operation, bucket, keys, signal),
 
-    listKeys: async (bucket, prefix, limit, signal) => {
-      const keys: string[] = [];
-      let token: string | undefined;
-      do {
-        const page = await operation({ bucket }, signal, (s3, send) =>
-          sendListObjectsV2(
-            s3,
-            {
-              Bucket: bucket,
-              Prefix: prefix || undefined,
-              MaxKeys: Math.min(1000, limit + 1 - keys.length),
-              ContinuationToken: token,
-            },
-            send,
-          ),
-        );
-        for (const o of page.contents) keys.push(o.key);
-        // "More" with no token, or the same one again, would end the listing early (reported as complete) or loop.
-        if (page.isTruncated && (!page.nextContinuationToken || page.nextContinuationToken === token))
-          throw stalledListing(s3Uri(bucket, prefix));
-        token = page.isTruncated ? page.nextContinuationToken! : undefined;
-      } while (token && keys.length <= limit);
-      return { keys: keys.slice(0, limit), more: keys.length > limit || token !== undefined };
-    },
+    listKeys: (bucket, prefix, limit, signal) => listKeys(operation, bucket, prefix, limit, signal),
 
     listObjectVersions: (req, signal) =>
       operation({ bucket: req.bucket }, signal, async ({ client, sdk }, send) => {
@@ -186,77 +141,142 @@ export function createObjectStore(
           }),
           send,
         );
-        const entry = (
-          v: { Key?: string; VersionId?: string; IsLatest?: boolean; LastModified?: Date },
-          marker: boolean,
-          size: number | null,
-          etag: string | null,
-        ): VersionInfo => ({
-          key: v.Key ?? "",
-          version_id: v.VersionId ?? null,
-          is_latest: v.IsLatest ?? false,
-          is_delete_marker: marker,
-          size,
-          last_modified: iso(v.LastModified),
-          etag,
-        });
-        // S3 lists versions and delete markers apart; together, per key the newest first, as S3 orders each list.
-        const all = [
-          ...(out.Versions ?? []).map((v) => entry(v, false, v.Size ?? null, v.ETag ?? null)),
-          ...(out.DeleteMarkers ?? []).map((m) => entry(m, true, null, null)),
-        ].sort((a, b) =>
-          a.key < b.key ? -1 : a.key > b.key ? 1 : (b.last_modified ?? "").localeCompare(a.last_modified ?? ""),
-        );
-        const versions = all.slice(0, req.maxKeys);
-        const cut = versions.length < all.length;
-        const truncated = (out.IsTruncated ?? false) || cut;
-        // A page cut to max_keys continues after its last entry (S3's marker semantics), not after the store's.
-        const last = versions.at(-1);
-        return {
-          versions,
-          is_truncated: truncated,
-          next_key_marker: !truncated ? null : cut ? (last?.key ?? null) : (out.NextKeyMarker ?? null),
-          next_version_id_marker: !truncated
-            ? null
-            : cut
-              ? (last?.version_id ?? null)
-              : (out.NextVersionIdMarker ?? null),
-        };
+        return versionsPage(out, req.maxKeys);
       }),
 
-    presign: async (req) => {
-      // A link to an SSE-C object works only with the key's headers, which its user would need: the key never leaves.
-      if (config.customerKey)
-        throw new ActionableError({
-          resource: s3Uri(req.bucket, req.key),
-          code: "CustomerKeyNeeded",
-          message:
-            "This store's objects are encrypted with the server's customer key (SSE-C): a link would work only for someone who also sends that key, which the server never gives out.",
-          hint: "download the object with get_object mode download and share the file another way, or ask the user.",
-        });
-      const [{ presignClient, sdk }, { getSignedUrl }] = await Promise.all([
-        getClient(),
-        import("@aws-sdk/s3-request-presigner"),
-      ]);
-      const command =
-        req.method === "PUT"
-          ? new sdk.PutObjectCommand({
-              Bucket: req.bucket,
-              Key: req.key,
-              ...(req.contentType ? { ContentType: req.contentType } : {}),
-            })
-          : new sdk.GetObjectCommand({
-              ...objectParams(req),
-              ...(req.responseContentDisposition ? { ResponseContentDisposition: req.responseContentDisposition } : {}),
-            });
-      try {
-        const url = await getSignedUrl(presignClient, command, { expiresIn: req.expiresIn });
-        const headers: Record<string, string> =
-          req.method === "PUT" && req.contentType ? { "Content-Type": req.contentType } : {};
-        return { url, headers };
-      } catch (err) {
-        throw toStorageError(err, errorContext(req));
-      }
-    },
+    presign: (req) => presign(config, getClient, req),
   };
+}
+
+/** DeleteObjects, DELETE_BATCH keys a request: what was deleted (a marker, in a versioned bucket) and what the store refused. */
+async function deleteInBatches(operation: Operation, bucket: string, keys: string[], signal: AbortSignal | undefined) {
+  const result = {
+    deleted: [] as { key: string; delete_marker: boolean }[],
+    failed: [] as { key: string; code: string; message: string }[],
+  };
+  for (let i = 0; i < keys.length; i += DELETE_BATCH) {
+    const batch = keys.slice(i, i + DELETE_BATCH);
+    const out = await operation({ bucket }, signal, ({ client, sdk }, send) =>
+      client.send(
+        new sdk.DeleteObjectsCommand({
+          Bucket: bucket,
+          Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: false },
+        }),
+        send,
+      ),
+    );
+    for (const d of out.Deleted ?? [])
+      result.deleted.push({ key: d.Key ?? "", delete_marker: d.DeleteMarker ?? false });
+    for (const e of out.Errors ?? [])
+      result.failed.push({ key: e.Key ?? "", code: e.Code ?? "UnknownError", message: e.Message ?? "" });
+  }
+  return result;
+}
+
+/** Up to `limit` keys under `prefix`, and whether more follow. */
+async function listKeys(
+  operation: Operation,
+  bucket: string,
+  prefix: string,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<{ keys: string[]; more: boolean }> {
+  const keys: string[] = [];
+  let token: string | undefined;
+  do {
+    const page = await operation({ bucket }, signal, (s3, send) =>
+      sendListObjectsV2(
+        s3,
+        {
+          Bucket: bucket,
+          Prefix: prefix || undefined,
+          MaxKeys: Math.min(1000, limit + 1 - keys.length),
+          ContinuationToken: token,
+        },
+        send,
+      ),
+    );
+    for (const o of page.contents) keys.push(o.key);
+    // "More" with no token, or the same one again, would end the listing early (reported as complete) or loop.
+    if (page.isTruncated && (!page.nextContinuationToken || page.nextContinuationToken === token))
+      throw stalledListing(s3Uri(bucket, prefix));
+    token = page.isTruncated ? page.nextContinuationToken! : undefined;
+  } while (token && keys.length <= limit);
+  return { keys: keys.slice(0, limit), more: keys.length > limit || token !== undefined };
+}
+
+/** A page of ListObjectVersions as the tool gives it: versions and delete markers together, cut to max_keys. */
+function versionsPage(out: ListObjectVersionsCommandOutput, maxKeys: number | undefined) {
+  const entry = (
+    v: { Key?: string; VersionId?: string; IsLatest?: boolean; LastModified?: Date },
+    marker: boolean,
+    size: number | null,
+    etag: string | null,
+  ): VersionInfo => ({
+    key: v.Key ?? "",
+    version_id: v.VersionId ?? null,
+    is_latest: v.IsLatest ?? false,
+    is_delete_marker: marker,
+    size,
+    last_modified: iso(v.LastModified),
+    etag,
+  });
+  // S3 lists versions and delete markers apart; together, per key the newest first, as S3 orders each list.
+  const all = [
+    ...(out.Versions ?? []).map((v) => entry(v, false, v.Size ?? null, v.ETag ?? null)),
+    ...(out.DeleteMarkers ?? []).map((m) => entry(m, true, null, null)),
+  ].sort((a, b) =>
+    a.key < b.key ? -1 : a.key > b.key ? 1 : (b.last_modified ?? "").localeCompare(a.last_modified ?? ""),
+  );
+  const versions = all.slice(0, maxKeys);
+  const cut = versions.length < all.length;
+  const truncated = (out.IsTruncated ?? false) || cut;
+  // A page cut to max_keys continues after its last entry (S3's marker semantics), not after the store's.
+  const last = versions.at(-1);
+  return {
+    versions,
+    is_truncated: truncated,
+    next_key_marker: !truncated ? null : cut ? (last?.key ?? null) : (out.NextKeyMarker ?? null),
+    next_version_id_marker: !truncated ? null : cut ? (last?.version_id ?? null) : (out.NextVersionIdMarker ?? null),
+  };
+}
+
+/** A presigned GET or PUT of one object; never for a store whose objects need the server's customer key. */
+async function presign(
+  config: Config,
+  getClient: () => Promise<S3Handle>,
+  req: PresignRequest,
+): Promise<{ url: string; headers: Record<string, string> }> {
+  // A link to an SSE-C object works only with the key's headers, which its user would need: the key never leaves.
+  if (config.customerKey)
+    throw new ActionableError({
+      resource: s3Uri(req.bucket, req.key),
+      code: "CustomerKeyNeeded",
+      message:
+        "This store's objects are encrypted with the server's customer key (SSE-C): a link would work only for someone who also sends that key, which the server never gives out.",
+      hint: "download the object with get_object mode download and share the file another way, or ask the user.",
+    });
+  const [{ presignClient, sdk }, { getSignedUrl }] = await Promise.all([
+    getClient(),
+    import("@aws-sdk/s3-request-presigner"),
+  ]);
+  const command =
+    req.method === "PUT"
+      ? new sdk.PutObjectCommand({
+          Bucket: req.bucket,
+          Key: req.key,
+          ...(req.contentType ? { ContentType: req.contentType } : {}),
+        })
+      : new sdk.GetObjectCommand({
+          ...objectParams(req),
+          ...(req.responseContentDisposition ? { ResponseContentDisposition: req.responseContentDisposition } : {}),
+        });
+  try {
+    const url = await getSignedUrl(presignClient, command, { expiresIn: req.expiresIn });
+    const headers: Record<string, string> =
+      req.method === "PUT" && req.contentType ? { "Content-Type": req.contentType } : {};
+    return { url, headers };
+  } catch (err) {
+    throw toStorageError(err, errorContext(req));
+  }
 }
