@@ -16,8 +16,8 @@ import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest, UploadResult } from "../transfer-types.ts";
 import { PartSender } from "./part-sender.ts";
 import { objectParams } from "./single-put.ts";
-import type { UploadKeeper } from "./upload-keeper.ts";
-import { abortQuietly, type ResumedUpload } from "./upload-resume.ts";
+import type { ResumedUpload, UploadKeeper } from "./upload-keeper.ts";
+import { abortQuietly } from "./upload-resume.ts";
 
 export class MultipartUpload {
   /** Stops every part at the first failure or the caller's cancel. */

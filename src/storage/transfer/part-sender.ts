@@ -19,7 +19,7 @@ import { PartProgress } from "./part-progress.ts";
 import { queueSizeFor } from "./part-sizes.ts";
 import { streamPart } from "./streamed-parts.ts";
 import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
-import type { ResumedUpload, StoredPart } from "./upload-resume.ts";
+import type { ResumedUpload, StoredPart } from "./upload-keeper.ts";
 
 const MiB = 1024 * 1024;
 /**

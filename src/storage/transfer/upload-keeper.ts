@@ -6,7 +6,18 @@
  * which never reaches the state directory itself; upload-resume.ts keeps
  * the record.
  */
-import type { ResumedUpload } from "./upload-resume.ts";
+
+/** A part the store already holds: checked against the local bytes before it counts. */
+export interface StoredPart {
+  etag: string;
+  size: number;
+  crc32?: string;
+}
+
+export interface ResumedUpload {
+  uploadId: string;
+  parts: Map<number, StoredPart>;
+}
 
 export interface UploadKeeper {
   /** A kept upload of this source to this destination, its stored parts listed; undefined: start a new one. */

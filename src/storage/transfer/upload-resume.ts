@@ -18,24 +18,12 @@ import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept
 import { stalledListing } from "../errors.ts";
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest } from "../transfer-types.ts";
-import type { UploadKeeper } from "./upload-keeper.ts";
+import type { ResumedUpload, StoredPart, UploadKeeper } from "./upload-keeper.ts";
 
 export interface UploadResume {
   kept: KeptTransfers;
   /** The store's identity in the records: its endpoint. */
   store: string;
-}
-
-/** A part the store already holds: checked against the local bytes before it counts. */
-export interface StoredPart {
-  etag: string;
-  size: number;
-  crc32?: string;
-}
-
-export interface ResumedUpload {
-  uploadId: string;
-  parts: Map<number, StoredPart>;
 }
 
 /** What makes the object besides its bytes: a kept upload with other settings is not continued. */
