@@ -95,7 +95,7 @@ class KeptUploadRecord implements UploadKeeper {
   constructor(
     readonly s3: S3Handle,
     readonly kept: KeptTransfers,
-    /** This upload's record, its upload id set when one is recorded. */
+    /** This upload's record, but for its upload id and time (given when one is recorded). */
     readonly made: KeptUpload,
     readonly mayAbort: UploadRequest["mayAbort"],
   ) {}
