@@ -348,13 +348,13 @@ async function benchStores(networks: Network[]): Promise<void> {
   const lines = [
     "# Copies between stores: results",
     "",
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${await describeMachine()}. From the second Ceph user's store into the first's (the same RGW; \`wan-source\`: the source through the WAN model), ours through the server (copy_object / copy_prefix with source_store) against \`rclone copyto\` / \`rclone copy --transfers 32\` between two remotes. A large object is copied twice by each, taking turns (ours, rclone, rclone, ours): the best time of two, and our higher peak of two; the small objects once each. Above 1.0× we are faster.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${await describeMachine()}. From the second Ceph user's store into the first's (the same RGW; \`wan-source\`: the source through the WAN model), ours through the server (copy_object / copy_prefix with source_store) against \`rclone copyto\` / \`rclone copy --transfers 32\` between two remotes. A large object is copied twice by each, taking turns (ours, rclone, rclone, ours): the best time of two, and our higher peak of two; the small objects once each. Above 1.0× we are faster. CPU: ours for the call alone (every thread), rclone's whole process, each from the run with the best time; efficiency is rclone's CPU over ours (target ≥ 1.5×, issue #70).`,
     "",
-    "| network | job | ours | peak RSS | rclone | rclone ÷ ours |",
-    "|---|---|---|---|---|---|",
+    "| network | job | ours | peak RSS | rclone | rclone ÷ ours | CPU: ours / rclone | efficiency |",
+    "|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.network} | ${r.job}${r.job === "one large object" ? ` (${bigMiB} MiB, one PutObject)` : r.job === "one large object in parts" ? ` (${bigMiB} MiB, ${bigMiB / SOURCE_PART_MIB} parts of ${SOURCE_PART_MIB} MiB)` : " (2,000)"} | ${(r.oursMs / 1000).toFixed(1)} s | ${Math.round(r.peakMb)} MB | ${(r.rcloneMs / 1000).toFixed(1)} s | ${(r.rcloneMs / r.oursMs).toFixed(2)}× |`,
+        `| ${r.network} | ${r.job}${r.job === "one large object" ? ` (${bigMiB} MiB, one PutObject)` : r.job === "one large object in parts" ? ` (${bigMiB} MiB, ${bigMiB / SOURCE_PART_MIB} parts of ${SOURCE_PART_MIB} MiB)` : " (2,000)"} | ${(r.oursMs / 1000).toFixed(1)} s | ${Math.round(r.peakMb)} MB | ${(r.rcloneMs / 1000).toFixed(1)} s | ${(r.rcloneMs / r.oursMs).toFixed(2)}× | ${(r.oursCpuMs / 1000).toFixed(2)} / ${(r.rcloneCpuMs / 1000).toFixed(2)} s | ${(r.rcloneCpuMs / r.oursCpuMs).toFixed(2)}× |`,
     ),
     "",
   ];

@@ -14,7 +14,7 @@ import {
   S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { procMemoryMb, timedCommand } from "./measure.ts";
+import { procCpuMs, procMemoryMb, timedRun } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
@@ -22,8 +22,12 @@ export interface StoreCopyRow {
   network: string;
   job: string;
   oursMs: number;
+  /** The server's CPU for the call alone (every thread), in the run with the best time. */
+  oursCpuMs: number;
   peakMb: number;
   rcloneMs: number;
+  /** rclone's whole process, start-up included, in its run with the best time. */
+  rcloneCpuMs: number;
 }
 
 /** The second user's store as rclone's remote "src" (the first stays "bench"). */
@@ -130,12 +134,14 @@ export async function measureStoreCopies(
   // Each job on a fresh server: VmHWM is the process's peak, so a second job on the same server would report the first's.
   const job = async (
     run: (call: Awaited<ReturnType<typeof startServer>>["call"]) => Promise<void>,
-  ): Promise<{ ms: number; peakMb: number }> => {
+  ): Promise<{ ms: number; cpuMs: number; peakMb: number }> => {
     const server = await startServer(binary, env, work);
     try {
+      const cpuBefore = procCpuMs(server.pid);
       const started = performance.now();
       await run(server.call.bind(server));
-      return { ms: performance.now() - started, peakMb: procMemoryMb(server.pid, "VmHWM") };
+      const ms = performance.now() - started;
+      return { ms, cpuMs: procCpuMs(server.pid) - cpuBefore, peakMb: procMemoryMb(server.pid, "VmHWM") };
     } finally {
       await server.close();
     }
@@ -162,22 +168,26 @@ export async function measureStoreCopies(
       return run;
     };
     const theirs = async () => {
-      const ms = await timedCommand(
+      const run = await timedRun(
         ["rclone", "copyto", `src:${srcBucket}/${key}`, `bench:${dstBucket}/${tag}/rclone/${key}`],
         rclone,
       );
       await dropLarge(`${tag}/rclone/${key}`);
-      return ms;
+      return run;
     };
     const first = await ours();
-    const rcloneMs = Math.min(await theirs(), await theirs());
+    const [r1, r2] = [await theirs(), await theirs()];
     const second = await ours();
+    const best = first.ms <= second.ms ? first : second;
+    const rcloneBest = r1.ms <= r2.ms ? r1 : r2;
     rows.push({
       network: tag,
       job: what,
-      oursMs: Math.min(first.ms, second.ms),
+      oursMs: best.ms,
+      oursCpuMs: best.cpuMs,
       peakMb: Math.max(first.peakMb, second.peakMb),
-      rcloneMs,
+      rcloneMs: rcloneBest.ms,
+      rcloneCpuMs: rcloneBest.cpuMs,
     });
   }
   const small = await job(async (call) => {
@@ -192,24 +202,27 @@ export async function measureStoreCopies(
     if (r.structuredContent?.counts?.failed)
       throw new Error(`copy_prefix failed for ${r.structuredContent.counts.failed} objects`);
   });
+  const rcloneSmall = await timedRun(
+    [
+      "rclone",
+      "copy",
+      `src:${srcBucket}/small`,
+      `bench:${dstBucket}/${tag}/rclone/small`,
+      "--transfers",
+      "32",
+      "--checkers",
+      "32",
+    ],
+    rclone,
+  );
   rows.push({
     network: tag,
     job: "a prefix of small objects",
     oursMs: small.ms,
+    oursCpuMs: small.cpuMs,
     peakMb: small.peakMb,
-    rcloneMs: await timedCommand(
-      [
-        "rclone",
-        "copy",
-        `src:${srcBucket}/small`,
-        `bench:${dstBucket}/${tag}/rclone/small`,
-        "--transfers",
-        "32",
-        "--checkers",
-        "32",
-      ],
-      rclone,
-    ),
+    rcloneMs: rcloneSmall.ms,
+    rcloneCpuMs: rcloneSmall.cpuMs,
   });
   return rows;
 }
