@@ -22,6 +22,7 @@ import { randomBytes, tempDir } from "../helpers/files.ts";
 import { type HttpBinary, rpc, rpcAnswer, startHttpBinary } from "../helpers/http.ts";
 import { type Redis, startRedis } from "../helpers/redis.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { waitFor } from "../helpers/wait.ts";
 
 const MiB = 1024 * 1024;
 const TOKEN = "tasks-over-http-token-0123456789";
@@ -96,6 +97,9 @@ describe("one server", () => {
         { declaration: toolDeclarationFromMcpTool(tool as never), task: { preference: "prefer" } },
       );
       expect(execution.kind).toBe("task");
+      // The task's call runs after its handle is answered; once its file is in the making it holds the destination
+      // (under load a second call could otherwise come first, and be the one that downloads).
+      await waitFor("the task's partial file", () => readdirSync(dir).some((n) => n.startsWith(".big.bin.")));
       // The same download called again while the task runs: refused at once, naming the task to wait for.
       const again = await client.callTool({
         name: "get_object",
