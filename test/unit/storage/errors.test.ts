@@ -24,7 +24,8 @@ test("codes of one meaning share their text; a code the table lacks, even one na
   const denied = toStorageError(refused("AllAccessDisabled", 403), { bucket: "b", key: "k" });
   expect(denied.message).toBe(toStorageError(refused("AccessDenied", 403), { bucket: "b", key: "k" }).message);
   expect(toStorageError(refused("SlowDown", 503), { bucket: "b" }).hint).toBe("retry later.");
-  for (const odd of ["constructor", "toString", "SomethingNew"]) {
+  // valueOf is Object.prototype's: looked up without an own-property check, it would be called and throw.
+  for (const odd of ["constructor", "toString", "valueOf", "SomethingNew"]) {
     const e = toStorageError(refused(odd, 400), { bucket: "b", key: "k" });
     expect(e.message).toBe("The store refused the request: raw.");
   }
