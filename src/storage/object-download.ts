@@ -48,7 +48,10 @@ export async function openObjectDownload(
   // The whole object's promises (its checksums where a whole answer sent them, else its ETag's MD5), checked over all
   // ranges in order; none, no check.
   const { checksums } = promisesOf(first, whole);
-  const md5 = checksums.length > 0 ? undefined : etagMd5(first.ETag, etagEncryptionOf(first));
+  const md5 =
+    checksums.length > 0
+      ? undefined
+      : etagMd5(first.ETag, { sse: first.ServerSideEncryption, customerKey: first.SSECustomerAlgorithm });
   const check = orderedCheck({ checksums, md5 }, ctx);
   // Progress counts bytes as they arrive, over all ranges.
   let arrived = 0;
@@ -86,12 +89,3 @@ export async function openObjectDownload(
     discard: download.discard,
   };
 }
-
-/** What an answer says of its object's encryption, as an ETag's meaning depends on it. */
-const etagEncryptionOf = (out: {
-  ServerSideEncryption?: string | undefined;
-  SSECustomerAlgorithm?: string | undefined;
-}) => ({
-  ...(out.ServerSideEncryption ? { sse: out.ServerSideEncryption } : {}),
-  ...(out.SSECustomerAlgorithm ? { customerKey: out.SSECustomerAlgorithm } : {}),
-});
