@@ -57,6 +57,8 @@ export const AWS_CLI = existsSync("/usr/bin/aws") ? "/usr/bin/aws" : "aws";
 export function serverEnv(store: Store, net: Network): Record<string, string> {
   return {
     STORE_ENDPOINT_URL: net.endpoint,
+    // What doctor tells an operator of a Ceph store to give (rclone is told so too): its differences as Ceph's.
+    STORE_PROVIDER: "ceph",
     STORE_ACCESS_KEY_ID: store.accessKeyId,
     STORE_SECRET_ACCESS_KEY: store.secretAccessKey,
     STORE_REGION: store.region,

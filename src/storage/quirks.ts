@@ -29,6 +29,14 @@ export interface StoreQuirks {
   createOwnedBucketSucceeds: boolean;
   /** If-None-Match: * is honoured on PutObject and CopyObject (S3 since 2024-25), so if_absent's one-request write needs no HEAD first; else a HEAD asks (Ceph RGW 16 ignores it on CopyObject). */
   conditionalWrites: boolean;
+  /**
+   * A body signed chunk by chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD) is
+   * decoded and each chunk's signature checked: a streamed part goes so
+   * (signed-chunks.ts), its bytes checked as they come, instead of unsigned
+   * with its ETag held to our MD5. Off where not known: a store that kept
+   * the frames as the bytes would store a wrong object.
+   */
+  signedChunks: boolean;
 }
 
 const TOLERANT: StoreQuirks = {
@@ -38,6 +46,7 @@ const TOLERANT: StoreQuirks = {
   copiesEncryptedObjects: false,
   createOwnedBucketSucceeds: true,
   conditionalWrites: false,
+  signedChunks: false,
 };
 
 export const QUIRKS: Record<StoreProvider, StoreQuirks> = {
@@ -48,10 +57,12 @@ export const QUIRKS: Record<StoreProvider, StoreQuirks> = {
     copiesEncryptedObjects: true,
     createOwnedBucketSucceeds: true,
     conditionalWrites: true,
+    signedChunks: true,
   },
-  ceph: TOLERANT,
+  // Ceph RGW decodes and checks signed chunks (rgw_auth_s3's AWSv4ComplMulti; the e2e copies test it).
+  ceph: { ...TOLERANT, signedChunks: true },
   // What is known of these is written; the rest stays tolerant until a store of theirs is tested.
-  minio: { ...TOLERANT, saysDeleteMarkerOn404: true },
+  minio: { ...TOLERANT, saysDeleteMarkerOn404: true, signedChunks: true },
   // No versions, so no delete markers (and no ListObjectVersions to ask).
   r2: { ...TOLERANT, saysDeleteMarkerOn404: true },
   b2: TOLERANT,

@@ -11,9 +11,9 @@ export interface UploadRequest {
   takeAt?(position: number, max: number): Promise<Uint8Array>;
   /**
    * Fills `into` with the source's bytes at `position` once more, read from where they came from (bytes already
-   * taken are gone), refusing them unless they have the MD5 `md5` of those first taken: a streamed part sent again.
+   * taken are gone), refusing them unless `sameAsFirst` says they are those first taken: a streamed part sent again.
    */
-  rereadAt?(into: Uint8Array, position: number, md5: Buffer): Promise<void>;
+  rereadAt?(into: Uint8Array, position: number, sameAsFirst: (bytes: Uint8Array) => boolean): Promise<void>;
   /** Bytes `start` to `end` (exclusive) of the source as a Blob the HTTP client reads itself, when the source can. */
   slice?(start: number, end: number): Blob;
   size: number;

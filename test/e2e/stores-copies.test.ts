@@ -77,184 +77,212 @@ describe("copies between stores", () => {
     }
   }, 60_000);
 
-  test("a multipart source to a near store goes as streamed parts (no part held here, none with Content-MD5), each checked by its ETag", async () => {
-    const whole = await multipartSource(theirs, "streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3, {
-      ContentType: "application/x-parts",
-      Metadata: { origin: "other" },
-    });
-    const proxy = startRecordingProxy(s3().endpoint);
-    const target = await freshBucket("streamparts");
-    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
-    // A key the part requests must encode as the SDK does (path and query both signed).
-    const key = "copies/ü dir/a+b&c=d (1).bin";
-    try {
-      const r = await call(session.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "streamed-parts.bin",
-        bucket_name: target,
-        object_key: key,
+  test.each(["other", "ceph"])(
+    "a multipart source to a near store goes as streamed parts (no part held here, none with Content-MD5), each checked by its ETag, or signed chunk by chunk where the store checks that (STORE_PROVIDER=%s)",
+    async (provider) => {
+      const whole = await multipartSource(theirs, "streamed-parts.bin", randomBytes(6 * 1024 * 1024 + 5, 43), 3, {
+        ContentType: "application/x-parts",
+        Metadata: { origin: "other" },
       });
-      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
-      const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
-      // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes), the body unsigned.
-      expect(parts.length).toBe(4);
-      expect(parts.map((q) => [q.contentMd5, q.payloadHash])).toEqual(parts.map(() => [null, "UNSIGNED-PAYLOAD"]));
-    } finally {
-      await session.close();
-      proxy.stop();
-    }
-    expect(md5(await stored(target, key))).toBe(md5(whole));
-    const head = await sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }));
-    expect([head.ContentType, head.Metadata?.origin, head.ETag?.endsWith('-4"')]).toEqual([
-      "application/x-parts",
-      "other",
-      true,
-    ]);
-  }, 60_000);
-
-  test("a streamed part changed on its way (its ETag not the MD5 of the bytes sent) fails the copy naming the destination and the part: nothing stored, no upload left", async () => {
-    await multipartSource(theirs, "altered.bin", randomBytes(5 * 1024 * 1024, 44), 3);
-    let altered = 0;
-    const proxy = startRecordingProxy(s3().endpoint, undefined, undefined, (q, body) => {
-      if (q.method !== "PUT" || !q.search.includes("partNumber=2") || altered++ > 0) return body;
-      const changed = Uint8Array.from(body);
-      changed[1000] = changed[1000]! ^ 0x01;
-      return changed;
-    });
-    const target = await freshBucket("altered");
-    const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
-    try {
-      const r = await call(session.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "altered.bin",
-        bucket_name: target,
-        object_key: "copy.bin",
+      const proxy = startRecordingProxy(s3().endpoint);
+      const target = await freshBucket("streamparts");
+      const session = await connectBinary({
+        env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider }),
       });
-      expect(r.isError, textOf(r)).toBe(true);
-      expect(textOf(r)).toStartWith(
-        `default:s3://${target}/copy.bin: IntegrityCheckFailed. The store answered the upload of the part 2 with ETag`,
-      );
-      expect(altered).toBe(1);
-      // The server serves on: the same copy again (nothing altered now) lands.
-      const again = await call(session.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "altered.bin",
-        bucket_name: target,
-        object_key: "again.bin",
-      });
-      expect(again.structuredContent, textOf(again)).toMatchObject({ multipart: true });
-    } finally {
-      await session.close();
-      proxy.stop();
-    }
-    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
-    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
-  }, 60_000);
-
-  test("a streamed part the destination fails to take (503, after its body or before it) is sent once more with Content-MD5, its bytes read from the source again: the copy lands", async () => {
-    const whole = await multipartSource(theirs, "resent.bin", randomBytes(5 * 1024 * 1024, 46), 3);
-    for (const unread of [false, true]) {
-      let refused = 0;
-      const slowDown = () =>
-        new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", {
-          status: 503,
-          headers: { "content-type": "application/xml" },
-        });
-      const proxy = startRecordingProxy(
-        s3().endpoint,
-        undefined,
-        (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined),
-        undefined,
-        unread,
-      );
-      const target = await freshBucket("resent");
-      const session = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint }) });
+      // A key the part requests must encode as the SDK does (path and query both signed).
+      const key = "copies/ü dir/a+b&c=d (1).bin";
       try {
         const r = await call(session.client, "copy_object", {
           source_store: "other",
           source_bucket: theirs,
-          source_key: "resent.bin",
+          source_key: "streamed-parts.bin",
           bucket_name: target,
-          object_key: "copy.bin",
+          object_key: key,
         });
         expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
-        const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
-        // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
-        expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
+        const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+        // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes): unsigned, their ETags
+        // held to our MD5; or, to a store known to check them (Ceph), each 256 KiB signed, checked as it comes.
+        const signed = provider === "ceph" ? "STREAMING-AWS4-HMAC-SHA256-PAYLOAD" : "UNSIGNED-PAYLOAD";
+        expect(parts.length).toBe(4);
+        expect(parts.map((q) => [q.contentMd5, q.payloadHash])).toEqual(parts.map(() => [null, signed]));
       } finally {
         await session.close();
         proxy.stop();
       }
-      expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
-      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
-    }
-  }, 60_000);
+      expect(md5(await stored(target, key))).toBe(md5(whole));
+      const head = await sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }));
+      expect([head.ContentType, head.Metadata?.origin, head.ETag?.endsWith('-4"')]).toEqual([
+        "application/x-parts",
+        "other",
+        true,
+      ]);
+    },
+    60_000,
+  );
 
-  test("a part sent again whose bytes read from the source again are not those first read fails naming the source: nothing stored, no upload left", async () => {
-    // A source that serves other bytes when asked again (no real store will): multipart (its ETag no MD5), 15 MiB.
-    const fake = await startFakeS3();
-    const part = 5 * 1024 * 1024;
-    const original = randomBytes(3 * part, 47);
-    const changed = Uint8Array.from(original);
-    changed[part + 10] = changed[part + 10]! ^ 0xff;
-    fake.handle((req) => {
-      const headers = {
-        etag: '"0123456789abcdef0123456789abcdef-3"',
-        "content-type": "application/octet-stream",
-        "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT",
-      };
-      if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
-      const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
-      if (req.method !== "GET" || !range)
-        return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
-      const start = Number(range[1]);
-      const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
-      // The download's ranges start at 0, 2 MiB, 10 MiB; only the part read again starts at 5 MiB.
-      const served = start === part ? changed : original;
-      return {
-        status: 206,
-        headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` },
-        body: served.subarray(start, end + 1),
-      };
-    });
-    let refused = 0;
-    const proxy = startRecordingProxy(s3().endpoint, undefined, (q) =>
-      q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0
-        ? new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })
-        : undefined,
-    );
-    const target = await freshBucket("reread");
-    const liar = {
-      STORE_STORES: "liar",
-      STORE_LIAR_ENDPOINT_URL: fake.endpoint,
-      STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
-      STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
-    };
-    const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint } });
-    try {
-      const r = await call(session.client, "copy_object", {
-        source_store: "liar",
-        source_bucket: "src",
-        source_key: "big.bin",
-        bucket_name: target,
-        object_key: "copy.bin",
+  test.each(["other", "ceph"])(
+    "a streamed part changed on its way (its ETag not the MD5 of the bytes sent, or a chunk not its signature) fails the copy naming the destination and the part: nothing stored, no upload left (STORE_PROVIDER=%s)",
+    async (provider) => {
+      await multipartSource(theirs, "altered.bin", randomBytes(5 * 1024 * 1024, 44), 3);
+      let altered = 0;
+      const proxy = startRecordingProxy(s3().endpoint, undefined, undefined, (q, body) => {
+        if (q.method !== "PUT" || !q.search.includes("partNumber=2") || altered++ > 0) return body;
+        const changed = Uint8Array.from(body);
+        changed[1000] = changed[1000]! ^ 0x01;
+        return changed;
       });
-      expect(r.isError, textOf(r)).toBe(true);
-      expect(textOf(r)).toStartWith(
-        `liar:s3://src/big.bin: IntegrityCheckFailed. Bytes ${part}-${2 * part - 1} read from the source again`,
+      const target = await freshBucket("altered");
+      const session = await connectBinary({
+        env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider }),
+      });
+      try {
+        const r = await call(session.client, "copy_object", {
+          source_store: "other",
+          source_bucket: theirs,
+          source_key: "altered.bin",
+          bucket_name: target,
+          object_key: "copy.bin",
+        });
+        expect(r.isError, textOf(r)).toBe(true);
+        expect(textOf(r)).toStartWith(
+          provider === "ceph"
+            ? `default:s3://${target}/copy.bin: IntegrityCheckFailed. The store refused the part 2: a chunk of the bytes sent did not match its signature`
+            : `default:s3://${target}/copy.bin: IntegrityCheckFailed. The store answered the upload of the part 2 with ETag`,
+        );
+        expect(altered).toBe(1);
+        // The server serves on: the same copy again (nothing altered now) lands.
+        const again = await call(session.client, "copy_object", {
+          source_store: "other",
+          source_bucket: theirs,
+          source_key: "altered.bin",
+          bucket_name: target,
+          object_key: "again.bin",
+        });
+        expect(again.structuredContent, textOf(again)).toMatchObject({ multipart: true });
+      } finally {
+        await session.close();
+        proxy.stop();
+      }
+      await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    },
+    60_000,
+  );
+
+  test.each(["other", "ceph"])(
+    "a streamed part the destination fails to take (503, after its body or before it) is sent once more with Content-MD5, its bytes read from the source again: the copy lands (STORE_PROVIDER=%s)",
+    async (provider) => {
+      const whole = await multipartSource(theirs, "resent.bin", randomBytes(5 * 1024 * 1024, 46), 3);
+      for (const unread of [false, true]) {
+        let refused = 0;
+        const slowDown = () =>
+          new Response("<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>", {
+            status: 503,
+            headers: { "content-type": "application/xml" },
+          });
+        const proxy = startRecordingProxy(
+          s3().endpoint,
+          undefined,
+          (q) => (q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0 ? slowDown() : undefined),
+          undefined,
+          unread,
+        );
+        const target = await freshBucket("resent");
+        const session = await connectBinary({
+          env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider }),
+        });
+        try {
+          const r = await call(session.client, "copy_object", {
+            source_store: "other",
+            source_bucket: theirs,
+            source_key: "resent.bin",
+            bucket_name: target,
+            object_key: "copy.bin",
+          });
+          expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+          const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
+          // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
+          expect(second.map((q) => q.contentMd5 !== null)).toEqual([false, true]);
+        } finally {
+          await session.close();
+          proxy.stop();
+        }
+        expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+        expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+      }
+    },
+    60_000,
+  );
+
+  test.each(["other", "ceph"])(
+    "a part sent again whose bytes read from the source again are not those first read (their MD5, or each chunk's SHA-256) fails naming the source: nothing stored, no upload left (STORE_PROVIDER=%s)",
+    async (provider) => {
+      // A source that serves other bytes when asked again (no real store will): multipart (its ETag no MD5), 15 MiB.
+      const fake = await startFakeS3();
+      const part = 5 * 1024 * 1024;
+      const original = randomBytes(3 * part, 47);
+      const changed = Uint8Array.from(original);
+      changed[part + 10] = changed[part + 10]! ^ 0xff;
+      fake.handle((req) => {
+        const headers = {
+          etag: '"0123456789abcdef0123456789abcdef-3"',
+          "content-type": "application/octet-stream",
+          "last-modified": "Mon, 02 Jan 2024 00:00:00 GMT",
+        };
+        if (req.method === "HEAD") return { headers: { ...headers, "content-length": String(original.length) } };
+        const range = req.headers.range?.match(/^bytes=(\d+)-(\d+)?$/);
+        if (req.method !== "GET" || !range)
+          return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+        const start = Number(range[1]);
+        const end = Math.min(Number(range[2] ?? original.length - 1), original.length - 1);
+        // The download's ranges start at 0, 2 MiB, 10 MiB; only the part read again starts at 5 MiB.
+        const served = start === part ? changed : original;
+        return {
+          status: 206,
+          headers: { ...headers, "content-range": `bytes ${start}-${end}/${original.length}` },
+          body: served.subarray(start, end + 1),
+        };
+      });
+      let refused = 0;
+      const proxy = startRecordingProxy(s3().endpoint, undefined, (q) =>
+        q.method === "PUT" && q.search.includes("partNumber=2&") && refused++ === 0
+          ? new Response("<Error><Code>InternalError</Code></Error>", { status: 500 })
+          : undefined,
       );
-      expect(refused).toBe(1);
-    } finally {
-      await session.close();
-      proxy.stop();
-      await fake.stop();
-    }
-    await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
-    expect(await openUploadsAfterCleanUp(target)).toEqual([]);
-  }, 60_000);
+      const target = await freshBucket("reread");
+      const liar = {
+        STORE_STORES: "liar",
+        STORE_LIAR_ENDPOINT_URL: fake.endpoint,
+        STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+        STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+      };
+      const session = await connectBinary({
+        env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider },
+      });
+      try {
+        const r = await call(session.client, "copy_object", {
+          source_store: "liar",
+          source_bucket: "src",
+          source_key: "big.bin",
+          bucket_name: target,
+          object_key: "copy.bin",
+        });
+        expect(r.isError, textOf(r)).toBe(true);
+        expect(textOf(r)).toStartWith(
+          `liar:s3://src/big.bin: IntegrityCheckFailed. Bytes ${part}-${2 * part - 1} read from the source again`,
+        );
+        expect(refused).toBe(1);
+      } finally {
+        await session.close();
+        proxy.stop();
+        await fake.stop();
+      }
+      await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
+      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    },
+    60_000,
+  );
 
   test("a multipart source cut mid-copy fails naming the source: nothing stored at the destination, no upload left", async () => {
     await multipartSource(theirs, "cut-source.bin", randomBytes(5 * 1024 * 1024, 45), 4);

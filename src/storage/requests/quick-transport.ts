@@ -13,13 +13,14 @@ import { registerResolvedCredentials } from "../../runtime/redact.ts";
 import { saidBytes, timedStoreRequest } from "../../runtime/telemetry.ts";
 import type { S3Handle } from "./client.ts";
 import { customerKeyHeaders } from "./encryption.ts";
-import { escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
+import { type ChunkSeed, escapeUri, type SigningIdentity, signV4 } from "./sigv4.ts";
 import { storedBytes } from "./stored-bytes.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */
 const BUCKETS_REMEMBERED = 64;
-/** SHA-256 of an empty body: what the SDK sends as the payload hash of a request without one (a PUT's is unsigned: payload-hash.ts). */
-export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+
+/** What the SDK sends as the payload hash of a request without a body (a PUT's is unsigned: payload-hash.ts). */
+export { EMPTY_SHA256 } from "./sigv4.ts";
 
 interface Quick {
   /** The identity to sign with now (the client's provider: cached, refreshed as it decides). */
@@ -40,8 +41,12 @@ export interface QuickRequest {
   headers: Record<string, string>;
   /** Query parameters to sign and send (a part's partNumber and uploadId). */
   query?: Record<string, string>;
-  /** A stream is sent as it is read (its length must be in the headers). */
-  body?: Uint8Array | ReadableStream<Uint8Array>;
+  /**
+   * A stream is sent as it is read (its length must be in the headers); a
+   * function makes the stream of a body signed chunk by chunk from the
+   * request's signature (signed-chunks.ts, its headers given by the caller).
+   */
+  body?: Uint8Array | ReadableStream<Uint8Array> | ((seed: ChunkSeed) => ReadableStream<Uint8Array>);
 }
 
 /** Signs and sends one request for `key` in `bucket`, addressed as the SDK would; undefined when the SDK gives no URL to sign for. */
@@ -65,7 +70,7 @@ export async function signQuick(
   const search = query.map(([name, value]) => `${escapeUri(name)}=${escapeUri(value)}`).join("&");
   // The bucket itself: its base as it is (a URL without a path gets "/", as the SDK sends a virtual-host bucket's HEAD).
   const url = new URL(`${base}${req.key === undefined ? "" : `/${encodeKey(req.key)}`}${search ? `?${search}` : ""}`);
-  const headers = signV4(
+  const { headers, seed } = signV4(
     {
       method: req.method,
       path: url.pathname,
@@ -76,11 +81,12 @@ export async function signQuick(
     quick.region,
     "s3",
   );
+  const stream = typeof req.body === "function" ? req.body(seed) : req.body;
   const body =
-    req.body instanceof ReadableStream
-      ? { body: req.body, duplex: "half" }
-      : req.body
-        ? { body: req.body as Uint8Array<ArrayBuffer> }
+    stream instanceof ReadableStream
+      ? { body: stream, duplex: "half" }
+      : stream
+        ? { body: stream as Uint8Array<ArrayBuffer> }
         : {};
   // Not inflated: an object stored with Content-Encoding: gzip is its gzip bytes (its Content-Length, its MD5).
   const operation = operationOf(req);

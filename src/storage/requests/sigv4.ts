@@ -52,14 +52,30 @@ const signingKeys = new Map<string, Buffer>();
 /** Each identity's key in that map (a provider hands out the same object until it refreshes). */
 const identityIds = new WeakMap<SigningIdentity, string>();
 
-/** `headers` with x-amz-date, x-amz-security-token (with a session token) and authorization added, signed at `now`. */
+/**
+ * What a body signed chunk by chunk (STREAMING-AWS4-HMAC-SHA256-PAYLOAD,
+ * signed-chunks.ts) continues from: the request's own signature, its key,
+ * instant and scope.
+ */
+export interface ChunkSeed {
+  signature: string;
+  key: Buffer;
+  longDate: string;
+  scope: string;
+}
+
+/**
+ * `headers` with x-amz-date, x-amz-security-token (with a session token) and
+ * authorization added, signed at `now`; and what a body signed chunk by chunk
+ * goes on from.
+ */
 export function signV4(
   req: RequestToSign,
   identity: SigningIdentity,
   region: string,
   service: string,
   now: Date = new Date(),
-): Record<string, string> {
+): { headers: Record<string, string>; seed: ChunkSeed } {
   const longDate = now.toISOString().replace(/[-:]|\.\d{3}/g, "");
   const shortDate = longDate.slice(0, 8);
   const headers: Record<string, string> = {};
@@ -74,18 +90,18 @@ export function signV4(
     .sort();
   const canonicalHeaders = signed.map((name) => `${name}:${canonicalValue(headers[name]!)}\n`).join("");
   const signedNames = signed.join(";");
-  const payloadHash = headers["x-amz-content-sha256"] ?? EMPTY_BODY_SHA256;
+  const payloadHash = headers["x-amz-content-sha256"] ?? EMPTY_SHA256;
   const canonical = `${req.method}\n${req.path}\n${canonicalQuery(req.query)}\n${canonicalHeaders}\n${signedNames}\n${payloadHash}`;
   const scope = `${shortDate}/${region}/${service}/aws4_request`;
   const toSign = `AWS4-HMAC-SHA256\n${longDate}\n${scope}\n${createHash("sha256").update(canonical).digest("hex")}`;
-  const signature = createHmac("sha256", signingKey(identity, shortDate, region, service))
-    .update(toSign)
-    .digest("hex");
+  const key = signingKey(identity, shortDate, region, service);
+  const signature = createHmac("sha256", key).update(toSign).digest("hex");
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${identity.accessKeyId}/${scope}, SignedHeaders=${signedNames}, Signature=${signature}`;
-  return headers;
+  return { headers, seed: { signature, key, longDate, scope } };
 }
 
-const EMPTY_BODY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
+/** SHA-256 of an empty body: the payload hash of a request without one. */
+export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 function canonicalValue(value: string): string {
   return value

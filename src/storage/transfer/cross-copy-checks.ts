@@ -4,7 +4,6 @@
  * destination's refusal of a streamed PUT's MD5 is the source's fault, and
  * that nothing is at the destination when if_absent is given.
  */
-import { createHash } from "node:crypto";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { CopyRequest, Storage } from "../types.ts";
 
@@ -27,14 +26,14 @@ export function notTheSource(
   );
 }
 
-/** The source's bytes at `position` once more (a streamed part sent again), pinned to the copy's version and ETag and to the MD5 of the bytes first read. */
+/** The source's bytes at `position` once more (a streamed part sent again), pinned to the copy's version and ETag and to the bytes first read (`sameAsFirst`: their hash). */
 export async function readAgain(
   source: Storage,
   req: CopyRequest,
   first: { etag: string | null; version_id: string | null },
   into: Uint8Array,
   position: number,
-  md5: Buffer,
+  sameAsFirst: (bytes: Uint8Array) => boolean,
   signal: AbortSignal,
 ): Promise<void> {
   if (into.length === 0) return;
@@ -52,7 +51,7 @@ export async function readAgain(
       message: "The source object was replaced while the copy ran; nothing was stored.",
       hint: "copy it again.",
     });
-  if (bytes.length !== into.length || !createHash("md5").update(bytes).digest().equals(md5)) {
+  if (bytes.length !== into.length || !sameAsFirst(bytes)) {
     throw new ActionableError({
       resource,
       code: "IntegrityCheckFailed",

@@ -105,9 +105,9 @@ class CrossStoreCopy {
       versionId,
       readAt: (into, position) => this.#pipe!.readAt(into, position),
       takeAt: (position, max) => this.#pipe!.takeAt(position, max),
-      rereadAt: (into, position, md5) =>
-        readAgain(this.source, req, download.meta, into, position, md5, this.#stop.signal).catch((err: unknown) =>
-          Promise.reject(this.#nameSource(err)),
+      rereadAt: (into, position, sameAsFirst) =>
+        readAgain(this.source, req, download.meta, into, position, sameAsFirst, this.#stop.signal).catch(
+          (err: unknown) => Promise.reject(this.#nameSource(err)),
         ),
       contentType: (copyMeta ? about.content_type : req.contentType) ?? "application/octet-stream",
       ...(cacheControl ? { cacheControl } : {}),

@@ -9,6 +9,14 @@ import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { releaseChunks } from "../../runtime/memory.ts";
 import type { S3Handle } from "../requests/client.ts";
 import { type QuickRequest, readText, sendQuick } from "../requests/quick-transport.ts";
+import {
+  type ChunkDigests,
+  ChunkSigner,
+  type NextBytes,
+  SignedFrames,
+  signedChunkHeaders,
+} from "../requests/signed-chunks.ts";
+import type { ChunkSeed } from "../requests/sigv4.ts";
 
 export type Take = (position: number, max: number) => Promise<Uint8Array>;
 
@@ -21,14 +29,15 @@ interface BodyHooks {
 
 /**
  * `length` bytes of the source from `from` as a request body, the first
- * chunk already taken when given. The source's bytes go as they are held (a
- * copy of every byte, in fresh memory, would be a large share of the CPU), and
- * a chunk handed over is freed when fetch asks for the next: fetch has taken
- * it into its request buffer by then, and the copy's peak stays flat (the copy
- * between stores in `npm run bench`). Were fetch ever to
- * keep a chunk longer, the bytes sent would not be the source's and the
- * check of the answer (Content-MD5, or the part's ETag against our MD5)
- * would refuse them: an error, never a wrong object.
+ * chunk already taken when given; signed chunk by chunk when `signing` is
+ * given (signed-chunks.ts), else as they are. The source's bytes go as they
+ * are held (a copy of every byte, in fresh memory, would be a large share of
+ * the CPU), and what was handed over is freed when fetch asks for more: fetch
+ * has taken it into its request buffer by then, and the copy's peak stays
+ * flat (the copy between stores in `npm run bench`). Were fetch ever to keep
+ * a chunk longer, the bytes sent would not be the source's and the store's
+ * check (Content-MD5, a chunk's signature, or the part's ETag against our
+ * MD5) would refuse them: an error, never a wrong object.
  */
 function sourceBody(
   take: Take,
@@ -37,29 +46,35 @@ function sourceBody(
   first: Uint8Array | undefined,
   hooks: BodyHooks,
   resource: string,
+  signing: ((next: NextBytes) => SignedFrames) | undefined,
 ): ReadableStream<Uint8Array> {
   let sent = 0;
-  let taken: Uint8Array | undefined;
+  let handed: Uint8Array[] = [];
   let ahead = first;
+  const next: NextBytes = async (max) => {
+    const chunk = ahead ?? (await take(from + sent, Math.min(max, length - sent)));
+    ahead = undefined;
+    if (chunk.length === 0)
+      throw new ActionableError({
+        resource,
+        code: "IncompleteBody",
+        message: `The source ended after ${from + sent} of ${from + length} bytes; nothing was stored.`,
+        hint: "retry the call.",
+        retryable: true,
+      });
+    sent += chunk.length;
+    return chunk;
+  };
+  const frames = signing?.(next);
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         hooks.moving();
         try {
-          if (taken) releaseChunks([taken]);
-          const chunk = (taken = ahead ?? (await take(from + sent, length - sent)));
-          ahead = undefined;
-          if (chunk.length === 0)
-            throw new ActionableError({
-              resource,
-              code: "IncompleteBody",
-              message: `The source ended after ${from + sent} of ${from + length} bytes; nothing was stored.`,
-              hint: "retry the call.",
-              retryable: true,
-            });
-          sent += chunk.length;
-          controller.enqueue(chunk);
-          if (sent >= length) controller.close();
+          releaseChunks(handed);
+          handed = frames ? ((await frames.nextFrame()) ?? []) : [await next(length - sent)];
+          for (const piece of handed) controller.enqueue(piece);
+          if (frames ? handed.length === 0 : sent >= length) controller.close();
           hooks.moving();
         } catch (err) {
           hooks.failed(err);
@@ -96,6 +111,11 @@ export interface StreamedOptions {
   onTaken?: (chunk: Uint8Array, total: number) => void;
   /** The request failed because reading the source did (the error thrown is the source's). */
   onSourceFailure?: () => void;
+  /**
+   * Sign the body chunk by chunk (signed-chunks.ts) with these digests, which
+   * `onTaken` feeds every byte taken; else it goes unsigned, as it is.
+   */
+  signedBy?: ChunkDigests;
 }
 
 /**
@@ -110,7 +130,7 @@ export async function sendStreamed(
   take: Take,
   from: number,
   length: number,
-  { signal, idleMs, onTaken, onSourceFailure }: StreamedOptions,
+  { signal, idleMs, onTaken, onSourceFailure, signedBy }: StreamedOptions,
 ): Promise<{ headers: Headers }> {
   const resource = s3Uri(request.bucket, request.key);
   const stop = new AbortController();
@@ -144,26 +164,29 @@ export async function sendStreamed(
       if (!stop.signal.aborted) readFailure = { err };
       throw err;
     });
-    const body = sourceBody(
-      counted,
-      from,
-      length,
-      first,
-      {
-        moving: () => idle.arm(),
-        failed: (err) => {
-          readFailure ??= { err };
-          stop.abort(err);
-        },
+    const hooks: BodyHooks = {
+      moving: () => idle.arm(),
+      failed: (err) => {
+        readFailure ??= { err };
+        stop.abort(err);
       },
-      resource,
-    );
+    };
+    // Signed, the body is made once the request's own signature, which its chunks' continue, is known.
+    const body = signedBy
+      ? (seed: ChunkSeed) =>
+          sourceBody(
+            counted,
+            from,
+            length,
+            first,
+            hooks,
+            resource,
+            (next) => new SignedFrames(length, new ChunkSigner(seed), signedBy, next),
+          )
+      : sourceBody(counted, from, length, first, hooks, resource, undefined);
+    const headers = signedBy ? signedChunkHeaders(length) : { "content-length": String(length) };
     idle.arm();
-    const answer = await sendQuick(
-      s3,
-      { ...request, headers: { ...request.headers, "content-length": String(length) }, body },
-      stop.signal,
-    );
+    const answer = await sendQuick(s3, { ...request, headers: { ...request.headers, ...headers }, body }, stop.signal);
     // The callers asked quickAddressable first: only a store that lost its credentials since ends here.
     if (!answer) throw { name: "CredentialsProviderError", message: "no credentials to sign the upload with" };
     if (answer.status === 200) {

@@ -6,24 +6,30 @@
  * streamed they hold no buffers: the WAN-model copy peaked ~45 MB lower). Each
  * part's bytes go out as the source's own chunks, hashed as they pass and
  * freed once sent: no part is held in a buffer here. Its MD5 cannot go out
- * before its bytes, so the store does not check them as they come; the
- * part's ETag (the MD5 of the bytes the store took) is compared with ours
- * once it answers, and a mismatch aborts the whole upload — the same check
- * every part of ours gets (upload.ts, checkEtag), and nothing is stored
- * unless every part passed it. CompleteMultipartUpload names each part by
- * that ETag: a part replaced after it answered (its request replayed with
- * other bytes: the body is not signed) makes the store refuse to complete.
+ * before its bytes. A store known to check a body signed chunk by chunk
+ * (quirks.ts, signedChunks; signed-chunks.ts) gets each 256 KiB's SHA-256
+ * in a signature before those bytes, checks them as they come, and refuses
+ * the part at the first that differs: no MD5 is computed here (it costs
+ * about three times the SHA-256). Any other store gets the body unsigned,
+ * and the part's ETag (the MD5 of the bytes the store took) is compared
+ * with ours once it answers, a mismatch aborting the whole upload: the same
+ * check every part of ours gets (upload.ts, checkEtag). Either way nothing
+ * is stored unless every part passed. CompleteMultipartUpload names each
+ * part by its ETag: a part replaced after it answered (its request replayed
+ * with other bytes) makes the store refuse to complete.
  *
  * Taken where the bytes can be streamed at all (`streamable`: custom
  * endpoints, plain headers). A part the destination fails to take (a
  * network error, a stall, a 5xx or a throttle) is sent once more the way
  * buffered parts are, with Content-MD5 and the SDK's retries (upload.ts):
  * its bytes handed over so far are gone, so they are read from the source
- * again (`rereadAt`, refused unless they have the MD5 of those first sent)
+ * again (`rereadAt`, refused unless they hash as those first sent did)
  * and the rest taken from the download as before.
  */
 import { createHash } from "node:crypto";
+import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { S3Handle } from "../requests/client.ts";
+import { ChunkDigests } from "../requests/signed-chunks.ts";
 import type { UploadRequest } from "../types.ts";
 import { sendStreamed } from "./streamed-body.ts";
 
@@ -37,7 +43,8 @@ export interface PartAnswer {
 /**
  * Sends bytes `start` to `start + length` of the source as part `partNumber` of the upload `uploadId`, streamed; a
  * failure worth it (`worthSendingAgain`) sends the part once more through `sendBuffered` (the SDK's UploadPart with
- * Content-MD5, its retries). The answer and the MD5 of the bytes sent, for the caller to check (checkEtag).
+ * Content-MD5, its retries). The answer, and the MD5 of the bytes sent when the store did not check them as
+ * they came (signed chunks), for the caller to check against its ETag (checkEtag).
  */
 export async function streamPart(
   s3: S3Handle,
@@ -49,8 +56,13 @@ export async function streamPart(
   signal: AbortSignal,
   idleMs: number,
   sendBuffered: (body: Uint8Array, md5: Buffer) => Promise<PartAnswer>,
-): Promise<{ answer: PartAnswer; md5: Buffer }> {
-  const hash = createHash("md5");
+): Promise<{ answer: PartAnswer; md5?: Buffer }> {
+  const signed = s3.quirks.signedChunks ? new ChunkDigests() : undefined;
+  const hash = signed ? undefined : createHash("md5");
+  const sameAsFirst = (bytes: Uint8Array) =>
+    signed
+      ? new ChunkDigests().fed(bytes).fingerprint().equals(signed.fingerprint())
+      : createHash("md5").update(bytes).digest().equals(hash!.copy().digest());
   let taken = 0;
   let sourceFailed = false;
   try {
@@ -61,7 +73,8 @@ export async function streamPart(
         bucket: req.bucket,
         key: req.key,
         query: { partNumber: String(partNumber), uploadId },
-        headers: { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
+        // Signed chunk by chunk, the payload hash is the encoding's name (streamed-body.ts sets it).
+        headers: signed ? {} : { "x-amz-content-sha256": "UNSIGNED-PAYLOAD" },
       },
       req.takeAt!,
       start,
@@ -70,10 +83,11 @@ export async function streamPart(
         signal,
         idleMs,
         onTaken: (chunk, total) => {
-          hash.update(chunk);
+          (signed ?? hash!).update(chunk);
           taken = total;
         },
         onSourceFailure: () => (sourceFailed = true),
+        ...(signed ? { signedBy: signed } : {}),
       },
     );
     const header = (name: string) => answer.headers.get(name) ?? undefined;
@@ -83,13 +97,15 @@ export async function streamPart(
         ServerSideEncryption: header("x-amz-server-side-encryption"),
         SSECustomerAlgorithm: header("x-amz-server-side-encryption-customer-algorithm"),
       },
-      md5: hash.digest(),
+      ...(hash ? { md5: hash.digest() } : {}),
     };
   } catch (err) {
+    // The request's own signature was taken when the upload began (same credentials): a chunk's was not, so its bytes changed.
+    if (signed && !sourceFailed && refusedSignature(err)) throw chunkRefused(req, partNumber);
     if (sourceFailed || signal.aborted || !req.rereadAt || !worthSendingAgain(err)) throw err;
     // The bytes handed over are gone: read them from the source again (as they were: their MD5), the rest from the download.
     const body = Buffer.allocUnsafe(length);
-    await req.rereadAt(body.subarray(0, taken), start, hash.digest());
+    await req.rereadAt(body.subarray(0, taken), start, sameAsFirst);
     for (let at = taken; at < length; ) {
       const chunk = await req.takeAt!(start + at, length - at);
       if (chunk.length === 0) throw err;
@@ -100,6 +116,20 @@ export async function streamPart(
     const md5 = createHash("md5").update(body).digest();
     return { answer: await sendBuffered(body, md5), md5 };
   }
+}
+
+function refusedSignature(err: unknown): boolean {
+  return (err as { name?: unknown } | undefined)?.name === "SignatureDoesNotMatch";
+}
+
+function chunkRefused(req: UploadRequest, partNumber: number): ActionableError {
+  return new ActionableError({
+    resource: s3Uri(req.bucket, req.key),
+    code: "IntegrityCheckFailed",
+    message: `The store refused the part ${partNumber}: a chunk of the bytes sent did not match its signature, so they changed on their way; nothing was stored.`,
+    hint: "copy it again; if it repeats, the store or a proxy in front of it is corrupting data.",
+    retryable: true,
+  });
 }
 
 /** What the SDK would retry: no answer (a network error, our stall timeout), a 5xx, a throttle. A refusal (4xx) would only be refused again. */

@@ -112,7 +112,7 @@ describe("signV4: the same Authorization as the SDK's SignatureV4 for the same r
     for (const id of [identity, withToken]) {
       test(`${name}${id === withToken ? ", with a session token" : ""}`, async () => {
         const at = new Date("2026-11-29T05:43:21.987Z");
-        const ours = signV4(req, id, "eu-west-3", "s3", at);
+        const ours = signV4(req, id, "eu-west-3", "s3", at).headers;
         const theirs = await sdkSigned(req, id, "eu-west-3", at);
         expect(ours.authorization).toBe(theirs.authorization!);
         expect(ours["x-amz-date"]).toBe("20261129T054321Z");
@@ -124,10 +124,14 @@ describe("signV4: the same Authorization as the SDK's SignatureV4 for the same r
   test("another day, region or secret signs differently (the signing key is not reused across them)", () => {
     const req = cases[0]![1];
     const at = new Date("2026-11-29T05:43:21Z");
-    const base = signV4(req, identity, "us-east-1", "s3", at).authorization;
-    expect(signV4(req, identity, "us-east-1", "s3", new Date("2026-11-30T05:43:21Z")).authorization).not.toBe(base);
-    expect(signV4(req, identity, "eu-west-1", "s3", at).authorization).not.toBe(base);
-    expect(signV4(req, { ...identity, secretAccessKey: "other" }, "us-east-1", "s3", at).authorization).not.toBe(base);
-    expect(signV4(req, identity, "us-east-1", "s3", at).authorization).toBe(base);
+    const base = signV4(req, identity, "us-east-1", "s3", at).headers.authorization;
+    expect(signV4(req, identity, "us-east-1", "s3", new Date("2026-11-30T05:43:21Z")).headers.authorization).not.toBe(
+      base,
+    );
+    expect(signV4(req, identity, "eu-west-1", "s3", at).headers.authorization).not.toBe(base);
+    expect(
+      signV4(req, { ...identity, secretAccessKey: "other" }, "us-east-1", "s3", at).headers.authorization,
+    ).not.toBe(base);
+    expect(signV4(req, identity, "us-east-1", "s3", at).headers.authorization).toBe(base);
   });
 });
