@@ -51,8 +51,8 @@ function sourceBody(
   let sent = 0;
   let handed: Uint8Array[] = [];
   let ahead = first;
-  const next: NextBytes = async (max) => {
-    const chunk = ahead ?? (await take(from + sent, Math.min(max, length - sent)));
+  const next: NextBytes = async () => {
+    const chunk = ahead ?? (await take(from + sent, length - sent));
     ahead = undefined;
     if (chunk.length === 0)
       throw new ActionableError({
@@ -72,9 +72,10 @@ function sourceBody(
         hooks.moving();
         try {
           releaseChunks(handed);
-          handed = frames ? ((await frames.nextFrame()) ?? []) : [await next(length - sent)];
-          for (const piece of handed) controller.enqueue(piece);
-          if (frames ? handed.length === 0 : sent >= length) controller.close();
+          const frame = frames ? await frames.nextFrame() : { pieces: [await next()], spent: undefined };
+          handed = frame?.spent ?? frame?.pieces ?? [];
+          for (const piece of frame?.pieces ?? []) controller.enqueue(piece);
+          if (frames ? !frame : sent >= length) controller.close();
           hooks.moving();
         } catch (err) {
           hooks.failed(err);

@@ -45,8 +45,8 @@ function exampleSeed() {
 /** A source handing out `bytes` in pieces of `piece` (at most what is asked), feeding `digests` as a streamed part does. */
 function pieces(bytes: Uint8Array, piece: number, digests: ChunkDigests) {
   let at = 0;
-  return async (max: number) => {
-    const out = bytes.subarray(at, at + Math.min(piece, max));
+  return async () => {
+    const out = bytes.subarray(at, at + piece);
     at += out.length;
     digests.update(out);
     return out;
@@ -55,7 +55,7 @@ function pieces(bytes: Uint8Array, piece: number, digests: ChunkDigests) {
 
 async function framed(frames: SignedFrames): Promise<Buffer> {
   const out: Uint8Array[] = [];
-  for (let frame = await frames.nextFrame(); frame; frame = await frames.nextFrame()) out.push(...frame);
+  for (let frame = await frames.nextFrame(); frame; frame = await frames.nextFrame()) out.push(...frame.pieces);
   return Buffer.concat(out);
 }
 
