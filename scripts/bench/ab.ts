@@ -18,7 +18,7 @@ import {
   S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
-import { median, procCpuMs, procMemoryMb, writeRandomFile } from "./measure.ts";
+import { evictFromPageCache, median, procCpuMs, procMemoryMb, writeRandomFile } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { type Network, type Store, serverEnv } from "./transfers.ts";
 
@@ -100,6 +100,8 @@ export async function measureAb(
 ): Promise<AbRow[]> {
   const dir = join(work, "ab");
   mkdirSync(join(dir, "down"), { recursive: true });
+  // Both executables start from the same page-cache state: how a file's pages were cached shifts a server's peak.
+  for (const binary of [a, b]) evictFromPageCache(binary);
   const sdk = new S3Client({
     endpoint: store.endpoint,
     region: store.region,

@@ -103,3 +103,15 @@ export function writeRandomFile(path: string, sizeMiB: number): void {
   }
   closeSync(fd);
 }
+
+/**
+ * Drops `binary`'s pages from the page cache (GNU dd's nocache: posix_fadvise
+ * DONTNEED, no root needed), so that each build's server maps its executable
+ * from the same state. How its pages got into the cache decides ~5-8 MB of a
+ * server's RSS: read whole (a copy, a fresh build's write, a checksum) they sit
+ * in large folios that a page fault maps whole, and one build measured ~8 MB
+ * above another for no change in its own memory (docs/performance.md).
+ */
+export function evictFromPageCache(binary: string): void {
+  Bun.spawnSync(["dd", `if=${binary}`, "iflag=nocache", "count=0", "status=none"]);
+}
