@@ -44,7 +44,12 @@ export interface UploadRequest {
    * multipart upload whose parts are streamed bodies (streamed-parts.ts).
    */
   streamed?: "whole" | "parts";
-  /** The MD5 (hex) the whole body has, known before its bytes (a copy from a single-part source). */
+  /**
+   * The MD5 (hex) the whole body has, known before its bytes (a copy from a
+   * single-part source: its ETag): a streamed PUT's or a single PUT's
+   * Content-MD5, so the store checks the bytes against it and none is
+   * hashed here.
+   */
   wholeMd5?: string;
 }
 

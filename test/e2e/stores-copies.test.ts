@@ -392,13 +392,19 @@ describe("copies between stores", () => {
     expect(md5(await stored(target, "after.bin"))).toBe(md5(big));
   }, 60_000);
 
-  test("a source whose bytes are not its ETag's MD5: refused by the destination's check (near, one PUT) and by ours (far, in parts); nothing stored, no upload left", async () => {
+  test("a source whose bytes are not its ETag's MD5: refused by the destination's check (near, one PUT; a small one, near or far) and by ours (far, in parts); nothing stored, no upload left", async () => {
     // A lying store: its ETag is the MD5 of the object, its bytes have one byte changed (no real store will do that).
     const fake = await startFakeS3();
-    const original = randomBytes(13 * 1024 * 1024 + 17, 31);
-    const served = Uint8Array.from(original);
-    served[9 * 1024 * 1024] = served[9 * 1024 * 1024]! ^ 0xff;
+    const big = randomBytes(13 * 1024 * 1024 + 17, 31);
+    const small = randomBytes(100 * 1024 + 3, 32);
+    const lie = (bytes: Uint8Array) => {
+      const served = Uint8Array.from(bytes);
+      served[Math.floor(bytes.length * 0.7)] = served[Math.floor(bytes.length * 0.7)]! ^ 0xff;
+      return served;
+    };
+    const objects = { "/src/big.bin": [big, lie(big)], "/src/small.bin": [small, lie(small)] } as const;
     fake.handle((req) => {
+      const [original, served] = objects[req.path as keyof typeof objects] ?? objects["/src/big.bin"];
       const headers = {
         etag: `"${md5(original)}"`,
         "content-type": "application/octet-stream",
@@ -424,20 +430,25 @@ describe("copies between stores", () => {
       STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
     };
     try {
-      for (const endpoint of [s3().endpoint, wan.endpoint]) {
+      for (const [endpoint, key] of [
+        [s3().endpoint, "big.bin"],
+        [wan.endpoint, "big.bin"],
+        [s3().endpoint, "small.bin"],
+        [wan.endpoint, "small.bin"],
+      ]) {
         const target = await freshBucket("liar");
-        const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: endpoint } });
+        const session = await connectBinary({ env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: endpoint! } });
         try {
           const r = await call(session.client, "copy_object", {
             source_store: "liar",
             source_bucket: "src",
-            source_key: "big.bin",
+            source_key: key,
             bucket_name: target,
             object_key: "copy.bin",
           });
           expect(r.isError, textOf(r)).toBe(true);
-          expect(textOf(r)).toStartWith("liar:s3://src/big.bin: IntegrityCheckFailed");
-          if (endpoint === wan.endpoint) expect(textOf(r)).toContain("is not the object's ETag");
+          expect(textOf(r)).toStartWith(`liar:s3://src/${key}: IntegrityCheckFailed`);
+          if (endpoint === wan.endpoint && key === "big.bin") expect(textOf(r)).toContain("is not the object's ETag");
           else expect(textOf(r)).toContain("the destination checked them and stored nothing");
         } finally {
           await session.close();

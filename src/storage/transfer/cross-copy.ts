@@ -143,9 +143,10 @@ class CrossStoreCopy {
   }
 
   /**
-   * The source's chunks through the pipe to the destination. A single-part source to a near store: one PUT whose
-   * Content-MD5 is the source's ETag, checked by the destination (streamed-put.ts), so the source's own check here
-   * would only repeat it. A multipart source (no MD5 to promise) to a near store: parts streamed from the pipe, each
+   * The source's chunks through the pipe to the destination. A single-part source to a near store, or one that fits
+   * a single PUT to any: one PUT whose Content-MD5 is the source's ETag, checked by the destination (streamed-put.ts,
+   * single-put.ts), so the source's own check here would only repeat it (a bulk copy of small objects hashed each
+   * twice). A multipart source (no MD5 to promise) to a near store: parts streamed from the pipe, each
    * checked by its ETag. Whichever side fails first stops the other; its error is the one reported.
    */
   async #stream(download: Download, upload: UploadRequest & { versionId: string | null }): Promise<CopyResult> {
@@ -153,7 +154,10 @@ class CrossStoreCopy {
     const { versionId, ...request } = upload;
     const size = upload.size;
     const streamed = await this.target.streamingFor(request, download.md5, this.#stop.signal);
-    const wholeMd5 = streamed === "whole" ? download.md5 : undefined;
+    // One PUT (streamed, or of a source that fits one part) of a source that promises its MD5: the PUT's Content-MD5
+    // is that MD5, checked by the destination, so the source's own check here would only repeat it.
+    const onePut = streamed === "whole" || (streamed === undefined && size <= partSizeFor(size));
+    const wholeMd5 = onePut ? download.md5 : undefined;
     this.#pipe = new PiecePipe(size, PIPE_BYTES, wholeMd5 ? undefined : this.#sourceCheck(download));
     const pipe = this.#pipe;
     req.onProgress?.(0, size);

@@ -1,7 +1,9 @@
 /**
  * An upload that fits in one part: its bytes read into one buffer, sent as
  * one PutObject with their Content-MD5 (a quick request where its headers
- * allow, else the SDK's), its ETag checked against that MD5. And the object
+ * allow, else the SDK's), its ETag checked against that MD5. A copy of a
+ * source that promises its MD5 (`wholeMd5`) sends that one, unhashed: the
+ * store checks the bytes against the source's own promise. And the object
  * parameters every upload's first request carries (upload.ts).
  */
 import { createHash } from "node:crypto";
@@ -22,7 +24,7 @@ export async function putSingle(
   const body = Buffer.allocUnsafe(req.size);
   await readFully(req, body, 0);
   signal?.throwIfAborted();
-  const md5 = createHash("md5").update(body).digest();
+  const md5 = req.wholeMd5 ? Buffer.from(req.wholeMd5, "hex") : createHash("md5").update(body).digest();
   const quick: QuickPut = {
     bucket: req.bucket,
     key: req.key,
