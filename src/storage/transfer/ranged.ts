@@ -35,7 +35,7 @@ const MiB = 1024 * 1024;
 const PIECE_SIZE = 256 * 1024;
 /** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
 const DOWNLOAD_GC_EVERY = 128 * MiB;
-/** Pieces of one body being written at once: a file's fresh pages cost CPU, and several writes use both cores. */
+/** Pieces of one body handed to the sink at once (a copy's pipe holds them; a file writes each at once: pieces.ts). */
 const WRITES_PER_BODY = 4;
 /**
  * The first range streaming in at this rate or more, timed from its first
