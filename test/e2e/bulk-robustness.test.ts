@@ -8,7 +8,7 @@
  */
 
 import { beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { GetObjectCommand, ListMultipartUploadsCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
@@ -126,19 +126,21 @@ describe("cancel in the middle", () => {
   test("download_prefix: every file there is whole, a temp file in flight is kept only hidden and recorded, and a second call finishes the job leaving none", async () => {
     const bucket = await freshBucket("bcanceldl");
     const state = tempDir("bulk-state");
-    // The large objects come slowly (the whole job took under 300 ms on loopback): the cancel lands while they are in flight.
+    // The large objects come slowly (the whole job took under 300 ms on loopback): the cancel lands while one is in
+    // flight. They are listed first and each runs alone, so the cancel waits for one's temp file to be growing (once
+    // small files were down, both large ones were; under load the small ones could all land before the cancel did).
     const slow = await startFaultProxy(s3().endpoint);
     const { client, close } = await connectBinary({
       env: { ...s3Env(), STORE_ENDPOINT_URL: slow.endpoint, STORE_STATE_DIR: state },
       args: ["--allowed-dir", dir],
     });
-    const smallFilesDown = () => {
+    const largeInFlight = () => {
       try {
-        return readdirSync(join(dir, "down", "small"), { withFileTypes: true }).filter(
-          (e) => e.isFile() && !e.name.endsWith(".partial"),
-        ).length;
+        return readdirSync(join(dir, "down"), { withFileTypes: true }).some(
+          (e) => e.isFile() && e.name.startsWith(".big-") && statSync(join(dir, "down", e.name)).size > 0,
+        );
       } catch {
-        return 0;
+        return false;
       }
     };
     try {
@@ -151,7 +153,8 @@ describe("cancel in the middle", () => {
         { signal: controller.signal },
       );
       const started = Date.now();
-      while (smallFilesDown() < 10 && Date.now() - started < 20_000) await Bun.sleep(10);
+      while (!largeInFlight() && Date.now() - started < 20_000) await Bun.sleep(10);
+      expect(largeInFlight()).toBe(true);
       controller.abort();
       await expect(pending).rejects.toThrow();
       await Bun.sleep(1000);
