@@ -12,7 +12,7 @@ import { lazyS3Client } from "./requests/client.ts";
 import { errorContext, operationRunner } from "./requests/operation.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
 import { isNear } from "./transfer/nearness.ts";
-import { partSizeFor } from "./transfer/part-sizes.ts";
+import { fitsOnePart, partSizeFor } from "./transfer/part-sizes.ts";
 import { putStreamed, STREAM_PUT_MAX, streamable } from "./transfer/streamed-put.ts";
 import { uploadObject } from "./transfer/upload.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
@@ -69,7 +69,7 @@ export function createS3Storage(config: Config): Storage {
 
     streamingFor: async (req, wholeMd5, signal) => {
       const s3 = await getClient();
-      if (req.size <= partSizeFor(req.size) || !(await streamable(s3, req))) return undefined;
+      if (fitsOnePart(req.size) || !(await streamable(s3, req))) return undefined;
       if (!(await isNear(s3, req.bucket, signal))) return "parts";
       return wholeMd5 !== undefined && req.size <= STREAM_PUT_MAX ? "whole" : "parts";
     },

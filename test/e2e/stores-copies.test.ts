@@ -20,6 +20,17 @@ import { copySession, md5, multipartSource, severalEnv, storeBuckets, stored } f
 
 let ours: string;
 let theirs: string;
+
+/** copy_object of the other store's `key` (in its bucket `theirs`) to `objectKey` in `target`. */
+function copyFromOther(client: Parameters<typeof call>[0], key: string, target: string, objectKey = "copy.bin") {
+  return call(client, "copy_object", {
+    source_store: "other",
+    source_bucket: theirs,
+    source_key: key,
+    bucket_name: target,
+    object_key: objectKey,
+  });
+}
 beforeAll(async () => {
   ({ ours, theirs } = await storeBuckets());
 });
@@ -33,24 +44,12 @@ describe("copies between stores", () => {
   afterAll(() => session.close());
 
   test("copy_object with source_store streams another store's object in, verified: a small one whole, a large one as one PUT checked against the source's MD5, type and metadata kept", async () => {
-    const small = await call(session.client, "copy_object", {
-      source_store: "other",
-      source_bucket: theirs,
-      source_key: "note.txt",
-      bucket_name: ours,
-      object_key: "from-other/note.txt",
-    });
+    const small = await copyFromOther(session.client, "note.txt", ours, "from-other/note.txt");
     expect(small.isError, textOf(small)).toBeFalsy();
     expect(textOf(small)).toContain(`other:s3://${theirs}/note.txt`);
     expect(textOf(small)).toContain("streamed between stores and verified");
     expect(new TextDecoder().decode(await stored(ours, "from-other/note.txt"))).toBe("from the other store");
-    const large = await call(session.client, "copy_object", {
-      source_store: "other",
-      source_bucket: theirs,
-      source_key: "big.bin",
-      bucket_name: ours,
-      object_key: "from-other/big.bin",
-    });
+    const large = await copyFromOther(session.client, "big.bin", ours, "from-other/big.bin");
     // A near destination takes the single-part source as one PUT whose Content-MD5 is the source's ETag: the same ETag there.
     expect(large.structuredContent).toMatchObject({ size: big.length, multipart: false, etag: `"${md5(big)}"` });
     expect(md5(await stored(ours, "from-other/big.bin"))).toBe(md5(big));
@@ -62,13 +61,7 @@ describe("copies between stores", () => {
     const wan = await startWanProxy(s3().endpoint);
     const far = await connectBinary({ env: severalEnv({ STORE_ENDPOINT_URL: wan.endpoint }) });
     try {
-      const r = await call(far.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "big.bin",
-        bucket_name: ours,
-        object_key: "from-other/far.bin",
-      });
+      const r = await copyFromOther(far.client, "big.bin", ours, "from-other/far.bin");
       expect(r.structuredContent, textOf(r)).toMatchObject({ size: big.length, multipart: true });
       expect(md5(await stored(ours, "from-other/far.bin"))).toBe(md5(big));
     } finally {
@@ -92,13 +85,7 @@ describe("copies between stores", () => {
       // A key the part requests must encode as the SDK does (path and query both signed).
       const key = "copies/ü dir/a+b&c=d (1).bin";
       try {
-        const r = await call(session.client, "copy_object", {
-          source_store: "other",
-          source_bucket: theirs,
-          source_key: "streamed-parts.bin",
-          bucket_name: target,
-          object_key: key,
-        });
+        const r = await copyFromOther(session.client, "streamed-parts.bin", target, key);
         expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
         const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
         // 18 MiB in parts of 5 MiB: four, streamed (their MD5 is not known before their bytes): unsigned, their ETags
@@ -137,13 +124,7 @@ describe("copies between stores", () => {
         env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider }),
       });
       try {
-        const r = await call(session.client, "copy_object", {
-          source_store: "other",
-          source_bucket: theirs,
-          source_key: "altered.bin",
-          bucket_name: target,
-          object_key: "copy.bin",
-        });
+        const r = await copyFromOther(session.client, "altered.bin", target);
         expect(r.isError, textOf(r)).toBe(true);
         expect(textOf(r)).toStartWith(
           provider === "ceph"
@@ -152,13 +133,7 @@ describe("copies between stores", () => {
         );
         expect(altered).toBe(1);
         // The server serves on: the same copy again (nothing altered now) lands.
-        const again = await call(session.client, "copy_object", {
-          source_store: "other",
-          source_bucket: theirs,
-          source_key: "altered.bin",
-          bucket_name: target,
-          object_key: "again.bin",
-        });
+        const again = await copyFromOther(session.client, "altered.bin", target, "again.bin");
         expect(again.structuredContent, textOf(again)).toMatchObject({ multipart: true });
       } finally {
         await session.close();
@@ -193,13 +168,7 @@ describe("copies between stores", () => {
           env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider }),
         });
         try {
-          const r = await call(session.client, "copy_object", {
-            source_store: "other",
-            source_bucket: theirs,
-            source_key: "resent.bin",
-            bucket_name: target,
-            object_key: "copy.bin",
-          });
+          const r = await copyFromOther(session.client, "resent.bin", target);
           expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
           const second = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber=2&"));
           // Streamed first (no MD5 known before the bytes), then buffered with the MD5 the store checks.
@@ -291,13 +260,7 @@ describe("copies between stores", () => {
     const session = await connectBinary({ env: severalEnv({ STORE_OTHER_ENDPOINT_URL: proxy.endpoint }) });
     try {
       proxy.set({ kind: "cut", direction: "response", afterBytes: 9 * 1024 * 1024, once: true });
-      const r = await call(session.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "cut-source.bin",
-        bucket_name: target,
-        object_key: "copy.bin",
-      });
+      const r = await copyFromOther(session.client, "cut-source.bin", target);
       expect(r.isError, textOf(r)).toBe(true);
       expect(textOf(r)).toStartWith(`other:s3://${theirs}/cut-source.bin: `);
     } finally {
@@ -330,13 +293,7 @@ describe("copies between stores", () => {
         env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_CHECKSUMS: checksums }),
       });
       try {
-        const r = await call(session.client, "copy_object", {
-          source_store: "other",
-          source_bucket: theirs,
-          source_key: key,
-          bucket_name: target,
-          object_key: key,
-        });
+        const r = await copyFromOther(session.client, key, target, key);
         expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: 8 * part.length });
         // At most a near store's 3, never a far store's 4 (a loaded machine may keep fewer in flight at once).
         expect(most).toBeGreaterThanOrEqual(2);
@@ -360,14 +317,7 @@ describe("copies between stores", () => {
         STORE_MAX_ATTEMPTS: "1",
       }),
     });
-    const copy = (key: string) =>
-      call(session.client, "copy_object", {
-        source_store: "other",
-        source_bucket: theirs,
-        source_key: "big.bin",
-        bucket_name: target,
-        object_key: key,
-      });
+    const copy = (key: string) => copyFromOther(session.client, "big.bin", target, key);
     try {
       // Near (its answers measured through the proxy): one streamed PUT.
       expect((await copy("first.bin")).structuredContent).toMatchObject({ multipart: false });

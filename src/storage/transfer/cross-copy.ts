@@ -16,7 +16,7 @@
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
 import { notTheSource, readAgain, refuseIfThere } from "./cross-copy-checks.ts";
-import { partSizeFor } from "./part-sizes.ts";
+import { fitsOnePart } from "./part-sizes.ts";
 import { PiecePipe } from "./piece-pipe.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent: more raises the peak, not the speed (BENCH_ONLY=stores). */
@@ -139,7 +139,7 @@ class CrossStoreCopy {
     const { takeAt: _pipe, rereadAt: _again, versionId, ...byRange } = upload;
     const sent = await this.target.uploadObject({ ...byRange, readAt }, this.#stop.signal);
     const size = upload.size;
-    return { ...sent, size, multipart: size > partSizeFor(size), source_version_id: versionId };
+    return { ...sent, size, multipart: !fitsOnePart(size), source_version_id: versionId };
   }
 
   /**
@@ -156,7 +156,7 @@ class CrossStoreCopy {
     const streamed = await this.target.streamingFor(request, download.md5, this.#stop.signal);
     // One PUT (streamed, or of a source that fits one part) of a source that promises its MD5: the PUT's Content-MD5
     // is that MD5, checked by the destination, so the source's own check here would only repeat it.
-    const onePut = streamed === "whole" || (streamed === undefined && size <= partSizeFor(size));
+    const onePut = streamed === "whole" || (streamed === undefined && fitsOnePart(size));
     const wholeMd5 = onePut ? download.md5 : undefined;
     this.#pipe = new PiecePipe(size, PIPE_BYTES, wholeMd5 ? undefined : this.#sourceCheck(download));
     const pipe = this.#pipe;
@@ -190,7 +190,7 @@ class CrossStoreCopy {
     if (sent.status === "rejected")
       throw wholeMd5 ? notTheSource(sent.reason, req, wholeMd5, this.#nameSource) : sent.reason;
     if (read.status === "rejected") throw this.#nameSource(read.reason);
-    return { ...sent.value, size, multipart: !wholeMd5 && size > partSizeFor(size), source_version_id: versionId };
+    return { ...sent.value, size, multipart: !onePut, source_version_id: versionId };
   }
 
   /** The source's own check, its failure the source's error whichever side of the pipe hears of it first. */

@@ -21,6 +21,11 @@ export function partSizeFor(size: number): number {
   return Math.max(MIN_PART_SIZE, needed);
 }
 
+/** Whether `size` bytes go as one PutObject (upload.ts), not a multipart upload. */
+export function fitsOnePart(size: number): boolean {
+  return size <= partSizeFor(size);
+}
+
 /**
  * Parts uploaded concurrently: 3 to a near store; to a far one 12 sent from
  * the file, or 4 from another store (streamed, or read into buffers: then

@@ -1,7 +1,7 @@
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
 import { MultipartUpload } from "./multipart-upload.ts";
-import { partSizeFor } from "./part-sizes.ts";
+import { fitsOnePart, partSizeFor } from "./part-sizes.ts";
 import { putSingle } from "./single-put.ts";
 import { keeperFor, type UploadResume } from "./upload-resume.ts";
 
@@ -18,7 +18,7 @@ export async function uploadObject(
   requestTimeoutMs: number,
   resume?: UploadResume,
 ): Promise<UploadResult> {
+  if (fitsOnePart(req.size)) return putSingle(s3, req, signal, requestTimeoutMs);
   const partSize = partSizeFor(req.size);
-  if (req.size <= partSize) return putSingle(s3, req, signal, requestTimeoutMs);
   return new MultipartUpload(s3, req, partSize, signal, requestTimeoutMs, keeperFor(s3, req, resume, partSize)).run();
 }
