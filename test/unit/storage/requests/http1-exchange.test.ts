@@ -194,21 +194,21 @@ for (const host of ["localhost", "127.0.0.1"]) {
   expect(await new Response(run.stdout).text()).toBe("localhost secret\n127.0.0.1 ERR_TLS_CERT_ALTNAME_INVALID\n");
 });
 
-test("storedBytes sends a bodiless GET or HEAD on its own connections, anything else and any request under a proxy setting with fetch", async () => {
-  const server = rawServer((head, socket) =>
-    socket.write(head.startsWith("HEAD") ? "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n" : ok("hello")),
-  );
+test("storedBytes sends a GET of a large range on its own connections; a small GET, anything else and any request under a proxy setting with fetch", async () => {
+  const server = rawServer((_head, socket) => socket.write(ok("hello")));
   const own = (head: string) => !/user-agent/i.test(head);
-  expect(await (await storedBytes(`${server.url}/a`)).text()).toBe("hello");
-  const head = await storedBytes(new Request(`${server.url}/b`, { method: "HEAD" }));
-  expect(head.body).toBeNull();
-  expect(head.headers.get("content-length")).toBe("5");
-  await (await storedBytes(`${server.url}/c`, { method: "PUT", body: "x" })).text();
+  const range = (value: string) => ({ headers: { range: value } });
+  await (await storedBytes(`${server.url}/a`, range("bytes=0-1048575"))).text();
+  await (await storedBytes(new Request(`${server.url}/b`, range("bytes=2097152-")))).text();
+  await (await storedBytes(`${server.url}/c`, range("bytes=0-1048574"))).text();
+  await (await storedBytes(`${server.url}/d`)).text();
+  await (await storedBytes(`${server.url}/e`, { method: "HEAD", ...range("bytes=0-") })).text();
+  await (await storedBytes(`${server.url}/f`, { method: "PUT", body: "x" })).text();
   const saved = process.env.HTTP_PROXY;
   process.env.HTTP_PROXY = "http://127.0.0.1:9";
   try {
     process.env.NO_PROXY = "127.0.0.1";
-    await (await storedBytes(`${server.url}/d`)).text();
+    await (await storedBytes(`${server.url}/g`, range("bytes=0-"))).text();
   } finally {
     if (saved === undefined) delete process.env.HTTP_PROXY;
     else process.env.HTTP_PROXY = saved;
@@ -217,8 +217,11 @@ test("storedBytes sends a bodiless GET or HEAD on its own connections, anything 
   const requests = server.connections.flatMap((c) => c.requests);
   expect(requests.map((r) => [r.split(" ").slice(0, 2).join(" "), own(r)])).toEqual([
     ["GET /a", true],
-    ["HEAD /b", true],
-    ["PUT /c", false],
+    ["GET /b", true],
+    ["GET /c", false],
     ["GET /d", false],
+    ["HEAD /e", false],
+    ["PUT /f", false],
+    ["GET /g", false],
   ]);
 });
