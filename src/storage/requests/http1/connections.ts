@@ -127,6 +127,8 @@ export function connectionTo(origin: Origin): { connection: Connection; kept: bo
 /** Gives a connection whose answer was read to the end back for the next request. */
 export function keep(connection: Connection): void {
   connection.receiver = undefined;
+  // Paused for the last answer's reader (its body's buffer full with its last bytes): the next answer must be read.
+  connection.resume();
   connection.carried++;
   const list = idle.get(connection.origin.key) ?? [];
   if (!connection.open || list.length >= KEPT_PER_ORIGIN) {

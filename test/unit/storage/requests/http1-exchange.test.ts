@@ -13,6 +13,27 @@ import { tempDir } from "../../../helpers/files.ts";
 interface Conn {
   requests: string[];
   socket: Socket<Conn>;
+  /** What a write could not take yet, sent as the socket drains. */
+  unsent: Buffer[];
+}
+
+/** Writes all of `text`, the rest as the socket drains (a socket's write takes only what fits). */
+function writeAll(socket: Socket<Conn>, text: string): void {
+  socket.data.unsent.push(Buffer.from(text, "latin1"));
+  flush(socket);
+}
+
+function flush(socket: Socket<Conn>): void {
+  const unsent = socket.data.unsent;
+  while (unsent.length > 0) {
+    const next = unsent[0]!;
+    const n = socket.write(next);
+    if (n < next.length) {
+      unsent[0] = next.subarray(Math.max(n, 0));
+      return;
+    }
+    unsent.shift();
+  }
 }
 
 /** A raw server: `answer` gets each request's head and the socket, and writes what it likes. */
@@ -27,9 +48,10 @@ function rawServer(answer: (head: string, socket: Socket<Conn>, conn: Conn) => v
     port: 0,
     socket: {
       open(socket) {
-        socket.data = { requests: [], socket };
+        socket.data = { requests: [], socket, unsent: [] };
         connections.push(socket.data);
       },
+      drain: flush,
       data(socket, bytes) {
         const head = Buffer.from(bytes).toString("latin1");
         socket.data.requests.push(head);
@@ -139,6 +161,23 @@ test("a reader that falls behind pauses the connection: the server cannot push t
   // The body's buffer (1 MiB) and the kernel's socket buffers, not the 256 MiB.
   expect(written).toBeLessThan(48 * 1024 * 1024);
   await reader.cancel();
+});
+
+test("a connection paused for a reader behind is resumed when its answer ends: the next request on it is answered", async () => {
+  // As long as the body's buffer: its last bytes fill it, and the socket is paused as the answer ends.
+  const body = Buffer.alloc(1024 * 1024, 1).toString("latin1");
+  const server = rawServer((_head, socket) => writeAll(socket, ok(body)));
+  const url = new URL(`${server.url}/k`);
+  // Read only once the whole answer has arrived: the socket was paused with the body's last bytes queued.
+  const first = await http1Fetch({ method: "GET", url, headers: [] });
+  await Bun.sleep(200);
+  expect((await first.text()).length).toBe(body.length);
+  const second = await Promise.race([
+    http1Fetch({ method: "GET", url, headers: [] }).then((r) => r.text()),
+    Bun.sleep(2000).then(() => "no answer"),
+  ]);
+  expect(second.length).toBe(body.length);
+  expect(server.connections).toHaveLength(1);
 });
 
 test("network failures reject with their code: refused, and an answer that is not HTTP", async () => {
