@@ -34,7 +34,8 @@ export async function http1Fetch(request: BareRequest): Promise<Response> {
   const head = encodeRequest(request);
   for (let attempt = 1; ; attempt++) {
     const got = connectionTo(origin);
-    const { connection, kept } = "connection" in got ? got : { connection: await got, kept: false };
+    const { connection, kept } =
+      "connection" in got ? got : { connection: await connected(got, request.signal), kept: false };
     try {
       return await new Exchange(connection, request, head).answer;
     } catch (error) {
@@ -46,6 +47,22 @@ export async function http1Fetch(request: BareRequest): Promise<Response> {
 }
 
 class StaleConnection extends Error {}
+
+/** The connection being opened, or the signal's reason as soon as it aborts (one that opens after that is closed). */
+function connected(opening: Promise<Connection>, signal: AbortSignal | null | undefined): Promise<Connection> {
+  if (!signal) return opening;
+  return new Promise((resolve, reject) => {
+    const abort = () => {
+      reject(signal.reason);
+      opening.then(
+        (connection) => connection.destroy(),
+        () => {},
+      );
+    };
+    signal.addEventListener("abort", abort, { once: true });
+    opening.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+  });
+}
 
 /** One request and its answer on one connection. */
 class Exchange implements Receiver {
