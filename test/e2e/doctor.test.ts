@@ -6,7 +6,6 @@
  */
 
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { ListObjectsV2Command } from "@aws-sdk/client-s3";
 import { freePort, type S3Server, startFauxqs } from "../../scripts/s3/local-servers.ts";
 import {
@@ -21,6 +20,7 @@ import { type FaultProxy, startFaultProxy } from "../helpers/fault-proxy.ts";
 import { tempDir } from "../helpers/files.ts";
 import { requireBinary } from "../helpers/mcp.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { selfSignedCert } from "../helpers/tls.ts";
 
 let bucket: string;
 let fauxqs: S3Server;
@@ -179,31 +179,11 @@ test("configuration problems are all reported at once, exit 1, nothing else trie
 });
 
 test("a self-signed certificate: ✗ tls naming the problem and how to trust the CA", async () => {
-  const dir = tempDir("doctor-tls");
-  const made = Bun.spawnSync(
-    [
-      "openssl",
-      "req",
-      "-x509",
-      "-newkey",
-      "rsa:2048",
-      "-nodes",
-      "-keyout",
-      join(dir, "key.pem"),
-      "-out",
-      join(dir, "cert.pem"),
-      "-days",
-      "1",
-      "-subj",
-      "/CN=localhost",
-    ],
-    { stderr: "pipe" },
-  );
-  expect(made.exitCode, made.stderr.toString()).toBe(0);
+  const { key, cert } = selfSignedCert(tempDir("doctor-tls"));
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    tls: { key: Bun.file(join(dir, "key.pem")), cert: Bun.file(join(dir, "cert.pem")) },
+    tls: { key: Bun.file(key), cert: Bun.file(cert) },
     fetch: () => new Response(""),
   });
   try {

@@ -16,6 +16,7 @@ import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 import { NGINX } from "../helpers/nginx.ts";
 import { tracked } from "../helpers/processes.ts";
 import { freshBucket, s3, s3Env, sdkClient } from "../helpers/s3.ts";
+import { selfSignedCert } from "../helpers/tls.ts";
 
 const MiB = 1024 * 1024;
 const original = randomBytes(24 * MiB + 5, 37);
@@ -29,13 +30,7 @@ beforeAll(async () => {
   bucket = await freshBucket("tls");
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: original }));
   dir = tempDir("tls-store");
-  const made = Bun.spawnSync(
-    ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem")]
-      .concat(["-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost"])
-      .concat(["-addext", "subjectAltName=DNS:localhost"]),
-    { stderr: "pipe" },
-  );
-  expect(made.exitCode, made.stderr.toString()).toBe(0);
+  selfSignedCert(dir);
   const port = freePort();
   accessLog = join(dir, "access.log");
   mkdirSync(join(dir, "logs"), { recursive: true });

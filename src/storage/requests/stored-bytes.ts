@@ -6,13 +6,13 @@
  * (a search's 1 MiB windows), costs less with fetch, which does its socket
  * work on its own thread and reads a body into one buffer natively: a bulk
  * download of 2,000 small objects spent 20-30% more CPU on our connections.
- * fetch also keeps what it knows
- * more of: a proxy from the environment (HTTP_PROXY, HTTPS_PROXY),
- * NODE_TLS_REJECT_UNAUTHORIZED=0, a body to send. Either way the body is
- * as the server sent it: Bun's fetch inflates a Content-Encoding: gzip
- * answer by default (an option of fetch, not of Request), and an object
- * stored that way is its gzip bytes — its Content-Length, its MD5 — not
- * their inflation (a download of one failed as IncompleteBody).
+ * fetch also keeps whatever it knows more of: a proxy from the environment
+ * (HTTP_PROXY, HTTPS_PROXY, ALL_PROXY), NODE_TLS_REJECT_UNAUTHORIZED=0, a
+ * body to send. Either way the body is as the server sent it: Bun's fetch
+ * inflates a Content-Encoding: gzip answer by default (an option of fetch,
+ * not of Request), and an object stored that way is its gzip bytes — its
+ * Content-Length, its MD5 — not their inflation (a download of one failed as
+ * IncompleteBody).
  */
 
 import { type BareRequest, http1Fetch } from "./http1/exchange.ts";

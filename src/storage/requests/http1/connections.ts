@@ -25,8 +25,6 @@ export interface Origin {
 /** What a connection tells the exchange it carries. */
 export interface Receiver {
   received(bytes: Uint8Array): void;
-  /** Room to write again. */
-  drained(): void;
   /** The connection is gone: closed by the store (no error) or failed. */
   ended(error: Error | undefined): void;
 }
@@ -37,6 +35,8 @@ export class Connection {
   carried = 0;
   private socket: Socket<Connection> | undefined;
   private gone = false;
+  private paused = false;
+  /** What a write could not take yet (a request head is small: nearly always nothing). */
   private unsent: Uint8Array | undefined;
   /** Until ready: how the connecting promise is settled. */
   settle: ((error?: Error) => void) | undefined;
@@ -59,8 +59,6 @@ export class Connection {
     this.unsent = written < bytes.length ? bytes.subarray(Math.max(written, 0)) : undefined;
   }
 
-  private paused = false;
-
   pause(): void {
     if (this.paused) return;
     this.paused = true;
@@ -82,7 +80,6 @@ export class Connection {
 
   onDrain(): void {
     if (this.unsent) this.write(this.unsent);
-    this.receiver?.drained();
   }
 
   onEnd(error: Error | undefined): void {

@@ -112,8 +112,6 @@ class Exchange implements Receiver {
     }
   }
 
-  drained(): void {}
-
   ended(error: Error | undefined): void {
     if (this.settled) return;
     if (!this.reader.midway) {

@@ -9,6 +9,7 @@ import type { Socket, TCPSocketListener } from "bun";
 import { http1Fetch } from "../../../../src/storage/requests/http1/exchange.ts";
 import { storedBytes } from "../../../../src/storage/requests/stored-bytes.ts";
 import { tempDir } from "../../../helpers/files.ts";
+import { selfSignedCert } from "../../../helpers/tls.ts";
 
 interface Conn {
   requests: string[];
@@ -208,17 +209,11 @@ test("network failures reject with their code: refused, and an answer that is no
 
 test("TLS is verified as fetch verifies it: a self-signed certificate is refused, a name it does not carry too, and NODE_EXTRA_CA_CERTS is trusted", async () => {
   const dir = tempDir("http1-tls");
-  const made = Bun.spawnSync(
-    ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(dir, "key.pem")]
-      .concat(["-out", join(dir, "cert.pem"), "-days", "1", "-subj", "/CN=localhost"])
-      .concat(["-addext", "subjectAltName=DNS:localhost"]),
-    { stderr: "pipe" },
-  );
-  expect(made.exitCode, made.stderr.toString()).toBe(0);
+  const { key, cert } = selfSignedCert(dir);
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
-    tls: { key: Bun.file(join(dir, "key.pem")), cert: Bun.file(join(dir, "cert.pem")) },
+    tls: { key: Bun.file(key), cert: Bun.file(cert) },
     fetch: () => new Response("secret"),
   });
   stopping.push(() => server.stop(true));
@@ -238,7 +233,7 @@ for (const host of ["localhost", "127.0.0.1"]) {
   );
   // Spawned, not run synchronously: the server answers from this process.
   const run = Bun.spawn(["bun", script], {
-    env: { ...process.env, NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") },
+    env: { ...process.env, NODE_EXTRA_CA_CERTS: cert },
     stdout: "pipe",
   });
   expect(await new Response(run.stdout).text()).toBe("localhost secret\n127.0.0.1 ERR_TLS_CERT_ALTNAME_INVALID\n");
