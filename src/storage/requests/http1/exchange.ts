@@ -29,10 +29,11 @@ export interface BareRequest {
 }
 
 export async function http1Fetch(request: BareRequest): Promise<Response> {
-  request.signal?.throwIfAborted();
   const origin = originOf(request.url);
   const head = encodeRequest(request);
   for (let attempt = 1; ; attempt++) {
+    // An abort before the exchange listens for it (before a first attempt, between two) ends it here.
+    request.signal?.throwIfAborted();
     const got = connectionTo(origin);
     const { connection, kept } =
       "connection" in got ? got : { connection: await connected(got, request.signal), kept: false };
