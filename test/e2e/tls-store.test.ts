@@ -102,18 +102,21 @@ const env = (extra: Record<string, string>) => ({
   ...extra,
 });
 
-test("with the CA trusted, a download through TLS is whole, its large ranges on the server's own connections", async () => {
-  const session = await connectBinary({
-    env: env({ NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") }),
-    args: ["--allowed-dir", dir],
+/** The server with `extra` in its environment, asked to download big.bin to `name` in the test's folder. */
+async function download(extra: Record<string, string>, name: string) {
+  const session = await connectBinary({ env: env(extra), args: ["--allowed-dir", dir] });
+  const result = await call(session.client, "get_object", {
+    bucket_name: bucket,
+    object_key: "big.bin",
+    mode: "download",
+    local_path: join(dir, name),
   });
+  return { session, result };
+}
+
+test("with the CA trusted, a download through TLS is whole, its large ranges on the server's own connections", async () => {
+  const { session, result: r } = await download({ NODE_EXTRA_CA_CERTS: join(dir, "cert.pem") }, "big.bin");
   try {
-    const r = await call(session.client, "get_object", {
-      bucket_name: bucket,
-      object_key: "big.bin",
-      mode: "download",
-      local_path: join(dir, "big.bin"),
-    });
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(r.structuredContent).toMatchObject({ bytes: original.length, sha256: sha256(original) });
     expect(sha256(readFileSync(join(dir, "big.bin")))).toBe(sha256(original));
@@ -129,14 +132,8 @@ test("with the CA trusted, a download through TLS is whole, its large ranges on 
 }, 60_000);
 
 test("without it, the download is refused naming the certificate, nothing is written, and the server keeps serving", async () => {
-  const session = await connectBinary({ env: env({}), args: ["--allowed-dir", dir] });
+  const { session, result: r } = await download({}, "refused.bin");
   try {
-    const r = await call(session.client, "get_object", {
-      bucket_name: bucket,
-      object_key: "big.bin",
-      mode: "download",
-      local_path: join(dir, "refused.bin"),
-    });
     expect(r.isError).toBe(true);
     expect(textOf(r)).toMatch(/SELF_SIGNED|certificate/i);
     expect(() => readFileSync(join(dir, "refused.bin"))).toThrow();

@@ -103,6 +103,8 @@ class Exchange implements Receiver {
       this.reader.feed(bytes);
     } catch (error) {
       this.fail(failure("EPROTO", (error as Error).message));
+      // Also when the answer had already ended (bytes past its end): fail() then does nothing, and the connection
+      // must not carry another request.
       this.connection.destroy();
       return;
     }
