@@ -95,6 +95,12 @@ export interface ObjectDownload {
   check?: OrderedCheck;
   /** The MD5 (hex) of the whole object, as its ETag promises it (a single-part object not encrypted with KMS or a customer key). */
   md5?: string;
+  /**
+   * The whole body, when it came in one answer read into memory (a listed small object): taken instead of `deliver`,
+   * never beside it (delivered bytes are freed once written). Unchecked: `check` or the destination's own check of
+   * `md5` is the taker's to make.
+   */
+  bytes?: Uint8Array;
   discard(): void;
 }
 

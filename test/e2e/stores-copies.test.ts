@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 
+import { createHash } from "node:crypto";
 import { HeadObjectCommand } from "@aws-sdk/client-s3";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { startFakeS3, xml } from "../helpers/fake-s3.ts";
@@ -411,4 +412,92 @@ describe("copies between stores", () => {
       await fake.stop();
     }
   }, 90_000);
+
+  test("copy_prefix of small objects, each read whole in one GET: one whose bytes are not its ETag's MD5 refused by the destination, one that breaks its checksum by ours; the honest one copied, nothing else stored", async () => {
+    const fake = await startFakeS3();
+    const honest = randomBytes(40 * 1024 + 1, 41);
+    const lied = randomBytes(30 * 1024 + 5, 42);
+    const summed = randomBytes(20 * 1024 + 9, 43);
+    const flip = (bytes: Uint8Array) => {
+      const served = Uint8Array.from(bytes);
+      served[100] = served[100]! ^ 0xff;
+      return served;
+    };
+    const sha256 = (b: Uint8Array) => createHash("sha256").update(b).digest("base64");
+    // Key → what it promises (ETag, and a checksum for one) and what it serves.
+    const objects: Record<string, { etag: string; served: Uint8Array; headers?: Record<string, string> }> = {
+      "small/honest.bin": { etag: md5(honest), served: honest },
+      "small/liar.bin": { etag: md5(lied), served: flip(lied) },
+      "small/summed.bin": {
+        etag: md5(flip(summed)),
+        served: flip(summed),
+        headers: { "x-amz-checksum-sha256": sha256(summed) },
+      },
+    };
+    fake.handle((req) => {
+      if (req.method === "GET" && req.query.get("list-type") === "2")
+        return {
+          body: xml(
+            `<ListBucketResult><Name>src</Name><Prefix>small/</Prefix><KeyCount>3</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>${Object.entries(
+              objects,
+            )
+              .map(
+                ([key, o]) =>
+                  `<Contents><Key>${key}</Key><LastModified>2026-11-02T00:00:00.000Z</LastModified><ETag>"${o.etag}"</ETag><Size>${o.served.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+              )
+              .join("")}</ListBucketResult>`,
+          ),
+        };
+      const object = objects[req.path.replace(/^\/src\//, "")];
+      if (req.method !== "GET" || !object || req.headers.range)
+        return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+      return {
+        headers: { etag: `"${object.etag}"`, "content-type": "application/octet-stream", ...object.headers },
+        body: object.served,
+      };
+    });
+    const target = await freshBucket("liar-small");
+    const session = await connectBinary({
+      env: {
+        ...s3Env(),
+        STORE_STORES: "liar",
+        STORE_LIAR_ENDPOINT_URL: fake.endpoint,
+        STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+        STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+      },
+    });
+    try {
+      const r = await call(session.client, "copy_prefix", {
+        source_store: "liar",
+        source_bucket: "src",
+        source_prefix: "small/",
+        bucket_name: target,
+        prefix: "copy/",
+      });
+      const out = r.structuredContent as {
+        counts: { done: number; failed: number };
+        problems: { name: string; code: string; message: string }[];
+      };
+      expect(out.counts, textOf(r)).toMatchObject({ done: 1, failed: 2 });
+      const failed = Object.fromEntries(out.problems.map((f) => [f.name, f]));
+      expect(failed["small/liar.bin"]?.code).toBe("IntegrityCheckFailed");
+      expect(failed["small/liar.bin"]?.message).toContain("the destination checked them and stored nothing");
+      expect(failed["small/summed.bin"]?.code).toBe("IntegrityCheckFailed");
+      expect(failed["small/summed.bin"]?.message).toContain("is not the checksum the store sent");
+      // Each object in one GET, no range: read whole into memory.
+      const gets = fake.requests.filter((q) => q.method === "GET" && !q.query.has("list-type"));
+      expect(gets.map((q) => q.path).sort()).toEqual([
+        "/src/small/honest.bin",
+        "/src/small/liar.bin",
+        "/src/small/summed.bin",
+      ]);
+      expect(gets.every((q) => q.headers.range === undefined)).toBe(true);
+    } finally {
+      await session.close();
+      await fake.stop();
+    }
+    expect(md5(await stored(target, "copy/honest.bin"))).toBe(md5(honest));
+    for (const key of ["copy/liar.bin", "copy/summed.bin"])
+      await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: key }))).rejects.toThrow();
+  }, 60_000);
 });

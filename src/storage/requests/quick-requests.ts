@@ -64,15 +64,21 @@ export function quickGetFits(
   );
 }
 
-/** The object's whole body as a GET answer, or undefined: then send the SDK's GET. */
+/** A whole object read into memory: its answer in the SDK's shape (its Body those bytes again) and the bytes. */
+export interface WholeAnswer {
+  output: GetObjectCommandOutput;
+  bytes: Uint8Array;
+}
+
+/** The object's whole body and its GET answer, or undefined: then send the SDK's GET. */
 export async function quickGet(
   s3: S3Handle,
   bucket: string,
   key: string,
   listed: Listed & { etag: string },
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   timeoutMs: number,
-): Promise<GetObjectCommandOutput | undefined> {
+): Promise<WholeAnswer | undefined> {
   const bound = bounded(signal, timeoutMs);
   try {
     const etag = listed.etag.startsWith('"') ? listed.etag : `"${listed.etag}"`;
@@ -96,7 +102,7 @@ export async function quickGet(
       length === String(listed.size)
         ? new Uint8Array(await answer.arrayBuffer())
         : await readExactly(answer.body, listed.size);
-    return bytes?.length === listed.size ? asGetOutput(answer.headers, bytes) : undefined;
+    return bytes?.length === listed.size ? { output: asGetOutput(answer.headers, bytes), bytes } : undefined;
   } catch {
     // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
     return undefined;

@@ -74,6 +74,7 @@ class CrossStoreCopy {
         if (download.meta.etag !== expected.etag || download.size !== expected.size)
           throw this.#changed("The source object was replaced while the copy started.");
         const upload = this.#uploadRequest(download, download.size);
+        if (download.bytes && fitsOnePart(download.size)) return await this.#putHeld(download, download.bytes, upload);
         // A copy cut before: the destination keeps its parts; only the missing ones are read from the source, by range.
         if (this.target.hasKeptUpload(upload)) return await this.#resumeByRange(download, upload);
         return await this.#stream(download, upload);
@@ -191,6 +192,39 @@ class CrossStoreCopy {
       throw wholeMd5 ? notTheSource(sent.reason, req, wholeMd5, this.#nameSource) : sent.reason;
     if (read.status === "rejected") throw this.#nameSource(read.reason);
     return { ...sent.value, size, multipart: !onePut, source_version_id: versionId };
+  }
+
+  /**
+   * A source read whole into memory (a listed small object): one PUT of those bytes, no pipe. Its Content-MD5 is the
+   * source's MD5 where the ETag promises one, checked by the destination as in `#stream`; else the source's own check
+   * (its checksums) is made here first.
+   */
+  async #putHeld(
+    download: Download,
+    bytes: Uint8Array,
+    upload: UploadRequest & { versionId: string | null },
+  ): Promise<CopyResult> {
+    const { req } = this;
+    const { versionId, takeAt: _pipe, rereadAt: _again, ...request } = upload;
+    const wholeMd5 = download.md5;
+    if (!wholeMd5 && download.check) {
+      try {
+        download.check.update(bytes);
+        download.check.finish();
+      } catch (err) {
+        throw this.#nameSource(err);
+      }
+    }
+    const readAt = async (into: Uint8Array, position: number) => {
+      const part = bytes.subarray(position, position + into.length);
+      into.set(part);
+      return part.length;
+    };
+    req.onProgress?.(0, bytes.length);
+    const sent = await this.target
+      .uploadObject({ ...request, readAt, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
+      .catch((err: unknown) => Promise.reject(wholeMd5 ? notTheSource(err, req, wholeMd5, this.#nameSource) : err));
+    return { ...sent, size: bytes.length, multipart: false, source_version_id: versionId };
   }
 
   /** The source's own check, its failure the source's error whichever side of the pipe hears of it first. */

@@ -62,8 +62,6 @@ export interface DownloadOptions {
    * alone: when it looked near, and for a paced download when it looked far.
    */
   answersFast?: () => Promise<boolean>;
-  /** A whole small object fetched another way (quick-requests.ts), tried before the first GET; undefined: send the GET. */
-  quick?: (signal: AbortSignal) => Promise<GetObjectCommandOutput | undefined>;
 }
 
 export interface Download {
@@ -112,7 +110,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   let first: GetObjectCommandOutput;
   try {
     try {
-      first = (await options.quick?.(stop.signal)) ?? (await get({ Range: `bytes=0-${FIRST_RANGE_SIZE - 1}` }));
+      first = await get({ Range: `bytes=0-${FIRST_RANGE_SIZE - 1}` });
     } catch (err) {
       // A range on an empty object is unsatisfiable (416): fetch it whole, it is empty.
       if (statusOf(err) !== 416) throw err;

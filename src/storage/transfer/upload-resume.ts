@@ -18,6 +18,7 @@ import { KEEP_MS, type KeptTransfers, type KeptUpload } from "../../runtime/kept
 import { stalledListing } from "../errors.ts";
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest } from "../transfer-types.ts";
+import { fitsOnePart } from "./part-sizes.ts";
 import type { ResumedUpload, StoredPart, UploadKeeper } from "./upload-keeper.ts";
 
 export interface UploadResume {
@@ -37,9 +38,15 @@ export function objectSettings(req: UploadRequest): string {
   ]);
 }
 
-/** Whether this upload can be kept and resumed: a known source, in parts, on a store with a state directory. */
+/**
+ * Whether this upload can be kept and resumed: a known source, in parts, on a store with a state directory. One that
+ * fits one part is a single PUT (upload.ts), never kept: a copy of thousands of small objects asks the state
+ * directory nothing.
+ */
 export function resumable(req: UploadRequest, resume: UploadResume | undefined): resume is UploadResume {
-  return resume?.kept.enabled === true && req.source !== undefined && req.streamed !== "whole";
+  return (
+    resume?.kept.enabled === true && req.source !== undefined && req.streamed !== "whole" && !fitsOnePart(req.size)
+  );
 }
 
 /** Whether the kept upload for this destination is one of these bytes, in these parts, with these settings. */
