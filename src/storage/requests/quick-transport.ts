@@ -18,6 +18,11 @@ import { storedBytes } from "./stored-bytes.ts";
 
 /** Buckets whose URL is remembered per client (a bulk job uses one or two). */
 const BUCKETS_REMEMBERED = 64;
+/**
+ * How long the credentials provider's identity is reused before it is asked again. Short beside any expiry the SDK
+ * refreshes ahead of (5 minutes for temporary credentials).
+ */
+const IDENTITY_REUSE_MS = 1000;
 
 /** What the SDK sends as the payload hash of a request without a body (a PUT's is unsigned: payload-hash.ts). */
 export { EMPTY_SHA256 } from "./sigv4.ts";
@@ -138,12 +143,25 @@ function quickFor(s3: S3Handle): Promise<Quick> {
   let quick = perHandle.get(s3);
   if (!quick) {
     const config = s3.fetchClient.config;
+    // The provider's identity, asked again once IDENTITY_REUSE_MS have passed: it caches and refreshes as it decides,
+    // but each ask runs its async chain, a bulk job's thousands of requests a second ran it once each.
+    let last: { identity: Promise<SigningIdentity>; at: number } | undefined;
     quick = (async () => ({
-      // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
-      identity: async () => {
-        const identity = await config.credentials();
-        registerResolvedCredentials(identity);
-        return identity;
+      identity: () => {
+        const now = performance.now();
+        if (!last || now - last.at > IDENTITY_REUSE_MS) {
+          const identity = config.credentials().then((got) => {
+            // Whatever signs a request is registered for scrubbing first, as the SDK's own requests are (guards.ts).
+            registerResolvedCredentials(got);
+            return got;
+          });
+          // A failed ask is not reused: the next request asks again.
+          identity.catch(() => {
+            if (last?.identity === identity) last = undefined;
+          });
+          last = { identity, at: now };
+        }
+        return last.identity;
       },
       region: await config.region(),
       bases: new Map(),
@@ -174,8 +192,12 @@ function baseUrl(s3: S3Handle, quick: Quick, bucket: string): Promise<string | n
 
 /** A key as the SDK puts it in a path: each segment percent-encoded, including !'()*. */
 function encodeKey(key: string): string {
-  return key.split("/").map(escapeUri).join("/");
+  // Most keys need no escape: the same string.
+  return UNRESERVED_PATH.test(key) ? key : key.split("/").map(escapeUri).join("/");
 }
+
+/** Unreserved characters (RFC 3986) and the slash: a path of only these is its own encoding. */
+const UNRESERVED_PATH = /^[A-Za-z0-9\-._~/]*$/;
 
 /** The body if it is exactly `size` bytes (a proxy may send it chunked, without a length); stops reading past that. */
 export async function readExactly(

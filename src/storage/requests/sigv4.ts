@@ -104,6 +104,8 @@ export function signV4(
 export const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 function canonicalValue(value: string): string {
+  // Most values are already canonical: no line break, tab, doubled, leading or trailing space.
+  if (!NOT_CANONICAL.test(value)) return value;
   return value
     .replace(/[\r\n]/g, " ")
     .replace(/[ \t]+/g, " ")
@@ -119,10 +121,16 @@ function canonicalQuery(query: Record<string, string>): string {
     .join("&");
 }
 
+const NOT_CANONICAL = /[\r\n\t]| {2}|^ | $/;
+
 /** RFC 3986 percent-encoding, as SigV4 canonicalizes a query. */
 export function escapeUri(part: string): string {
+  if (UNRESERVED.test(part)) return part;
   return encodeURIComponent(part).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
+
+/** RFC 3986's unreserved characters: a string of only these is its own encoding. */
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
 
 function signingKey(identity: SigningIdentity, shortDate: string, region: string, service: string): Buffer {
   // The secret itself is no part of the map's key: a hash of it is (a key never kept as text beside the others).

@@ -30,11 +30,20 @@ function bareRequest(input: RequestInfo | URL, init: RequestInit | undefined): B
   const request = input instanceof Request ? input : undefined;
   if ((init?.method ?? request?.method ?? "GET").toUpperCase() !== "GET") return undefined;
   if (init?.body != null || request?.body != null) return undefined;
-  const headers = new Headers(init?.headers ?? request?.headers);
-  if (!largeRange(headers.get("range"))) return undefined;
+  const given = init?.headers ?? request?.headers;
+  if (!largeRange(rangeIn(given))) return undefined;
   const url = new URL(request ? request.url : input instanceof URL ? input.href : String(input));
   if (!ownConnectionsFor(url.protocol)) return undefined;
-  return { method: "GET", url, headers, signal: init?.signal ?? request?.signal ?? null };
+  return { method: "GET", url, headers: new Headers(given), signal: init?.signal ?? request?.signal ?? null };
+}
+
+/** The Range header among `headers`, read where they are (most requests have none: no Headers made to find out). */
+function rangeIn(headers: HeadersInit | undefined): string | null {
+  if (headers === undefined) return null;
+  if (headers instanceof Headers) return headers.get("range");
+  const entries = Array.isArray(headers) ? headers : Object.entries(headers);
+  for (const [name, value] of entries) if (name.length === 5 && name.toLowerCase() === "range") return value ?? null;
+  return null;
 }
 
 /** Whether a Range header asks for LARGE_RANGE_BYTES or more: bytes=a-b that long, or bytes=a- (the rest of an object). */

@@ -222,7 +222,7 @@ class CrossStoreCopy {
     };
     req.onProgress?.(0, bytes.length);
     const sent = await this.target
-      .uploadObject({ ...request, readAt, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
+      .uploadObject({ ...request, readAt, held: bytes, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
       .catch((err: unknown) => Promise.reject(wholeMd5 ? notTheSource(err, req, wholeMd5, this.#nameSource) : err));
     return { ...sent, size: bytes.length, multipart: false, source_version_id: versionId };
   }

@@ -104,12 +104,14 @@ export function orderedCheck(
   ctx: ErrorContext,
 ): OrderedCheck | undefined {
   if (!promises.md5 && promises.checksums.length === 0) return undefined;
-  const md5 = promises.md5 ? createHash("md5") : undefined;
-  const hashes: [string, string, Hash | Crc32][] = promises.checksums.map(([alg, value]) => [
-    alg,
-    value,
-    alg === "crc32" ? new Crc32() : createHash(alg),
-  ]);
+  // Made on first use: a check a reader never feeds (a copy whose destination checks the MD5, a digest computed on
+  // another thread) costs no hash objects, one per small object of a bulk job.
+  let hashing: { md5: Hash | undefined; hashes: [string, Hash | Crc32][] } | undefined;
+  const hashers = () =>
+    (hashing ??= {
+      md5: promises.md5 ? createHash("md5") : undefined,
+      hashes: promises.checksums.map(([alg]) => [alg, alg === "crc32" ? new Crc32() : createHash(alg)]),
+    });
   const verify = (hex: Record<string, string | undefined>) => {
     // A digest missing from `hex` fails like a wrong one: nothing passes unchecked.
     if (promises.md5 && hex.md5 !== promises.md5) {
@@ -135,15 +137,17 @@ export function orderedCheck(
     }
   };
   return {
-    algorithms: [...(md5 ? ["md5"] : []), ...promises.checksums.map(([alg]) => alg)],
+    algorithms: [...(promises.md5 ? ["md5"] : []), ...promises.checksums.map(([alg]) => alg)],
     update(bytes) {
+      const { md5, hashes } = hashers();
       md5?.update(bytes);
-      for (const [, , h] of hashes) h.update(bytes);
+      for (const [, h] of hashes) h.update(bytes);
     },
     finish() {
+      const { md5, hashes } = hashers();
       const hex: Record<string, string> = {};
       if (md5) hex.md5 = md5.digest("hex");
-      for (const [alg, , h] of hashes) hex[alg] = h instanceof Crc32 ? h.digestHex() : h.digest("hex");
+      for (const [alg, h] of hashes) hex[alg] = h instanceof Crc32 ? h.digestHex() : h.digest("hex");
       verify(hex);
     },
     verify,

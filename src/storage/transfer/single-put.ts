@@ -1,10 +1,11 @@
 /**
- * An upload that fits in one part: its bytes read into one buffer, sent as
- * one PutObject with their Content-MD5 (a quick request where its headers
- * allow, else the SDK's), its ETag checked against that MD5. A copy of a
- * source that promises its MD5 (`wholeMd5`) sends that one, unhashed: the
- * store checks the bytes against the source's own promise. And the object
- * parameters every upload's first request carries (upload.ts).
+ * An upload that fits in one part: its bytes read into one buffer (or taken
+ * as they are, already held in memory), sent as one PutObject with their
+ * Content-MD5 (a quick request where its headers allow, else the SDK's), its
+ * ETag checked against that MD5. A copy of a source that promises its MD5
+ * (`wholeMd5`) sends that one, unhashed: the store checks the bytes against
+ * the source's own promise. And the object parameters every upload's first
+ * request carries (upload.ts).
  */
 import { createHash } from "node:crypto";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
@@ -21,8 +22,7 @@ export async function putSingle(
 ): Promise<UploadResult> {
   const { sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
-  const body = Buffer.allocUnsafe(req.size);
-  await readFully(req, body, 0);
+  const body = req.held?.byteLength === req.size ? req.held : await readAll(req);
   signal?.throwIfAborted();
   const md5 = req.wholeMd5 ? Buffer.from(req.wholeMd5, "hex") : createHash("md5").update(body).digest();
   const quick: QuickPut = {
@@ -50,6 +50,12 @@ export async function putSingle(
   checkEtag(out, md5, req, "object");
   req.onProgress?.(req.size);
   return { etag: out.ETag ?? null, version_id: out.VersionId ?? null };
+}
+
+async function readAll(req: UploadRequest): Promise<Buffer> {
+  const body = Buffer.allocUnsafe(req.size);
+  await readFully(req, body, 0);
+  return body;
 }
 
 /** What PutObject and CreateMultipartUpload say of the object: its key, type, class, cache control, metadata, encryption. */
