@@ -33,6 +33,8 @@ export interface Dir {
   /** A path naming `name` inside this very directory, valid until close(). */
   at(name: string): string;
   close(): void;
+  /** Held across a job's files (held-dirs.ts): the same object for every file of the job written here while it is held. */
+  readonly heldFor?: object;
 }
 
 /** What the walk needs to know to refuse: who asked, and which directories are allowed. */
@@ -221,10 +223,11 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
     const held = scope.followLinks === false ? scope.held : undefined;
     const lent = held?.lend(join(root, ...parts));
     if (lent) return { dir: lent, missing: [], name };
-    let dir = openDir(root, scope.mode);
+    const start = held ? nearestHeld(held, root, parts) : undefined;
+    let dir = start?.dir ?? openDir(root, scope.mode);
     let followed: string | undefined;
     try {
-      for (let i = 0; i < parts.length; i++) {
+      for (let i = start?.depth ?? 0; i < parts.length; i++) {
         const next = step(dir, parts[i]!, scope.mode, create);
         if (next.kind === "dir") {
           dir.close();
@@ -243,7 +246,10 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
             `A part of the path (${parts[i]}) is a file, not a directory.`,
             "check the path.",
           );
-        return { dir, missing: parts.slice(i), name };
+        // A folder still to be made (a job's files planned before their first is written): the deepest one there is held
+        // for the next walk to it.
+        const reached = held && i > 0 ? held.keep(join(root, ...parts.slice(0, i)), dir) : dir;
+        return { dir: reached, missing: parts.slice(i), name };
       }
     } catch (err) {
       dir.close();
@@ -259,6 +265,15 @@ export function walkToParent(abs: string, scope: WalkScope, create: boolean): Pa
     "The path has a symlink loop (more than 40 links).",
     "give the path of a real file.",
   );
+}
+
+/** The deepest folder on the way to `parts` below `root` that the job holds, still where it was, and how deep it is. */
+function nearestHeld(held: DirHolder, root: string, parts: string[]): { dir: Dir; depth: number } | undefined {
+  for (let depth = parts.length - 1; depth > 0; depth--) {
+    const dir = held.lend(join(root, ...parts.slice(0, depth)));
+    if (dir) return { dir, depth };
+  }
+  return undefined;
 }
 
 /** lstat of `name` in `dir`, undefined when nothing is there. */

@@ -78,6 +78,7 @@ export class HeldDirs implements DirHolder {
     let open = true;
     return {
       real: held.dir.real,
+      heldFor: held,
       at: (name) => held.dir.at(name),
       close: () => {
         if (!open) return;

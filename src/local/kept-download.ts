@@ -53,7 +53,7 @@ export async function openTemp(
 ): Promise<TempSlot> {
   const target = join(dir.real, name);
   const recording = kept?.enabled && resume ? kept : undefined;
-  if (kept?.enabled) removeExpired(kept, dir);
+  if (kept?.enabled) sweepExpired(kept, dir);
   const record = kept?.enabled ? kept.download(target) : undefined;
   let reopened: { handle: FileHandle; temp: string; have: [number, number][] } | undefined;
   if (record && recording && resume && sameObject(record, resume)) reopened = await reopen(dir, record, resume);
@@ -146,6 +146,18 @@ async function reopen(
  * the directory already opened and checked) and forgets them. A record of another directory waits for a download
  * there: a record is never a reason to touch a path this call was not given.
  */
+/** Folders held across a job whose expired records were removed: a bulk download's thousands of files ask once a folder. */
+const swept = new WeakSet<object>();
+
+/** Removes the expired records of `dir` and their temp files: at each download, but once a job for a folder it holds. */
+function sweepExpired(kept: KeptTransfers, dir: Dir): void {
+  if (dir.heldFor) {
+    if (swept.has(dir.heldFor)) return;
+    swept.add(dir.heldFor);
+  }
+  removeExpired(kept, dir);
+}
+
 function removeExpired(kept: KeptTransfers, dir: Dir): void {
   for (const record of kept.expired().downloads) {
     if (dirname(record.temp) !== dir.real) continue;

@@ -89,3 +89,28 @@ test("folders are held across files and let go at release: no descriptor is left
   expect(openFds()).toBe(before);
   expect(existsSync(join(root, "d0", "sub", "late.txt"))).toBe(true);
 });
+
+test("looks at files whose folder is not made yet hold the deepest folder there is: the next look starts there", async () => {
+  const { root, files } = setUp();
+  mkdirSync(join(root, "out"));
+  const before = openFds();
+  for (let i = 0; i < 10; i++)
+    expect(await files.withFile(`${root}/out/d${i % 3}/f${i}.txt`, async (s) => s)).toBeUndefined();
+  // out/ held once, not walked to from the allowed directory for every look.
+  expect(openFds() - before).toBe(1);
+  await write(files, `${root}/out/d1/f1.txt`, "1");
+  expect(readFileSync(join(root, "out", "d1", "f1.txt"), "utf8")).toBe("1");
+  files.release();
+  expect(openFds()).toBe(before);
+});
+
+test("a folder held from a look at a file not made yet, swapped for a symlink to outside: the write is refused, nothing lands outside", async () => {
+  const { root, outside, files } = setUp();
+  mkdirSync(join(root, "out"));
+  expect(await files.withFile(`${root}/out/new/f.txt`, async (s) => s)).toBeUndefined();
+  renameSync(join(root, "out"), join(outside, "out-moved"));
+  symlinkSync(join(outside, "out-moved"), join(root, "out"));
+  await expect(write(files, `${root}/out/new/f.txt`, "x")).rejects.toMatchObject({ code: "UnsafeLocalPath" });
+  expect(readdirSync(join(outside, "out-moved"))).toEqual([]);
+  files.release();
+});
