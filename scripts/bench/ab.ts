@@ -18,8 +18,10 @@ import {
   S3Client,
   UploadPartCommand,
 } from "@aws-sdk/client-s3";
+import { abShapes, SMALL_COUNT, SMALL_OBJECTS, type Timed } from "./ab-shapes.ts";
 import { evictFromPageCache, median, procCpuMs, procMemoryMb, writeRandomFile } from "./measure.ts";
 import { startServer } from "./server-session.ts";
+import { putSmallObjects } from "./small-objects.ts";
 import { type Network, type Store, serverEnv } from "./transfers.ts";
 
 const ROOT = resolve(import.meta.dir, "../..");
@@ -72,24 +74,6 @@ export interface AbRow {
   bPeakMb: number;
 }
 
-interface Shape {
-  name: string;
-  /** One timed run on a fresh server; `peak` is read after it. */
-  run(binary: string, net: Network): Promise<Timed>;
-}
-
-/**
- * A run's time from the server's spawn to the call's result (what a client's first call costs: each build pays for
- * what it loads, at its start or at that call), and of the call alone.
- */
-interface Timed {
-  ms: number;
-  callMs: number;
-  /** The server's CPU (user + system, every thread) during the call. */
-  cpuMs: number;
-  peakMb: number;
-}
-
 export async function measureAb(
   a: string,
   b: string,
@@ -130,7 +114,7 @@ export async function measureAb(
     net: Network,
     call: (s: Awaited<ReturnType<typeof session>>) => Promise<unknown>,
     extra?: Record<string, string>,
-  ) => {
+  ): Promise<Timed> => {
     const spawned = performance.now();
     const s = await session(binary, net, extra);
     try {
@@ -152,67 +136,15 @@ export async function measureAb(
     STORE_OTHER_SECRET_ACCESS_KEY: store.secretAccessKey,
     STORE_OTHER_REGION: store.region,
   });
-  // A copy from the other store's name for the same Ceph: every byte through the server.
-  const copyShape = (name: string, sourceKey: string, objectKey: string): Shape => ({
-    name,
-    run: (bin, net) =>
-      timed(
-        bin,
-        net,
-        (s) =>
-          s.call("copy_object", {
-            source_store: "other",
-            source_bucket: BUCKET,
-            source_key: sourceKey,
-            bucket_name: BUCKET,
-            object_key: objectKey,
-          }),
-        twoStores(net),
-      ),
-  });
-  const shapes: Shape[] = [
-    {
-      name: "upload 256 MiB",
-      run: (bin, net) =>
-        timed(bin, net, (s) =>
-          s.call("upload_file", { local_file_path: "f256.bin", bucket_name: BUCKET, object_key: "f256.bin" }),
-        ),
-    },
-    {
-      name: "download 256 MiB",
-      run: (bin, net) => {
-        rmSync(join(dir, "down", "f256.bin"), { force: true });
-        return timed(bin, net, (s) =>
-          s.call("get_object", {
-            bucket_name: BUCKET,
-            object_key: "f256.bin",
-            mode: "download",
-            local_path: "down/f256.bin",
-          }),
-        );
-      },
-    },
-    copyShape("copy 256 MiB between stores", "f256.bin", "copied.bin"),
-    copyShape("copy 256 MiB stored in parts between stores", "f256-parts.bin", "copied-parts.bin"),
-    {
-      name: "query, 12 small ones after the first",
-      run: (bin, net) =>
-        timed(bin, net, async (s) => {
-          await s.call("query_objects", { bucket_name: BUCKET, keys: ["tiny.csv"], sql: "SELECT 1" });
-          for (let i = 0; i < 12; i++)
-            await s.call("query_objects", {
-              bucket_name: BUCKET,
-              keys: ["tiny.csv"],
-              sql: "SELECT count(*) AS n, max(b) FROM objects",
-            });
-        }),
-    },
-  ];
-  const rows: AbRow[] = [];
   // BENCH_AB_SHAPES=upload,download: only the shapes whose names contain one of these.
   const only = process.env.BENCH_AB_SHAPES?.split(",").filter(Boolean);
+  const shapes = abShapes({ bucket: BUCKET, dir, timed, twoStores }).filter(
+    (s) => !only || only.some((o) => s.name.includes(o)),
+  );
+  if (shapes.some((s) => s.name.includes(SMALL_OBJECTS))) await putSmallObjects(sdk, BUCKET, "small", SMALL_COUNT);
+  const rows: AbRow[] = [];
   for (const net of networks) {
-    for (const shape of shapes.filter((s) => !only || only.some((o) => s.name.includes(o)))) {
+    for (const shape of shapes) {
       // One untimed run each: the store's pools and the page cache warmed for both.
       await shape.run(a, net);
       await shape.run(b, net);

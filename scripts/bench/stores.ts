@@ -16,6 +16,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { procCpuMs, procMemoryMb, timedRun } from "./measure.ts";
 import { startServer } from "./server-session.ts";
+import { putSmallObjects } from "./small-objects.ts";
 import { type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
 export interface StoreCopyRow {
@@ -84,17 +85,7 @@ export async function seedSource(other: S3Client, bucket: string, bigMiB: number
       MultipartUpload: { Parts: parts },
     }),
   );
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 32 }, async () => {
-      while (next < small) {
-        const i = next++;
-        const body = new Uint8Array(4096 + ((i * 7919) % 61440));
-        crypto.getRandomValues(body.subarray(0, Math.min(body.length, 65536)));
-        await other.send(new PutObjectCommand({ Bucket: bucket, Key: `small/d${i % 20}/f${i}.bin`, Body: body }));
-      }
-    }),
-  );
+  await putSmallObjects(other, bucket, "small", small);
 }
 
 /** RGW frees a deleted object's data in the background (rgw gc, every 5 s here): give it that long before the next timing. */
