@@ -112,7 +112,8 @@ export function abShapes({ bucket, dir, timed, twoStores }: ShapeContext): Shape
       },
     },
     {
-      // Always to the same prefix: each run replaces the last one's copies (the bench's Ceph holds every byte in RAM).
+      // Always to the same prefix, every object copied again (not skipped as unchanged): each run replaces the last
+      // one's copies (the bench's Ceph holds every byte in RAM).
       name: `copy 2,000 ${SMALL_OBJECTS} between stores (copy_prefix)`,
       run: (bin, net) =>
         timed(
@@ -125,6 +126,7 @@ export function abShapes({ bucket, dir, timed, twoStores }: ShapeContext): Shape
               source_prefix: "small/",
               bucket_name: bucket,
               prefix: "copied-small/",
+              skip_unchanged: false,
             }),
           twoStores(net),
         ),
