@@ -14,6 +14,7 @@
  * read pinned to that ETag (upload-resume.ts). Length is always checked.
  */
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
+import { releaseChunks } from "../../runtime/memory.ts";
 import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.ts";
 import { notTheSource, readAgain, refuseIfThere } from "./cross-copy-checks.ts";
 import { fitsOnePart } from "./part-sizes.ts";
@@ -221,10 +222,13 @@ class CrossStoreCopy {
       return part.length;
     };
     req.onProgress?.(0, bytes.length);
+    const size = bytes.length;
     const sent = await this.target
       .uploadObject({ ...request, readAt, held: bytes, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
-      .catch((err: unknown) => Promise.reject(wholeMd5 ? notTheSource(err, req, wholeMd5, this.#nameSource) : err));
-    return { ...sent, size: bytes.length, multipart: false, source_version_id: versionId };
+      .catch((err: unknown) => Promise.reject(wholeMd5 ? notTheSource(err, req, wholeMd5, this.#nameSource) : err))
+      // Sent (or not), the bytes are garbage: freed now, not at a collection the job's pacer would force for them.
+      .finally(() => releaseChunks([bytes]));
+    return { ...sent, size, multipart: false, source_version_id: versionId };
   }
 
   /** The source's own check, its failure the source's error whichever side of the pipe hears of it first. */
