@@ -42,10 +42,10 @@ export async function openObjectDownload(
   const received = onProgress && ((bytes: number) => onProgress((arrived += bytes)));
 
   // Anything but the listed object, whole (an error, a changed object): the SDK's GET below answers it.
-  const held = quickGetFits(addr.key, listed, addr.versionId)
+  const inMemory = quickGetFits(addr.key, listed, addr.versionId)
     ? await quickGet(s3, addr.bucket, addr.key, listed, signal, send.requestTimeout)
     : undefined;
-  if (held) return heldDownload(held, ctx, received);
+  if (inMemory) return inMemoryDownload(inMemory, ctx, received);
 
   const download = await openDownload(s3, objectParams(addr), {
     signal,
@@ -105,9 +105,9 @@ function aboutObject(first: GetObjectCommandOutput, whole: boolean, ctx: ErrorCo
 }
 
 /** A download of an object already read whole: its bytes handed on in one piece, or taken as they are (`bytes`). */
-function heldDownload(held: WholeAnswer, ctx: ErrorContext, received?: (bytes: number) => void): ObjectDownload {
-  const { meta, carried, check, md5 } = aboutObject(held.output, true, ctx);
-  const { bytes } = held;
+function inMemoryDownload(whole: WholeAnswer, ctx: ErrorContext, received?: (bytes: number) => void): ObjectDownload {
+  const { meta, carried, check, md5 } = aboutObject(whole.output, true, ctx);
+  const { bytes } = whole;
   return {
     meta,
     carried,

@@ -10,7 +10,7 @@ export interface UploadRequest {
   /** The source's bytes from `position` (at most `max`, at least one unless at the end) handed over rather than copied, when the source can. */
   takeAt?(position: number, max: number): Promise<Uint8Array>;
   /** All of the source's bytes, already in memory (a small object read whole): an upload in one PUT sends them as they are. */
-  held?: Uint8Array;
+  bytes?: Uint8Array;
   /**
    * Fills `into` with the source's bytes at `position` once more, read from where they came from (bytes already
    * taken are gone), refusing them unless `sameAsFirst` says they are those first taken: a streamed part sent again.

@@ -75,7 +75,8 @@ class CrossStoreCopy {
         if (download.meta.etag !== expected.etag || download.size !== expected.size)
           throw this.#changed("The source object was replaced while the copy started.");
         const upload = this.#uploadRequest(download, download.size);
-        if (download.bytes && fitsOnePart(download.size)) return await this.#putHeld(download, download.bytes, upload);
+        if (download.bytes && fitsOnePart(download.size))
+          return await this.#putInMemory(download, download.bytes, upload);
         // A copy cut before: the destination keeps its parts; only the missing ones are read from the source, by range.
         if (this.target.hasKeptUpload(upload)) return await this.#resumeByRange(download, upload);
         return await this.#stream(download, upload);
@@ -200,7 +201,7 @@ class CrossStoreCopy {
    * source's MD5 where the ETag promises one, checked by the destination as in `#stream`; else the source's own check
    * (its checksums) is made here first.
    */
-  async #putHeld(
+  async #putInMemory(
     download: Download,
     bytes: Uint8Array,
     upload: UploadRequest & { versionId: string | null },
@@ -224,7 +225,7 @@ class CrossStoreCopy {
     req.onProgress?.(0, bytes.length);
     const size = bytes.length;
     const sent = await this.target
-      .uploadObject({ ...request, readAt, held: bytes, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
+      .uploadObject({ ...request, readAt, bytes, ...(wholeMd5 ? { wholeMd5 } : {}) }, this.#stop.signal)
       .catch((err: unknown) => Promise.reject(wholeMd5 ? notTheSource(err, req, wholeMd5, this.#nameSource) : err))
       // Sent (or not), the bytes are garbage: freed now, not at a collection the job's pacer would force for them.
       .finally(() => releaseChunks([bytes]));

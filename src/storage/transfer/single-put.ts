@@ -1,6 +1,6 @@
 /**
  * An upload that fits in one part: its bytes read into one buffer (or taken
- * as they are, already held in memory), sent as one PutObject with their
+ * as they are, already in memory), sent as one PutObject with their
  * Content-MD5 (a quick request where its headers allow, else the SDK's), its
  * ETag checked against that MD5. A copy of a source that promises its MD5
  * (`wholeMd5`) sends that one, unhashed: the store checks the bytes against
@@ -22,7 +22,7 @@ export async function putSingle(
 ): Promise<UploadResult> {
   const { sdk } = s3;
   const fetchClient = fetchClientFor(s3, req.key);
-  const body = req.held?.byteLength === req.size ? req.held : await readAll(req);
+  const body = req.bytes?.byteLength === req.size ? req.bytes : await readAll(req);
   signal?.throwIfAborted();
   const md5 = req.wholeMd5 ? Buffer.from(req.wholeMd5, "hex") : createHash("md5").update(body).digest();
   const quick: QuickPut = {
