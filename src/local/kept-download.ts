@@ -141,11 +141,6 @@ async function reopen(
   return { handle, temp, have: normalized(have) };
 }
 
-/**
- * Removes the temp files of records kept past 24 h in the directory of this download (only names we make, through
- * the directory already opened and checked) and forgets them. A record of another directory waits for a download
- * there: a record is never a reason to touch a path this call was not given.
- */
 /** Folders held across a job whose expired records were removed: a bulk download's thousands of files ask once a folder. */
 const swept = new WeakSet<object>();
 
@@ -158,6 +153,11 @@ function sweepExpired(kept: KeptTransfers, dir: Dir): void {
   removeExpired(kept, dir);
 }
 
+/**
+ * Removes the temp files of records kept past 24 h in the directory of this download (only names we make, through
+ * the directory already opened and checked) and forgets them. A record of another directory waits for a download
+ * there: a record is never a reason to touch a path this call was not given.
+ */
 function removeExpired(kept: KeptTransfers, dir: Dir): void {
   for (const record of kept.expired().downloads) {
     if (dirname(record.temp) !== dir.real) continue;

@@ -19,6 +19,14 @@ import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
 import { copySession, md5, multipartSource, severalEnv, storeBuckets, stored } from "../helpers/several-stores.ts";
 
+/** A second store named "liar" at `endpoint` (a fake S3 that lies about its bytes; it takes any credentials). */
+const liarStore = (endpoint: string) => ({
+  STORE_STORES: "liar",
+  STORE_LIAR_ENDPOINT_URL: endpoint,
+  STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
+  STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
+});
+
 let ours: string;
 let theirs: string;
 
@@ -221,12 +229,7 @@ describe("copies between stores", () => {
           : undefined,
       );
       const target = await freshBucket("reread");
-      const liar = {
-        STORE_STORES: "liar",
-        STORE_LIAR_ENDPOINT_URL: fake.endpoint,
-        STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
-        STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
-      };
+      const liar = liarStore(fake.endpoint);
       const session = await connectBinary({
         env: { ...s3Env(), ...liar, STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: provider },
       });
@@ -374,12 +377,7 @@ describe("copies between stores", () => {
       };
     });
     const wan = await startWanProxy(s3().endpoint);
-    const liar = {
-      STORE_STORES: "liar",
-      STORE_LIAR_ENDPOINT_URL: fake.endpoint,
-      STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
-      STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
-    };
+    const liar = liarStore(fake.endpoint);
     try {
       for (const [endpoint, key] of [
         [s3().endpoint, "big.bin"],
@@ -458,13 +456,7 @@ describe("copies between stores", () => {
     });
     const target = await freshBucket("liar-small");
     const session = await connectBinary({
-      env: {
-        ...s3Env(),
-        STORE_STORES: "liar",
-        STORE_LIAR_ENDPOINT_URL: fake.endpoint,
-        STORE_LIAR_ACCESS_KEY_ID: "FAKEACCESSKEY0000001",
-        STORE_LIAR_SECRET_ACCESS_KEY: "fake-secret-key-000000000000000000000001",
-      },
+      env: { ...s3Env(), ...liarStore(fake.endpoint) },
     });
     try {
       const r = await call(session.client, "copy_prefix", {
