@@ -137,12 +137,14 @@ async function* whole(
     listed: { size: object.size, etag: object.etag },
   });
   try {
-    // The chunks are released once the sink returns: copied into place at once.
-    const bytes = new Uint8Array(download.size ?? object.size);
-    await download.deliver(async (offset, chunks) => {
-      for (const c of chunks)
-        bytes.set(c.subarray(0, Math.max(0, bytes.length - offset)), offset), (offset += c.length);
-    });
+    // Whole in memory already (the quick GET's body): taken as it is. Else delivered, the chunks released once the
+    // sink returns: copied into place at once.
+    const bytes = download.bytes ?? new Uint8Array(download.size ?? object.size);
+    if (!download.bytes)
+      await download.deliver(async (offset, chunks) => {
+        for (const c of chunks)
+          bytes.set(c.subarray(0, Math.max(0, bytes.length - offset)), offset), (offset += c.length);
+      });
     download.check?.update(bytes);
     download.check?.finish();
     yield { meta: download.meta, bytes, offset: 0 };
