@@ -101,6 +101,52 @@ test("a corrupted body of the right length is refused; nothing lands at local_pa
   expect(readdirSync(join(dir, "in"))).toEqual(["up.txt"]);
 });
 
+test("listed small objects read whole by one GET are checked too: download_prefix takes the honest one and refuses the corrupted one, search_objects stops at it", async () => {
+  const good = "line one\nthe needle is here\n";
+  const bad = good.replace("needle", "NEEDLE");
+  const bodies: Record<string, string> = { "small/ok.txt": good, "small/bad.txt": bad };
+  fake.handle((req) => {
+    if (req.query.get("list-type") === "2")
+      return {
+        body: xml(
+          `<ListBucketResult><Name>b</Name><Prefix>small/</Prefix><KeyCount>2</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>${Object.keys(
+            bodies,
+          )
+            .map(
+              (key) =>
+                `<Contents><Key>${key}</Key><LastModified>2026-11-02T00:00:00.000Z</LastModified><ETag>"${md5(good)}"</ETag><Size>${good.length}</Size><StorageClass>STANDARD</StorageClass></Contents>`,
+            )
+            .join("")}</ListBucketResult>`,
+        ),
+      };
+    const body = bodies[req.path.replace(/^\/b\//, "")];
+    if (req.method !== "GET" || body === undefined || req.headers.range)
+      return { status: 400, body: xml("<Error><Code>InvalidRequest</Code></Error>") };
+    return { headers: { etag: `"${md5(good)}"`, "content-type": "text/plain" }, body };
+  });
+  const down = await call(session.client, "download_prefix", {
+    bucket_name: "b",
+    prefix: "small/",
+    local_dir: "small",
+  });
+  const got = down.structuredContent as {
+    counts: { done: number; failed: number };
+    problems: { name: string; code: string }[];
+  };
+  expect(got.counts, textOf(down)).toMatchObject({ done: 1, failed: 1 });
+  expect(got.problems).toEqual([expect.objectContaining({ name: "small/bad.txt", code: "IntegrityCheckFailed" })]);
+  // The honest file whole, nothing of the corrupted one (not even a hidden temp file).
+  expect(readdirSync(join(dir, "small"))).toEqual(["ok.txt"]);
+  // A search stops at the corrupted object and names it: no match is reported from bytes that failed their check.
+  const found = await call(session.client, "search_objects", { bucket_name: "b", prefix: "small/", pattern: "needle" });
+  expect(found.isError).toBe(true);
+  expect(textOf(found)).toStartWith("s3://b/small/bad.txt: IntegrityCheckFailed");
+  // Each object in one GET without a range: the path that hands its bytes on from memory.
+  const gets = fake.requests.filter((q) => q.method === "GET" && q.path.startsWith("/b/small/"));
+  expect(gets.length).toBeGreaterThanOrEqual(4);
+  expect(gets.every((q) => q.headers.range === undefined)).toBe(true);
+});
+
 test("a store checksum header that does not match is refused", async () => {
   const body = "checksummed body";
   const wrong = createHash("sha256").update("something else").digest("base64");
