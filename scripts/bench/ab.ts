@@ -135,6 +135,7 @@ export async function measureAb(
     STORE_OTHER_ACCESS_KEY_ID: store.accessKeyId,
     STORE_OTHER_SECRET_ACCESS_KEY: store.secretAccessKey,
     STORE_OTHER_REGION: store.region,
+    STORE_OTHER_PROVIDER: "ceph",
   });
   // BENCH_AB_SHAPES=upload,download: only the shapes whose names contain one of these.
   const only = process.env.BENCH_AB_SHAPES?.split(",").filter(Boolean);

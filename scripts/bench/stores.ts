@@ -119,6 +119,8 @@ export async function measureStoreCopies(
     STORE_SRC_ENDPOINT_URL: source.endpoint,
     STORE_SRC_ACCESS_KEY_ID: other.accessKeyId,
     STORE_SRC_SECRET_ACCESS_KEY: other.secretAccessKey,
+    // What doctor tells an operator of a Ceph store, as for the destination (serverEnv) and rclone's remotes.
+    STORE_SRC_PROVIDER: "ceph",
   };
   const rclone = { ...rcloneEnv(store, target), ...srcRemote(other, source.endpoint, store.region) };
   const rows: StoreCopyRow[] = [];

@@ -17,6 +17,7 @@ import { metaOf } from "./transfer/bodies.ts";
 import { etagMd5, orderedCheck, promisesOf } from "./transfer/integrity.ts";
 import { isNear } from "./transfer/nearness.ts";
 import { openDownload } from "./transfer/ranged.ts";
+import { composedEtagOf } from "./transfer/same-parts.ts";
 import type { ObjectAddress, ObjectDownload, PieceSink, Storage } from "./types.ts";
 
 type DownloadOptions = NonNullable<Parameters<Storage["openObjectDownload"]>[2]>;
@@ -56,6 +57,10 @@ export async function openObjectDownload(
   });
   const { first, whole } = download;
   const { meta, carried, check, md5 } = aboutObject(first, whole, ctx);
+  const composedEtag = composedEtagOf(first.ETag, s3.quirks, {
+    ...(first.ServerSideEncryption ? { sse: first.ServerSideEncryption } : {}),
+    ...(first.SSECustomerAlgorithm ? { customerKey: first.SSECustomerAlgorithm } : {}),
+  });
   const size = whole ? first.ContentLength : meta.size >= 0 ? meta.size : undefined;
   // A ranged download of an object with an ETag and a size can be kept when cut and resumed (local/kept-download.ts).
   const resume =
@@ -83,6 +88,7 @@ export async function openObjectDownload(
     size,
     check,
     ...(md5 ? { md5 } : {}),
+    ...(composedEtag ? { composedEtag } : {}),
     ...(resume ? { resume } : {}),
     deliver,
     discard: download.discard,

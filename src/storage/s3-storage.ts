@@ -12,7 +12,8 @@ import { lazyS3Client } from "./requests/client.ts";
 import { errorContext, operationRunner } from "./requests/operation.ts";
 import { copyAcrossStores } from "./transfer/cross-copy.ts";
 import { isNear } from "./transfer/nearness.ts";
-import { fitsOnePart, partSizeFor } from "./transfer/part-sizes.ts";
+import { fitsOnePart } from "./transfer/part-sizes.ts";
+import { uploadPartSize } from "./transfer/same-parts.ts";
 import { putStreamed, STREAM_PUT_MAX, streamable } from "./transfer/streamed-put.ts";
 import { uploadObject } from "./transfer/upload.ts";
 import { hasKeptUpload } from "./transfer/upload-resume.ts";
@@ -82,7 +83,7 @@ export function createS3Storage(config: Config): Storage {
         .catch(() => {});
       return copyAcrossStores(source, storage, req, signal, nameSource);
     },
-    hasKeptUpload: (req) => hasKeptUpload(req, resume, partSizeFor(req.size)),
+    hasKeptUpload: (req) => hasKeptUpload(req, resume, uploadPartSize(req, quirks)),
   };
   return storage;
 }

@@ -1,6 +1,14 @@
 import type { WriteEncryption } from "../config/encryption-config.ts";
 import type { DownloadResume } from "../runtime/kept-transfers.ts";
+
 /** What uploads and downloads are made of (types.ts re-exports them): the bytes' source, the pieces on their way, the checks that need them in order. */
+
+/** A source's parts a copy keeps (transfer/same-parts.ts): its ETag (lowercase, unquoted), their size (the last may be shorter) and count. */
+export interface SourceParts {
+  etag: string;
+  partSize: number;
+  count: number;
+}
 
 export interface UploadRequest {
   bucket: string;
@@ -46,6 +54,13 @@ export interface UploadRequest {
    * multipart upload whose parts are streamed bodies (streamed-parts.ts).
    */
   streamed?: "whole" | "parts";
+  /**
+   * A copy of another store's multipart object: its parts as inferred
+   * (same-parts.ts). A store that composes part ETags (quirks.ts) is sent the
+   * same parts unhashed, and their ETags must compose the source's before the
+   * upload completes; any other ignores it.
+   */
+  sameParts?: SourceParts;
   /**
    * The MD5 (hex) the whole body has, known before its bytes (a copy from a
    * single-part source: its ETag): a streamed PUT's or a single PUT's
@@ -97,6 +112,8 @@ export interface ObjectDownload {
   check?: OrderedCheck;
   /** The MD5 (hex) of the whole object, as its ETag promises it (a single-part object not encrypted with KMS or a customer key). */
   md5?: string;
+  /** A multipart object's ETag as its store composed it from its parts' MD5s (same-parts.ts, composedEtagOf): what a copy in the same parts can be held to. */
+  composedEtag?: string;
   /**
    * The whole body, when it came in one answer read into memory (a listed small object): taken instead of `deliver`,
    * never beside it (delivered bytes are freed once written). Unchecked: `check` or the destination's own check of

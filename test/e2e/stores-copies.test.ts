@@ -17,7 +17,15 @@ import { call, connectBinary, textOf } from "../helpers/mcp.ts";
 
 import { startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, openUploadsAfterCleanUp, s3, s3Env, sdkClient } from "../helpers/s3.ts";
-import { copySession, md5, multipartSource, severalEnv, storeBuckets, stored } from "../helpers/several-stores.ts";
+import {
+  copySession,
+  md5,
+  multipartSource,
+  otherClient,
+  severalEnv,
+  storeBuckets,
+  stored,
+} from "../helpers/several-stores.ts";
 
 /** A second store named "liar" at `endpoint` (a fake S3 that lies about its bytes; it takes any credentials). */
 const liarStore = (endpoint: string) => ({
@@ -274,6 +282,68 @@ describe("copies between stores", () => {
     await expect(sdkClient().send(new HeadObjectCommand({ Bucket: target, Key: "copy.bin" }))).rejects.toThrow();
     expect(await openUploadsAfterCleanUp(target)).toEqual([]);
   }, 60_000);
+
+  test("between two stores that compose part ETags (Ceph both), a multipart source's parts are kept: sent unsigned and unhashed, the copy's ETag the source's", async () => {
+    const whole = await multipartSource(theirs, "same-parts.bin", randomBytes(5 * 1024 * 1024, 47), 3);
+    const source = await otherClient().send(new HeadObjectCommand({ Bucket: theirs, Key: "same-parts.bin" }));
+    const proxy = startRecordingProxy(s3().endpoint);
+    const target = await freshBucket("sameparts");
+    const session = await connectBinary({
+      env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: "ceph", STORE_OTHER_PROVIDER: "ceph" }),
+    });
+    try {
+      const r = await copyFromOther(session.client, "same-parts.bin", target);
+      expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length, etag: source.ETag });
+      const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+      expect(parts.map((q) => [q.contentMd5, q.payloadHash])).toEqual(parts.map(() => [null, "UNSIGNED-PAYLOAD"]));
+      expect(parts.length).toBe(3);
+    } finally {
+      await session.close();
+      proxy.stop();
+    }
+    expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+  }, 60_000);
+
+  test.each(["cut in other parts than inferred", "a byte changed on its way"])(
+    "kept parts that do not compose the source's ETag (%s) store nothing: the upload is aborted and the copy made again the checked way",
+    async (why) => {
+      // 3 parts of 6 MiB + 5 read as 8 MiB parts; 3 of 5 MiB read right, part 2 then altered once by the proxy.
+      const wrongLayout = why.startsWith("cut");
+      const part = randomBytes(wrongLayout ? 6 * 1024 * 1024 + 5 : 5 * 1024 * 1024, 48);
+      const whole = await multipartSource(theirs, "unlike.bin", part, 3);
+      let altered = 0;
+      const proxy = startRecordingProxy(s3().endpoint, undefined, undefined, (q, body) => {
+        if (wrongLayout || q.method !== "PUT" || !q.search.includes("partNumber=2") || altered > 0) return body;
+        altered++;
+        const changed = Uint8Array.from(body);
+        changed[1000] = changed[1000]! ^ 0x01;
+        return changed;
+      });
+      const target = await freshBucket("unlike");
+      const session = await connectBinary({
+        env: severalEnv({ STORE_ENDPOINT_URL: proxy.endpoint, STORE_PROVIDER: "ceph", STORE_OTHER_PROVIDER: "ceph" }),
+      });
+      try {
+        const r = await copyFromOther(session.client, "unlike.bin", target);
+        expect(r.structuredContent, textOf(r)).toMatchObject({ multipart: true, size: whole.length });
+        const parts = proxy.requests.filter((q) => q.method === "PUT" && q.search.includes("partNumber"));
+        const hashes = parts.map((q) => q.payloadHash);
+        // The first upload's parts unsigned (aborted, never completed), then every part signed chunk by chunk.
+        const first = hashes.filter((h) => h === "UNSIGNED-PAYLOAD").length;
+        expect(first).toBe(3);
+        expect(hashes.slice(first)).toEqual(hashes.slice(first).map(() => "STREAMING-AWS4-HMAC-SHA256-PAYLOAD"));
+        expect(hashes.length).toBeGreaterThan(first);
+        expect(proxy.requests.filter((q) => q.method === "DELETE" && q.search.includes("uploadId")).length).toBe(1);
+      } finally {
+        await session.close();
+        proxy.stop();
+      }
+      if (!wrongLayout) expect(altered).toBe(1);
+      expect(md5(await stored(target, "copy.bin"))).toBe(md5(whole));
+      expect(await openUploadsAfterCleanUp(target)).toEqual([]);
+    },
+    60_000,
+  );
 
   test("a multipart source to a near store whose parts answer slowly (a busy machine) keeps 3 parts in flight, not a far store's 4: streamed or buffered", async () => {
     const key = "mp.bin";

@@ -19,6 +19,7 @@ import type { CopyRequest, CopyResult, Storage, UploadRequest } from "../types.t
 import { notTheSource, readAgain, refuseIfThere } from "./cross-copy-checks.ts";
 import { fitsOnePart } from "./part-sizes.ts";
 import { PiecePipe } from "./piece-pipe.ts";
+import { PartsUnlikeSource, sourceParts } from "./same-parts.ts";
 
 /** Bytes held between the download and the upload beyond the parts being sent: more raises the peak, not the speed (BENCH_ONLY=stores). */
 const PIPE_BYTES = 8 * 1024 * 1024;
@@ -29,14 +30,20 @@ const PIPE_BYTES = 8 * 1024 * 1024;
  */
 const SOURCE_BOUND = 1 / 3;
 
-export function copyAcrossStores(
+export async function copyAcrossStores(
   source: Storage,
   target: Storage,
   req: CopyRequest,
   signal?: AbortSignal,
   nameTheSource: (err: unknown) => unknown = (err) => err,
 ): Promise<CopyResult> {
-  return new CrossStoreCopy(source, target, req, signal, nameTheSource).run();
+  try {
+    return await new CrossStoreCopy(source, target, req, signal, nameTheSource, true).run();
+  } catch (err) {
+    // The source's parts, kept, did not compose its ETag (same-parts.ts): nothing was stored. Made again, checked.
+    if (!(err instanceof PartsUnlikeSource) || signal?.aborted) throw err;
+    return await new CrossStoreCopy(source, target, req, signal, nameTheSource, false).run();
+  }
 }
 
 type Download = Awaited<ReturnType<Storage["openObjectDownload"]>>;
@@ -54,6 +61,8 @@ class CrossStoreCopy {
     readonly req: CopyRequest,
     readonly signal: AbortSignal | undefined,
     readonly nameTheSource: (err: unknown) => unknown,
+    /** Whether a multipart source's parts may be kept and held to its ETag (same-parts.ts), else checked part by part. */
+    readonly keepParts: boolean,
   ) {}
 
   async run(): Promise<CopyResult> {
@@ -99,6 +108,7 @@ class CrossStoreCopy {
       version: download.meta.etag ?? "",
       trusted: true,
     };
+    const sameParts = this.keepParts && download.composedEtag ? sourceParts(download.composedEtag, size) : undefined;
     const copyMeta = req.metadataDirective === "COPY";
     const cacheControl = copyMeta ? about.cache_control : req.cacheControl;
     return {
@@ -118,6 +128,7 @@ class CrossStoreCopy {
       ...(req.storageClass ? { storageClass: req.storageClass } : {}),
       ...(req.encryption ? { encryption: req.encryption } : {}),
       ...(download.meta.etag ? { source: sourceId } : {}),
+      ...(sameParts ? { sameParts } : {}),
       onProgress: (done) => req.onProgress?.(done, size),
     };
   }

@@ -15,6 +15,7 @@ import { CreateAttempts } from "../orphaned-uploads.ts";
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest, UploadResult } from "../transfer-types.ts";
 import { PartSender } from "./part-sender.ts";
+import { checkComposed } from "./same-parts.ts";
 import { objectParams } from "./single-put.ts";
 import type { ResumedUpload, UploadKeeper } from "./upload-keeper.ts";
 import { abortQuietly } from "./upload-resume.ts";
@@ -128,6 +129,8 @@ export class MultipartUpload {
    */
   async #complete(uploadId: string, parts: CompletedPart[]): Promise<UploadResult> {
     const { s3, req } = this;
+    // The source's parts kept: unhashed on their way, they are held to the source's ETag here, before anything is stored.
+    if (req.sameParts) checkComposed(req, parts);
     const done = await s3.client.send(
       new s3.sdk.CompleteMultipartUploadCommand({
         Bucket: req.bucket,

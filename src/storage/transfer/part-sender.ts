@@ -17,6 +17,7 @@ import { etagMd5 } from "./integrity.ts";
 import { isNear } from "./nearness.ts";
 import { PartProgress } from "./part-progress.ts";
 import { queueSizeFor } from "./part-sizes.ts";
+import { checkPartAnswer } from "./same-parts.ts";
 import { streamPart } from "./streamed-parts.ts";
 import { checkEtag, md5Of, readFully } from "./upload-bytes.ts";
 import type { ResumedUpload, StoredPart } from "./upload-keeper.ts";
@@ -171,8 +172,10 @@ export class PartSender {
     const sent = await streamPart(s3, req, uploadId, index + 1, start, length, stop.signal, requestTimeoutMs, (b, m) =>
       this.#send(index, b, m),
     );
-    // A part whose bytes the store checked as they came (signed chunks) has no MD5 of ours to hold its ETag to.
+    // A part whose bytes the store checked as they came (signed chunks) has no MD5 of ours to hold its ETag to, nor
+    // one of the source's parts kept (its ETag is composed with the others' before Complete: same-parts.ts).
     if (sent.md5) checkEtag(sent.answer, sent.md5, req, `part ${index + 1}`);
+    else if (req.sameParts) checkPartAnswer(req, sent.answer);
     this.#parts[index] = { PartNumber: index + 1, ETag: sent.answer.ETag };
     this.#progress.partDone(index, length);
   }

@@ -57,12 +57,15 @@ export async function streamPart(
   idleMs: number,
   sendBuffered: (body: Uint8Array, md5: Buffer) => Promise<PartAnswer>,
 ): Promise<{ answer: PartAnswer; md5?: Buffer }> {
-  const signed = s3.quirks.signedChunks ? new ChunkDigests() : undefined;
-  const hash = signed ? undefined : createHash("md5");
+  // The source's parts kept (same-parts.ts): their ETags, composed before Complete, check every byte; nothing here.
+  const composed = req.sameParts !== undefined;
+  const signed = s3.quirks.signedChunks && !composed ? new ChunkDigests() : undefined;
+  const hash = signed || composed ? undefined : createHash("md5");
   const sameAsFirst = (bytes: Uint8Array) =>
-    signed
+    composed ||
+    (signed
       ? new ChunkDigests().fed(bytes).fingerprint().equals(signed.fingerprint())
-      : createHash("md5").update(bytes).digest().equals(hash!.copy().digest());
+      : createHash("md5").update(bytes).digest().equals(hash!.copy().digest()));
   let taken = 0;
   let sourceFailed = false;
   try {
@@ -83,7 +86,7 @@ export async function streamPart(
         signal,
         idleMs,
         onTaken: (chunk, total) => {
-          (signed ?? hash!).update(chunk);
+          (signed ?? hash)?.update(chunk);
           taken = total;
         },
         onSourceFailure: () => (sourceFailed = true),

@@ -1,7 +1,8 @@
 import type { S3Handle } from "../requests/client.ts";
 import type { UploadRequest, UploadResult } from "../types.ts";
 import { MultipartUpload } from "./multipart-upload.ts";
-import { fitsOnePart, partSizeFor } from "./part-sizes.ts";
+import { fitsOnePart } from "./part-sizes.ts";
+import { keepsSourceParts, uploadPartSize } from "./same-parts.ts";
 import { putSingle } from "./single-put.ts";
 import { keeperFor, type UploadResume } from "./upload-resume.ts";
 
@@ -19,6 +20,16 @@ export async function uploadObject(
   resume?: UploadResume,
 ): Promise<UploadResult> {
   if (fitsOnePart(req.size)) return putSingle(s3, req, signal, requestTimeoutMs);
-  const partSize = partSizeFor(req.size);
-  return new MultipartUpload(s3, req, partSize, signal, requestTimeoutMs, keeperFor(s3, req, resume, partSize)).run();
+  const partSize = uploadPartSize(req, s3.quirks);
+  // The source's parts are kept only where their ETags compose (same-parts.ts); anywhere else they are not asked for.
+  const { sameParts, ...rest } = req;
+  const request = keepsSourceParts(req, s3.quirks) ? req : rest;
+  return new MultipartUpload(
+    s3,
+    request,
+    partSize,
+    signal,
+    requestTimeoutMs,
+    keeperFor(s3, request, resume, partSize),
+  ).run();
 }
