@@ -13,8 +13,10 @@
  * about three times the SHA-256). Any other store gets the body unsigned,
  * and the part's ETag (the MD5 of the bytes the store took) is compared
  * with ours once it answers, a mismatch aborting the whole upload: the same
- * check every part of ours gets (upload.ts, checkEtag). Either way nothing
- * is stored unless every part passed. CompleteMultipartUpload names each
+ * check every part of ours gets (upload.ts, checkEtag). A copy that keeps
+ * its source's parts (same-parts.ts) sends them unsigned and hashes
+ * nothing: their ETags, composed before Complete, must give the source's.
+ * Either way nothing is stored unless every part passed. CompleteMultipartUpload names each
  * part by its ETag: a part replaced after it answered (its request replayed
  * with other bytes) makes the store refuse to complete.
  *
