@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GetObjectCommand, ListMultipartUploadsCommand, ListPartsCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, ListMultipartUploadsCommand, ListPartsCommand } from "@aws-sdk/client-s3";
 import { startWanProxy, type WanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { startFaultProxy } from "../helpers/fault-proxy.ts";
 import { randomBytes, tempDir } from "../helpers/files.ts";
@@ -473,67 +473,92 @@ describe("with the budget off, a model that calls again after each timeout", () 
     }
   }, 240_000);
 
-  test("a copy between stores from the slow store finishes, each try sending only the parts the destination lacks; nothing left behind", async () => {
-    const {
-      CreateMultipartUploadCommand,
-      UploadPartCommand,
-      CompleteMultipartUploadCommand,
-      GetObjectCommand: Get,
-      ListMultipartUploadsCommand: ListUploads,
-    } = await import("@aws-sdk/client-s3");
-    // A multipart source (13 parts, ~7 s through the slow link): its copy to a near store goes in parts, which a cut keeps.
-    const BIG = 64 * MiB;
-    const source = randomBytes(BIG, 61);
-    const created = await sdkClient().send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin" }));
-    const parts = [];
-    for (let i = 0; i * 5 * MiB < BIG; i++) {
-      const out = await sdkClient().send(
-        new UploadPartCommand({
+  test.each([
+    ["", {}],
+    [
+      ", in the source's own parts held to its ETag (both stores Ceph)",
+      { STORE_PROVIDER: "ceph", STORE_OTHER_PROVIDER: "ceph" },
+    ],
+  ] as const)(
+    "a copy between stores from the slow store finishes, each try sending only the parts the destination lacks%s; nothing left behind",
+    async (_, providers) => {
+      const {
+        CreateMultipartUploadCommand,
+        UploadPartCommand,
+        CompleteMultipartUploadCommand,
+        GetObjectCommand: Get,
+        ListMultipartUploadsCommand: ListUploads,
+      } = await import("@aws-sdk/client-s3");
+      // A multipart source (8 parts of 8 MiB, ~7 s through the slow link): its copy to a near store goes in parts, which a
+      // cut keeps: our own 5 MiB ones, or the source's where both stores compose part ETags (then the copy has its ETag).
+      const BIG = 64 * MiB;
+      const source = randomBytes(BIG, 61);
+      const created = await sdkClient().send(
+        new CreateMultipartUploadCommand({ Bucket: bucket, Key: "again/big.bin" }),
+      );
+      const parts = [];
+      for (let i = 0; i * 8 * MiB < BIG; i++) {
+        const out = await sdkClient().send(
+          new UploadPartCommand({
+            Bucket: bucket,
+            Key: "again/big.bin",
+            UploadId: created.UploadId,
+            PartNumber: i + 1,
+            Body: source.subarray(i * 8 * MiB, Math.min(BIG, (i + 1) * 8 * MiB)),
+          }),
+        );
+        parts.push({ PartNumber: i + 1, ETag: out.ETag });
+      }
+      await sdkClient().send(
+        new CompleteMultipartUploadCommand({
           Bucket: bucket,
           Key: "again/big.bin",
           UploadId: created.UploadId,
-          PartNumber: i + 1,
-          Body: source.subarray(i * 5 * MiB, Math.min(BIG, (i + 1) * 5 * MiB)),
+          MultipartUpload: { Parts: parts },
         }),
       );
-      parts.push({ PartNumber: i + 1, ETag: out.ETag });
-    }
-    await sdkClient().send(
-      new CompleteMultipartUploadCommand({
-        Bucket: bucket,
-        Key: "again/big.bin",
-        UploadId: created.UploadId,
-        MultipartUpload: { Parts: parts },
-      }),
-    );
-    const state = tempDir("jobs-state");
-    const env = { ...slowEnv(), STORE_CALL_BUDGET_SECONDS: "0", STORE_STATE_DIR: state, ...otherStoreEnv() };
-    const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
-    const other = otherClient();
-    try {
-      const theirs = `t-again-other-${Date.now().toString(36)}`;
-      expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
-      const copy = await callAgainUntilDone(
-        client,
-        "copy_object",
-        {
-          source_store: "default",
-          source_bucket: bucket,
-          source_key: "again/big.bin",
-          store: "other",
-          bucket_name: theirs,
-          object_key: "big.bin",
-        },
-        3_000,
-      );
-      expect(copy.tries).toBeGreaterThan(1);
-      expect(copy.result.structuredContent, textOf(copy.result)).toMatchObject({ size: BIG, multipart: true });
-      const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
-      expect(md5(body)).toBe(md5(source));
-      expect((await other.send(new ListUploads({ Bucket: theirs }))).Uploads ?? []).toEqual([]);
-      expect(keptRecords(state).uploads).toEqual([]);
-    } finally {
-      await close();
-    }
-  }, 240_000);
+      const state = tempDir("jobs-state");
+      const env = {
+        ...slowEnv(),
+        STORE_CALL_BUDGET_SECONDS: "0",
+        STORE_STATE_DIR: state,
+        ...otherStoreEnv(),
+        ...providers,
+      };
+      const { client, close } = await connectBinary({ env, args: ["--allowed-dir", dir] });
+      const other = otherClient();
+      try {
+        const theirs = `t-again-other-${Date.now().toString(36)}`;
+        expect((await call(client, "create_bucket", { bucket_name: theirs, store: "other" })).isError).toBeFalsy();
+        const copy = await callAgainUntilDone(
+          client,
+          "copy_object",
+          {
+            source_store: "default",
+            source_bucket: bucket,
+            source_key: "again/big.bin",
+            store: "other",
+            bucket_name: theirs,
+            object_key: "big.bin",
+          },
+          // Parts of 8 MiB through the slow link need longer tries than 5 MiB ones to finish one each time.
+          "STORE_OTHER_PROVIDER" in providers ? 6_000 : 3_000,
+        );
+        expect(copy.tries).toBeGreaterThan(1);
+        expect(copy.result.structuredContent, textOf(copy.result)).toMatchObject({ size: BIG, multipart: true });
+        // The source's parts kept: the copy's ETag is the source's, composed from the same parts' MD5s.
+        const sourceEtag = (await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "again/big.bin" })))
+          .ETag;
+        const copyEtag = (copy.result.structuredContent as { etag?: string }).etag;
+        expect(copyEtag === sourceEtag).toBe("STORE_OTHER_PROVIDER" in providers);
+        const body = await (await other.send(new Get({ Bucket: theirs, Key: "big.bin" }))).Body!.transformToByteArray();
+        expect(md5(body)).toBe(md5(source));
+        expect((await other.send(new ListUploads({ Bucket: theirs }))).Uploads ?? []).toEqual([]);
+        expect(keptRecords(state).uploads).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+    240_000,
+  );
 });
