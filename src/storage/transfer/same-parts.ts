@@ -55,7 +55,7 @@ export function composedEtagOf(
 export function sourceParts(etag: string, size: number): SourceParts | undefined {
   const [, composed, parts] = COMPOSED_ETAG.exec(etag) ?? [];
   const count = Number(parts);
-  if (!Number.isInteger(count) || count < 2 || count > MAX_PARTS) return undefined;
+  if (!composed || !Number.isInteger(count) || count < 2 || count > MAX_PARTS) return undefined;
   const fits = (partSize: number) =>
     partSize >= MIN_PART_SIZE && partSize <= MAX_PART_SIZE && Math.ceil(size / partSize) === count;
   const least = Math.ceil(size / count / MiB) * MiB;
@@ -63,7 +63,7 @@ export function sourceParts(etag: string, size: number): SourceParts | undefined
   for (let p = 8 * MiB; p <= MAX_PART_SIZE; p *= 2) candidates.push(p);
   candidates.push(Math.ceil(least / (5 * MiB)) * 5 * MiB, least);
   const partSize = candidates.find(fits);
-  return partSize === undefined || !composed ? undefined : { etag: composed.toLowerCase(), partSize, count };
+  return partSize === undefined ? undefined : { etag: composed.toLowerCase(), partSize, count };
 }
 
 /** Whether an upload to a store of these quirks keeps `req.sameParts`: its part ETags are MD5s only unencrypted or SSE-S3. */

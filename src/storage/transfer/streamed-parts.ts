@@ -16,9 +16,10 @@
  * check every part of ours gets (upload.ts, checkEtag). A copy that keeps
  * its source's parts (same-parts.ts) sends them unsigned and hashes
  * nothing: their ETags, composed before Complete, must give the source's.
- * Either way nothing is stored unless every part passed. CompleteMultipartUpload names each
- * part by its ETag: a part replaced after it answered (its request replayed
- * with other bytes) makes the store refuse to complete.
+ * Either way nothing is stored unless every part passed.
+ * CompleteMultipartUpload names each part by its ETag: a part replaced
+ * after it answered (its request replayed with other bytes) makes the store
+ * refuse to complete.
  *
  * Taken where the bytes can be streamed at all (`streamable`: custom
  * endpoints, plain headers). A part the destination fails to take (a
