@@ -4,6 +4,7 @@ import { createHash } from "node:crypto";
 import { QUIRKS } from "../../../../src/storage/quirks.ts";
 import {
   checkComposed,
+  checkPartAnswer,
   composedEtagOf,
   keepsSourceParts,
   PartsUnlikeSource,
@@ -73,4 +74,14 @@ test("the parts' ETags must compose the source's: one changed, one missing or on
   expect(() => checkComposed(req, [parts[0]!, parts[1]!, { PartNumber: 3, ETag: '"kms-etag"' }])).toThrow(
     "a part's ETag is no MD5 of its bytes",
   );
+});
+
+test("a part's answer that cannot compose (KMS, a customer key, an ETag no MD5) sends the copy the checked way at once", () => {
+  const req = { bucket: "b", key: "k", size: 1, contentType: "x/y", readAt: async () => 0 };
+  expect(() => checkPartAnswer(req, { ETag: `"${ETAG}"` })).not.toThrow();
+  expect(() => checkPartAnswer(req, { ETag: `"${ETAG}"`, ServerSideEncryption: "AES256" })).not.toThrow();
+  expect(() => checkPartAnswer(req, { ETag: `"${ETAG}"`, ServerSideEncryption: "aws:kms" })).toThrow(PartsUnlikeSource);
+  expect(() => checkPartAnswer(req, { ETag: `"${ETAG}"`, SSECustomerAlgorithm: "AES256" })).toThrow(PartsUnlikeSource);
+  expect(() => checkPartAnswer(req, { ETag: '"not-an-md5"' })).toThrow(PartsUnlikeSource);
+  expect(() => checkPartAnswer(req, {})).toThrow(PartsUnlikeSource);
 });
