@@ -70,7 +70,8 @@ export function abShapes({ bucket, dir, timed, twoStores }: ShapeContext): Shape
       name: "upload 256 MiB",
       run: (bin, net) =>
         timed(bin, net, (s) =>
-          s.call("upload_file", { local_file_path: "f256.bin", bucket_name: bucket, object_key: "f256.bin" }),
+          // A key of its own: over f256.bin it would leave the download and copy shapes a multipart object after it.
+          s.call("upload_file", { local_file_path: "f256.bin", bucket_name: bucket, object_key: "uploaded-f256.bin" }),
         ),
     },
     {
