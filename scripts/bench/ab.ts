@@ -83,6 +83,7 @@ export async function measureAb(
   rounds: number,
 ): Promise<AbRow[]> {
   const dir = join(work, "ab");
+  rmSync(join(dir, "down"), { recursive: true, force: true });
   mkdirSync(join(dir, "down"), { recursive: true });
   // Both executables start from the same page-cache state: how a file's pages were cached shifts a server's peak.
   for (const binary of [a, b]) evictFromPageCache(binary);

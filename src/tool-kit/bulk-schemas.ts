@@ -13,6 +13,13 @@ export const BULK_CONCURRENCY = 32;
  */
 export const SMALL_OBJECT_BYTES = 256 * 1024;
 export const SMALL_OBJECT_CONCURRENCY = 64;
+/**
+ * Small downloads at once: a download holds only the object's bytes (a copy holds about twice them), so twice the
+ * lane in the same memory, 128 × 256 KiB at most (BULK_HELD_BYTES). Each small answer is a round trip of its own
+ * (Ceph's kept connections hold every small body ~40 ms: docs/performance.md, Bulk jobs), so the wider lane is
+ * wall time until the CPU binds.
+ */
+export const SMALL_DOWNLOAD_CONCURRENCY = 128;
 /** Memory a bulk call reserves from the server's budget (parts and small files in flight). */
 export const BULK_HELD_BYTES = 32 * 1024 * 1024;
 

@@ -15,8 +15,8 @@ import {
   DEFAULT_BULK_OBJECTS,
   dryRun,
   maxObjects,
+  SMALL_DOWNLOAD_CONCURRENCY,
   SMALL_OBJECT_BYTES,
-  SMALL_OBJECT_CONCURRENCY,
   skipUnchanged,
 } from "../tool-kit/bulk-schemas.ts";
 import { bucketName, keyPrefix } from "../tool-kit/schemas.ts";
@@ -105,14 +105,14 @@ async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["fi
     tally: new Tally(ctx.progress, "download_prefix"),
     clash: new FileFolderClash(),
     wanted: mirror ? new Set<string>() : undefined,
-    // Downloads hold units of SMALL_OBJECT_CONCURRENCY (unitsOf). Slots are taken in order, so small ones queued behind a large one wait for it.
-    units: new Slots(SMALL_OBJECT_CONCURRENCY),
+    // Downloads hold units of SMALL_DOWNLOAD_CONCURRENCY (unitsOf). Slots are taken in order, so small ones queued behind a large one wait for it.
+    units: new Slots(SMALL_DOWNLOAD_CONCURRENCY),
   };
   const { tally, localDir } = job;
   const end = await runJob<ObjectInfo>({
     items: listAll(ctx.storage, args.bucket_name, prefix, ctx.signal),
     nameOf: (o) => o.key,
-    concurrency: SMALL_OBJECT_CONCURRENCY,
+    concurrency: SMALL_DOWNLOAD_CONCURRENCY,
     limit: args.max_objects ?? DEFAULT_BULK_OBJECTS,
     dryRun: dry,
     signal: ctx.signal,
@@ -138,14 +138,14 @@ async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["fi
 }
 
 /**
- * A small object (one GET, bound by the store's answer time) holds one unit, a bigger one two (BULK_CONCURRENCY of
+ * A small object (one GET, bound by the store's answer time) holds one unit, a bigger one four (BULK_CONCURRENCY of
  * them at most), a large one (over 8 MiB) all of them. A large one streams from a near store as fast as the store
- * sends (12 ranges from a far one); beside 64 small downloads that keep this thread busy, what its connection
+ * sends (12 ranges from a far one); beside small downloads that keep this thread busy, what its connection
  * buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
  */
 function unitsOf(size: number): number {
-  if (size > 8 * MiB) return SMALL_OBJECT_CONCURRENCY;
-  return size > SMALL_OBJECT_BYTES ? SMALL_OBJECT_CONCURRENCY / BULK_CONCURRENCY : 1;
+  if (size > 8 * MiB) return SMALL_DOWNLOAD_CONCURRENCY;
+  return size > SMALL_OBJECT_BYTES ? SMALL_DOWNLOAD_CONCURRENCY / BULK_CONCURRENCY : 1;
 }
 
 /** One listed object: ignored, refused as a local name, unchanged, a conflict, or a download to run. */
