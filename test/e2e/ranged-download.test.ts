@@ -1,6 +1,7 @@
 /**
  * Large downloads: one stream after the first range from a near store,
- * parallel ranges from a far one (the WAN model), each written at its offset:
+ * parallel ranges from a far one (the WAN model; after the first, quick
+ * requests pinned to its ETag, without the SDK), each written at its offset:
  * the ranges cover the object exactly, the file is byte-identical (and its
  * sha256 is the file's), and an object replaced mid-download fails the call
  * instead of mixing versions. A copy to another store takes even a near
@@ -10,14 +11,14 @@
 import { beforeAll, expect, test } from "bun:test";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { GetObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { startWanProxy } from "../../scripts/bench/wan-proxy.ts";
 import { HASH_THREAD_MIN_BYTES } from "../../src/local/pieces.ts";
 import { createS3Storage } from "../../src/storage/index.ts";
 import { FIRST_RANGE_SIZE, RANGE_SIZE } from "../../src/storage/transfer/ranges.ts";
 import { randomBytes, sha256, tempDir } from "../helpers/files.ts";
 import { call, connectBinary, testConfig, textOf } from "../helpers/mcp.ts";
-import { startRecordingProxy } from "../helpers/recording-proxy.ts";
+import { type Recorded, startRecordingProxy } from "../helpers/recording-proxy.ts";
 import { freshBucket, s3, s3Env, sdkClient, withSourceStore } from "../helpers/s3.ts";
 
 const MiB = 1024 * 1024;
@@ -32,8 +33,12 @@ beforeAll(async () => {
   await sdkClient().send(new PutObjectCommand({ Bucket: bucket, Key: "big.bin", Body: original }));
 }, 60_000);
 
-/** Downloads big.bin through `endpoint`; returns the byte ranges the server asked for, in order. */
-async function rangesOfDownload(endpoint: string, localPath: string): Promise<[number, number][]> {
+/** Downloads big.bin through `endpoint`; returns the byte ranges the server asked for, in order (`gets`: its GETs as sent). */
+async function rangesOfDownload(
+  endpoint: string,
+  localPath: string,
+  gets: Recorded[] = [],
+): Promise<[number, number][]> {
   const proxy = startRecordingProxy(endpoint);
   const { client, close } = await connectBinary({
     env: { ...s3Env(), STORE_ENDPOINT_URL: proxy.endpoint },
@@ -49,8 +54,8 @@ async function rangesOfDownload(endpoint: string, localPath: string): Promise<[n
     expect(r.isError, textOf(r)).toBeFalsy();
     expect(sha256(readFileSync(join(dir, localPath)))).toBe(sha256(original));
     expect((r.structuredContent as { sha256?: string }).sha256).toBe(sha256(original));
-    return proxy.requests
-      .filter((q) => q.method === "GET" && q.path.endsWith("/big.bin"))
+    gets.push(...proxy.requests.filter((q) => q.method === "GET" && q.path.endsWith("/big.bin")));
+    return gets
       .map(
         (q) =>
           q
@@ -81,13 +86,20 @@ test("from a near store: the ranges requested cover the object exactly once, and
   expectExactCover(ranges);
 }, 60_000);
 
-test("from a far store (the WAN model): the first range, then ranges of RANGE_SIZE, covering the object exactly once", async () => {
+test("from a far store (the WAN model): the first range, then ranges of RANGE_SIZE, covering the object exactly once; those pinned to the first's ETag without the SDK", async () => {
   const wan = await startWanProxy(s3().endpoint);
   try {
-    const ranges = await rangesOfDownload(wan.endpoint, "far.bin");
+    const gets: Recorded[] = [];
+    const ranges = await rangesOfDownload(wan.endpoint, "far.bin", gets);
     expect(ranges[0]).toEqual([0, FIRST_RANGE_SIZE - 1]);
     expect(ranges.length).toBe(1 + Math.ceil((SIZE - FIRST_RANGE_SIZE) / RANGE_SIZE));
     expectExactCover(ranges);
+    // The first answer, through the SDK, says what the object is; the ranges after it are quick requests pinned to it.
+    const [first, ...rest] = gets;
+    expect(first!.fromSdk).toBe(true);
+    const { ETag } = await sdkClient().send(new HeadObjectCommand({ Bucket: bucket, Key: "big.bin" }));
+    for (const q of rest)
+      expect({ fromSdk: q.fromSdk, ifMatch: q.ifMatch }).toEqual({ fromSdk: false, ifMatch: ETag! });
   } finally {
     await wan.stop();
   }
@@ -166,6 +178,9 @@ test("an object replaced mid-download (far store): ObjectChanged, nothing writte
     expect(textOf(r)).toContain("ObjectChanged");
     expect(textOf(r)).toContain(`s3://${replacedBucket}/moving.bin`);
     expect(gets().length).toBeGreaterThan(2); // parallel ranges, not one stream
+    // A quick range refused (412) is asked again of the SDK, whose answer is the one reported.
+    expect(gets().some((q, i) => i > 0 && !q.fromSdk)).toBe(true);
+    expect(gets().some((q, i) => i > 0 && q.fromSdk)).toBe(true);
     expect(readdirSync(join(dir, "moving"))).toEqual([]);
   } finally {
     await close();

@@ -2,8 +2,9 @@
  * A ranged GET of an object pinned to its ETag, without the SDK's middleware
  * (quick-requests.ts says why that matters): the reads of a Parquet
  * object's column chunks and of an object's windows, dozens per query, each
- * small. Tried only for a key the SDK would address the same way (no dot
- * segments). Anything but a 206 of exactly the range asked for (an error, a
+ * small, read whole; and a download's ranges after its first, streamed (up
+ * to 32 for 256 MiB from a far store). Tried only for a key the SDK would
+ * address the same way (no dot segments). Anything but a 206 of exactly the range asked for (an error, a
  * changed object, a redirect, a store that ignores ranges, a network
  * failure) answers undefined, and the caller sends the SDK's GET, whose
  * answer is the one reported.
@@ -71,5 +72,49 @@ export async function quickRange(
     return undefined;
   } finally {
     bound.done();
+  }
+}
+
+/**
+ * The range's body as it streams (a download's ranges: transfer/ranged.ts), on the download's own signal, which
+ * `timeoutMs` bounds only until the answer's head has come (the body's pace is the download's idle timer's);
+ * undefined: then send the SDK's GET.
+ */
+export async function quickRangeBody(
+  s3: S3Handle,
+  range: PinnedRange,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<ReadableStream<Uint8Array> | undefined> {
+  const head = new AbortController();
+  const timer = setTimeout(() => head.abort(new Error("timed out")), timeoutMs);
+  const last = range.offset + range.length - 1;
+  try {
+    const answer = await sendQuick(
+      s3,
+      {
+        method: "GET",
+        bucket: range.bucket,
+        key: range.key,
+        headers: {
+          range: `bytes=${range.offset}-${last}`,
+          "if-match": range.etag.startsWith('"') ? range.etag : `"${range.etag}"`,
+          "x-amz-content-sha256": EMPTY_SHA256,
+        },
+        ...(range.versionId ? { query: { versionId: range.versionId } } : {}),
+      },
+      AbortSignal.any([signal, head.signal]),
+    );
+    if (!answer) return undefined;
+    if (answer.status !== 206 || !answer.headers.get("content-range")?.startsWith(`bytes ${range.offset}-${last}/`)) {
+      await answer.body?.cancel().catch(() => {});
+      return undefined;
+    }
+    return answer.body ?? undefined;
+  } catch {
+    // As quickRange: the SDK's GET tries again and reports what went wrong.
+    return undefined;
+  } finally {
+    clearTimeout(timer);
   }
 }
