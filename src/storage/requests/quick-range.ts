@@ -4,10 +4,10 @@
  * object's column chunks and of an object's windows, dozens per query, each
  * small, read whole; and a download's ranges after its first, streamed (up
  * to 32 for 256 MiB from a far store). Tried only for a key the SDK would
- * address the same way (no dot segments). Anything but a 206 of exactly the range asked for (an error, a
- * changed object, a redirect, a store that ignores ranges, a network
- * failure) answers undefined, and the caller sends the SDK's GET, whose
- * answer is the one reported.
+ * address the same way (no dot segments). Anything but a 206 of exactly the
+ * range asked for (an error, a changed object, a redirect, a store that
+ * ignores ranges, a network failure) answers undefined, and the caller sends
+ * the SDK's GET, whose answer is the one reported.
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import type { S3Handle } from "./client.ts";
@@ -37,36 +37,17 @@ export async function quickRange(
   timeoutMs: number,
 ): Promise<{ output: GetObjectCommandOutput; bytes: Uint8Array } | undefined> {
   const bound = bounded(signal, timeoutMs);
-  const last = range.offset + range.length - 1;
   try {
-    const answer = await sendQuick(
-      s3,
-      {
-        method: "GET",
-        bucket: range.bucket,
-        key: range.key,
-        headers: {
-          range: `bytes=${range.offset}-${last}`,
-          "if-match": range.etag.startsWith('"') ? range.etag : `"${range.etag}"`,
-          "x-amz-content-sha256": EMPTY_SHA256,
-        },
-        ...(range.versionId ? { query: { versionId: range.versionId } } : {}),
-      },
-      bound.signal,
-    );
+    const answer = await sendRange(s3, range, bound.signal);
     if (!answer) return undefined;
-    const contentRange = answer.headers.get("content-range");
-    if (answer.status !== 206 || !contentRange?.startsWith(`bytes ${range.offset}-${last}/`)) {
-      await answer.body?.cancel().catch(() => {});
-      return undefined;
-    }
     // With its length said, the body is read by fetch into one buffer (fetch reads no more than that); else counted.
     const bytes =
       answer.headers.get("content-length") === String(range.length)
         ? new Uint8Array(await answer.arrayBuffer())
         : await readExactly(answer.body, range.length);
     if (bytes?.length !== range.length) return undefined;
-    return { output: { ...asGetOutput(answer.headers, bytes), ContentRange: contentRange }, bytes };
+    const output = { ...asGetOutput(answer.headers, bytes), ContentRange: answer.headers.get("content-range")! };
+    return { output, bytes };
   } catch {
     // Whatever went wrong, the SDK's GET tries again and reports it (a cancel: it sees the aborted signal too).
     return undefined;
@@ -88,33 +69,38 @@ export async function quickRangeBody(
 ): Promise<ReadableStream<Uint8Array> | undefined> {
   const head = new AbortController();
   const timer = setTimeout(() => head.abort(new Error("timed out")), timeoutMs);
-  const last = range.offset + range.length - 1;
   try {
-    const answer = await sendQuick(
-      s3,
-      {
-        method: "GET",
-        bucket: range.bucket,
-        key: range.key,
-        headers: {
-          range: `bytes=${range.offset}-${last}`,
-          "if-match": range.etag.startsWith('"') ? range.etag : `"${range.etag}"`,
-          "x-amz-content-sha256": EMPTY_SHA256,
-        },
-        ...(range.versionId ? { query: { versionId: range.versionId } } : {}),
-      },
-      AbortSignal.any([signal, head.signal]),
-    );
-    if (!answer) return undefined;
-    if (answer.status !== 206 || !answer.headers.get("content-range")?.startsWith(`bytes ${range.offset}-${last}/`)) {
-      await answer.body?.cancel().catch(() => {});
-      return undefined;
-    }
-    return answer.body ?? undefined;
+    return (await sendRange(s3, range, AbortSignal.any([signal, head.signal])))?.body ?? undefined;
   } catch {
     // As quickRange: the SDK's GET tries again and reports what went wrong.
     return undefined;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Sends the GET of `range`, pinned to its ETag: its answer when it is a 206 of exactly that range, else undefined (any other answer's body cancelled). */
+async function sendRange(s3: S3Handle, range: PinnedRange, signal: AbortSignal): Promise<Response | undefined> {
+  const last = range.offset + range.length - 1;
+  const answer = await sendQuick(
+    s3,
+    {
+      method: "GET",
+      bucket: range.bucket,
+      key: range.key,
+      headers: {
+        range: `bytes=${range.offset}-${last}`,
+        "if-match": range.etag.startsWith('"') ? range.etag : `"${range.etag}"`,
+        "x-amz-content-sha256": EMPTY_SHA256,
+      },
+      ...(range.versionId ? { query: { versionId: range.versionId } } : {}),
+    },
+    signal,
+  );
+  if (!answer) return undefined;
+  if (answer.status !== 206 || !answer.headers.get("content-range")?.startsWith(`bytes ${range.offset}-${last}/`)) {
+    await answer.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  return answer;
 }

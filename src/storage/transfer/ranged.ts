@@ -24,7 +24,7 @@ import { ActionableError, s3Uri } from "../../runtime/errors.ts";
 import { memoryPacer, releaseChunks } from "../../runtime/memory.ts";
 import { type ErrorContext, toStorageError } from "../errors.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
-import { type PinnedRange, quickRangeBody, quickRangeFits } from "../requests/quick-range.ts";
+import { quickRangeBody, quickRangeFits } from "../requests/quick-range.ts";
 import type { PieceSink } from "../types.ts";
 import { isWhole } from "./bodies.ts";
 import { IdleTimer } from "./idle-timer.ts";
@@ -90,6 +90,8 @@ export interface Download {
   discard(): void;
 }
 
+type Get = (extra: { Range?: string; IfMatch?: string; VersionId?: string }) => Promise<GetObjectCommandOutput>;
+
 const statusOf = (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
 
 /** Sends the first GET; the rest is fetched by `deliver`. */
@@ -103,7 +105,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
     options.signal?.removeEventListener("abort", onAbort);
     stop.abort();
   };
-  const get = (extra: { Range?: string; IfMatch?: string; VersionId?: string }) =>
+  const get: Get = (extra) =>
     client.send(new s3.sdk.GetObjectCommand({ ...params, ...extra }), {
       abortSignal: stop.signal,
       requestTimeout: options.requestTimeout,
@@ -137,39 +139,13 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   ): Promise<void> {
     // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
     const firstEnd = Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1);
-    const pinned = {
-      ...(first.ETag ? { IfMatch: first.ETag } : {}),
-      ...(first.VersionId ? { VersionId: first.VersionId } : {}),
-    };
-    // The ranges after the first go without the SDK's middleware when pinned to an ETag (quick-range.ts): anything but
-    // the range asked for is asked again of the SDK, whose answer (a 412: the object replaced) is the one reported.
-    const quickRangeFor = (start: number, end: number): PinnedRange | undefined => {
-      if (!first.ETag) return undefined;
-      const quick = {
-        bucket: params.Bucket,
-        key: params.Key,
-        etag: first.ETag,
-        offset: start,
-        length: end - start + 1,
-        ...(first.VersionId ? { versionId: first.VersionId } : {}),
-      };
-      return quickRangeFits(quick) ? quick : undefined;
-    };
     const arrived = (bytes: number) => {
       received?.(bytes);
       pace(bytes);
     };
-    const range = async (start: number, end: number) => {
-      const quick = quickRangeFor(start, end);
-      const body =
-        (quick && (await quickRangeBody(s3, quick, stop.signal, options.requestTimeout))) ??
-        (
-          await get({ ...pinned, Range: `bytes=${start}-${end}` }).catch((err: unknown) => {
-            throw rangeError(err, ctx);
-          })
-        ).Body;
-      await pump(body as Body | undefined, start, end - start + 1, sink, ctx, idle, arrived);
-    };
+    const later = { params, first, get, signal: stop.signal, timeoutMs: options.requestTimeout, ctx };
+    const range = async (start: number, end: number) =>
+      pump(await laterRange(s3, later, start, end), start, end - start + 1, sink, ctx, idle, arrived);
     try {
       // Timing the first range: bytes after its first chunk, and when that chunk came.
       let timed = 0;
@@ -230,6 +206,41 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       finish();
     },
   };
+}
+
+/**
+ * A range after the first, pinned to the first answer's ETag and version: a quick request, without the SDK's
+ * middleware (quick-range.ts); anything but that range is asked again of the SDK, whose answer (a 412: the object
+ * replaced) is the one reported.
+ */
+async function laterRange(
+  s3: S3Handle,
+  at: {
+    params: Params;
+    first: GetObjectCommandOutput;
+    get: Get;
+    signal: AbortSignal;
+    timeoutMs: number;
+    ctx: ErrorContext;
+  },
+  start: number,
+  end: number,
+): Promise<Body | undefined> {
+  const { params, first } = at;
+  const version = first.VersionId ? { versionId: first.VersionId } : {};
+  const quick = first.ETag
+    ? { bucket: params.Bucket, key: params.Key, etag: first.ETag, offset: start, length: end - start + 1, ...version }
+    : undefined;
+  const body = quick && quickRangeFits(quick) ? await quickRangeBody(s3, quick, at.signal, at.timeoutMs) : undefined;
+  if (body) return body as Body;
+  const pinned = {
+    ...(first.ETag ? { IfMatch: first.ETag } : {}),
+    ...(first.VersionId ? { VersionId: first.VersionId } : {}),
+  };
+  const answer = await at.get({ ...pinned, Range: `bytes=${start}-${end}` }).catch((err: unknown) => {
+    throw rangeError(err, at.ctx);
+  });
+  return answer.Body as Body | undefined;
 }
 
 /**
