@@ -21,23 +21,20 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
-import { memoryPacer, releaseChunks } from "../../runtime/memory.ts";
+import { memoryPacer } from "../../runtime/memory.ts";
 import { type ErrorContext, toStorageError } from "../errors.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { quickRangeBody, quickRangeFits } from "../requests/quick-range.ts";
 import type { PieceSink } from "../types.ts";
 import { isWhole } from "./bodies.ts";
+import { type Body, pump } from "./body-pump.ts";
 import { IdleTimer } from "./idle-timer.ts";
-import { stoppedSending, verifiedBody } from "./integrity.ts";
+import { stoppedSending } from "./integrity.ts";
 import { FIRST_RANGE_SIZE, inParallel, missingSpans, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
 
 const MiB = 1024 * 1024;
-/** Network chunks (~64-128 KiB) are gathered into pieces of this size: one positional write each. */
-const PIECE_SIZE = 256 * 1024;
 /** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
 const DOWNLOAD_GC_EVERY = 128 * MiB;
-/** Pieces of one body handed to the sink at once (a copy's pipe holds them; a file writes each at once: pieces.ts). */
-const WRITES_PER_BODY = 4;
 /**
  * The first range streaming in at this rate or more, timed from its first
  * byte (so a cold process's first request, JIT and connection set-up, does
@@ -48,7 +45,6 @@ const WRITES_PER_BODY = 4;
 const NEAR_STORE_BYTES_PER_MS = (100 * MiB) / 1000;
 
 type Params = { Bucket: string; Key: string; VersionId?: string };
-type Body = AsyncIterable<Uint8Array> & { destroy?(): void; cancel?(): Promise<void> };
 
 export interface DownloadOptions {
   signal?: AbortSignal;
@@ -241,52 +237,6 @@ async function laterRange(
     throw rangeError(err, at.ctx);
   });
   return answer.Body as Body | undefined;
-}
-
-/**
- * Reads one body (exactly `length` bytes when known) into pieces of
- * PIECE_SIZE at their offsets from `start`, up to WRITES_PER_BODY of them
- * being written while the next fills, so the network and the disk work at once.
- */
-async function pump(
-  body: Body | undefined,
-  start: number,
-  length: number | undefined,
-  sink: PieceSink,
-  ctx: ErrorContext,
-  idle: IdleTimer,
-  arrived: (bytes: number) => void,
-): Promise<void> {
-  let offset = start;
-  let piece: Uint8Array[] = [];
-  let filled = 0;
-  const writing: Promise<void>[] = [];
-  const hand = async () => {
-    if (writing.length >= WRITES_PER_BODY) await writing.shift();
-    const chunks = piece;
-    // Written, the chunks are garbage (unless the sink kept them): freed now rather than at the next collection.
-    const write = sink(offset, chunks).then((kept) => {
-      if (kept !== "kept") releaseChunks(chunks);
-    });
-    write.catch(() => {}); // awaited in turn or at the end
-    writing.push(write);
-    offset += filled;
-    piece = [];
-    filled = 0;
-  };
-  try {
-    for await (const chunk of verifiedBody(idle.guard(body), { length, md5: undefined, checksums: [] }, ctx)) {
-      arrived(chunk.length);
-      piece.push(chunk);
-      filled += chunk.length;
-      if (filled >= PIECE_SIZE) await hand();
-    }
-    if (filled > 0) await hand();
-  } finally {
-    // Never settles with a write of ours still running (a failed body ends the loop, not the writes).
-    await Promise.allSettled(writing);
-  }
-  for (const write of writing) await write;
 }
 
 function rangeError(err: unknown, ctx: ErrorContext): ActionableError {
