@@ -239,7 +239,7 @@ class PieceWriting {
  * regular file). Synchronous, on this thread: a 256 KiB piece into the page
  * cache takes it ~0.1 ms, while the handle's writev went through the thread
  * pool and back for each and held the piece until it came back (up to 4 a
- * range, 12 ranges far away); written here, a 256 MiB download through the
+ * range, 16 ranges far away); written here, a 256 MiB download through the
  * WAN model peaks 5-7 MB lower for the same CPU (docs/performance.md). The
  * price: the event loop waits for the write's kernel time, and for the
  * kernel's pacing when the page cache is full of unwritten pages, which is

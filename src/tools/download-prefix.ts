@@ -140,7 +140,7 @@ async function downloadInto(args: Args, ctx: ToolContext, keyed: ToolContext["fi
 /**
  * A small object (one GET, bound by the store's answer time) holds one unit, a bigger one four (BULK_CONCURRENCY of
  * them at most), a large one (over 8 MiB) all of them. A large one streams from a near store as fast as the store
- * sends (12 ranges from a far one); beside small downloads that keep this thread busy, what its connection
+ * sends (16 ranges from a far one); beside small downloads that keep this thread busy, what its connection
  * buffered meanwhile lifted the peak, while taking turns costs the bulk bench little (BENCH_ONLY=bulk).
  */
 function unitsOf(size: number): number {

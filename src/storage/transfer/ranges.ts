@@ -7,15 +7,16 @@ const MiB = 1024 * 1024;
 /** The first GET's range: enough to time how fast the store streams. */
 export const FIRST_RANGE_SIZE = 2 * MiB;
 /**
- * A far store's ranges: this size (the AWS CLI's), this many at once (two
- * more than its 10: where each connection is bounded by window / round
- * trip, more connections carry more). Each range holds at most
+ * A far store's ranges: this size (the AWS CLI's), this many at once (where
+ * each connection is bounded by window / round trip, more connections carry
+ * more: 16 took a GiB through the WAN model ~7% faster than 12 at the same
+ * CPU and peak, 20 no faster again; docs/performance.md). Each range holds at most
  * WRITES_PER_BODY + 1 pieces (ranged.ts: being written, filling) plus what its
  * connection buffers, so memory does not grow with the object (the WAN-model
  * download of `npm run bench`).
  */
 export const RANGE_SIZE = 8 * MiB;
-export const PARALLEL_RANGES = 12;
+export const PARALLEL_RANGES = 16;
 /**
  * At most this many ranges for a paced reader (a copy to another store): each range in flight holds up to a range
  * of bytes ahead of what the upload can take, so more ranges raise a copy's peak for little speed (the copy between
