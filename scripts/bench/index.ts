@@ -28,7 +28,8 @@ import {
 import { coldStarts, fourMoreStores } from "./cold-start.ts";
 import { type LookRow, lookReport, measureLook, seedLook } from "./look.ts";
 import { evictFromPageCache, median, procMemoryMb, timedCommand, timeRuns, writeRandomFile } from "./measure.ts";
-import { latencyReport, measureQuery, measureQueryLatency, type QueryRow, queryReport, seedQuery } from "./query.ts";
+import { measureQuery, type QueryRow, queryReport, seedQuery } from "./query.ts";
+import { latencyReport, measureQueryLatency } from "./query-latency.ts";
 import { measureSelective, type SelectiveRow, seedSelective, selectiveReport } from "./query-selective.ts";
 import { measureRemoteLoad } from "./remote-load.ts";
 import { type Figures, type ReadFigures, writeReport } from "./report.ts";

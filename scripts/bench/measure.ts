@@ -67,6 +67,35 @@ export function procCpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
+/**
+ * CPU time (user + system) used so far by a process and everything it started, in ms: its own, its reaped
+ * children's (cutime, cstime) and each living descendant's likewise (/proc/PID/task/TID/children). A query's worker
+ * process is counted while it lives and, once reaped, in its parent's cutime: the sum does not jump either way.
+ */
+export function treeCpuMs(pid: number): number {
+  let fields: string[];
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  } catch {
+    return 0; // Ended between its parent's listing and this read: its CPU is in the parent's cutime now.
+  }
+  // utime, stime, cutime, cstime: fields 14-17 (1-based over the whole line).
+  let total = (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 10;
+  for (const child of childrenOf(pid)) total += treeCpuMs(child);
+  return total;
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
 /** CPU time (user + system) used so far by every process whose command name matches (the store's daemons), in ms. */
 export function namedProcessesCpuMs(name: RegExp): number {
   let total = 0;

@@ -12,11 +12,13 @@ import { mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { CreateBucketCommand, PutObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { DuckDBInstance } from "@duckdb/node-api";
-import { median, procMemoryMb, timedCommand } from "./measure.ts";
+import { median, procMemoryMb, timedRun, treeCpuMs } from "./measure.ts";
 import { startServer } from "./server-session.ts";
 import { AWS_CLI, type Network, rcloneEnv, type Store, serverEnv } from "./transfers.ts";
 
-const BUCKET = "bench-query";
+/** The bucket the query bench seeds (its CSV, its Parquet form, a tiny CSV). */
+export const QUERY_BUCKET = "bench-query";
+const BUCKET = QUERY_BUCKET;
 const CSV_MB = 200;
 const RUNS = 3;
 const SQL =
@@ -33,6 +35,11 @@ export interface QueryRow {
   peakMb: number;
   referenceMs: number;
   duckdbLocalMs: number;
+  /** CPU, ms: the server's and its query worker's for a server's first call and for a later one (medians). */
+  oursCpuMs: number;
+  laterCpuMs: number;
+  /** rclone copyto's whole process plus DuckDB's on the copy (medians). */
+  referenceCpuMs: number;
 }
 
 /** Writes the CSV (~200 MB of access-log rows) and DuckDB's Parquet form of it, and puts both. */
@@ -80,7 +87,7 @@ export async function measureQuery(
     ["CSV", "access.csv"],
     ["Parquet", "access.parquet"],
   ] as const) {
-    const { ms, laterMs, bytesRead, rows, peakMb } = await timeQueryObjects(
+    const { ms, laterMs, bytesRead, rows, peakMb, cpuMs, laterCpuMs } = await timeQueryObjects(
       binary,
       store,
       net,
@@ -103,6 +110,9 @@ export async function measureQuery(
       peakMb,
       referenceMs: reference.ms,
       duckdbLocalMs: reference.duckdbMs,
+      oursCpuMs: cpuMs,
+      laterCpuMs,
+      referenceCpuMs: reference.cpuMs,
     });
   }
   return out;
@@ -110,7 +120,8 @@ export async function measureQuery(
 
 /**
  * query_objects over one object, each of `runs` times on a fresh server, then once more on it: the medians of the
- * first and the later call, the bytes read, the rows (JSON) and the peak.
+ * first and the later call's time and CPU (the server's and its worker's: treeCpuMs), the bytes read, the rows (JSON)
+ * and the peak.
  */
 export async function timeQueryObjects(
   binary: string,
@@ -121,36 +132,59 @@ export async function timeQueryObjects(
   key: string,
   sql: string,
   runs: number,
-): Promise<{ ms: number; laterMs: number; bytesRead: number; rows: string; peakMb: number }> {
+): Promise<{
+  ms: number;
+  laterMs: number;
+  bytesRead: number;
+  rows: string;
+  peakMb: number;
+  cpuMs: number;
+  laterCpuMs: number;
+}> {
   const times: number[] = [];
   const later: number[] = [];
+  const cpu: number[] = [];
+  const laterCpu: number[] = [];
   let peakMb = 0;
   let bytesRead = 0;
   let rows = "";
   for (let r = 0; r < runs; r++) {
     const server = await startServer(binary, serverEnv(store, net), work);
     try {
+      const cpuBefore = treeCpuMs(server.pid);
       const started = performance.now();
       const got = await server.call("query_objects", { bucket_name: bucket, keys: [key], sql });
       times.push(performance.now() - started);
+      const cpuBetween = treeCpuMs(server.pid);
+      cpu.push(cpuBetween - cpuBefore);
       bytesRead = got.structuredContent!.bytes_read;
       rows = JSON.stringify(got.structuredContent!.rows);
       const again = performance.now();
       const second = await server.call("query_objects", { bucket_name: bucket, keys: [key], sql });
       later.push(performance.now() - again);
+      laterCpu.push(treeCpuMs(server.pid) - cpuBetween);
       if (JSON.stringify(second.structuredContent!.rows) !== rows) throw new Error("a later query gave other rows");
       peakMb = Math.max(peakMb, procMemoryMb(server.pid, "VmHWM"));
     } finally {
       await server.close();
     }
   }
-  return { ms: median(times), laterMs: median(later), bytesRead, rows, peakMb };
+  return {
+    ms: median(times),
+    laterMs: median(later),
+    bytesRead,
+    rows,
+    peakMb,
+    cpuMs: median(cpu),
+    laterCpuMs: median(laterCpu),
+  };
 }
 
 /**
  * What a user does without query_objects, `runs` times: download the object with `aws s3 cp` and with
  * `rclone copyto`, then run `sql` with DuckDB (its own process) on the copy. The faster download's median plus the
- * query's, the query's alone, and the rows it gave (JSON).
+ * query's, the query's alone, the CPU of rclone's download plus DuckDB's (whole processes, medians), and the rows it
+ * gave (JSON).
  */
 export async function downloadAndDuckdb(
   store: Store,
@@ -160,7 +194,7 @@ export async function downloadAndDuckdb(
   sql: string,
   work: string,
   runs: number,
-): Promise<{ ms: number; duckdbMs: number; rows: string }> {
+): Promise<{ ms: number; duckdbMs: number; cpuMs: number; rows: string }> {
   const local = join(work, `copy-${key}`);
   const script = join(import.meta.dir, "duckdb-local.ts");
   const env = {
@@ -172,17 +206,23 @@ export async function downloadAndDuckdb(
   const download = (how: "aws" | "rclone") => {
     rmSync(local, { force: true });
     return how === "aws"
-      ? timedCommand(
+      ? timedRun(
           [AWS_CLI, "--endpoint-url", net.endpoint, "s3", "cp", `s3://${bucket}/${key}`, local, "--only-show-errors"],
           env,
         )
-      : timedCommand(["rclone", "copyto", `bench:${bucket}/${key}`, local], rcloneEnv(store, net));
+      : timedRun(["rclone", "copyto", `bench:${bucket}/${key}`, local], rcloneEnv(store, net));
   };
   const downloads = { aws: [] as number[], rclone: [] as number[] };
+  const rcloneCpu: number[] = [];
   const queries: number[] = [];
+  const queryCpu: number[] = [];
   let rows = "";
   for (let r = 0; r < runs; r++) {
-    for (const how of ["aws", "rclone"] as const) downloads[how].push(await download(how));
+    for (const how of ["aws", "rclone"] as const) {
+      const run = await download(how);
+      downloads[how].push(run.ms);
+      if (how === "rclone") rcloneCpu.push(run.cpuMs);
+    }
     const started = performance.now();
     const q = Bun.spawnSync([process.execPath, script, local, sql], {
       cwd: import.meta.dir,
@@ -190,6 +230,8 @@ export async function downloadAndDuckdb(
       stderr: "pipe",
     });
     queries.push(performance.now() - started);
+    const used = q.resourceUsage;
+    queryCpu.push(used ? (Number(used.cpuTime.user) + Number(used.cpuTime.system)) / 1000 : Number.NaN);
     if (q.exitCode !== 0) throw new Error(`DuckDB on the copy failed: ${q.stderr}`);
     rows = q.stdout.toString().trim();
   }
@@ -197,79 +239,9 @@ export async function downloadAndDuckdb(
   return {
     ms: Math.min(median(downloads.aws), median(downloads.rclone)) + median(queries),
     duckdbMs: median(queries),
+    cpuMs: median(rcloneCpu) + median(queryCpu),
     rows,
   };
-}
-
-export interface LatencyRow {
-  build: string;
-  firstMs: number;
-  laterMs: number;
-  laterSpread: [number, number];
-}
-
-const LATER = 12;
-
-/**
- * What a query costs beyond its work: the first query of a server (its worker started, the engine loaded) and the
- * later ones (each in a worker of its own, started while the one before ran), over a 22-byte CSV on loopback. With
- * `against`, the same for another build, alternating server starts.
- */
-export async function measureQueryLatency(
-  builds: { name: string; binary: string }[],
-  store: Store,
-  net: Network,
-  work: string,
-): Promise<LatencyRow[]> {
-  const per = new Map(builds.map((b) => [b.name, { first: [] as number[], later: [] as number[] }]));
-  for (let round = 0; round < 3; round++) {
-    for (const build of builds) {
-      const server = await startServer(build.binary, serverEnv(store, net), work);
-      try {
-        const times: number[] = [];
-        for (let i = 0; i <= LATER; i++) {
-          const started = performance.now();
-          await server.call("query_objects", {
-            bucket_name: BUCKET,
-            keys: ["tiny.csv"],
-            sql: "SELECT count(*) AS n, max(b) FROM objects",
-          });
-          times.push(performance.now() - started);
-        }
-        per.get(build.name)!.first.push(times[0]!);
-        per.get(build.name)!.later.push(...times.slice(1));
-      } finally {
-        await server.close();
-      }
-    }
-  }
-  return builds.map((b) => {
-    const { first, later } = per.get(b.name)!;
-    const sorted = [...later].sort((x, y) => x - y);
-    return {
-      build: b.name,
-      firstMs: median(first),
-      laterMs: median(later),
-      laterSpread: [sorted[Math.floor(sorted.length * 0.1)]!, sorted[Math.floor(sorted.length * 0.9)]!],
-    };
-  });
-}
-
-export function latencyReport(rows: LatencyRow[]): string {
-  return [
-    "",
-    "## query_objects: what a query costs beyond its work (a 22-byte CSV, loopback)",
-    "",
-    `The first query of a server, and the median (10th-90th percentile) of the ${LATER} after it, over 3 server starts. Each query runs in a worker process (docs/security.md, "Queries"): the first starts one, later ones reuse it.`,
-    "",
-    "| build | first query | later queries |",
-    "|---|---|---|",
-    ...rows.map(
-      (r) =>
-        `| ${r.build} | ${Math.round(r.firstMs)} ms | ${Math.round(r.laterMs)} ms (${Math.round(r.laterSpread[0])}-${Math.round(r.laterSpread[1])}) |`,
-    ),
-    "",
-  ].join("\n");
 }
 
 /** The rows as plain numbers (the reference prints 64-bit integers as text). */
@@ -286,13 +258,13 @@ export function queryReport(rows: QueryRow[]): string {
     "",
     "## query_objects: a group-by over a 200 MB CSV and its Parquet form",
     "",
-    `\`${SQL}\` (median of ${RUNS}). The reference downloads the object with the faster of \`aws s3 cp\` and \`rclone copyto\`, then runs the same query with DuckDB (the same engine, its own process, default settings) on the copy; both give the same rows.`,
+    `\`${SQL}\` (median of ${RUNS}). The reference downloads the object with the faster of \`aws s3 cp\` and \`rclone copyto\`, then runs the same query with DuckDB (the same engine, its own process, default settings) on the copy; both give the same rows. CPU: ours is the server's and its query worker's for the call (a first query includes starting the worker), the reference's \`rclone copyto\`'s whole process plus DuckDB's; efficiency is the reference's over ours.`,
     "",
-    "| network | object | query_objects, a server's first | a later query | bytes read | peak RSS | download + DuckDB | ratio: first / later | DuckDB on the copy alone |",
-    "|---|---|---|---|---|---|---|---|---|",
+    "| network | object | query_objects, a server's first | a later query | bytes read | peak RSS | download + DuckDB | ratio: first / later | DuckDB on the copy alone | CPU: first / later (server + worker) | CPU: rclone copyto + DuckDB | CPU efficiency: first / later |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${s(r.laterMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× / ${(r.referenceMs / r.laterMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} |`,
+        `| ${r.network} | ${r.format}, ${r.sizeMb.toFixed(0)} MB | ${s(r.oursMs)} | ${s(r.laterMs)} | ${(r.bytesRead / 1e6).toFixed(0)} MB | ${Math.round(r.peakMb)} MB | ${s(r.referenceMs)} | ${(r.referenceMs / r.oursMs).toFixed(2)}× / ${(r.referenceMs / r.laterMs).toFixed(2)}× | ${s(r.duckdbLocalMs)} | ${s(r.oursCpuMs)} / ${s(r.laterCpuMs)} | ${s(r.referenceCpuMs)} | ${(r.referenceCpuMs / r.oursCpuMs).toFixed(2)}× / ${(r.referenceCpuMs / r.laterCpuMs).toFixed(2)}× |`,
     ),
     "",
     "query_objects fetches a CSV into its private directory, read whole from a near store, and from a far one (the WAN model) scanned by the engine as it arrives; a Parquet object by its footer and then only the chunks of the columns the plan scans or filters on (here 3 of 5: not `ts` or `path`), see docs/tools.md. Its engine runs with 2 threads and 96 MB of memory.",
