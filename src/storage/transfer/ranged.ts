@@ -175,7 +175,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
       // upload, and what its connection buffered lifted the copy's peak (BENCH_ONLY=stores).
       // From a far one it starts with two and adds one (up to PACED_RANGES) whenever a range ends after the reader
       // waited a good part of the time for bytes: a near store that looked far (a loaded machine timing the first
-      // range) then stays at a few ranges instead of twelve connections' worth of buffered bodies.
+      // range) then stays at a few ranges instead of PARALLEL_RANGES connections' worth of buffered bodies.
       else if (options.paced) await inParallel(spans, range, stop, near ? 1 : PACED_RANGES, near ? 1 : 2, wantsMore);
       else await inParallel(spans, range, stop, near ? 1 : PARALLEL_RANGES);
     } catch (err) {
