@@ -21,7 +21,6 @@
  */
 import type { GetObjectCommandOutput } from "@aws-sdk/client-s3";
 import { ActionableError, s3Uri } from "../../runtime/errors.ts";
-import { memoryPacer } from "../../runtime/memory.ts";
 import { type ErrorContext, toStorageError } from "../errors.ts";
 import { fetchClientFor, type S3Handle } from "../requests/client.ts";
 import { quickRangeBody, quickRangeFits } from "../requests/quick-range.ts";
@@ -33,8 +32,6 @@ import { stoppedSending } from "./integrity.ts";
 import { FIRST_RANGE_SIZE, inParallel, missingSpans, PACED_RANGES, PARALLEL_RANGES } from "./ranges.ts";
 
 const MiB = 1024 * 1024;
-/** A full collection after this many bytes of a download (memory.ts); its chunks are freed as they are written. */
-const DOWNLOAD_GC_EVERY = 128 * MiB;
 /**
  * The first range streaming in at this rate or more, timed from its first
  * byte (so a cold process's first request, JIT and connection set-up, does
@@ -121,9 +118,9 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   }
   const whole = isWhole(first);
   const idle = new IdleTimer(options.idleTimeout, stop);
-  // Each chunk is freed once written (pump); what is left (the SDK's and fetch's own garbage)
-  // is collected in step (memory.ts) so the peak stays flat in the object's size.
-  const pace = memoryPacer(DOWNLOAD_GC_EVERY);
+  // No full collection in step (memory.ts's memoryPacer): each chunk is freed once written (pump), and what is left
+  // is small enough for the runtime's own collections, so the peak stays flat in the object's size without. A forced
+  // one stalls the event loop and hands back memory that is then faulted in again (docs/performance.md).
 
   async function deliver(
     total: number | undefined,
@@ -135,10 +132,7 @@ export async function openDownload(s3: S3Handle, params: Params, options: Downlo
   ): Promise<void> {
     // Where the first answer ends: its Content-Range says (a proxy may have dropped its Content-Length).
     const firstEnd = Number(first.ContentRange?.match(/^bytes \d+-(\d+)\//)?.[1] ?? (first.ContentLength ?? 0) - 1);
-    const arrived = (bytes: number) => {
-      received?.(bytes);
-      pace(bytes);
-    };
+    const arrived = (bytes: number) => received?.(bytes);
     const later = { params, first, get, signal: stop.signal, timeoutMs: options.requestTimeout, ctx };
     const range = async (start: number, end: number) =>
       pump(await laterRange(s3, later, start, end), start, end - start + 1, sink, ctx, idle, arrived);
