@@ -9,8 +9,8 @@ export const FIRST_RANGE_SIZE = 2 * MiB;
 /**
  * A far store's ranges: this size (the AWS CLI's), this many at once (where
  * each connection is bounded by window / round trip, more connections carry
- * more: 16 took a GiB through the WAN model ~7% faster than 12 at the same
- * CPU and peak, 20 no faster again; docs/performance.md). Each range holds at most
+ * more, up to where more no longer sped the WAN-model download at the same
+ * CPU and peak: docs/performance.md's figures). Each range holds at most
  * WRITES_PER_BODY + 1 pieces (ranged.ts: being written, filling) plus what its
  * connection buffers, so memory does not grow with the object (the WAN-model
  * download of `npm run bench`).
